@@ -1,0 +1,139 @@
+/*
+ * schedlab.h -- the public C API of the schedlab EASY-backfilling simulator.
+ *
+ * This header is the contract between the C core and Python: the cffi builder
+ * (lib/schedlab/_build.py) passes it verbatim to ffi.cdef() after dropping the
+ * preprocessor lines, so it holds only plain declarations.  Every entry point
+ * returns an sl_status code; nothing in the core aborts or prints.
+ *
+ * Times are integer seconds (int64_t), processor counts int32_t.
+ * Semantics of a scheduling pass: see ../README.md ("Simulator semantics")
+ * and the comments of easy.c.
+ */
+#ifndef SCHEDLAB_H
+#define SCHEDLAB_H
+
+enum sl_status {
+    SL_OK = 0,
+    SL_EINVAL = 1,      /* invalid argument or input data           */
+    SL_ENOMEM = 2,      /* allocation failed                        */
+    SL_ESTATE = 3       /* call not valid in the handle's state     */
+};
+
+/* Queue policies. Lowest key first; "largest first" policies negate. */
+enum sl_policy_kind {
+    SL_FCFS = 0, SL_LCFS = 1,
+    SL_SPF = 2, SL_LPF = 3,      /* requested time p~            */
+    SL_SQF = 4, SL_LQF = 5,      /* requested processors q       */
+    SL_SAF = 6, SL_LAF = 7,      /* area p~ * q                  */
+    SL_SRF = 8, SL_LRF = 9,      /* ratio p~ / q                 */
+    SL_SEXP = 10, SL_LEXP = 11,  /* expansion (wait + p~) / p~   */
+    SL_WFP = 12,                 /* (wait / p~)^3 * q, largest   */
+    SL_MIXED = 13,               /* w . x, see sl_policy         */
+    SL_NPOLICIES = 14
+};
+
+/* Features of the mixed linear policy, in the order of sl_policy.weights. */
+enum sl_feature {
+    SL_F_PROCS = 0,    /* q                                      */
+    SL_F_REQ = 1,      /* p~                                     */
+    SL_F_SUBMIT = 2,   /* r (equivalently -wait: FCFS is +1)     */
+    SL_F_RATIO = 3,    /* p~ / q                                 */
+    SL_F_EXP = 4,      /* (wait + p~) / p~                       */
+    SL_F_AREA = 5,     /* p~ * q                                 */
+    SL_NFEATURES = 6
+};
+
+/* Which runtime estimate reservations and backfilling use. */
+enum sl_estimate {
+    SL_EST_REQUESTED = 0,   /* p~                                   */
+    SL_EST_ACTUAL = 1,      /* the runtime the job really runs      */
+    SL_EST_ARRAY = 2        /* sl_jobs.estimate, one value per job  */
+};
+
+/* What happens to a job whose actual runtime p exceeds p~. */
+enum sl_overrun {
+    SL_OVERRUN_KILL = 0,    /* killed at p~ (flag SL_KILLED)        */
+    SL_OVERRUN_RUN = 1      /* runs its full p                       */
+};
+
+/* Per-job output flags. */
+enum sl_flag {
+    SL_BACKFILLED = 1,      /* started by the backfilling step       */
+    SL_KILLED = 2,          /* cut at p~ (p > p~, SL_OVERRUN_KILL)   */
+    SL_FORCED = 4           /* waited more than the threshold when started */
+};
+
+/* Input jobs, struct of arrays; the caller keeps them alive and unchanged
+ * while any handle using them exists.  Jobs must be sorted by submit time. */
+typedef struct sl_jobs {
+    int64_t n;
+    const int64_t *submit;     /* r                                  */
+    const int64_t *run;        /* actual runtime p >= 0              */
+    const int64_t *req;        /* requested time p~ >= 0             */
+    const int32_t *procs;      /* q, 1 <= q <= m                     */
+    const int64_t *id;         /* job id, for tie-breaking           */
+    const int64_t *estimate;   /* per-job estimate (SL_EST_ARRAY) or NULL */
+} sl_jobs;
+
+typedef struct sl_policy {
+    int32_t kind;                 /* enum sl_policy_kind               */
+    double weights[6];            /* SL_MIXED: w, one per sl_feature   */
+    double scales[6];             /* SL_MIXED: x_i is divided by these */
+} sl_policy;
+
+typedef struct sl_config {
+    int32_t m;                    /* processors of the machine           */
+    sl_policy primary;            /* P_R: starting and reservation order */
+    sl_policy backfill;           /* P_B: backfilling order              */
+    int64_t threshold;            /* T in seconds; < 0 means none        */
+    int32_t threshold_backfill;   /* 1: over-threshold jobs also lead P_B */
+    int32_t estimate;             /* enum sl_estimate                    */
+    int32_t overrun;              /* enum sl_overrun                     */
+} sl_config;
+
+/* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
+typedef struct sl_out {
+    int64_t *start;
+    int64_t *end;
+    uint8_t *flags;
+} sl_out;
+
+typedef struct sl_state {
+    int64_t now;          /* time of the last processed event (or INT64_MIN) */
+    int64_t next_event;   /* time of the next event, or INT64_MAX if none    */
+    int64_t submitted;
+    int64_t queued;
+    int64_t running;
+    int64_t done;
+    int64_t used;         /* processors busy now */
+} sl_state;
+
+typedef struct sl_sim sl_sim;
+
+/* Create a simulation.  Validates every input; on error returns a code and
+ * writes a message naming the job index and field into err (if errlen > 0).
+ * O(n) time and memory. */
+int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out,
+               sl_sim **sim, char *err, size_t errlen);
+
+/* Process every event whose time is <= until (INT64_MAX: to the end). */
+int sl_sim_run(sl_sim *sim, int64_t until);
+
+/* Change the policies and threshold; applies from the next event on. */
+int sl_sim_set_policy(sl_sim *sim, const sl_policy *primary,
+                      const sl_policy *backfill, int64_t threshold,
+                      int32_t threshold_backfill);
+
+/* Deep copy of the state; the clone writes into out (the source's outputs
+ * so far are copied there) and shares the read-only input arrays. */
+int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst);
+
+int sl_sim_state(const sl_sim *sim, sl_state *state);
+const char *sl_sim_error(const sl_sim *sim);
+void sl_sim_free(sl_sim *sim);
+
+const char *sl_status_message(int code);
+const char *sl_version(void);
+
+#endif

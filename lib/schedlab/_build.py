@@ -1,0 +1,55 @@
+"""cffi builder for the C core (API mode, out-of-line).
+
+Run by ``pip install`` through ``setup.py`` (``cffi_modules``).  The cdef is
+``csrc/schedlab.h`` read verbatim, minus its preprocessor lines: the header is
+the contract.  ``python lib/schedlab/_build.py --sanitize OUTDIR`` builds an
+ASan/UBSan copy of the module for ``make test-asan``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from cffi import FFI
+
+ROOT = Path(__file__).resolve().parents[2]
+CSRC = ROOT / "csrc"
+SOURCES = ["engine.c", "easy.c", "policies.c"]
+WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
+
+
+def cdef_text() -> str:
+    lines = (CSRC / "schedlab.h").read_text().splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+
+
+def make_builder(sanitize: bool = False) -> FFI:
+    ffi = FFI()
+    ffi.cdef(cdef_text())
+    cflags = ["-std=c11", "-O2"] + WARNINGS
+    ldflags: list[str] = []
+    if sanitize:
+        san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g", "-O1"]
+        cflags += san
+        ldflags += san
+    ffi.set_source(
+        "schedlab._core",
+        '#include <stdint.h>\n#include <stddef.h>\n#include "schedlab.h"\n',
+        sources=[os.path.relpath(CSRC / s, Path.cwd()) if not sanitize else str(CSRC / s) for s in SOURCES],
+        include_dirs=[str(CSRC)],
+        extra_compile_args=cflags,
+        extra_link_args=ldflags,
+    )
+    return ffi
+
+
+ffibuilder = make_builder()
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--sanitize":
+        out = Path(sys.argv[2]) / "schedlab"
+        out.mkdir(parents=True, exist_ok=True)
+        make_builder(sanitize=True).compile(tmpdir=str(out.parent), verbose=True)
+    else:
+        ffibuilder.compile(verbose=True)
