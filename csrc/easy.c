@@ -1,0 +1,131 @@
+/*
+ * easy.c -- one EASY-P_R-P_B scheduling pass (csrc/SEMANTICS.md, "One pass").
+ *
+ * Cost of a pass: ordering the queues (see policies.c), then one walk of the
+ * primary order, one walk of the running jobs up to the shadow time, and one
+ * walk of the backfilling order, stopping as soon as no processor is free:
+ * O(queued + running) with no allocation.
+ */
+#include "internal.h"
+
+/* Is job j over the threshold at time t (wait strictly greater than T)? */
+static inline int over(const sl_sim *s, int32_t j, int64_t t)
+{
+    return s->C.threshold >= 0 && t - s->J.submit[j] > s->C.threshold;
+}
+
+static inline int64_t free_procs(const sl_sim *s)
+{
+    return (int64_t)s->C.m - s->used;
+}
+
+/* Shadow time and extra processors for the head job (step 3). */
+static void reserve(const sl_sim *s, int32_t head, int64_t t, int64_t *shadow, int64_t *extra)
+{
+    int64_t avail = free_procs(s);
+    const int64_t need = s->J.procs[head];
+    int32_t k = 0;
+    int64_t when = t;
+    while (k < s->nrun && avail < need) {
+        const int32_t j = s->run[k++];
+        const int64_t e = s->O.start[j] + s->est[j];
+        when = e > t ? e : t;
+        avail += s->J.procs[j];
+    }
+    /* Every running job whose estimated end is also the shadow time. */
+    while (k < s->nrun) {
+        const int32_t j = s->run[k];
+        const int64_t e = s->O.start[j] + s->est[j];
+        if ((e > t ? e : t) != when)
+            break;
+        avail += s->J.procs[j];
+        k++;
+    }
+    *shadow = when;
+    *extra = avail - need;
+}
+
+/* Try job j in the backfilling step; returns 1 if it started. */
+static int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, int64_t *extra)
+{
+    const int64_t q = s->J.procs[j];
+    if (q > free_procs(s))
+        return 0;
+    if (t + s->est[j] <= shadow) {
+        sl_engine_start(s, j, t, (uint8_t)(SL_BACKFILLED | (over(s, j, t) ? SL_FORCED : 0)));
+        return 1;
+    }
+    if (q <= *extra) {
+        *extra -= q;
+        sl_engine_start(s, j, t, (uint8_t)(SL_BACKFILLED | (over(s, j, t) ? SL_FORCED : 0)));
+        return 1;
+    }
+    return 0;
+}
+
+static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
+{
+    sl_queue_order(s, &s->bq, t);
+    if (s->C.threshold_backfill && s->C.threshold >= 0) {
+        /* Over-threshold jobs first, in FCFS order (a prefix of fq). */
+        for (int32_t i = 0; i < s->fq.len && free_procs(s) > 0; i++) {
+            const int32_t j = s->fq.idx[i];
+            if (!over(s, j, t))
+                break;
+            if (j != head && s->state[j] == SL_QUEUED)
+                try_backfill(s, j, t, shadow, &extra);
+        }
+        for (int32_t i = 0; i < s->bq.len && free_procs(s) > 0; i++) {
+            const int32_t j = s->bq.idx[i];
+            if (j != head && s->state[j] == SL_QUEUED && !over(s, j, t))
+                try_backfill(s, j, t, shadow, &extra);
+        }
+    } else {
+        for (int32_t i = 0; i < s->bq.len && free_procs(s) > 0; i++) {
+            const int32_t j = s->bq.idx[i];
+            if (j != head && s->state[j] == SL_QUEUED)
+                try_backfill(s, j, t, shadow, &extra);
+        }
+    }
+}
+
+/* Steps 1-2: start jobs in primary order; returns the head job or -1. */
+static int32_t start_in_order(sl_sim *s, int64_t t)
+{
+    if (s->C.threshold >= 0) {
+        for (int32_t i = 0; i < s->fq.len; i++) {
+            const int32_t j = s->fq.idx[i];
+            if (!over(s, j, t))
+                break;
+            if (s->J.procs[j] > free_procs(s))
+                return j;
+            sl_engine_start(s, j, t, SL_FORCED);
+        }
+    }
+    for (int32_t i = 0; i < s->pq.len; i++) {
+        const int32_t j = s->pq.idx[i];
+        if (s->state[j] != SL_QUEUED || over(s, j, t))
+            continue;
+        if (s->J.procs[j] > free_procs(s))
+            return j;
+        sl_engine_start(s, j, t, 0);
+    }
+    return -1;
+}
+
+void sl_easy_pass(sl_sim *s, int64_t t)
+{
+    if (s->pq.len == 0)
+        return;
+    sl_queue_order(s, &s->fq, t);
+    sl_queue_order(s, &s->pq, t);
+    const int32_t head = start_in_order(s, t);
+    if (head >= 0 && free_procs(s) > 0) {
+        int64_t shadow, extra;
+        reserve(s, head, t, &shadow, &extra);
+        backfill(s, head, t, shadow, extra);
+    }
+    sl_queue_compact(s, &s->fq);
+    sl_queue_compact(s, &s->pq);
+    sl_queue_compact(s, &s->bq);
+}

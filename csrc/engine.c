@@ -1,0 +1,426 @@
+/*
+ * engine.c -- the simulation handle: validation, event loop, running-job
+ * structures, stepping, policy change and cloning.
+ *
+ * Events: submissions are read in order from the (sorted) job arrays;
+ * completions come from a binary min-heap of running jobs on (end, job):
+ * O(log running) per completion.  Running jobs are also kept in an array
+ * sorted by estimated end so that the shadow time is a prefix walk; insertion
+ * and removal are a binary search plus a memmove.  Every buffer is allocated
+ * once in sl_sim_new (O(n) memory); the event loop allocates nothing.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err == NULL || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+const char *sl_status_message(int code)
+{
+    switch (code) {
+    case SL_OK: return "ok";
+    case SL_EINVAL: return "invalid argument or input data";
+    case SL_ENOMEM: return "out of memory";
+    case SL_ESTATE: return "call not valid in this state";
+    default: return "unknown status code";
+    }
+}
+
+const char *sl_version(void) { return SL_VERSION; }
+
+const char *sl_sim_error(const sl_sim *sim) { return sim ? sim->err : "no simulation"; }
+
+/* ---------------------------------------------------------------- heap -- */
+
+static inline int heap_less(const sl_sim *s, int32_t a, int32_t b)
+{
+    const int64_t ea = s->O.end[a], eb = s->O.end[b];
+    return ea != eb ? ea < eb : a < b;
+}
+
+static void heap_push(sl_sim *s, int32_t j)
+{
+    int32_t i = s->nheap++;
+    while (i > 0) {
+        const int32_t parent = (i - 1) / 2;
+        if (!heap_less(s, j, s->heap[parent]))
+            break;
+        s->heap[i] = s->heap[parent];
+        i = parent;
+    }
+    s->heap[i] = j;
+}
+
+static int32_t heap_pop(sl_sim *s)
+{
+    const int32_t top = s->heap[0];
+    const int32_t last = s->heap[--s->nheap];
+    int32_t i = 0;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= s->nheap)
+            break;
+        if (c + 1 < s->nheap && heap_less(s, s->heap[c + 1], s->heap[c]))
+            c++;
+        if (!heap_less(s, s->heap[c], last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->nheap > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+/* ------------------------------------------- running jobs by estimated end -- */
+
+static inline int run_less(const sl_sim *s, int32_t a, int32_t b)
+{
+    const int64_t ea = s->O.start[a] + s->est[a], eb = s->O.start[b] + s->est[b];
+    return ea != eb ? ea < eb : a < b;
+}
+
+/* First position whose job is not before j. */
+static int32_t run_lower_bound(const sl_sim *s, int32_t j)
+{
+    int32_t lo = 0, hi = s->nrun;
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (run_less(s, s->run[mid], j))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void run_insert(sl_sim *s, int32_t j)
+{
+    const int32_t pos = run_lower_bound(s, j);
+    memmove(s->run + pos + 1, s->run + pos, (size_t)(s->nrun - pos) * sizeof *s->run);
+    s->run[pos] = j;
+    s->nrun++;
+}
+
+static void run_remove(sl_sim *s, int32_t j)
+{
+    const int32_t pos = run_lower_bound(s, j); /* s->run[pos] == j */
+    memmove(s->run + pos, s->run + pos + 1, (size_t)(s->nrun - pos - 1) * sizeof *s->run);
+    s->nrun--;
+}
+
+/* ------------------------------------------------------------- engine -- */
+
+void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
+{
+    s->state[j] = SL_RUNNING;
+    s->O.start[j] = t;
+    s->O.end[j] = t + s->dur[j];
+    s->O.flags[j] = (uint8_t)(s->O.flags[j] | flags);
+    s->used += s->J.procs[j];
+    heap_push(s, j);
+    run_insert(s, j);
+}
+
+static int64_t next_event(const sl_sim *s)
+{
+    int64_t t = INT64_MAX;
+    if (s->next_sub < s->n)
+        t = s->J.submit[s->next_sub];
+    if (s->nheap > 0 && s->O.end[s->heap[0]] < t)
+        t = s->O.end[s->heap[0]];
+    return t;
+}
+
+int sl_sim_run(sl_sim *s, int64_t until)
+{
+    if (s == NULL)
+        return SL_EINVAL;
+    for (;;) {
+        const int64_t t = next_event(s);
+        if (t == INT64_MAX || t > until)
+            break;
+        s->now = t;
+        while (s->nheap > 0 && s->O.end[s->heap[0]] == t) {
+            const int32_t j = heap_pop(s);
+            s->state[j] = SL_DONE;
+            s->used -= s->J.procs[j];
+            s->ndone++;
+            run_remove(s, j);
+        }
+        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t) {
+            const int32_t j = s->next_sub++;
+            s->state[j] = SL_QUEUED;
+            sl_queue_push(s, &s->fq, j, t);
+            sl_queue_push(s, &s->pq, j, t);
+            sl_queue_push(s, &s->bq, j, t);
+        }
+        sl_easy_pass(s, t);
+    }
+    return SL_OK;
+}
+
+/* ---------------------------------------------------------- validation -- */
+
+static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t errlen)
+{
+    if (J->n < 0 || J->n > INT32_MAX - 1) {
+        set_err(err, errlen, "number of jobs %lld out of range", (long long)J->n);
+        return SL_EINVAL;
+    }
+    if (J->n > 0 && (!J->submit || !J->run || !J->req || !J->procs || !J->id)) {
+        set_err(err, errlen, "a job array is NULL");
+        return SL_EINVAL;
+    }
+    if (C->estimate == SL_EST_ARRAY && J->n > 0 && !J->estimate) {
+        set_err(err, errlen, "estimate=array but no estimate array given");
+        return SL_EINVAL;
+    }
+    for (int64_t i = 0; i < J->n; i++) {
+        if (i > 0 && J->submit[i] < J->submit[i - 1]) {
+            set_err(err, errlen, "job %lld (index %lld): field submit: %lld is before the previous job's %lld; jobs must be sorted by submit time",
+                    (long long)J->id[i], (long long)i, (long long)J->submit[i], (long long)J->submit[i - 1]);
+            return SL_EINVAL;
+        }
+        if (J->run[i] < 0) {
+            set_err(err, errlen, "job %lld (index %lld): field run: negative runtime %lld",
+                    (long long)J->id[i], (long long)i, (long long)J->run[i]);
+            return SL_EINVAL;
+        }
+        if (J->req[i] < 0) {
+            set_err(err, errlen, "job %lld (index %lld): field req: negative requested time %lld",
+                    (long long)J->id[i], (long long)i, (long long)J->req[i]);
+            return SL_EINVAL;
+        }
+        if (J->procs[i] < 1 || J->procs[i] > C->m) {
+            set_err(err, errlen, "job %lld (index %lld): field procs: %d processors, outside 1..m=%d",
+                    (long long)J->id[i], (long long)i, (int)J->procs[i], (int)C->m);
+            return SL_EINVAL;
+        }
+        if (C->estimate == SL_EST_ARRAY && J->estimate[i] < 0) {
+            set_err(err, errlen, "job %lld (index %lld): field estimate: negative estimate %lld",
+                    (long long)J->id[i], (long long)i, (long long)J->estimate[i]);
+            return SL_EINVAL;
+        }
+        /* Keep every end time representable. */
+        if (J->submit[i] > INT64_MAX / 4 || J->submit[i] < INT64_MIN / 4 || J->run[i] > INT64_MAX / 4 ||
+            J->req[i] > INT64_MAX / 4 || (C->estimate == SL_EST_ARRAY && J->estimate[i] > INT64_MAX / 4)) {
+            set_err(err, errlen, "job %lld (index %lld): time value too large", (long long)J->id[i], (long long)i);
+            return SL_EINVAL;
+        }
+    }
+    return SL_OK;
+}
+
+static int check_config(const sl_config *C, char *err, size_t errlen)
+{
+    if (C->m < 1) {
+        set_err(err, errlen, "machine size m=%d must be >= 1", (int)C->m);
+        return SL_EINVAL;
+    }
+    if (C->estimate < SL_EST_REQUESTED || C->estimate > SL_EST_ARRAY) {
+        set_err(err, errlen, "unknown estimate kind %d", (int)C->estimate);
+        return SL_EINVAL;
+    }
+    if (C->overrun != SL_OVERRUN_KILL && C->overrun != SL_OVERRUN_RUN) {
+        set_err(err, errlen, "unknown overrun kind %d", (int)C->overrun);
+        return SL_EINVAL;
+    }
+    int rc = sl_policy_check(&C->primary, err, errlen, "primary");
+    if (rc == SL_OK)
+        rc = sl_policy_check(&C->backfill, err, errlen, "backfill");
+    return rc;
+}
+
+/* ----------------------------------------------------- create and free -- */
+
+static void set_queue_policy(sl_queue *q, const sl_policy *p)
+{
+    q->pol = *p;
+    q->dynamic = sl_policy_dynamic(p);
+    q->dirty = 1;
+}
+
+static sl_sim *alloc_sim(int32_t n)
+{
+    sl_sim *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    const size_t m = n > 0 ? (size_t)n : 1;
+    s->dur = malloc(m * sizeof *s->dur);
+    s->est = malloc(m * sizeof *s->est);
+    s->state = malloc(m * sizeof *s->state);
+    s->fq.idx = malloc(m * sizeof(int32_t));
+    s->pq.idx = malloc(m * sizeof(int32_t));
+    s->bq.idx = malloc(m * sizeof(int32_t));
+    s->fq.key = malloc(m * sizeof(double));
+    s->pq.key = malloc(m * sizeof(double));
+    s->bq.key = malloc(m * sizeof(double));
+    s->heap = malloc(m * sizeof(int32_t));
+    s->run = malloc(m * sizeof(int32_t));
+    s->scratch = malloc(m * sizeof(int32_t));
+    if (!s->dur || !s->est || !s->state || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
+        !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->scratch) {
+        sl_sim_free(s);
+        return NULL;
+    }
+    s->n = n;
+    return s;
+}
+
+void sl_sim_free(sl_sim *s)
+{
+    if (s == NULL)
+        return;
+    free(s->dur); free(s->est); free(s->state);
+    free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
+    free(s->fq.key); free(s->pq.key); free(s->bq.key);
+    free(s->heap); free(s->run); free(s->scratch);
+    free(s);
+}
+
+int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_sim **sim, char *err,
+               size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!jobs || !cfg || !out || !sim) {
+        set_err(err, errlen, "NULL argument");
+        return SL_EINVAL;
+    }
+    *sim = NULL;
+    int rc = check_config(cfg, err, errlen);
+    if (rc == SL_OK)
+        rc = check_jobs(jobs, cfg, err, errlen);
+    if (rc != SL_OK)
+        return rc;
+    if (jobs->n > 0 && (!out->start || !out->end || !out->flags)) {
+        set_err(err, errlen, "an output array is NULL");
+        return SL_EINVAL;
+    }
+    const int32_t n = (int32_t)jobs->n;
+    sl_sim *s = alloc_sim(n);
+    if (s == NULL) {
+        set_err(err, errlen, "out of memory for %d jobs", (int)n);
+        return SL_ENOMEM;
+    }
+    s->J = *jobs;
+    s->C = *cfg;
+    s->O = *out;
+    s->r0 = n > 0 ? jobs->submit[0] : 0;
+    for (int32_t j = 0; j < n; j++) {
+        const int64_t p = jobs->run[j], req = jobs->req[j];
+        const int cut = p > req && cfg->overrun == SL_OVERRUN_KILL;
+        s->dur[j] = cut ? req : p;
+        s->est[j] = cfg->estimate == SL_EST_REQUESTED ? req
+                  : cfg->estimate == SL_EST_ACTUAL  ? s->dur[j]
+                                                    : jobs->estimate[j];
+        s->state[j] = SL_PENDING;
+        out->start[j] = -1;
+        out->end[j] = -1;
+        out->flags[j] = cut ? SL_KILLED : 0;
+    }
+    sl_policy fcfs;
+    memset(&fcfs, 0, sizeof fcfs);
+    fcfs.kind = SL_FCFS;
+    set_queue_policy(&s->fq, &fcfs);
+    set_queue_policy(&s->pq, &cfg->primary);
+    set_queue_policy(&s->bq, &cfg->backfill);
+    s->now = INT64_MIN;
+    *sim = s;
+    return SL_OK;
+}
+
+int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *backfill, int64_t threshold,
+                      int32_t threshold_backfill)
+{
+    if (s == NULL || primary == NULL || backfill == NULL)
+        return SL_EINVAL;
+    int rc = sl_policy_check(primary, s->err, sizeof s->err, "primary");
+    if (rc == SL_OK)
+        rc = sl_policy_check(backfill, s->err, sizeof s->err, "backfill");
+    if (rc != SL_OK)
+        return rc;
+    s->C.primary = *primary;
+    s->C.backfill = *backfill;
+    s->C.threshold = threshold;
+    s->C.threshold_backfill = threshold_backfill;
+    set_queue_policy(&s->pq, primary);
+    set_queue_policy(&s->bq, backfill);
+    return SL_OK;
+}
+
+static void copy_queue(sl_queue *dst, const sl_queue *src, int32_t n)
+{
+    int32_t *idx = dst->idx;
+    double *key = dst->key;
+    *dst = *src;
+    dst->idx = idx;
+    dst->key = key;
+    memcpy(dst->idx, src->idx, (size_t)src->len * sizeof *idx);
+    memcpy(dst->key, src->key, (size_t)n * sizeof *key);
+}
+
+int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
+{
+    if (src == NULL || out == NULL || dst == NULL)
+        return SL_EINVAL;
+    *dst = NULL;
+    const int32_t n = src->n;
+    if (n > 0 && (!out->start || !out->end || !out->flags))
+        return SL_EINVAL;
+    sl_sim *s = alloc_sim(n);
+    if (s == NULL)
+        return SL_ENOMEM;
+    s->J = src->J;
+    s->C = src->C;
+    s->O = *out;
+    s->r0 = src->r0;
+    const size_t sz = (size_t)n;
+    memcpy(s->dur, src->dur, sz * sizeof *s->dur);
+    memcpy(s->est, src->est, sz * sizeof *s->est);
+    memcpy(s->state, src->state, sz * sizeof *s->state);
+    if (n > 0) {
+        memcpy(out->start, src->O.start, sz * sizeof *out->start);
+        memcpy(out->end, src->O.end, sz * sizeof *out->end);
+        memcpy(out->flags, src->O.flags, sz * sizeof *out->flags);
+    }
+    copy_queue(&s->fq, &src->fq, n);
+    copy_queue(&s->pq, &src->pq, n);
+    copy_queue(&s->bq, &src->bq, n);
+    memcpy(s->heap, src->heap, (size_t)src->nheap * sizeof *s->heap);
+    s->nheap = src->nheap;
+    memcpy(s->run, src->run, (size_t)src->nrun * sizeof *s->run);
+    s->nrun = src->nrun;
+    s->now = src->now;
+    s->next_sub = src->next_sub;
+    s->used = src->used;
+    s->ndone = src->ndone;
+    *dst = s;
+    return SL_OK;
+}
+
+int sl_sim_state(const sl_sim *s, sl_state *st)
+{
+    if (s == NULL || st == NULL)
+        return SL_EINVAL;
+    st->now = s->now;
+    st->next_event = next_event(s);
+    st->submitted = s->next_sub;
+    st->queued = s->pq.len;
+    st->running = s->nheap;
+    st->done = s->ndone;
+    st->used = s->used;
+    return SL_OK;
+}

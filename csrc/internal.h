@@ -1,0 +1,70 @@
+/*
+ * internal.h -- private state of the schedlab C core, shared by engine.c,
+ * easy.c and policies.c.  Not part of the cffi contract.
+ */
+#ifndef SCHEDLAB_INTERNAL_H
+#define SCHEDLAB_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedlab.h"
+
+#define SL_VERSION "0.1.0"
+#define SL_ERRLEN 256
+
+enum sl_job_state { SL_PENDING = 0, SL_QUEUED = 1, SL_RUNNING = 2, SL_DONE = 3 };
+
+/* A queue of job indices kept in one order, with the keys of that order. */
+typedef struct sl_queue {
+    int32_t *idx;     /* job indices, in order               */
+    int32_t len;
+    sl_policy pol;
+    int dynamic;      /* keys depend on the pass time         */
+    int dirty;        /* order must be rebuilt from scratch   */
+    double *key;      /* key[j] per job (n entries)           */
+} sl_queue;
+
+struct sl_sim {
+    sl_jobs J;
+    sl_config C;
+    sl_out O;
+    int32_t n;
+
+    int64_t *dur;       /* duration actually run, per job       */
+    int64_t *est;       /* estimate used by the scheduler       */
+    uint8_t *state;     /* enum sl_job_state                    */
+    int64_t r0;         /* first submit time (mixed policy)     */
+
+    sl_queue fq;        /* queued jobs in FCFS order            */
+    sl_queue pq;        /* queued jobs in P_R order             */
+    sl_queue bq;        /* queued jobs in P_B order             */
+
+    int32_t *heap;      /* running jobs, min-heap on (end, j)   */
+    int32_t nheap;
+    int32_t *run;       /* running jobs sorted by (est end, j)  */
+    int32_t nrun;
+    int32_t *scratch;   /* n entries, for merge sort            */
+
+    int64_t now;
+    int32_t next_sub;   /* next job to submit                   */
+    int64_t used;       /* processors busy                      */
+    int64_t ndone;
+    char err[SL_ERRLEN];
+};
+
+/* policies.c */
+int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);
+int sl_policy_dynamic(const sl_policy *p);
+double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t);
+void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
+void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
+void sl_queue_compact(sl_sim *s, sl_queue *q);
+
+/* easy.c */
+void sl_easy_pass(sl_sim *s, int64_t t);
+
+/* engine.c */
+void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags);
+
+#endif

@@ -1,0 +1,515 @@
+"""Pythonic face of the C EASY-backfilling core.
+
+>>> from schedlab.sim import Jobs, simulate
+>>> jobs = Jobs(submit=[0, 0, 5], run=[10, 5, 5], req=[20, 10, 5], procs=[2, 2, 1])
+>>> s = simulate(jobs, m=3, policy="EASY-FCFS-FCFS")
+>>> s.start.tolist()
+[0, 10, 5]
+
+The semantics are those of ``csrc/SEMANTICS.md``.  Arrays given to the core
+are checked (dtype, contiguity, length, values) before a pointer to them
+reaches C, and kept referenced for as long as C holds that pointer.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .errors import InputError, SimulationError
+
+try:
+    from ._core import ffi, lib
+except ImportError as exc:  # pragma: no cover - only without a build
+    raise ImportError(
+        "schedlab's C core is not built: install the package with "
+        "`pip install --no-build-isolation -e .` (or run `make install`)"
+    ) from exc
+
+#: Pure policy names, in the order of ``enum sl_policy_kind``.
+POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF",
+            "SRF", "LRF", "SEXP", "LEXP", "WFP")
+#: The 7 policies of lelong2017 (EXP there is "largest expansion first").
+LELONG_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
+#: The 12 policies of online-bandit §4.1 and thesis §3.1.4.
+BANDIT_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
+                   "SAF", "LAF", "SRF", "LRF", "SEXP", "LEXP")
+#: Features of the mixed linear policy, in the order of ``enum sl_feature``.
+FEATURES = ("q", "req", "submit", "ratio", "exp", "area")
+_ALIASES = {"EXP": "LEXP", "EASY": "FCFS"}
+ESTIMATES = {"requested": lib.SL_EST_REQUESTED, "actual": lib.SL_EST_ACTUAL}
+OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
+VERSION = ffi.string(lib.sl_version()).decode()
+
+
+# ----------------------------------------------------------------- policies --
+
+@dataclass(frozen=True)
+class Mixed:
+    """Mixed linear policy: key = sum_i w_i * f_i / s_i, lowest first.
+
+    ``weights`` has 6 entries in the order of :data:`FEATURES` (or 3: q,
+    req, submit, the rest zero).  ``scales`` default to
+    :func:`default_scales` of the simulated jobs.  Pure policies are the
+    vertices: e.g. ``Mixed((0, 0, 1))`` is FCFS, ``Mixed((0,0,0,0,0,1))`` SAF.
+    """
+
+    weights: tuple[float, ...]
+    scales: tuple[float, ...] | None = None
+
+    def __post_init__(self):
+        w = tuple(float(x) for x in self.weights)
+        if len(w) == 3:
+            w = w + (0.0, 0.0, 0.0)
+        if len(w) != 6 or not all(np.isfinite(w)):
+            raise InputError(f"mixed policy: need 3 or 6 finite weights, got {self.weights!r}")
+        object.__setattr__(self, "weights", w)
+        if self.scales is not None:
+            s = tuple(float(x) for x in self.scales)
+            if len(s) != 6 or not all(np.isfinite(s) and x > 0 for x in s):
+                raise InputError(f"mixed policy: need 6 finite positive scales, got {self.scales!r}")
+            object.__setattr__(self, "scales", s)
+
+    def __str__(self):
+        return "MIXED(" + ",".join(f"{w:g}" for w in self.weights) + ")"
+
+
+PolicyLike = str | Mixed
+
+
+def _policy_name(p: PolicyLike) -> PolicyLike:
+    if isinstance(p, Mixed):
+        return p
+    if not isinstance(p, str):
+        raise InputError(f"a queue policy is a name or Mixed(...), got {p!r}")
+    name = _ALIASES.get(p.strip().upper(), p.strip().upper())
+    if name.startswith("MIXED(") and name.endswith(")"):
+        try:
+            return Mixed(tuple(float(x) for x in name[6:-1].split(",")))
+        except ValueError:
+            raise InputError(f"bad mixed policy {p!r}: expected MIXED(w1,...,w6)") from None
+    if name not in POLICIES:
+        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(POLICIES)} or MIXED(w...)")
+    return name
+
+
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([smhdw]?)\s*$", re.I)
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_duration(x) -> int | None:
+    """Seconds from 3600, "3600", "90m", "20h", "2.31d", "1w"; None for
+    None, "none", "inf" (no threshold)."""
+    if x is None:
+        return None
+    if isinstance(x, (int, np.integer)):
+        if x < 0:
+            raise InputError(f"duration must be >= 0, got {x}")
+        return int(x)
+    if isinstance(x, float):
+        if not np.isfinite(x):
+            return None
+        if x < 0:
+            raise InputError(f"duration must be >= 0, got {x}")
+        return int(round(x))
+    s = str(x).strip().lower()
+    if s in ("", "none", "inf", "off", "no"):
+        return None
+    m = _DURATION.match(s)
+    if not m:
+        raise InputError(f"bad duration {x!r}: expected e.g. 3600, 90m, 20h, 2.31d")
+    return int(round(float(m.group(1)) * _UNITS[m.group(2)]))
+
+
+def format_duration(seconds: int | None) -> str:
+    if seconds is None:
+        return "none"
+    for unit, n in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds and seconds % n == 0:
+            return f"{seconds // n}{unit}"
+    return f"{seconds}s"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """EASY-P_R-P_B with an optional waiting-time threshold (seconds)."""
+
+    primary: PolicyLike = "FCFS"
+    backfill: PolicyLike = "FCFS"
+    threshold: int | None = None
+    threshold_backfill: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "primary", _policy_name(self.primary))
+        object.__setattr__(self, "backfill", _policy_name(self.backfill))
+        object.__setattr__(self, "threshold", parse_duration(self.threshold))
+        object.__setattr__(self, "threshold_backfill", bool(self.threshold_backfill))
+
+    @classmethod
+    def parse(cls, spec: str, threshold=None, threshold_backfill: bool = False) -> "Policy":
+        """``"EASY-SPF-FCFS"``, ``"SPF-FCFS"`` or ``"SPF"`` (both queues)."""
+        if not isinstance(spec, str) or not spec.strip():
+            raise InputError(f"bad policy spec {spec!r}: expected e.g. EASY-SPF-FCFS")
+        parts = re.split(r"-(?![^(]*\))", spec.strip())
+        if parts[0].upper() == "EASY" and len(parts) > 1:
+            parts = parts[1:]
+        if len(parts) == 1:
+            parts = parts * 2
+        if len(parts) != 2:
+            raise InputError(f"bad policy spec {spec!r}: expected EASY-<primary>-<backfill>, e.g. EASY-SPF-FCFS")
+        return cls(parts[0], parts[1], threshold, threshold_backfill)
+
+    def __str__(self):
+        s = f"EASY-{self.primary}-{self.backfill}"
+        if self.threshold is not None:
+            s += f" T={format_duration(self.threshold)}"
+        return s
+
+
+def as_policy(policy, threshold=None, threshold_backfill=None) -> Policy:
+    """A Policy from a spec string or a Policy; explicit threshold arguments
+    override the policy's own."""
+    if isinstance(policy, Policy):
+        p = policy
+    elif isinstance(policy, str):
+        p = Policy.parse(policy)
+    elif isinstance(policy, tuple) and len(policy) == 2:
+        p = Policy(*policy)
+    else:
+        raise InputError(f"bad policy {policy!r}: expected 'EASY-<P_R>-<P_B>' or a Policy")
+    if threshold is not None or threshold_backfill is not None:
+        p = Policy(p.primary, p.backfill,
+                   p.threshold if threshold is None else threshold,
+                   p.threshold_backfill if threshold_backfill is None else threshold_backfill)
+    return p
+
+
+# --------------------------------------------------------------------- jobs --
+
+def _int_array(name: str, x, dtype, n: int | None = None) -> np.ndarray:
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise InputError(f"{name}: expected a 1-d array, got shape {a.shape}")
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
+            bad = int(np.flatnonzero(~np.isfinite(a) | (a != np.round(a)))[0])
+            raise InputError(f"{name}: non-integer value {a[bad]!r} at index {bad}")
+    elif a.dtype.kind not in "iub" and a.size:
+        raise InputError(f"{name}: expected integers, got dtype {a.dtype}")
+    info = np.iinfo(dtype)
+    if a.size and (a.min() < info.min or a.max() > info.max):
+        raise InputError(f"{name}: values outside the range of {np.dtype(dtype).name}")
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if n is not None and a.shape[0] != n:
+        raise InputError(f"{name}: length {a.shape[0]}, expected {n}")
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Jobs:
+    """Jobs as a struct of arrays: submit r, runtime p, requested time p~,
+    processors q, id (default 1..n), user (optional), and optionally the
+    source file and line of each job (for error messages)."""
+
+    submit: np.ndarray
+    run: np.ndarray
+    req: np.ndarray
+    procs: np.ndarray
+    id: np.ndarray | None = None
+    user: np.ndarray | None = None
+    source: str | None = None
+    lines: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        submit = _int_array("submit", self.submit, np.int64)
+        n = submit.shape[0]
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_("submit", submit)
+        set_("run", _int_array("run", self.run, np.int64, n))
+        set_("req", _int_array("req", self.req, np.int64, n))
+        set_("procs", _int_array("procs", self.procs, np.int32, n))
+        set_("id", np.arange(1, n + 1, dtype=np.int64) if self.id is None else _int_array("id", self.id, np.int64, n))
+        if self.user is not None:
+            set_("user", _int_array("user", self.user, np.int64, n))
+        if self.lines is not None:
+            set_("lines", _int_array("lines", self.lines, np.int64, n))
+        for a in (self.submit, self.run, self.req, self.procs, self.id):
+            a.setflags(write=False)
+
+    def __len__(self):
+        return int(self.submit.shape[0])
+
+    @property
+    def n(self) -> int:
+        return len(self)
+
+    def where(self, i: int) -> str:
+        """Human-readable location of job i (file:line when known)."""
+        loc = f"job {int(self.id[i])} (index {i})"
+        if self.source is not None and self.lines is not None:
+            loc = f"{self.source}:{int(self.lines[i])}: " + loc
+        return loc
+
+    def subset(self, index) -> "Jobs":
+        """The jobs selected by a boolean mask or an index array."""
+        pick = lambda a: None if a is None else a[index]  # noqa: E731
+        return Jobs(self.submit[index], self.run[index], self.req[index], self.procs[index],
+                    self.id[index], pick(self.user), self.source, pick(self.lines))
+
+    def sorted(self) -> "Jobs":
+        """Sorted by (submit, id), stable; unchanged if already sorted."""
+        if len(self) < 2 or (np.all(np.diff(self.submit) >= 0)):
+            return self
+        return self.subset(np.lexsort((self.id, self.submit)))
+
+    def validate(self, m: int) -> None:
+        """Raise InputError naming the first bad job and field (vectorised)."""
+        checks = [
+            ("run", self.run < 0, "negative runtime"),
+            ("req", self.req < 0, "negative requested time"),
+            ("procs", (self.procs < 1) | (self.procs > m), f"processors outside 1..m={m}"),
+        ]
+        if len(self) > 1:
+            unsorted = np.zeros(len(self), bool)
+            unsorted[1:] = np.diff(self.submit) < 0
+            checks.insert(0, ("submit", unsorted, "submit time before the previous job's (sort the jobs)"))
+        for fname, bad, msg in checks:
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                value = getattr(self, fname)[i]
+                raise InputError(f"{self.where(i)}: field {fname}: {msg} ({value}); "
+                                 f"{int(bad.sum())} job(s) affected")
+
+
+def default_scales(jobs: Jobs) -> tuple[float, ...]:
+    """Default feature scales of the mixed policy: the mean of each feature
+    over the jobs (the submit feature, a time, is scaled by the mean
+    requested time; the expansion factor by 1)."""
+    if len(jobs) == 0:
+        return (1.0,) * 6
+    req = jobs.req.astype(float)
+    q = jobs.procs.astype(float)
+    means = (q.mean(), req.mean(), req.mean(), (req / q).mean(), 1.0, (req * q).mean())
+    return tuple(float(x) if x > 0 and np.isfinite(x) else 1.0 for x in means)
+
+
+# ----------------------------------------------------------------- schedule --
+
+@dataclass(eq=False)
+class Schedule:
+    """What a simulation produced: per-job start, end and flags (-1 for jobs
+    not started yet)."""
+
+    jobs: Jobs
+    m: int
+    policy: Policy
+    estimate: str
+    start: np.ndarray
+    end: np.ndarray
+    flags: np.ndarray
+
+    @property
+    def backfilled(self) -> np.ndarray:
+        return (self.flags & lib.SL_BACKFILLED) != 0
+
+    @property
+    def killed(self) -> np.ndarray:
+        return (self.flags & lib.SL_KILLED) != 0
+
+    @property
+    def forced(self) -> np.ndarray:
+        return (self.flags & lib.SL_FORCED) != 0
+
+    @property
+    def started(self) -> np.ndarray:
+        return self.start >= 0
+
+    @property
+    def wait(self) -> np.ndarray:
+        return np.where(self.started, self.start - self.jobs.submit, -1)
+
+    def summary(self, **kw):
+        from .metrics import summary
+        return summary(self, **kw)
+
+
+# --------------------------------------------------------------- simulation --
+
+def _check(rc: int, what: str, handle=None) -> None:
+    if rc != lib.SL_OK:
+        msg = ffi.string(lib.sl_status_message(rc)).decode()
+        if handle is not None:
+            detail = ffi.string(lib.sl_sim_error(handle)).decode()
+            msg = detail or msg
+        raise SimulationError(rc, f"{what}: {msg}")
+
+
+class Simulation:
+    """A stepping simulation over the C core; a context manager.
+
+    ``run(until)`` processes every event with time <= until; ``set_policy``
+    changes the policies for the passes that follow; ``clone()`` returns an
+    independent copy of the current state (online simulation).
+    """
+
+    def __init__(self, jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None,
+                 estimate="requested", overrun: str = "kill", threshold_backfill=None,
+                 *, _clone_of: "Simulation | None" = None):
+        self._handle = None
+        if _clone_of is not None:
+            self._init_clone(_clone_of)
+            return
+        if not isinstance(jobs, Jobs):
+            raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+        m = int(m)
+        if m < 1 or m > np.iinfo(np.int32).max:
+            raise InputError(f"machine size m={m} must be between 1 and 2^31-1")
+        jobs.validate(m)
+        if overrun not in OVERRUNS:
+            raise InputError(f"overrun must be one of {sorted(OVERRUNS)}, got {overrun!r}")
+        self.jobs, self.m, self.overrun = jobs, m, overrun
+        self.policy = as_policy(policy, threshold, threshold_backfill)
+        n = len(jobs)
+        if isinstance(estimate, str):
+            if estimate not in ESTIMATES:
+                raise InputError(f"estimate must be 'requested', 'actual' or a per-job array, got {estimate!r}")
+            self.estimate, self._est_kind, self._est = estimate, ESTIMATES[estimate], None
+        else:
+            est = _int_array("estimate", estimate, np.int64, n)
+            if est.size and est.min() < 0:
+                i = int(np.flatnonzero(est < 0)[0])
+                raise InputError(f"{jobs.where(i)}: field estimate: negative estimate {est[i]}")
+            self.estimate, self._est_kind, self._est = "array", lib.SL_EST_ARRAY, est
+        self._keep: list = []
+        cjobs = ffi.new("sl_jobs *")
+        cjobs.n = n
+        for name in ("submit", "run", "req", "id"):
+            setattr(cjobs, name, self._ptr("int64_t[]", getattr(jobs, name)))
+        cjobs.procs = self._ptr("int32_t[]", jobs.procs)
+        cjobs.estimate = self._ptr("int64_t[]", self._est) if self._est is not None else ffi.NULL
+        cfg = ffi.new("sl_config *")
+        cfg.m = m
+        cfg.estimate = self._est_kind
+        cfg.overrun = OVERRUNS[overrun]
+        self._fill_policy_config(cfg)
+        self._cjobs, self._cfg = cjobs, cfg
+        self._alloc_outputs(n)
+        err = ffi.new("char[]", 512)
+        ptr = ffi.new("sl_sim **")
+        rc = lib.sl_sim_new(cjobs, cfg, self._cout, ptr, err, 512)
+        if rc != lib.SL_OK:
+            raise SimulationError(rc, ffi.string(err).decode() or ffi.string(lib.sl_status_message(rc)).decode())
+        self._handle = ffi.gc(ptr[0], lib.sl_sim_free)
+
+    # -- construction helpers
+    def _ptr(self, ctype: str, arr: np.ndarray, writable: bool = False):
+        c = ffi.from_buffer(ctype, arr, require_writable=writable)
+        self._keep.append((arr, c))
+        return c
+
+    def _alloc_outputs(self, n: int):
+        self._start = np.full(n, -1, np.int64)
+        self._end = np.full(n, -1, np.int64)
+        self._flags = np.zeros(n, np.uint8)
+        out = ffi.new("sl_out *")
+        out.start = self._ptr("int64_t[]", self._start, True)
+        out.end = self._ptr("int64_t[]", self._end, True)
+        out.flags = self._ptr("uint8_t[]", self._flags, True)
+        self._cout = out
+
+    def _policy_struct(self, c, p: PolicyLike):
+        if isinstance(p, Mixed):
+            c.kind = lib.SL_MIXED
+            scales = p.scales if p.scales is not None else default_scales(self.jobs)
+            for i in range(6):
+                c.weights[i] = p.weights[i]
+                c.scales[i] = scales[i]
+        else:
+            c.kind = POLICIES.index(p)
+
+    def _fill_policy_config(self, cfg):
+        p = self.policy
+        self._policy_struct(cfg.primary, p.primary)
+        self._policy_struct(cfg.backfill, p.backfill)
+        cfg.threshold = -1 if p.threshold is None else p.threshold
+        cfg.threshold_backfill = int(p.threshold_backfill)
+
+    def _init_clone(self, src: "Simulation"):
+        src._live()
+        self.jobs, self.m, self.overrun, self.policy = src.jobs, src.m, src.overrun, src.policy
+        self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
+        self._keep = list(src._keep)            # the shared, read-only inputs stay alive
+        self._cjobs, self._cfg = src._cjobs, src._cfg
+        self._alloc_outputs(len(self.jobs))
+        ptr = ffi.new("sl_sim **")
+        _check(lib.sl_sim_clone(src._handle, self._cout, ptr), "clone")
+        self._handle = ffi.gc(ptr[0], lib.sl_sim_free)
+
+    def _live(self):
+        if self._handle is None:
+            raise SimulationError(lib.SL_ESTATE, "simulation is closed")
+        return self._handle
+
+    # -- public API
+    def run(self, until=None) -> "Simulation":
+        """Process every event with time <= until (None: to the end)."""
+        h = self._live()
+        t = np.iinfo(np.int64).max if until is None else int(until)
+        _check(lib.sl_sim_run(h, t), "run", h)
+        return self
+
+    def set_policy(self, policy, threshold=None, threshold_backfill=None) -> "Simulation":
+        """Change P_R, P_B and the threshold for the passes that follow.
+        Threshold arguments left as None keep those of ``policy``."""
+        h = self._live()
+        self.policy = as_policy(policy, threshold, threshold_backfill)
+        prim, back = ffi.new("sl_policy *"), ffi.new("sl_policy *")
+        self._policy_struct(prim, self.policy.primary)
+        self._policy_struct(back, self.policy.backfill)
+        thr = -1 if self.policy.threshold is None else self.policy.threshold
+        _check(lib.sl_sim_set_policy(h, prim, back, thr, int(self.policy.threshold_backfill)), "set_policy", h)
+        return self
+
+    def clone(self) -> "Simulation":
+        return Simulation(None, 0, _clone_of=self)  # type: ignore[arg-type]
+
+    @property
+    def state(self) -> dict:
+        st = ffi.new("sl_state *")
+        _check(lib.sl_sim_state(self._live(), st), "state")
+        return {k: int(getattr(st, k)) for k in ("now", "next_event", "submitted", "queued", "running", "done", "used")}
+
+    @property
+    def finished(self) -> bool:
+        return self.state["done"] == len(self.jobs)
+
+    @property
+    def schedule(self) -> Schedule:
+        """A copy of the outputs so far."""
+        return Schedule(self.jobs, self.m, self.policy, self.estimate,
+                        self._start.copy(), self._end.copy(), self._flags.copy())
+
+    def close(self) -> None:
+        """Free the C handle (idempotent)."""
+        if self._handle is not None:
+            ffi.release(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return f"<Simulation {self.policy} m={self.m} jobs={len(self.jobs)}>"
+
+
+def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estimate="requested",
+             overrun: str = "kill", threshold_backfill=None) -> Schedule:
+    """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end."""
+    with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill) as sim:
+        sim.run()
+        return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags)
