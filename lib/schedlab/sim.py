@@ -68,7 +68,7 @@ class Mixed:
         object.__setattr__(self, "weights", w)
         if self.scales is not None:
             s = tuple(float(x) for x in self.scales)
-            if len(s) != 6 or not all(np.isfinite(s) and x > 0 for x in s):
+            if len(s) != 6 or not all(np.isfinite(x) and x > 0 for x in s):
                 raise InputError(f"mixed policy: need 6 finite positive scales, got {self.scales!r}")
             object.__setattr__(self, "scales", s)
 

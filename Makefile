@@ -1,0 +1,59 @@
+# schedlab -- two commands for a fresh machine:
+#   make reproduce   environment, C core, data checks, every study, the paper
+#   make test        the test suite
+# Other targets: make bench, make test-asan, make lab, make clean.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+STAMP  := $(VENV)/.schedlab-installed
+PROFILE ?= quick
+RESULTS := results
+
+CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproject.toml
+
+.PHONY: install test test-asan bench reproduce clean lab
+
+install: $(STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip setuptools wheel "cffi>=1.16"
+
+# (Re)builds the C core whenever a C source, the builder or the packaging changes.
+$(STAMP): $(CORE_SRC) | $(PY)
+	$(BIN)/pip install -q --no-build-isolation -e '.[test]'
+	$(PY) -c "import schedlab.sim as s; print('schedlab C core', s.VERSION, 'built')"
+	@touch $@
+
+test: install
+	$(PY) -m pytest -q
+
+# The whole test suite against an ASan/UBSan build of the C core.
+ASAN_DIR := build/asan
+test-asan: install
+	rm -rf $(ASAN_DIR)
+	$(PY) lib/schedlab/_build.py --sanitize $(ASAN_DIR) > build/asan-build.log 2>&1 || (cat build/asan-build.log; exit 1)
+	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) \
+	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py
+
+bench: install
+	$(PY) bench/bench_engine.py
+
+reproduce: install
+	mkdir -p $(RESULTS)
+	$(BIN)/schedlab traces verify
+	$(PY) -m schedlab.reproduce --profile $(PROFILE)
+
+lab: install
+	$(BIN)/pip install -q jupyterlab ipykernel
+	$(PY) -m ipykernel install --sys-prefix --name schedlab --display-name "schedlab"
+	$(BIN)/jupyter lab notebooks/
+
+clean:
+	rm -rf $(VENV) build dist lib/*.egg-info lib/schedlab/_core.* .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,135 @@
+"""The ``schedlab`` command line.
+
+    schedlab simulate TRACE [--policy EASY-SPF-FCFS | --primary P --backfill P]
+                            [--threshold 20h] [--estimate requested|actual]
+                            [--overrun kill|drop] [-m M] [-o out.swf]
+    schedlab traces list | info NAME|PATH | verify
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from . import __version__
+from .errors import SchedlabError
+
+
+def _load_jobs(args):
+    from . import traces, workload
+
+    info = traces.resolve(args.trace)
+    trace = traces.load(args.trace)
+    m = args.m or info.m or trace.max_procs
+    jobs, report = workload.clean(trace, m=m, overrun=args.overrun)
+    return info, trace, jobs, report, m
+
+
+def cmd_simulate(args) -> int:
+    from . import sim, swf
+
+    t0 = time.perf_counter()
+    info, trace, jobs, report, m = _load_jobs(args)
+    t1 = time.perf_counter()
+    if args.policy:
+        policy = sim.Policy.parse(args.policy, args.threshold)
+    else:
+        policy = sim.Policy(args.primary, args.backfill, args.threshold)
+    sched = sim.simulate(jobs, m, policy, estimate=args.estimate)
+    t2 = time.perf_counter()
+    s = sched.summary()
+    if args.verbose:
+        print(report)
+    print(f"trace       {info.name} ({len(jobs)} jobs after cleaning, {trace.n} in file), m = {m}")
+    print(f"policy      {policy}, estimate = {args.estimate}, overrun = {args.overrun}")
+    print(f"AvgWait     {s['avg_wait']:.1f} s")
+    print(f"MaxWait     {s['max_wait']:.0f} s")
+    print(f"mean bsld   {s['mean_bsld']:.3f}")
+    print(f"mean ppbsld {s['mean_ppbsld']:.4f}")
+    print(f"utilisation {s['utilisation']:.3f}")
+    print(f"backfilled  {s['backfilled']} jobs; killed at p~ {s['killed']}; forced by threshold {s['forced']}")
+    print(f"time        read+clean {t1 - t0:.3f} s, simulate {t2 - t1:.3f} s")
+    if args.output:
+        rows = np.searchsorted(trace.lines, jobs.lines)
+        fields = {k: v[rows].copy() for k, v in trace.fields.items()}
+        fields["wait"] = sched.start - jobs.submit
+        fields["run"] = sched.end - sched.start
+        fields["status"] = np.where(sched.killed, 0, fields["status"])
+        header = list(trace.header_lines) + [
+            f"schedlab {__version__}: simulated {policy} (estimate {args.estimate}, overrun {args.overrun}) on m={m}",
+            f"schedlab: wait and run fields are simulated; status 0 marks jobs killed at their requested time",
+        ]
+        swf.write_swf(args.output, fields, header)
+        print(f"wrote       {args.output}")
+    return 0
+
+
+def cmd_traces(args) -> int:
+    from . import traces
+
+    if args.action == "list":
+        print(f"{'name':<12} {'jobs':>8} {'m':>7}  file")
+        for info in traces.registry().values():
+            print(f"{info.name:<12} {info.jobs:>8} {info.m:>7}  {info.path.name}{'  *' if info.main else ''}")
+        return 0
+    if args.action == "verify":
+        bad = 0
+        for name, ok, msg in traces.verify_all():
+            print(f"{'ok ' if ok else 'BAD'} {name}: {msg}")
+            bad += not ok
+        return 1 if bad else 0
+    if args.action == "info":
+        if not args.name:
+            raise SchedlabError("traces info needs a trace name or path")
+        info = traces.resolve(args.name)
+        tr = traces.load(args.name)
+        f = tr.fields
+        span = (f["submit"].max() - f["submit"].min()) / 86400 if tr.n else 0
+        print(f"name     {info.name}\nfile     {info.path}\njobs     {tr.n}\nm        {info.m}"
+              f"\nusers    {len(np.unique(f['user']))}\nperiod   {span:.1f} days")
+        for k, v in tr.header.items():
+            print(f"header   {k}: {v}")
+        return 0
+    raise SchedlabError(f"unknown traces action {args.action!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="schedlab", description="Tuning EASY-backfilling: simulator and studies")
+    p.add_argument("--version", action="version", version=f"schedlab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("simulate", help="simulate EASY-P_R-P_B on a trace and print a summary")
+    s.add_argument("trace", help="registry name (e.g. KTH-SP2) or path to an SWF file (.gz/.bz2 ok)")
+    s.add_argument("--policy", help="EASY-<P_R>-<P_B>, e.g. EASY-SPF-FCFS (overrides --primary/--backfill)")
+    s.add_argument("--primary", default="FCFS", help="primary queue policy (default FCFS)")
+    s.add_argument("--backfill", default="FCFS", help="backfilling queue policy (default FCFS)")
+    s.add_argument("--threshold", default=None, help="waiting-time threshold, e.g. 20h (default none)")
+    s.add_argument("--estimate", default="requested", choices=["requested", "actual"])
+    s.add_argument("--overrun", default="kill", choices=["kill", "drop"],
+                   help="jobs with p > p~: killed at p~ (default) or dropped when cleaning")
+    s.add_argument("-m", type=int, default=None, help="machine size (default: registry / header MaxProcs)")
+    s.add_argument("-o", "--output", help="write the simulated schedule as SWF")
+    s.add_argument("-v", "--verbose", action="store_true", help="print the cleaning report")
+    s.set_defaults(func=cmd_simulate)
+    t = sub.add_parser("traces", help="bundled traces: list, info, verify checksums")
+    t.add_argument("action", choices=["list", "info", "verify"])
+    t.add_argument("name", nargs="?")
+    t.set_defaults(func=cmd_traces)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except SchedlabError as e:
+        print(f"schedlab: error: {e}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"schedlab: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

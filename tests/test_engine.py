@@ -1,0 +1,279 @@
+"""Hand-worked schedules, API behaviour and bad-input errors of the C core
+(through schedlab.sim).  Each expected schedule is worked out in a comment."""
+import numpy as np
+import pytest
+
+from schedlab import metrics
+from schedlab.errors import InputError, SimulationError
+from schedlab.sim import Jobs, Mixed, Policy, Simulation, parse_duration, simulate
+from schedlab._core import ffi, lib
+
+
+def J(rows, **kw):
+    """rows: (submit, run, req, procs) tuples; ids 1..n."""
+    a = np.array(rows, dtype=np.int64).reshape(-1, 4)
+    return Jobs(a[:, 0], a[:, 1], a[:, 2], a[:, 3], **kw)
+
+
+def test_two_running_jobs_end_at_shadow_both_count_as_extra():
+    # m=10. t=0: A and B (4 procs each, est end 10) start; 2 procs free.
+    # t=1: C (6 procs) is the head: shadow = 10 where A *and* B end, so
+    # 10 procs are available then and extra = 10 - 6 = 4.  D (2 procs, runs
+    # to 51, past the shadow) fits now and within extra: backfilled at 1.
+    # Counting only A would give extra = 0 and D would wait.
+    jobs = J([(0, 10, 10, 4), (0, 10, 10, 4), (1, 20, 100, 6), (1, 50, 50, 2)])
+    s = simulate(jobs, 10, "EASY-FCFS-FCFS")
+    assert s.start.tolist() == [0, 0, 10, 1]
+    assert s.backfilled.tolist() == [False, False, False, True]
+    # Control: with 3 procs D exceeds the 2 free processors and waits for
+    # A and B to end at 10, where C (6) and D (3) both start.
+    jobs = J([(0, 10, 10, 4), (0, 10, 10, 4), (1, 20, 100, 6), (1, 50, 50, 3)])
+    s = simulate(jobs, 10)
+    assert s.start.tolist() == [0, 0, 10, 10] and not s.backfilled.any()
+
+
+def test_backfilled_job_ending_exactly_at_shadow_time():
+    # m=4. A (2 procs, est end 10) runs; B (4 procs) is the head: shadow 10,
+    # extra 0.  C (2 procs, 9 s) arrives at 1 and ends at 10 == shadow:
+    # allowed although it needs more than extra.  B starts at 10.
+    jobs = J([(0, 10, 10, 2), (0, 5, 5, 4), (1, 9, 9, 2)])
+    s = simulate(jobs, 4)
+    assert s.start.tolist() == [0, 10, 1]
+    assert s.backfilled.tolist() == [False, False, True]
+    # One second longer and it would delay B: it waits for B to finish.
+    jobs = J([(0, 10, 10, 2), (0, 5, 5, 4), (1, 10, 10, 2)])
+    s = simulate(jobs, 4)
+    assert s.start.tolist() == [0, 10, 15]
+    assert not s.backfilled.any()
+
+
+def test_runtime_over_request_killed_or_run():
+    # m=2. A (2 procs) requests 10 s but would run 20; B (1 proc) is queued
+    # at 0; C (1 proc, 3 s) arrives at 12.
+    jobs = J([(0, 20, 10, 2), (0, 5, 5, 1), (12, 3, 3, 1)])
+    # kill: A is cut at 10 (flag killed); B starts at 10; C fits at 12.
+    s = simulate(jobs, 2, overrun="kill")
+    assert s.end[0] == 10 and s.killed.tolist() == [True, False, False]
+    assert s.start.tolist() == [0, 10, 12]
+    # run: A runs to 20.  At 12 its estimated end (10) is past and counts
+    # as "now": shadow 12, extra 1, but no processor is free, so C waits.
+    s = simulate(jobs, 2, overrun="run")
+    assert s.end[0] == 20 and not s.killed.any()
+    assert s.start.tolist() == [0, 20, 20]
+
+
+def test_threshold_moves_old_jobs_ahead_strictly():
+    # m=1. J0 runs [0,10); L (50 s) arrives at 1, S (5 s) at 2.  At 10, SPF
+    # prefers S; L has waited 9 s.
+    jobs = J([(0, 10, 10, 1), (1, 50, 50, 1), (2, 5, 5, 1)])
+    assert simulate(jobs, 1, "EASY-SPF-SPF").start.tolist() == [0, 15, 10]
+    s = simulate(jobs, 1, "EASY-SPF-SPF", threshold=5)      # 9 > 5: L jumps
+    assert s.start.tolist() == [0, 10, 60]
+    assert s.forced.tolist() == [False, True, True]         # S then waited 58 s
+    s = simulate(jobs, 1, "EASY-SPF-SPF", threshold=9)      # 9 > 9 is false
+    assert s.start.tolist() == [0, 15, 10]
+
+
+def test_zero_runtime_job_frees_its_processors_in_the_same_instant():
+    # m=1: A runs 0 s at t=0, ends at 0, and B starts at 0 too.
+    jobs = J([(0, 0, 5, 1), (0, 5, 5, 1)])
+    s = simulate(jobs, 1)
+    assert s.start.tolist() == [0, 0] and s.end.tolist() == [0, 5]
+
+
+def test_estimate_actual_and_array():
+    # m=2. A (2 procs) requests 100 but runs 10.  B (2 procs) head at 0.
+    # C (1 proc, 5 s) arrives at 1.  With requested estimates shadow = 100
+    # and C (ends 6 <= 100) backfills; it cannot start anyway (0 free).
+    jobs = J([(0, 10, 100, 2), (0, 10, 10, 2), (1, 5, 5, 1)])
+    for est in ("requested", "actual", np.array([10, 10, 5])):
+        s = simulate(jobs, 2, estimate=est)
+        assert s.start.tolist() == [0, 10, 20]
+    # m=3: one proc free.  Requested: shadow 100, extra 1 -> C backfills at 1.
+    # Actual: shadow 10, C ends 6 <= 10 -> backfills too.  Estimate array
+    # saying C lasts 50: ends 51 > shadow 10 and extra = 3 - 2 = 1 -> yes.
+    jobs = J([(0, 10, 100, 2), (0, 10, 10, 3), (1, 5, 5, 1)])
+    assert simulate(jobs, 3, estimate="requested").start.tolist() == [0, 10, 1]
+    # With actual estimates the head B needs 3: shadow 10, extra 0; C ends
+    # 6 <= 10: backfilled.
+    assert simulate(jobs, 3, estimate="actual").start.tolist() == [0, 10, 1]
+    # Estimate array: C "lasts" 50 -> ends 51 > 10 and extra 0: no backfill.
+    s = simulate(jobs, 3, estimate=np.array([10, 10, 50]))
+    assert s.start.tolist() == [0, 10, 20]
+
+
+def test_every_policy_orders_the_queue():
+    # m=1, a blocker then 3 queued jobs differing in every feature.
+    #        submit run req procs
+    rows = [(0, 10, 10, 1), (1, 4, 4, 1), (2, 8, 2, 1), (3, 1, 6, 1)]
+    jobs = J(rows)
+    expect = {"FCFS": [1, 2, 3], "LCFS": [3, 2, 1], "SPF": [2, 1, 3], "LPF": [3, 1, 2]}
+    for pol, order in expect.items():
+        s = simulate(jobs, 1, f"EASY-{pol}-{pol}")
+        got = list(np.argsort(s.start[1:], kind="stable") + 1)
+        assert got == order, pol
+
+
+def test_mixed_vertices_and_scale_invariance():
+    rng = np.random.default_rng(1)
+    n = 60
+    sub = np.sort(rng.integers(0, 500, n))
+    jobs = Jobs(sub, rng.integers(0, 100, n), rng.integers(1, 120, n), rng.integers(1, 8, n))
+    for i, (lo, hi) in enumerate([("SQF", "LQF"), ("SPF", "LPF"), ("FCFS", "LCFS"),
+                                  ("SRF", "LRF"), ("SEXP", "LEXP"), ("SAF", "LAF")]):
+        w = [0.0] * 6
+        w[i] = 1.0
+        for sign, pure in ((1, lo), (-1, hi)):
+            mixed = Mixed(tuple(sign * x for x in w), scales=(3.0, 7.0, 11.0, 0.5, 2.0, 1e3))
+            a = simulate(jobs, 8, Policy(mixed, mixed))
+            b = simulate(jobs, 8, f"EASY-{pure}-{pure}")
+            assert np.array_equal(a.start, b.start), pure
+
+
+def test_stepping_policy_change_and_clone():
+    rng = np.random.default_rng(2)
+    n = 200
+    jobs = Jobs(np.sort(rng.integers(0, 3000, n)), rng.integers(0, 200, n), rng.integers(0, 300, n) + 50,
+                rng.integers(1, 16, n))
+    full = simulate(jobs, 16, "EASY-SAF-SPF", threshold=300)
+    with Simulation(jobs, 16, "EASY-SAF-SPF", threshold=300) as sim:
+        for t in range(0, 4000, 37):
+            sim.run(t)
+        sim.run()
+        assert np.array_equal(sim.schedule.start, full.start)
+    with Simulation(jobs, 16, "EASY-SAF-SPF", threshold=300) as sim:
+        sim.run(1500)
+        clone = sim.clone()
+        mid = sim.state
+        clone.set_policy("EASY-LQF-LPF")
+        clone.run()
+        assert sim.state == mid            # the clone does not touch the original
+        sim.run()
+        assert np.array_equal(sim.schedule.start, full.start)
+        assert not np.array_equal(clone.schedule.start, full.start)
+        clone.close()
+        clone.close()                      # idempotent
+
+
+def test_closed_simulation_refuses_calls():
+    sim = Simulation(J([(0, 1, 1, 1)]), 1)
+    sim.close()
+    with pytest.raises(SimulationError, match="closed"):
+        sim.run()
+
+
+def test_metrics_on_hand_schedule():
+    # The schedule of test_backfilled_job_ending_exactly_at_shadow_time:
+    # waits 0, 10, 0; durations 10, 5, 9 -> bsld 1, 15/10, max(9/10,1)=1.
+    s = simulate(J([(0, 10, 10, 2), (0, 5, 5, 4), (1, 9, 9, 2)]), 4)
+    assert metrics.wait(s).tolist() == [0, 10, 0]
+    assert np.allclose(metrics.bsld(s), [1, 1.5, 1])
+    assert np.allclose(metrics.ppbsld(s), [1, 1, 1])   # 15/(4*10) < 1
+    summ = s.summary()
+    assert summ["avg_wait"] == pytest.approx(10 / 3) and summ["max_wait"] == 10
+    assert summ["backfilled"] == 1
+    # area 2*10 + 4*5 + 2*9 = 58 over 4 procs x 15 s
+    assert summ["utilisation"] == pytest.approx(58 / 60)
+
+
+def test_lawson_ratio():
+    # m=1, A [0,100) in both.  FCFS: B [100,200), C [200,205).  LCFS:
+    # C [100,105), B [105,205).  C ran 5 s but asked 120: ignored.
+    jobs = J([(0, 100, 100, 1), (1, 100, 100, 1), (2, 5, 120, 1)])
+    a = simulate(jobs, 1, "EASY-FCFS-FCFS")
+    b = simulate(jobs, 1, "EASY-LCFS-LCFS")
+    assert b.start.tolist() == [0, 105, 100]
+    r = metrics.slowdown_ratio(a, b)
+    assert np.isnan(r[2])
+    s1 = 1 + np.array([0, 99]) / 100
+    sm = 1 + np.array([0, 104]) / 100
+    assert np.allclose(r[:2], (s1 - sm) / np.minimum(s1, sm))
+
+
+# ------------------------------------------------------------- bad inputs --
+
+@pytest.mark.parametrize("rows, m, match", [
+    ([(5, 1, 1, 1), (0, 1, 1, 1)], 4, "field submit"),
+    ([(0, -1, 1, 1)], 4, "field run"),
+    ([(0, 1, -1, 1)], 4, "field req"),
+    ([(0, 1, 1, 5)], 4, "field procs"),
+    ([(0, 1, 1, 0)], 4, "field procs"),
+])
+def test_bad_jobs_are_refused_with_the_field(rows, m, match):
+    with pytest.raises(InputError, match=match):
+        simulate(J(rows), m)
+
+
+def test_bad_job_error_names_file_and_line():
+    jobs = J([(0, 1, 1, 1), (0, 1, 1, 9)], source="trace.swf", lines=np.array([12, 13]))
+    with pytest.raises(InputError, match=r"trace.swf:13: job 2 \(index 1\): field procs"):
+        simulate(jobs, 4)
+
+
+def test_c_core_validates_on_its_own():
+    # Bypass the Python checks: the core must refuse, not crash.
+    sub = np.array([5, 0], np.int64); one = np.ones(2, np.int64); q = np.ones(2, np.int32)
+    cj = ffi.new("sl_jobs *"); cj.n = 2
+    cj.submit = ffi.from_buffer("int64_t[]", sub); cj.run = ffi.from_buffer("int64_t[]", one)
+    cj.req = ffi.from_buffer("int64_t[]", one); cj.id = ffi.from_buffer("int64_t[]", one)
+    cj.procs = ffi.from_buffer("int32_t[]", q); cj.estimate = ffi.NULL
+    cfg = ffi.new("sl_config *"); cfg.m = 1; cfg.threshold = -1
+    outs = [np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.uint8)]
+    out = ffi.new("sl_out *")
+    out.start = ffi.from_buffer("int64_t[]", outs[0]); out.end = ffi.from_buffer("int64_t[]", outs[1])
+    out.flags = ffi.from_buffer("uint8_t[]", outs[2])
+    err = ffi.new("char[]", 256); ptr = ffi.new("sl_sim **")
+    assert lib.sl_sim_new(cj, cfg, out, ptr, err, 256) == lib.SL_EINVAL
+    assert b"submit" in ffi.string(err) and ptr[0] == ffi.NULL
+    cfg.m = 0
+    assert lib.sl_sim_new(cj, cfg, out, ptr, err, 256) == lib.SL_EINVAL
+    assert b"machine size" in ffi.string(err)
+    cfg.m = 1; sub[0] = 0; cfg.primary.kind = 99
+    assert lib.sl_sim_new(cj, cfg, out, ptr, err, 256) == lib.SL_EINVAL
+    assert b"unknown kind" in ffi.string(err)
+
+
+def test_bad_arguments():
+    jobs = J([(0, 1, 1, 1)])
+    with pytest.raises(InputError, match="unknown queue policy"):
+        simulate(jobs, 1, "EASY-FOO-FCFS")
+    with pytest.raises(InputError, match="bad policy spec"):
+        simulate(jobs, 1, "EASY-SPF-FCFS-LPF")
+    with pytest.raises(InputError, match="bad duration"):
+        simulate(jobs, 1, threshold="20 hours")
+    with pytest.raises(InputError, match="estimate"):
+        simulate(jobs, 1, estimate="oracle")
+    with pytest.raises(InputError, match="estimate: length"):
+        simulate(jobs, 1, estimate=np.array([1, 2]))
+    with pytest.raises(InputError, match="negative estimate"):
+        simulate(jobs, 1, estimate=np.array([-1]))
+    with pytest.raises(InputError, match="overrun"):
+        simulate(jobs, 1, overrun="explode")
+    with pytest.raises(InputError, match="machine size"):
+        simulate(jobs, 0)
+    with pytest.raises(InputError, match="3 or 6 finite weights"):
+        Mixed((1, 0))
+    with pytest.raises(InputError, match="finite weights"):
+        Mixed((float("nan"), 0, 0))
+    with pytest.raises(InputError, match="positive scales"):
+        Mixed((1, 0, 0), scales=(1, 1, 1, 1, 1, -1))
+    with pytest.raises(InputError, match="non-integer"):
+        Jobs([0.5], [1], [1], [1])
+    with pytest.raises(InputError, match="length"):
+        Jobs([0, 1], [1], [1, 1], [1, 1])
+    with pytest.raises(InputError, match="1-d"):
+        Jobs([[0]], [[1]], [[1]], [[1]])
+
+
+def test_durations_and_policy_specs():
+    assert parse_duration("20h") == 72000 and parse_duration("2.31d") == 199584
+    assert parse_duration(None) is None and parse_duration("none") is None and parse_duration(90) == 90
+    assert str(Policy.parse("EASY-SPF-FCFS", "20h")) == "EASY-SPF-FCFS T=20h"
+    assert Policy.parse("SAF") == Policy("SAF", "SAF")
+    assert Policy.parse("EASY-EXP-EXP") == Policy("LEXP", "LEXP")
+    assert Policy.parse("EASY-MIXED(0,0,1)-FCFS").primary == Mixed((0, 0, 1))
+
+
+def test_empty_workload():
+    s = simulate(Jobs([], [], [], []), 4)
+    assert s.start.size == 0 and s.summary()["jobs"] == 0
