@@ -97,6 +97,8 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
             const int32_t j = s->fq.idx[i];
             if (!over(s, j, t))
                 break;
+            if (s->state[j] != SL_QUEUED)
+                continue;
             if (s->J.procs[j] > free_procs(s))
                 return j;
             sl_engine_start(s, j, t, SL_FORCED);
@@ -115,7 +117,7 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
 
 void sl_easy_pass(sl_sim *s, int64_t t)
 {
-    if (s->pq.len == 0)
+    if (s->nqueued == 0)
         return;
     sl_queue_order(s, &s->fq, t);
     sl_queue_order(s, &s->pq, t);
@@ -125,7 +127,7 @@ void sl_easy_pass(sl_sim *s, int64_t t)
         reserve(s, head, t, &shadow, &extra);
         backfill(s, head, t, shadow, extra);
     }
-    sl_queue_compact(s, &s->fq);
-    sl_queue_compact(s, &s->pq);
-    sl_queue_compact(s, &s->bq);
+    sl_queue_tidy(s, &s->fq);
+    sl_queue_tidy(s, &s->pq);
+    sl_queue_tidy(s, &s->bq);
 }

@@ -125,6 +125,7 @@ static void run_remove(sl_sim *s, int32_t j)
 void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
 {
     s->state[j] = SL_RUNNING;
+    s->nqueued--;
     s->O.start[j] = t;
     s->O.end[j] = t + s->dur[j];
     s->O.flags[j] = (uint8_t)(s->O.flags[j] | flags);
@@ -162,6 +163,7 @@ int sl_sim_run(sl_sim *s, int64_t until)
         while (s->next_sub < s->n && s->J.submit[s->next_sub] == t) {
             const int32_t j = s->next_sub++;
             s->state[j] = SL_QUEUED;
+            s->nqueued++;
             sl_queue_push(s, &s->fq, j, t);
             sl_queue_push(s, &s->pq, j, t);
             sl_queue_push(s, &s->bq, j, t);
@@ -407,6 +409,7 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->next_sub = src->next_sub;
     s->used = src->used;
     s->ndone = src->ndone;
+    s->nqueued = src->nqueued;
     *dst = s;
     return SL_OK;
 }
@@ -418,7 +421,7 @@ int sl_sim_state(const sl_sim *s, sl_state *st)
     st->now = s->now;
     st->next_event = next_event(s);
     st->submitted = s->next_sub;
-    st->queued = s->pq.len;
+    st->queued = s->nqueued;
     st->running = s->nheap;
     st->done = s->ndone;
     st->used = s->used;

@@ -50,6 +50,7 @@ struct sl_sim {
     int32_t next_sub;   /* next job to submit                   */
     int64_t used;       /* processors busy                      */
     int64_t ndone;
+    int32_t nqueued;    /* jobs waiting (queues may hold started ones too) */
     char err[SL_ERRLEN];
 };
 
@@ -60,6 +61,7 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t);
 void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
 void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
 void sl_queue_compact(sl_sim *s, sl_queue *q);
+void sl_queue_tidy(sl_sim *s, sl_queue *q);
 
 /* easy.c */
 void sl_easy_pass(sl_sim *s, int64_t t);

@@ -107,11 +107,27 @@ static inline int before(const sl_sim *s, const double *key, int32_t a, int32_t 
     return a < b;
 }
 
+/* Queue job j.  A static order is kept sorted at all times (binary search
+ * and memmove: O(log len + moves)); a dynamic or dirty one is appended to
+ * and sorted at the next pass. */
 void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
 {
-    if (!q->dynamic)
-        q->key[j] = sl_policy_key(s, &q->pol, j, t);
-    q->idx[q->len++] = j;
+    if (q->dynamic || q->dirty) {
+        q->idx[q->len++] = j;
+        return;
+    }
+    q->key[j] = sl_policy_key(s, &q->pol, j, t);
+    int32_t lo = 0, hi = q->len;
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (before(s, q->key, q->idx[mid], j))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(q->idx + lo + 1, q->idx + lo, (size_t)(q->len - lo) * sizeof *q->idx);
+    q->idx[lo] = j;
+    q->len++;
 }
 
 static void insertion_sort(const sl_sim *s, sl_queue *q)
@@ -148,19 +164,29 @@ static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)
         memcpy(q->idx, src, (size_t)n * sizeof *src);
 }
 
-/* Bring q into its order at time t.  O(len + moves), or O(len log len)
- * after a policy change. */
+/* Bring q into its order at time t: nothing to do for a static order;
+ * O(len + moves) for a dynamic one; O(len log len) after a policy change. */
 void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
 {
-    if (q->dynamic || q->dirty)
-        for (int32_t i = 0; i < q->len; i++)
-            q->key[q->idx[i]] = sl_policy_key(s, &q->pol, q->idx[i], t);
+    if (!q->dynamic && !q->dirty)
+        return;
+    sl_queue_compact(s, q);
+    for (int32_t i = 0; i < q->len; i++)
+        q->key[q->idx[i]] = sl_policy_key(s, &q->pol, q->idx[i], t);
     if (q->dirty) {
         merge_sort(s, q, s->scratch);
         q->dirty = 0;
     } else {
         insertion_sort(s, q);
     }
+}
+
+/* Started jobs stay in the queues (skipped by every walk) until they make
+ * up half of one: then it is compacted.  Amortised O(1) per start. */
+void sl_queue_tidy(sl_sim *s, sl_queue *q)
+{
+    if (q->len > 2 * s->nqueued + 32)
+        sl_queue_compact(s, q);
 }
 
 /* Drop the jobs that are no longer queued, keeping the order.  O(len). */
