@@ -33,13 +33,15 @@ test: install
 # The whole test suite against an ASan/UBSan build of the C core.
 ASAN_DIR := build/asan
 test-asan: install
-	rm -rf $(ASAN_DIR)
+	rm -rf $(ASAN_DIR) && mkdir -p build
 	$(PY) lib/schedlab/_build.py --sanitize $(ASAN_DIR) > build/asan-build.log 2>&1 || (cat build/asan-build.log; exit 1)
+	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
+	$(PY) -c "import schedlab._core as c; assert '$(ASAN_DIR)' in c.__file__, c.__file__; print('sanitised core:', c.__file__)"
 	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) \
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py $(wildcard tests/test_engine_reference.py)
 
 bench: install
 	$(PY) bench/bench_engine.py

@@ -1,0 +1,53 @@
+"""The packaging stays consistent: environment.yml lists the dependencies of
+pyproject.toml (runtime and test), and the installed core matches the header."""
+import re
+import tomllib
+from pathlib import Path
+
+import schedlab
+from schedlab import paths
+
+ROOT = paths.ROOT
+
+
+def _names(reqs):
+    return {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].strip().lower() for r in reqs}
+
+
+def _conda_deps():
+    deps, inside = [], False
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        if line.startswith("dependencies:"):
+            inside = True
+            continue
+        if inside:
+            m = re.match(r"\s+-\s+([^#\s]+)", line)
+            if m:
+                deps.append(m.group(1))
+            elif line and not line.startswith(" "):
+                inside = False
+    return deps
+
+
+def test_environment_yml_matches_pyproject():
+    py = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = _names(py["dependencies"]) | _names(py["optional-dependencies"]["test"])
+    conda = _names(_conda_deps())
+    missing = wanted - conda
+    assert not missing, f"environment.yml lacks {sorted(missing)} from pyproject.toml"
+    extra = conda - wanted - {"python", "pip", "setuptools", "wheel", "c-compiler"}
+    assert not extra, f"environment.yml has {sorted(extra)} that pyproject.toml does not declare"
+
+
+def test_versions_agree():
+    from schedlab import sim
+    py = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert schedlab.__version__ == py == sim.VERSION
+
+
+def test_cdef_is_the_header():
+    from schedlab._build import cdef_text
+    from schedlab._core import lib
+    text = cdef_text()
+    for name in re.findall(r"\b(sl_\w+)\s*\(", text):
+        assert hasattr(lib, name), name
