@@ -1,9 +1,15 @@
 """``make reproduce``: regenerate every result of the compendium.
 
-For now (the engine issue) this runs what exists: the EASY-FCFS-FCFS
-baseline of the six main traces, written to ``results/engine/baseline.json``
-and printed.  The study notebooks and the paper join this pipeline as their
-issues land.  Usage: ``python -m schedlab.reproduce [--profile quick|full]``.
+1. the EASY-FCFS-FCFS baseline of the six main traces
+   (``results/engine/baseline.json``);
+2. every study notebook in ``notebooks/``, executed by papermill with the
+   parameters of ``params/<profile>/<notebook>.yaml``, into
+   ``results/notebooks/`` and exported to HTML in ``results/html/``.
+
+The paper joins this pipeline with its issue.  Usage:
+``python -m schedlab.reproduce [--profile quick|full] [--only 00-traces ...]``.
+Each output is written to a temporary file and renamed when complete, so an
+interrupted run never leaves a half-written result.
 """
 from __future__ import annotations
 
@@ -14,41 +20,88 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 from . import __version__, paths, sim, traces, workload
+from .errors import InputError
+
+PROFILES = ("quick", "full")
 
 
-def baseline(names=None, policy="EASY-FCFS-FCFS", estimate="requested") -> list[dict]:
-    """EASY-FCFS-FCFS summary metrics on the main traces (cleaning defaults)."""
+def baseline(names=None, policy="EASY-FCFS-FCFS", estimate="requested", overrun="kill") -> list[dict]:
+    """Summary metrics of one policy on the main traces (cleaning defaults)."""
     rows = []
     reg = traces.registry()
     for name in names or [n for n, i in reg.items() if i.main]:
         info = reg[name]
-        jobs, report = workload.clean(traces.load(name), m=info.m)
+        jobs, report = workload.clean(traces.load(name), m=info.m, overrun=overrun)
         t = time.perf_counter()
         s = sim.simulate(jobs, info.m, policy, estimate=estimate)
         wall = time.perf_counter() - t
         summ = s.summary()
         rows.append({"trace": name, "sha256": info.sha256, "m": info.m, "jobs": len(jobs),
                      "jobs_in_file": report.jobs_in, "policy": str(s.policy), "estimate": estimate,
-                     "avg_wait_s": summ["avg_wait"], "max_wait_s": summ["max_wait"],
+                     "overrun": overrun, "avg_wait_s": summ["avg_wait"], "max_wait_s": summ["max_wait"],
                      "mean_bsld": summ["mean_bsld"], "mean_ppbsld": summ["mean_ppbsld"],
                      "utilisation": summ["utilisation"], "backfilled": summ["backfilled"],
                      "killed": summ["killed"], "sim_wall_s": wall})
     return rows
 
 
-def write_json_atomic(path, obj) -> None:
+def _atomic_path(path: Path) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
+    os.close(fd)
+    return tmp
+
+
+def write_json_atomic(path: Path, obj) -> None:
+    tmp = _atomic_path(path)
+    with open(tmp, "w") as f:
         json.dump(obj, f, indent=2)
     os.replace(tmp, path)
 
 
+def notebook_params(stem: str, profile: str) -> dict:
+    """The validated YAML parameters of a notebook for a profile."""
+    import yaml
+
+    if profile not in PROFILES:
+        raise InputError(f"unknown profile {profile!r}; expected one of {PROFILES}")
+    f = paths.ROOT / "params" / profile / f"{stem}.yaml"
+    if not f.exists():
+        raise InputError(f"{f}: missing parameters file for notebook {stem} (profile {profile})")
+    params = yaml.safe_load(f.read_text()) or {}
+    if not isinstance(params, dict):
+        raise InputError(f"{f}: expected a mapping of parameter names to values")
+    return params
+
+
+def run_notebook(nb: Path, profile: str, outdir: Path | None = None) -> Path:
+    """Execute one notebook with papermill; returns the executed copy."""
+    import nbformat
+    import papermill
+    from nbconvert import HTMLExporter
+
+    outdir = outdir or paths.RESULTS
+    params = notebook_params(nb.stem, profile)
+    out = outdir / "notebooks" / nb.name
+    tmp = _atomic_path(out)
+    papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name="python3",
+                               cwd=str(nb.parent), progress_bar=False)
+    os.replace(tmp, out)
+    html, _ = HTMLExporter().from_notebook_node(nbformat.read(out, as_version=4))
+    html_path = outdir / "html" / (nb.stem + ".html")
+    tmp = _atomic_path(html_path)
+    Path(tmp).write_text(html)
+    os.replace(tmp, html_path)
+    return out
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--profile", default="quick", choices=["quick", "full"])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="quick", choices=PROFILES)
+    ap.add_argument("--only", nargs="*", help="notebook stems to run (default: all)")
     args = ap.parse_args(argv)
     t0 = time.time()
     rows = baseline()
@@ -58,8 +111,17 @@ def main(argv=None) -> int:
                             "rows": rows})
     print(f"{'trace':<10} {'m':>6} {'jobs':>7} {'AvgWait (s)':>12} {'MaxWait (s)':>12} {'mean bsld':>10}")
     for r in rows:
-        print(f"{r['trace']:<10} {r['m']:>6} {r['jobs']:>7} {r['avg_wait_s']:>12.1f} {r['max_wait_s']:>12.0f} {r['mean_bsld']:>10.2f}")
-    print(f"wrote {out} in {time.time() - t0:.1f} s")
+        print(f"{r['trace']:<10} {r['m']:>6} {r['jobs']:>7} {r['avg_wait_s']:>12.1f} "
+              f"{r['max_wait_s']:>12.0f} {r['mean_bsld']:>10.2f}")
+    print(f"wrote {out}")
+    for nb in sorted(paths.NOTEBOOKS.glob("*.ipynb")):
+        if args.only and nb.stem not in args.only:
+            continue
+        t = time.time()
+        print(f"running {nb.name} (profile {args.profile}) ...", flush=True)
+        executed = run_notebook(nb, args.profile)
+        print(f"  -> {executed.relative_to(paths.ROOT)} in {time.time() - t:.1f} s", flush=True)
+    print(f"reproduce done in {time.time() - t0:.1f} s")
     return 0
 
 
