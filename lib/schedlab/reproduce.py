@@ -50,7 +50,7 @@ def baseline(names=None, policy="EASY-FCFS-FCFS", estimate="requested", overrun=
 
 def _atomic_path(path: Path) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.stem + ".", suffix=".tmp" + path.suffix)
     os.close(fd)
     return tmp
 
