@@ -10,8 +10,18 @@ from schedlab import paths
 ROOT = paths.ROOT
 
 
+# pip extras that conda-forge ships as packages of their own
+CONDA_EXTRAS = {"dask[distributed]": {"distributed"}}
+
+
 def _names(reqs):
-    return {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].strip().lower() for r in reqs}
+    names = set()
+    for r in reqs:
+        names.add(re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].strip().lower())
+        for pip_name, extra in CONDA_EXTRAS.items():
+            if r.replace(" ", "").lower().startswith(pip_name):
+                names |= extra
+    return names
 
 
 def _conda_deps():

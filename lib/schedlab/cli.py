@@ -95,6 +95,23 @@ def cmd_traces(args) -> int:
     raise SchedlabError(f"unknown traces action {args.action!r}")
 
 
+def cmd_campaign(args) -> int:
+    from . import campaign, store
+
+    spec = campaign.Campaign.from_yaml(args.spec)
+    ds = campaign.run(spec, scheduler=args.scheduler, workers=args.workers, cache_dir=args.cache,
+                      progress=not args.no_progress, batch=args.batch)
+    out = args.output or (paths_results() / "campaigns" / f"{spec.name}.nc")
+    store.write_dataset(ds, out)
+    print(f"wrote {out}")
+    return 0
+
+
+def paths_results():
+    from . import paths
+    return paths.RESULTS
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="schedlab", description="Tuning EASY-backfilling: simulator and studies")
     p.add_argument("--version", action="version", version=f"schedlab {__version__}")
@@ -112,6 +129,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", help="write the simulated schedule as SWF")
     s.add_argument("-v", "--verbose", action="store_true", help="print the cleaning report")
     s.set_defaults(func=cmd_simulate)
+    c = sub.add_parser("campaign", help="run (or resume) a campaign grid on dask; write its dataset")
+    c.add_argument("spec", help="campaign YAML file")
+    c.add_argument("--scheduler", default=None,
+                   help="address of an existing dask scheduler (default: $SCHEDLAB_SCHEDULER, else a local cluster)")
+    c.add_argument("--workers", type=int, default=None, help="local cluster workers (default: all cores)")
+    c.add_argument("--cache", default=None, help="cache directory (default results/cache)")
+    c.add_argument("--batch", type=int, default=None, help="cells per task (default: automatic)")
+    c.add_argument("-o", "--output", default=None, help="netCDF output (default results/campaigns/NAME.nc)")
+    c.add_argument("--no-progress", action="store_true")
+    c.set_defaults(func=cmd_campaign)
     t = sub.add_parser("traces", help="bundled traces: list, info, verify checksums")
     t.add_argument("action", choices=["list", "info", "verify"])
     t.add_argument("name", nargs="?")

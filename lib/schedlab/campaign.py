@@ -1,0 +1,425 @@
+"""Campaigns: a declared grid of named dimensions, one task per cell on
+dask.distributed, one labelled xarray.Dataset as the result.
+
+A campaign spec (YAML or a dict)::
+
+    name: lelong2017-kth
+    cell: simulate              # or "package.module:function"
+    dims:                       # swept: every combination is a cell
+      half: [train, test]
+      primary: [FCFS, SPF]
+      backfill: [FCFS, SPF]
+    params:                     # fixed for every cell
+      trace: KTH-SP2
+      workload: resample
+      weeks: 250
+      seed: 2017
+    metrics: [avg_wait, max_wait, mean_bsld]
+
+A cell function takes the cell's parameters (``dims`` labels and ``params``
+merged) and returns ``{variable: (extra_dims, array)}``; the variables must
+be declared in :data:`schedlab.store.VARIABLES`.
+
+Each cell's result is cached on disk under a key of its inputs (cell
+function, parameters, trace sha256, C core and schedlab versions), written
+atomically by the client as soon as it arrives: a re-run computes only what
+is missing, and a run killed halfway resumes without losing or duplicating a
+cell.  Cells run on a local dask cluster (all cores) or on an existing
+scheduler (``scheduler=`` or ``$SCHEDLAB_SCHEDULER``), batched so that task
+overhead stays small next to simulation time.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import __version__, paths
+from .errors import InputError
+
+SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
+
+# ------------------------------------------------------------------- spec --
+
+
+@dataclass
+class Campaign:
+    """A grid of named dimensions (``dims``: name -> labels), fixed
+    ``params`` and a cell function."""
+
+    name: str
+    dims: dict[str, list]
+    params: dict[str, Any] = field(default_factory=dict)
+    cell: str = "simulate"
+    metrics: list[str] | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or "/" in self.name:
+            raise InputError(f"campaign name must be a non-empty string without '/', got {self.name!r}")
+        if not isinstance(self.dims, dict) or not self.dims:
+            raise InputError(f"campaign {self.name}: 'dims' must map dimension names to lists of labels")
+        for k, labels in self.dims.items():
+            if not isinstance(labels, (list, tuple)) or not labels:
+                raise InputError(f"campaign {self.name}: dimension {k!r} needs a non-empty list of labels")
+            if len(set(map(str, labels))) != len(labels):
+                raise InputError(f"campaign {self.name}: dimension {k!r} has duplicate labels {labels}")
+            if k in self.params:
+                raise InputError(f"campaign {self.name}: {k!r} is both a dimension and a fixed parameter")
+        self.dims = {k: list(v) for k, v in self.dims.items()}
+        self.metrics = list(self.metrics) if self.metrics is not None else None
+        resolve_cell(self.cell)  # fail early on a bad cell name
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "campaign spec") -> "Campaign":
+        if not isinstance(d, dict):
+            raise InputError(f"{source}: expected a mapping")
+        unknown = set(d) - {"name", "dims", "params", "cell", "metrics"}
+        if unknown:
+            raise InputError(f"{source}: unknown key(s) {sorted(unknown)}; expected name, dims, params, cell, metrics")
+        if "name" not in d or "dims" not in d:
+            raise InputError(f"{source}: 'name' and 'dims' are required")
+        return cls(d["name"], d["dims"], d.get("params") or {}, d.get("cell", "simulate"), d.get("metrics"))
+
+    @classmethod
+    def from_yaml(cls, path) -> "Campaign":
+        import yaml
+
+        path = Path(path)
+        try:
+            d = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as e:
+            raise InputError(f"{path}: not valid YAML: {e}") from None
+        return cls.from_dict(d, str(path))
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "dims": self.dims, "params": self.params, "cell": self.cell,
+                "metrics": self.metrics}
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(v) for v in self.dims.values())
+
+    def cells(self) -> list[tuple[tuple[int, ...], dict]]:
+        """(index, parameters) of every cell, in C order of the dims."""
+        names = list(self.dims)
+        out = []
+        for idx in itertools.product(*(range(len(v)) for v in self.dims.values())):
+            p = dict(self.params)
+            p.update({n: self.dims[n][i] for n, i in zip(names, idx)})
+            if self.metrics is not None:
+                p["metrics"] = self.metrics
+            out.append((idx, p))
+        return out
+
+    def key(self, params: dict) -> str:
+        """Cache key of one cell: everything its result depends on."""
+        from . import sim
+
+        blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
+                "traces": {str(t): _trace_sha(t) for t in _traces_of(params)}}
+        text = json.dumps(blob, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _traces_of(params: dict) -> list:
+    t = params.get("trace")
+    return [] if t is None else (list(t) if isinstance(t, (list, tuple)) else [t])
+
+
+@functools.lru_cache(maxsize=256)
+def _trace_sha(name_or_path: str) -> str:
+    from . import traces
+
+    info = traces.resolve(name_or_path)
+    return info.sha256 or traces.sha256_file(info.path)
+
+
+# ------------------------------------------------------------ cell functions --
+
+CELLS: dict[str, Callable] = {}
+
+
+def register_cell(name: str):
+    def deco(f):
+        CELLS[name] = f
+        return f
+    return deco
+
+
+def resolve_cell(cell: str) -> Callable:
+    if cell in CELLS:
+        return CELLS[cell]
+    if ":" in cell:
+        mod, _, fn = cell.partition(":")
+        try:
+            return getattr(importlib.import_module(mod), fn)
+        except (ImportError, AttributeError) as e:
+            raise InputError(f"cell function {cell!r} cannot be imported: {e}") from None
+    raise InputError(f"unknown cell function {cell!r}; registered: {sorted(CELLS)}, or give 'module:function'")
+
+
+SIM_PARAMS = {"trace": None, "m": None, "overrun": "kill", "workload": "original", "weeks": 250, "seed": 0,
+              "half": "all", "primary": "FCFS", "backfill": "FCFS", "threshold": None, "estimate": "requested",
+              "threshold_backfill": False, "metrics": None}
+DEFAULT_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "utilisation", "jobs", "backfilled")
+
+
+@functools.lru_cache(maxsize=32)
+def workload_for(trace: str, m: int | None, overrun: str, kind: str, weeks: int, seed: int, half: str):
+    """The list of job sets a simulate cell runs on, and m; cached per
+    process so that the cells of a worker share one resampling."""
+    from . import traces, workload
+
+    info = traces.resolve(trace)
+    jobs, _ = workload.clean(traces.load(trace), m=m or info.m, overrun=overrun)
+    m = m or info.m or jobs.procs.max()
+    if half != "all":
+        if half not in ("train", "test"):
+            raise InputError(f"half must be all, train or test, got {half!r}")
+        train, test = workload.split(jobs)
+        jobs = train if half == "train" else test
+    if kind == "original":
+        return [jobs], int(m)
+    if kind == "resample":
+        return workload.resample_weeks(jobs, int(weeks), int(seed)), int(m)
+    if kind == "weeks":
+        return [w for w in workload.weeks(jobs, crossing="drop") if len(w)], int(m)
+    raise InputError(f"workload must be original, resample or weeks, got {kind!r}")
+
+
+@register_cell("simulate")
+def simulate_cell(p: dict) -> dict:
+    """EASY-P_R-P_B on a trace (original, its resampled weeks, or its weeks):
+    the summary metrics of each job set, over a ``week`` dimension unless
+    the workload is the original trace."""
+    from . import sim
+
+    unknown = set(p) - set(SIM_PARAMS)
+    if unknown:
+        raise InputError(f"simulate cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(SIM_PARAMS)}")
+    q = {**SIM_PARAMS, **p}
+    if q["trace"] is None:
+        raise InputError("simulate cell: a 'trace' parameter (dimension or fixed) is required")
+    sets, m = workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
+                           int(q["seed"]), str(q["half"]))
+    policy = sim.Policy(q["primary"], q["backfill"], q["threshold"], q["threshold_backfill"])
+    metrics = tuple(q["metrics"] or DEFAULT_METRICS)
+    out = {k: np.empty(len(sets), dtype=np.float64) for k in metrics}
+    for i, jobs in enumerate(sets):
+        s = sim.simulate(jobs, m, policy, estimate=q["estimate"]).summary()
+        for k in metrics:
+            out[k][i] = s[k]
+    dims = () if q["workload"] == "original" else ("week",)
+    return {k: (dims, v[0] if not dims else v) for k, v in out.items()}
+
+
+# ------------------------------------------------------------------ cache --
+
+class Cache:
+    """One .npz file per cell, under ``root/<campaign>/<key[:2]>/<key>.npz``;
+    written atomically, so a file is either complete or absent."""
+
+    def __init__(self, root, campaign: str):
+        self.dir = Path(root) / campaign
+
+    def path(self, key: str) -> Path:
+        return self.dir / key[:2] / f"{key}.npz"
+
+    def has(self, key: str) -> bool:
+        return self.path(key).exists()
+
+    def put(self, key: str, result: dict) -> None:
+        p = self.path(key)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        arrays = {f"v_{k}": np.asarray(v) for k, (dims, v) in result.items()}
+        arrays["_dims"] = np.array(json.dumps({k: list(d) for k, (d, _) in result.items()}))
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".", suffix=".tmp.npz")
+        os.close(fd)
+        try:
+            np.savez(tmp, **arrays)
+            os.replace(tmp, p)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    def get(self, key: str) -> dict:
+        with np.load(self.path(key)) as z:
+            dims = json.loads(str(z["_dims"]))
+            return {k: (tuple(d), z[f"v_{k}"]) for k, d in dims.items()}
+
+
+# -------------------------------------------------------------- execution --
+
+def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """Worker side: run a batch of cells; results go back to the client."""
+    f = resolve_cell(cell)
+    return [(key, f(params)) for key, params in batch]
+
+
+def _batches(items: list, n_workers: int, batch: int | None) -> list[list]:
+    if not items:
+        return []
+    size = batch or max(1, min(32, math.ceil(len(items) / (4 * max(1, n_workers)))))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _git_commit() -> str:
+    try:
+        head = subprocess.run(["git", "-C", str(paths.ROOT), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(["git", "-C", str(paths.ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return head.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+class _Progress:
+    """Cells done, rate and ETA on stderr."""
+
+    def __init__(self, total: int, enabled: bool, label: str):
+        self.total, self.done, self.t0 = total, 0, time.time()
+        self.bar = None
+        if enabled and total:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=total, desc=label, unit="cell", file=sys.stderr, smoothing=0.1)
+
+    def update(self, n: int):
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _client(scheduler: str | None, workers: int | None):
+    from dask.distributed import Client, LocalCluster
+
+    address = scheduler or os.environ.get(SCHEDULER_ENV)
+    if address:
+        return Client(address), None
+    n = workers or os.cpu_count() or 1
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                           silence_logs=40)
+    return Client(cluster), cluster
+
+
+def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None = None,
+        cache_dir=None, progress: bool = True, batch: int | None = None, log=print):
+    """Run (or resume) a campaign; returns its xarray.Dataset."""
+    t0 = time.time()
+    cells = campaign.cells()
+    keyed = [(idx, campaign.key(p), p) for idx, p in cells]
+    cache = Cache(cache_dir or paths.RESULTS / "cache", campaign.name)
+    todo = [(k, p) for _, k, p in keyed if not cache.has(k)]
+    n_cached = len(keyed) - len(todo)
+    log(f"campaign {campaign.name}: {len(keyed)} cells, {n_cached} from cache, {len(todo)} to compute")
+    n_workers = 0
+    if todo:
+        client, cluster = _client(scheduler, workers)
+        try:
+            from dask.distributed import as_completed
+
+            n_workers = len(client.scheduler_info().get("workers", {})) or (workers or 1)
+            bar = _Progress(len(todo), progress, campaign.name)
+            futures = [client.submit(_run_batch, campaign.cell, b, pure=False)
+                       for b in _batches(todo, n_workers, batch)]
+            try:
+                for fut in as_completed(futures):
+                    results = fut.result()
+                    for key, res in results:
+                        cache.put(key, res)
+                    bar.update(len(results))
+            finally:
+                bar.close()
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    ds = assemble(campaign, [(idx, cache.get(k)) for idx, k, _ in keyed])
+    ds.attrs.update(provenance(campaign, n_cached, len(todo), time.time() - t0, n_workers))
+    log(f"campaign {campaign.name}: done in {time.time() - t0:.1f} s "
+        f"({len(todo)} computed, {n_cached} cached)")
+    return ds
+
+
+def assemble(campaign: Campaign, results: list[tuple[tuple[int, ...], dict]]):
+    """One Dataset from the cells' results: campaign dims first, then the
+    cells' own dims (which must agree across cells)."""
+    import xarray as xr
+
+    from .store import COORDS, VARIABLES, variable
+
+    shape = campaign.shape
+    first = results[0][1]
+    layout = {}
+    for name, (dims, arr) in first.items():
+        if name not in VARIABLES:
+            raise InputError(f"cell output {name!r} is not declared in schedlab.store.VARIABLES")
+        layout[name] = (tuple(dims), np.shape(arr))
+    data = {name: np.full(shape + s, VARIABLES[name].fill, dtype=np.float64 if VARIABLES[name].is_int else VARIABLES[name].dtype)
+            for name, (_, s) in layout.items()}
+    for idx, res in results:
+        if set(res) != set(layout):
+            raise InputError(f"cell {idx}: outputs {sorted(res)} differ from the first cell's {sorted(layout)}")
+        for name, (dims, arr) in res.items():
+            if (tuple(dims), np.shape(arr)) != layout[name]:
+                raise InputError(f"cell {idx}: {name} has dims {dims} shape {np.shape(arr)}, "
+                                 f"the first cell had {layout[name]}")
+            data[name][idx] = arr
+    cdims = tuple(campaign.dims)
+    variables = {name: variable(name, cdims + layout[name][0], data[name]) for name in layout}
+    coords = {}
+    for k, labels in campaign.dims.items():
+        vals = labels if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in labels) \
+            else [str(x) for x in labels]
+        coords[k] = xr.Variable((k,), np.asarray(vals), attrs=COORDS.get(k, {}))
+    for name, (dims, s) in layout.items():
+        for d, n in zip(dims, s):
+            if d not in coords:
+                coords[d] = xr.Variable((d,), np.arange(n, dtype=np.int64), attrs=COORDS.get(d, {}))
+    return xr.Dataset(variables, coords=coords)
+
+
+def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, n_workers: int) -> dict:
+    from . import sim
+
+    traces = {}
+    for _, p in campaign.cells():
+        for t in _traces_of(p):
+            traces[str(t)] = _trace_sha(str(t))
+    seeds = sorted({p["seed"] for _, p in campaign.cells() if "seed" in p}, key=str)
+    return {
+        "title": f"schedlab campaign {campaign.name}",
+        "Conventions": "CF-1.10",
+        "schedlab_version": __version__,
+        "core_version": sim.VERSION,
+        "git_commit": _git_commit(),
+        "traces_sha256": traces,
+        "campaign": campaign.to_dict(),
+        "seeds": seeds,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "wall_time_s": round(wall, 3),
+        "cells_total": n_cached + n_computed,
+        "cells_cached": n_cached,
+        "cells_computed": n_computed,
+        "workers": n_workers,
+    }

@@ -1,0 +1,173 @@
+"""Campaigns: the same dataset with 1 and 2 workers, cache hits, resume after
+a kill, provenance and metadata."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+
+from schedlab import campaign, store, swf
+from schedlab.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    rng = np.random.default_rng(11)
+    n = 600
+    run = rng.integers(0, 20000, n)
+    fields = {
+        "job_id": np.arange(1, n + 1), "submit": np.sort(rng.integers(0, 8 * 7 * 86400, n)),
+        "run": run, "req_procs": rng.integers(1, 17, n), "req_time": run + rng.integers(0, 30000, n),
+        "user": rng.integers(1, 12, n), "status": np.ones(n, int),
+    }
+    path = tmp_path_factory.mktemp("trace") / "gen.swf"
+    swf.write_swf(path, fields, ["MaxProcs: 16"])
+    return str(path)
+
+
+def spec(trace, **over):
+    d = {"name": "tiny", "cell": "simulate",
+         "dims": {"half": ["train", "test"], "primary": ["FCFS", "SPF"], "backfill": ["FCFS", "SAF"]},
+         "params": {"trace": trace, "workload": "resample", "weeks": 6, "seed": 3, "threshold": "10h"},
+         "metrics": ["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled"]}
+    d.update(over)
+    return campaign.Campaign.from_dict(d)
+
+
+def data_only(ds):
+    ds = ds.copy()
+    ds.attrs = {}
+    return ds
+
+
+def test_one_and_two_workers_give_identical_datasets(trace, tmp_path):
+    quiet = dict(progress=False, log=lambda *a: None)
+    a = campaign.run(spec(trace), workers=1, cache_dir=tmp_path / "c1", **quiet)
+    b = campaign.run(spec(trace), workers=2, cache_dir=tmp_path / "c2", batch=1, **quiet)
+    xr.testing.assert_identical(data_only(a), data_only(b))
+    assert a.sizes == {"half": 2, "primary": 2, "backfill": 2, "week": 6}
+    assert a.jobs.dtype == np.int64 and (a.jobs.values > 0).all()
+    # a real result: SPF differs from FCFS somewhere
+    assert not np.array_equal(a.avg_wait.sel(primary="FCFS").values, a.avg_wait.sel(primary="SPF").values)
+    # and equals a direct simulation of the same cell
+    cell = campaign.simulate_cell({**spec(trace).params, "half": "test", "primary": "SPF", "backfill": "SAF"})
+    np.testing.assert_array_equal(cell["avg_wait"][1], a.avg_wait.sel(half="test", primary="SPF", backfill="SAF"))
+
+
+def test_rerun_is_served_from_cache_without_a_cluster(trace, tmp_path):
+    quiet = dict(progress=False, log=lambda *a: None)
+    first = campaign.run(spec(trace), workers=1, cache_dir=tmp_path, **quiet)
+    assert first.attrs["cells_computed"] == 8 and first.attrs["cells_cached"] == 0
+    # An unreachable scheduler: a re-run must not need one.
+    again = campaign.run(spec(trace), scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path, **quiet)
+    assert again.attrs["cells_cached"] == 8 and again.attrs["cells_computed"] == 0
+    xr.testing.assert_identical(data_only(first), data_only(again))
+    # A changed parameter changes the keys: only the new cells are computed.
+    more = spec(trace, dims={"half": ["train", "test"], "primary": ["FCFS", "SPF", "LQF"],
+                             "backfill": ["FCFS", "SAF"]})
+    grown = campaign.run(more, workers=1, cache_dir=tmp_path, **quiet)
+    assert grown.attrs["cells_cached"] == 8 and grown.attrs["cells_computed"] == 4
+
+
+SLOW_CELL = """
+import time
+from schedlab.campaign import simulate_cell
+
+def slow(p):
+    time.sleep(0.4)
+    return simulate_cell(p)
+"""
+
+
+def test_killed_campaign_resumes_to_the_same_dataset(trace, tmp_path):
+    (tmp_path / "slowcells.py").write_text(SLOW_CELL)
+    d = spec(trace).to_dict()
+    d["cell"] = "slowcells:slow"
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text(yaml.safe_dump(d))
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = subprocess.Popen([sys.executable, "-m", "schedlab.cli", "campaign", str(spec_file), "--workers", "1",
+                             "--batch", "1", "--cache", str(cache), "--no-progress", "-o", str(tmp_path / "x.nc")],
+                            env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def complete():   # finished cells (temporary files are hidden: ".*.tmp.npz")
+        return [p for p in cache.rglob("*.npz") if not p.name.startswith(".")]
+
+    deadline = time.time() + 90
+    try:
+        while time.time() < deadline and len(complete()) < 3:
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    done_before = len(complete())
+    assert 3 <= done_before < 8, done_before
+    sys.path.insert(0, str(tmp_path))
+    try:
+        quiet = dict(progress=False, log=lambda *a: None)
+        c = campaign.Campaign.from_yaml(spec_file)
+        resumed = campaign.run(c, workers=1, cache_dir=cache, **quiet)
+        fresh = campaign.run(c, workers=1, cache_dir=tmp_path / "fresh", **quiet)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert resumed.attrs["cells_cached"] == done_before
+    assert resumed.attrs["cells_computed"] == 8 - done_before
+    xr.testing.assert_identical(data_only(resumed), data_only(fresh))
+
+
+def test_written_dataset_keeps_types_units_and_provenance(trace, tmp_path):
+    ds = campaign.run(spec(trace), workers=1, cache_dir=tmp_path, progress=False, log=lambda *a: None)
+    path = store.write_dataset(ds, tmp_path / "out" / "tiny.nc")
+    back = store.read_dataset(path)
+    xr.testing.assert_identical(data_only(ds), data_only(back))
+    assert back.jobs.dtype == np.int64 and back.backfilled.dtype == np.int64
+    for name, var in back.data_vars.items():
+        assert var.attrs["units"] == store.VARIABLES[name].units
+        assert var.attrs["long_name"] == store.VARIABLES[name].long_name
+    a = back.attrs
+    for key in ("schedlab_version", "core_version", "git_commit", "traces_sha256", "campaign", "seeds",
+                "created", "wall_time_s", "Conventions"):
+        assert key in a, key
+    assert a["traces_sha256"] == {trace: campaign._trace_sha(trace)}
+    assert a["campaign"]["params"]["seed"] == 3 and a["seeds"] == [3]
+    assert not list(path.parent.glob(".*tmp*"))
+
+
+def test_metadata_table_is_complete():
+    for name, v in store.VARIABLES.items():
+        assert v.long_name and v.units, name
+        if v.is_int:
+            assert isinstance(v.fill, int) and v.fill < 0, name
+        else:
+            assert np.isnan(v.fill), name
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"name": "x", "dims": {"a": []}}, "non-empty list"),
+    ({"name": "x", "dims": {"a": [1, 1]}}, "duplicate labels"),
+    ({"name": "x", "dims": {"a": [1]}, "params": {"a": 2}}, "both a dimension"),
+    ({"name": "x", "dims": {"a": [1]}, "cell": "nope"}, "unknown cell"),
+    ({"name": "x", "dims": {"a": [1]}, "cell": "no.such.module:f"}, "cannot be imported"),
+    ({"name": "x", "dims": {"a": [1]}, "colour": "red"}, "unknown key"),
+    ({"dims": {"a": [1]}}, "required"),
+])
+def test_bad_specs(bad, match):
+    with pytest.raises(InputError, match=match):
+        campaign.Campaign.from_dict(bad)
+
+
+def test_bad_cell_parameters(trace, tmp_path):
+    with pytest.raises(InputError, match="unknown parameter"):
+        campaign.simulate_cell({"trace": trace, "colour": 1})
+    with pytest.raises(InputError, match="'trace'"):
+        campaign.simulate_cell({})
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("name: [unclosed\n")
+    with pytest.raises(InputError, match="not valid YAML"):
+        campaign.Campaign.from_yaml(bad_yaml)
