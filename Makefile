@@ -45,6 +45,7 @@ test-asan: install
 
 bench: install
 	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_campaign.py
 
 reproduce: install
 	mkdir -p $(RESULTS)
