@@ -13,7 +13,7 @@ RESULTS := results
 
 CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproject.toml
 
-.PHONY: install test test-asan bench reproduce clean lab
+.PHONY: install test test-asan bench reproduce notebooks paper clean lab
 
 install: $(STAMP)
 
@@ -47,10 +47,26 @@ bench: install
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_campaign.py
 
+# One target per executed notebook (make -j runs independent studies in
+# parallel); each reruns when its notebook, parameters or the library change.
+STEMS    := $(notdir $(basename $(wildcard notebooks/*.ipynb)))
+OUT      := $(RESULTS)/$(PROFILE)
+EXECUTED := $(STEMS:%=$(OUT)/notebooks/%.ipynb)
+LIBSRC   := $(shell find lib/schedlab -name '*.py' -not -path '*/__pycache__/*')
+
+$(OUT)/notebooks/%.ipynb: notebooks/%.ipynb params/$(PROFILE)/%.yaml $(LIBSRC) | $(STAMP)
+	$(PY) -m schedlab.reproduce notebook $* --profile $(PROFILE)
+
+notebooks: $(EXECUTED)
+
+paper: install
+	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
+
 reproduce: install
-	mkdir -p $(RESULTS)
 	$(BIN)/schedlab traces verify
-	$(PY) -m schedlab.reproduce --profile $(PROFILE)
+	$(PY) -m schedlab.reproduce baseline
+	$(MAKE) notebooks PROFILE=$(PROFILE)
+	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
 
 lab: install
 	$(BIN)/pip install -q jupyterlab ipykernel

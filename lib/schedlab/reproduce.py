@@ -3,11 +3,15 @@
 1. the EASY-FCFS-FCFS baseline of the six main traces
    (``results/engine/baseline.json``);
 2. every study notebook in ``notebooks/``, executed by papermill with the
-   parameters of ``params/<profile>/<notebook>.yaml``, into
-   ``results/notebooks/`` and exported to HTML in ``results/html/``.
+   parameters of ``params/<profile>/<notebook>.yaml``: the executed copy in
+   ``results/<profile>/notebooks/``, its HTML in ``results/<profile>/html/``,
+   the study's tables, figures, datasets and numbers in
+   ``results/<profile>/<notebook>/``;
+3. the paper (``schedlab.paper``): ``paper/paper.pdf``.
 
-The paper joins this pipeline with its issue.  Usage:
-``python -m schedlab.reproduce [--profile quick|full] [--only 00-traces ...]``.
+Usage: ``python -m schedlab.reproduce [all|baseline|notebook [STEM ...]|paper]
+[--profile quick|full]``; the Makefile runs the notebooks as separate targets
+so that ``make -j`` runs independent studies in parallel.
 Each output is written to a temporary file and renamed when complete, so an
 interrupted run never leaves a half-written result.
 """
@@ -77,51 +81,72 @@ def notebook_params(stem: str, profile: str) -> dict:
     return params
 
 
-def run_notebook(nb: Path, profile: str, outdir: Path | None = None) -> Path:
-    """Execute one notebook with papermill; returns the executed copy."""
+def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
+    """Execute one notebook with papermill into ``results/<profile>/``:
+    the executed copy in ``notebooks/``, its HTML in ``html/``, and the
+    study's outputs in ``<stem>/`` (its ``outdir`` parameter, unless the
+    parameters file sets one)."""
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
 
-    outdir = outdir or paths.RESULTS
+    results = Path(results or paths.RESULTS / profile)
     params = notebook_params(nb.stem, profile)
-    out = outdir / "notebooks" / nb.name
+    params.setdefault("outdir", str(results / nb.stem))
+    out = results / "notebooks" / nb.name
     tmp = _atomic_path(out)
-    papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name="python3",
-                               cwd=str(nb.parent), progress_bar=False)
-    os.replace(tmp, out)
+    try:
+        papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name="python3",
+                                   cwd=str(nb.parent), progress_bar=False)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     html, _ = HTMLExporter().from_notebook_node(nbformat.read(out, as_version=4))
-    html_path = outdir / "html" / (nb.stem + ".html")
+    html_path = results / "html" / (nb.stem + ".html")
     tmp = _atomic_path(html_path)
     Path(tmp).write_text(html)
     os.replace(tmp, html_path)
     return out
 
 
+def notebooks() -> list[Path]:
+    return sorted(paths.NOTEBOOKS.glob("*.ipynb"))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("action", nargs="?", default="all", choices=["all", "baseline", "notebook", "paper"])
+    ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all)")
     ap.add_argument("--profile", default="quick", choices=PROFILES)
-    ap.add_argument("--only", nargs="*", help="notebook stems to run (default: all)")
     args = ap.parse_args(argv)
     t0 = time.time()
-    rows = baseline()
-    out = paths.RESULTS / "engine" / "baseline.json"
-    write_json_atomic(out, {"schedlab": __version__, "core": sim.VERSION, "profile": args.profile,
-                            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                            "rows": rows})
-    print(f"{'trace':<10} {'m':>6} {'jobs':>7} {'AvgWait (s)':>12} {'MaxWait (s)':>12} {'mean bsld':>10}")
-    for r in rows:
-        print(f"{r['trace']:<10} {r['m']:>6} {r['jobs']:>7} {r['avg_wait_s']:>12.1f} "
-              f"{r['max_wait_s']:>12.0f} {r['mean_bsld']:>10.2f}")
-    print(f"wrote {out}")
-    for nb in sorted(paths.NOTEBOOKS.glob("*.ipynb")):
-        if args.only and nb.stem not in args.only:
-            continue
-        t = time.time()
-        print(f"running {nb.name} (profile {args.profile}) ...", flush=True)
-        executed = run_notebook(nb, args.profile)
-        print(f"  -> {executed.relative_to(paths.ROOT)} in {time.time() - t:.1f} s", flush=True)
-    print(f"reproduce done in {time.time() - t0:.1f} s")
+    if args.action in ("all", "baseline"):
+        rows = baseline()
+        out = paths.RESULTS / "engine" / "baseline.json"
+        write_json_atomic(out, {"schedlab": __version__, "core": sim.VERSION,
+                                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                "rows": rows})
+        print(f"{'trace':<10} {'m':>6} {'jobs':>7} {'AvgWait (s)':>12} {'MaxWait (s)':>12} {'mean bsld':>10}")
+        for r in rows:
+            print(f"{r['trace']:<10} {r['m']:>6} {r['jobs']:>7} {r['avg_wait_s']:>12.1f} "
+                  f"{r['max_wait_s']:>12.0f} {r['mean_bsld']:>10.2f}")
+        print(f"wrote {out}")
+    if args.action in ("all", "notebook"):
+        known = {nb.stem: nb for nb in notebooks()}
+        unknown = set(args.stems) - set(known)
+        if unknown:
+            raise SystemExit(f"unknown notebook(s) {sorted(unknown)}; known: {sorted(known)}")
+        for stem in args.stems or sorted(known):
+            t = time.time()
+            print(f"running {stem}.ipynb (profile {args.profile}) ...", flush=True)
+            executed = run_notebook(known[stem], args.profile)
+            print(f"  -> {executed.relative_to(paths.ROOT)} in {time.time() - t:.1f} s", flush=True)
+    if args.action in ("all", "paper"):
+        from . import paper
+        pdf = paper.build(args.profile)
+        print(f"wrote {pdf.relative_to(paths.ROOT)}")
+    print(f"reproduce {args.action} done in {time.time() - t0:.1f} s")
     return 0
 
 
