@@ -32,7 +32,7 @@ def _conda_deps():
             continue
         if inside:
             m = re.match(r"\s+-\s+([^#\s]+)", line)
-            if m:
+            if m and not m.group(1).endswith(":"):      # "- pip:" opens the pip sub-list
                 deps.append(m.group(1))
             elif line and not line.startswith(" "):
                 inside = False
