@@ -28,14 +28,14 @@ static void reserve(const sl_sim *s, int32_t head, int64_t t, int64_t *shadow, i
     int64_t when = t;
     while (k < s->nrun && avail < need) {
         const int32_t j = s->run[k++];
-        const int64_t e = s->O.start[j] + s->est[j];
+        const int64_t e = s->O.start[j] + sl_est(s, j);
         when = e > t ? e : t;
         avail += s->J.procs[j];
     }
     /* Every running job whose estimated end is also the shadow time. */
     while (k < s->nrun) {
         const int32_t j = s->run[k];
-        const int64_t e = s->O.start[j] + s->est[j];
+        const int64_t e = s->O.start[j] + sl_est(s, j);
         if ((e > t ? e : t) != when)
             break;
         avail += s->J.procs[j];
@@ -51,7 +51,7 @@ static int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, int64_t
     const int64_t q = s->J.procs[j];
     if (q > free_procs(s))
         return 0;
-    if (t + s->est[j] <= shadow) {
+    if (t + sl_est(s, j) <= shadow) {
         sl_engine_start(s, j, t, (uint8_t)(SL_BACKFILLED | (over(s, j, t) ? SL_FORCED : 0)));
         return 1;
     }

@@ -87,7 +87,7 @@ static int32_t heap_pop(sl_sim *s)
 
 static inline int run_less(const sl_sim *s, int32_t a, int32_t b)
 {
-    const int64_t ea = s->O.start[a] + s->est[a], eb = s->O.start[b] + s->est[b];
+    const int64_t ea = s->O.start[a] + sl_est(s, a), eb = s->O.start[b] + sl_est(s, b);
     return ea != eb ? ea < eb : a < b;
 }
 
@@ -128,10 +128,44 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
     s->nqueued--;
     s->O.start[j] = t;
     s->O.end[j] = t + s->dur[j];
+    if (s->cls != NULL && s->cls[j] && s->C.divider >= 0 && s->dur[j] > s->C.divider) {
+        /* A false small job: killed when its elapsed time exceeds the divider. */
+        s->O.end[j] = t + s->C.divider;
+        s->doomed[j] = 1;
+    }
     s->O.flags[j] = (uint8_t)(s->O.flags[j] | flags);
     s->used += s->J.procs[j];
     heap_push(s, j);
     run_insert(s, j);
+}
+
+static void queue_job(sl_sim *s, int32_t j, int64_t t)
+{
+    s->state[j] = SL_QUEUED;
+    s->nqueued++;
+    sl_queue_push(s, &s->fq, j, t);
+    sl_queue_push(s, &s->pq, j, t);
+    sl_queue_push(s, &s->bq, j, t);
+}
+
+/* Kill a false small job at time t (its work is lost) and queue it again as
+ * large, keeping its submit time (thesis Algorithm 4, idempotent jobs). */
+static void requeue(sl_sim *s, int32_t j, int64_t t)
+{
+    run_remove(s, j);                       /* before its class changes */
+    s->used -= s->J.procs[j];
+    s->doomed[j] = 0;
+    /* The queues may still hold j's entries from its first stay: drop them. */
+    sl_queue_compact(s, &s->fq);
+    sl_queue_compact(s, &s->pq);
+    sl_queue_compact(s, &s->bq);
+    if (s->O.first_start != NULL && s->O.first_start[j] < 0)
+        s->O.first_start[j] = s->O.start[j];
+    s->O.flags[j] = (uint8_t)(s->O.flags[j] | SL_REQUEUED);
+    s->O.start[j] = -1;
+    s->O.end[j] = -1;
+    s->cls[j] = 0;
+    queue_job(s, j, t);
 }
 
 static int64_t next_event(const sl_sim *s)
@@ -155,19 +189,17 @@ int sl_sim_run(sl_sim *s, int64_t until)
         s->now = t;
         while (s->nheap > 0 && s->O.end[s->heap[0]] == t) {
             const int32_t j = heap_pop(s);
+            if (s->doomed[j]) {
+                requeue(s, j, t);
+                continue;
+            }
             s->state[j] = SL_DONE;
             s->used -= s->J.procs[j];
             s->ndone++;
             run_remove(s, j);
         }
-        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t) {
-            const int32_t j = s->next_sub++;
-            s->state[j] = SL_QUEUED;
-            s->nqueued++;
-            sl_queue_push(s, &s->fq, j, t);
-            sl_queue_push(s, &s->pq, j, t);
-            sl_queue_push(s, &s->bq, j, t);
-        }
+        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t)
+            queue_job(s, s->next_sub++, t);
         sl_easy_pass(s, t);
     }
     return SL_OK;
@@ -263,6 +295,7 @@ static sl_sim *alloc_sim(int32_t n)
     s->dur = malloc(m * sizeof *s->dur);
     s->est = malloc(m * sizeof *s->est);
     s->state = malloc(m * sizeof *s->state);
+    s->doomed = calloc(m, sizeof *s->doomed);
     s->fq.idx = malloc(m * sizeof(int32_t));
     s->pq.idx = malloc(m * sizeof(int32_t));
     s->bq.idx = malloc(m * sizeof(int32_t));
@@ -272,7 +305,7 @@ static sl_sim *alloc_sim(int32_t n)
     s->heap = malloc(m * sizeof(int32_t));
     s->run = malloc(m * sizeof(int32_t));
     s->scratch = malloc(m * sizeof(int32_t));
-    if (!s->dur || !s->est || !s->state || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
+    if (!s->dur || !s->est || !s->state || !s->doomed || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
         !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->scratch) {
         sl_sim_free(s);
         return NULL;
@@ -285,7 +318,7 @@ void sl_sim_free(sl_sim *s)
 {
     if (s == NULL)
         return;
-    free(s->dur); free(s->est); free(s->state);
+    free(s->dur); free(s->est); free(s->state); free(s->doomed); free(s->cls);
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
     free(s->heap); free(s->run); free(s->scratch);
@@ -321,7 +354,19 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     s->C = *cfg;
     s->O = *out;
     s->r0 = n > 0 ? jobs->submit[0] : 0;
+    if (jobs->cls != NULL) {
+        s->cls = malloc((size_t)(n > 0 ? n : 1));
+        if (s->cls == NULL) {
+            sl_sim_free(s);
+            set_err(err, errlen, "out of memory for %d jobs", (int)n);
+            return SL_ENOMEM;
+        }
+        for (int32_t j = 0; j < n; j++)
+            s->cls[j] = jobs->cls[j] ? 1 : 0;
+    }
     for (int32_t j = 0; j < n; j++) {
+        if (out->first_start != NULL)
+            out->first_start[j] = -1;
         const int64_t p = jobs->run[j], req = jobs->req[j];
         const int cut = p > req && cfg->overrun == SL_OVERRUN_KILL;
         s->dur[j] = cut ? req : p;
@@ -393,10 +438,24 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     memcpy(s->dur, src->dur, sz * sizeof *s->dur);
     memcpy(s->est, src->est, sz * sizeof *s->est);
     memcpy(s->state, src->state, sz * sizeof *s->state);
+    memcpy(s->doomed, src->doomed, sz * sizeof *s->doomed);
+    if (src->cls != NULL) {
+        s->cls = malloc(sz > 0 ? sz : 1);
+        if (s->cls == NULL) {
+            sl_sim_free(s);
+            return SL_ENOMEM;
+        }
+        memcpy(s->cls, src->cls, sz);
+    }
     if (n > 0) {
         memcpy(out->start, src->O.start, sz * sizeof *out->start);
         memcpy(out->end, src->O.end, sz * sizeof *out->end);
         memcpy(out->flags, src->O.flags, sz * sizeof *out->flags);
+        if (out->first_start != NULL && src->O.first_start != NULL)
+            memcpy(out->first_start, src->O.first_start, sz * sizeof *out->first_start);
+        else if (out->first_start != NULL)
+            for (int32_t j = 0; j < n; j++)
+                out->first_start[j] = -1;
     }
     copy_queue(&s->fq, &src->fq, n);
     copy_queue(&s->pq, &src->pq, n);

@@ -34,6 +34,8 @@ struct sl_sim {
     int64_t *dur;       /* duration actually run, per job       */
     int64_t *est;       /* estimate used by the scheduler       */
     uint8_t *state;     /* enum sl_job_state                    */
+    uint8_t *cls;       /* current class (1 small), or NULL     */
+    uint8_t *doomed;    /* running small job to be killed       */
     int64_t r0;         /* first submit time (mixed policy)     */
 
     sl_queue fq;        /* queued jobs in FCFS order            */
@@ -62,6 +64,15 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
 void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
 void sl_queue_compact(sl_sim *s, sl_queue *q);
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
+
+/* Estimate the scheduler uses for job j: a job running as small with
+ * killing on is expected to end by the divider. */
+static inline int64_t sl_est(const sl_sim *s, int32_t j)
+{
+    if (s->cls != NULL && s->cls[j] && s->C.divider >= 0 && s->est[j] > s->C.divider)
+        return s->C.divider;
+    return s->est[j];
+}
 
 /* easy.c */
 void sl_easy_pass(sl_sim *s, int64_t t);

@@ -98,9 +98,11 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     }
 }
 
-/* Strict order: key, then submit time, then id, then input order. */
+/* Strict order: small jobs first (with classes), then key, then submit
+ * time, then id, then input order. */
 static inline int before(const sl_sim *s, const double *key, int32_t a, int32_t b)
 {
+    if (s->cls != NULL && s->cls[a] != s->cls[b]) return s->cls[a] > s->cls[b];
     if (key[a] != key[b]) return key[a] < key[b];
     if (s->J.submit[a] != s->J.submit[b]) return s->J.submit[a] < s->J.submit[b];
     if (s->J.id[a] != s->J.id[b]) return s->J.id[a] < s->J.id[b];

@@ -61,7 +61,8 @@ enum sl_overrun {
 enum sl_flag {
     SL_BACKFILLED = 1,      /* started by the backfilling step       */
     SL_KILLED = 2,          /* cut at p~ (p > p~, SL_OVERRUN_KILL)   */
-    SL_FORCED = 4           /* waited more than the threshold when started */
+    SL_FORCED = 4,          /* waited more than the threshold when started */
+    SL_REQUEUED = 8         /* ran as small, killed at the divider, requeued as large */
 };
 
 /* Input jobs, struct of arrays; the caller keeps them alive and unchanged
@@ -74,6 +75,7 @@ typedef struct sl_jobs {
     const int32_t *procs;      /* q, 1 <= q <= m                     */
     const int64_t *id;         /* job id, for tie-breaking           */
     const int64_t *estimate;   /* per-job estimate (SL_EST_ARRAY) or NULL */
+    const uint8_t *cls;        /* per-job class, 1 = small, 0 = large; or NULL */
 } sl_jobs;
 
 typedef struct sl_policy {
@@ -90,6 +92,9 @@ typedef struct sl_config {
     int32_t threshold_backfill;   /* 1: over-threshold jobs also lead P_B */
     int32_t estimate;             /* enum sl_estimate                    */
     int32_t overrun;              /* enum sl_overrun                     */
+    int64_t divider;              /* with classes: a small job running longer
+                                     is killed and requeued as large; < 0:
+                                     small jobs run to completion          */
 } sl_config;
 
 /* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
@@ -97,6 +102,7 @@ typedef struct sl_out {
     int64_t *start;
     int64_t *end;
     uint8_t *flags;
+    int64_t *first_start;   /* optional (NULL): start of a killed small run */
 } sl_out;
 
 typedef struct sl_state {

@@ -277,3 +277,60 @@ def test_durations_and_policy_specs():
 def test_empty_workload():
     s = simulate(Jobs([], [], [], []), 4)
     assert s.start.size == 0 and s.summary()["jobs"] == 0
+
+
+# ----------------------------------------------------- job classes (thesis ch. 6) --
+
+def test_small_jobs_go_first():
+    # m=1, J0 runs [0,10).  At 1, L (large) then S (small) are queued: with
+    # classes S starts first at 10 (it runs 5 s), L at 15; FCFS alone: L first.
+    jobs = J([(0, 10, 10, 1), (1, 20, 20, 1), (1, 5, 50, 1)])
+    assert simulate(jobs, 1).start.tolist() == [0, 10, 30]
+    s = simulate(jobs, 1, classes=[0, 0, 1])
+    assert s.start.tolist() == [0, 15, 10]
+
+
+def test_false_small_job_killed_exactly_at_the_divider_and_requeued():
+    # divider 10.  S0 (small, runs 25) starts at 0 and is killed at 10; B
+    # (small, 3 s) arrived at 5.  At 10 S0 is requeued as *large*, so B starts
+    # first [10,13), then S0 runs again in full [13,38).  S1 (small, runs
+    # exactly 10 = divider) is not killed.
+    jobs = J([(0, 25, 100, 1), (5, 3, 3, 1), (40, 10, 50, 1)])
+    s = simulate(jobs, 1, classes=[1, 1, 1], divider=10)
+    assert s.start.tolist() == [13, 10, 40] and s.end.tolist() == [38, 13, 50]
+    assert s.first_start.tolist() == [0, -1, -1]
+    assert s.requeued.tolist() == [True, False, False]
+    # Without a divider a false small job runs to completion.
+    s = simulate(jobs, 1, classes=[1, 1, 1])
+    assert s.start.tolist() == [0, 25, 40] and not s.requeued.any()
+
+
+def test_running_small_job_is_expected_to_end_by_the_divider():
+    # m=2, divider 20.  S (small, 1 proc, asks 100, runs 5) starts at 0; H
+    # (2 procs) is the head.  With killing on, S is expected to end by 20, so
+    # the shadow time is 20 and C (1 proc, 30 s, arriving at 1) would end past
+    # it with extra = 0: no backfill; H starts when S ends at 5, C after H.
+    # Without classes the shadow is 100 and C is backfilled at 1.
+    jobs = J([(0, 5, 100, 1), (0, 10, 10, 2), (1, 30, 30, 1)])
+    s = simulate(jobs, 2, classes=[1, 0, 0], divider=20)
+    assert s.start.tolist() == [0, 5, 15] and not s.backfilled.any()
+    s = simulate(jobs, 2)
+    assert s.start.tolist() == [0, 31, 1] and s.backfilled.tolist() == [False, False, True]
+
+
+def test_class_errors_and_clone():
+    jobs = J([(0, 25, 100, 1), (5, 3, 3, 1)])
+    with pytest.raises(InputError, match="classes"):
+        simulate(jobs, 1, classes=[1])
+    with pytest.raises(InputError, match="classes"):
+        simulate(jobs, 1, classes=[2, 0])
+    with pytest.raises(InputError, match="divider given without classes"):
+        simulate(jobs, 1, divider=10)
+    with Simulation(jobs, 1, classes=[1, 1], divider=10) as sim:
+        sim.run(10)                  # S0 killed and requeued at 10
+        c = sim.clone()
+        sim.run()
+        c.run()
+        assert c.schedule.start.tolist() == sim.schedule.start.tolist() == [13, 10]
+        assert c.schedule.first_start.tolist() == [0, -1]
+        c.close()

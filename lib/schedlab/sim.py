@@ -309,6 +309,7 @@ class Schedule:
     start: np.ndarray
     end: np.ndarray
     flags: np.ndarray
+    first_start: np.ndarray | None = None   # start of a killed small run (-1: none)
 
     @property
     def backfilled(self) -> np.ndarray:
@@ -321,6 +322,11 @@ class Schedule:
     @property
     def forced(self) -> np.ndarray:
         return (self.flags & lib.SL_FORCED) != 0
+
+    @property
+    def requeued(self) -> np.ndarray:
+        """Ran as small, was killed at the divider and ran again as large."""
+        return (self.flags & lib.SL_REQUEUED) != 0
 
     @property
     def started(self) -> np.ndarray:
@@ -356,7 +362,7 @@ class Simulation:
 
     def __init__(self, jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None,
                  estimate="requested", overrun: str = "kill", threshold_backfill=None,
-                 *, _clone_of: "Simulation | None" = None):
+                 *, classes=None, divider=None, _clone_of: "Simulation | None" = None):
         self._handle = None
         if _clone_of is not None:
             self._init_clone(_clone_of)
@@ -383,16 +389,19 @@ class Simulation:
                 raise InputError(f"{jobs.where(i)}: field estimate: negative estimate {est[i]}")
             self.estimate, self._est_kind, self._est = "array", lib.SL_EST_ARRAY, est
         self._keep: list = []
+        self._cls, self.divider = self._check_classes(classes, divider, n)
         cjobs = ffi.new("sl_jobs *")
         cjobs.n = n
         for name in ("submit", "run", "req", "id"):
             setattr(cjobs, name, self._ptr("int64_t[]", getattr(jobs, name)))
         cjobs.procs = self._ptr("int32_t[]", jobs.procs)
         cjobs.estimate = self._ptr("int64_t[]", self._est) if self._est is not None else ffi.NULL
+        cjobs.cls = self._ptr("uint8_t[]", self._cls) if self._cls is not None else ffi.NULL
         cfg = ffi.new("sl_config *")
         cfg.m = m
         cfg.estimate = self._est_kind
         cfg.overrun = OVERRUNS[overrun]
+        cfg.divider = -1 if self.divider is None else self.divider
         self._fill_policy_config(cfg)
         self._cjobs, self._cfg = cjobs, cfg
         self._alloc_outputs(n)
@@ -404,6 +413,20 @@ class Simulation:
         self._handle = ffi.gc(ptr[0], lib.sl_sim_free)
 
     # -- construction helpers
+    def _check_classes(self, classes, divider, n):
+        """Per-job classes (True/1 = small) and the kill divider (seconds)."""
+        if classes is None:
+            if divider is not None:
+                raise InputError("divider given without classes: the divider kills jobs running as small")
+            return None, None
+        c = np.asarray(classes)
+        if c.ndim != 1 or c.shape[0] != n:
+            raise InputError(f"classes: expected {n} values (True/1 = small), got shape {c.shape}")
+        if c.dtype.kind not in "biu" or (c.size and (c.min() < 0 or c.max() > 1)):
+            raise InputError("classes: expected booleans or 0/1 (1 = small)")
+        div = parse_duration(divider)
+        return np.ascontiguousarray(c, dtype=np.uint8), div
+
     def _ptr(self, ctype: str, arr: np.ndarray, writable: bool = False):
         c = ffi.from_buffer(ctype, arr, require_writable=writable)
         self._keep.append((arr, c))
@@ -413,10 +436,12 @@ class Simulation:
         self._start = np.full(n, -1, np.int64)
         self._end = np.full(n, -1, np.int64)
         self._flags = np.zeros(n, np.uint8)
+        self._first = np.full(n, -1, np.int64) if self._cls is not None else None
         out = ffi.new("sl_out *")
         out.start = self._ptr("int64_t[]", self._start, True)
         out.end = self._ptr("int64_t[]", self._end, True)
         out.flags = self._ptr("uint8_t[]", self._flags, True)
+        out.first_start = self._ptr("int64_t[]", self._first, True) if self._first is not None else ffi.NULL
         self._cout = out
 
     def _policy_struct(self, c, p: PolicyLike):
@@ -440,6 +465,7 @@ class Simulation:
         src._live()
         self.jobs, self.m, self.overrun, self.policy = src.jobs, src.m, src.overrun, src.policy
         self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
+        self._cls, self.divider = src._cls, src.divider
         self._keep = list(src._keep)            # the shared, read-only inputs stay alive
         self._cjobs, self._cfg = src._cjobs, src._cfg
         self._alloc_outputs(len(self.jobs))
@@ -489,7 +515,8 @@ class Simulation:
     def schedule(self) -> Schedule:
         """A copy of the outputs so far."""
         return Schedule(self.jobs, self.m, self.policy, self.estimate,
-                        self._start.copy(), self._end.copy(), self._flags.copy())
+                        self._start.copy(), self._end.copy(), self._flags.copy(),
+                        None if self._first is None else self._first.copy())
 
     def close(self) -> None:
         """Free the C handle (idempotent)."""
@@ -508,8 +535,14 @@ class Simulation:
 
 
 def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estimate="requested",
-             overrun: str = "kill", threshold_backfill=None) -> Schedule:
-    """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end."""
-    with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill) as sim:
+             overrun: str = "kill", threshold_backfill=None, *, classes=None, divider=None) -> Schedule:
+    """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end.
+
+    ``classes`` (optional, True = small) orders the queues small first
+    (thesis Algorithm 3); with a ``divider`` a job running as small whose
+    runtime exceeds it is killed there and requeued as large (Algorithm 4);
+    without one, small jobs run to completion."""
+    with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill,
+                    classes=classes, divider=divider) as sim:
         sim.run()
-        return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags)
+        return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags, sim._first)
