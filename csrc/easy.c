@@ -115,10 +115,62 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
     return -1;
 }
 
+/* The increments of the incremental correction (Tsafrir et al., used by
+ * gaussier2015 §5.2): 1m 5m 15m 30m 1h 2h 5h 10h 20h 50h 100h; the last
+ * one repeats. */
+static const int64_t INCREMENTS[] = {60, 300, 900, 1800, 3600, 7200, 18000, 36000, 72000, 180000, 360000};
+#define NINCREMENTS ((int)(sizeof INCREMENTS / sizeof INCREMENTS[0]))
+
+static int64_t corrected(sl_sim *s, int32_t j, int64_t t)
+{
+    const int64_t start = s->O.start[j], req = s->J.req[j];
+    int64_t e = s->est[j];
+    switch (s->C.correction) {
+    case SL_CORR_REQUESTED:
+        e = req;
+        break;
+    case SL_CORR_INCREMENTAL:
+        while (start + e <= t && e < req) {
+            const int k = s->ncorr[j] < NINCREMENTS ? s->ncorr[j] : NINCREMENTS - 1;
+            e += INCREMENTS[k];
+            if (s->ncorr[j] < 255)
+                s->ncorr[j]++;
+        }
+        break;
+    case SL_CORR_DOUBLING: {
+        const int64_t elapsed = t - start;
+        e = elapsed > 0 ? 2 * elapsed : 1;
+        break;
+    }
+    default:
+        break;
+    }
+    return e < req ? e : req;
+}
+
+/* Running jobs whose estimate has expired (estimated end <= t while they
+ * still run) get a corrected estimate (gaussier2015 §5.2).  They form a
+ * prefix of the running array: O(expired x (log running + moves)). */
+static void correct_estimates(sl_sim *s, int64_t t)
+{
+    if (s->C.correction == SL_CORR_NOW)
+        return;
+    int32_t k = 0;
+    while (k < s->nrun && s->O.start[s->run[k]] + sl_est(s, s->run[k]) <= t)
+        s->scratch[k] = s->run[k], k++;
+    for (int32_t i = 0; i < k; i++) {
+        const int32_t j = s->scratch[i];
+        sl_run_remove(s, j);
+        s->est[j] = corrected(s, j, t);
+        sl_run_insert(s, j);
+    }
+}
+
 void sl_easy_pass(sl_sim *s, int64_t t)
 {
     if (s->nqueued == 0)
         return;
+    correct_estimates(s, t);
     sl_queue_order(s, &s->fq, t);
     sl_queue_order(s, &s->pq, t);
     const int32_t head = start_in_order(s, t);

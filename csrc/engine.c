@@ -105,7 +105,7 @@ static int32_t run_lower_bound(const sl_sim *s, int32_t j)
     return lo;
 }
 
-static void run_insert(sl_sim *s, int32_t j)
+void sl_run_insert(sl_sim *s, int32_t j)
 {
     const int32_t pos = run_lower_bound(s, j);
     memmove(s->run + pos + 1, s->run + pos, (size_t)(s->nrun - pos) * sizeof *s->run);
@@ -113,7 +113,7 @@ static void run_insert(sl_sim *s, int32_t j)
     s->nrun++;
 }
 
-static void run_remove(sl_sim *s, int32_t j)
+void sl_run_remove(sl_sim *s, int32_t j)
 {
     const int32_t pos = run_lower_bound(s, j); /* s->run[pos] == j */
     memmove(s->run + pos, s->run + pos + 1, (size_t)(s->nrun - pos - 1) * sizeof *s->run);
@@ -136,7 +136,46 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
     s->O.flags[j] = (uint8_t)(s->O.flags[j] | flags);
     s->used += s->J.procs[j];
     heap_push(s, j);
-    run_insert(s, j);
+    sl_run_insert(s, j);
+}
+
+/* The scheduler's estimate of a newly submitted job (SL_EST_EASYPP and
+ * SL_EST_CALLBACK are computed now, from what has completed so far). */
+static int predict(sl_sim *s, int32_t j, int64_t t)
+{
+    const int64_t req = s->J.req[j];
+    if (s->C.estimate == SL_EST_EASYPP) {
+        const int32_t u = s->J.user[j];
+        const int64_t e = s->hcount[u] == 0 ? req
+                        : s->hcount[u] == 1 ? s->hist1[u]
+                                            : (s->hist1[u] + s->hist2[u]) / 2;
+        s->est[j] = e < req ? e : req;
+    } else if (s->C.estimate == SL_EST_CALLBACK) {
+        const int64_t e = s->C.predict(s->C.ctx, j, t);
+        if (e < 0) {
+            snprintf(s->err, sizeof s->err, "job %lld (index %d): the estimator returned %lld",
+                     (long long)s->J.id[j], (int)j, (long long)e);
+            return SL_EINVAL;
+        }
+        s->est[j] = e;
+    }
+    if (s->O.predicted != NULL)
+        s->O.predicted[j] = s->est[j];
+    return SL_OK;
+}
+
+/* What the scheduler learns when job j completes at t. */
+static void observe(sl_sim *s, int32_t j, int64_t t)
+{
+    if (s->C.estimate == SL_EST_EASYPP) {
+        const int32_t u = s->J.user[j];
+        s->hist2[u] = s->hist1[u];
+        s->hist1[u] = s->dur[j];
+        if (s->hcount[u] < 2)
+            s->hcount[u]++;
+    } else if (s->C.estimate == SL_EST_CALLBACK && s->C.observe != NULL) {
+        s->C.observe(s->C.ctx, j, t, s->dur[j]);
+    }
 }
 
 static void queue_job(sl_sim *s, int32_t j, int64_t t)
@@ -152,7 +191,7 @@ static void queue_job(sl_sim *s, int32_t j, int64_t t)
  * large, keeping its submit time (thesis Algorithm 4, idempotent jobs). */
 static void requeue(sl_sim *s, int32_t j, int64_t t)
 {
-    run_remove(s, j);                       /* before its class changes */
+    sl_run_remove(s, j);                       /* before its class changes */
     s->used -= s->J.procs[j];
     s->doomed[j] = 0;
     /* The queues may still hold j's entries from its first stay: drop them. */
@@ -182,6 +221,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
 {
     if (s == NULL)
         return SL_EINVAL;
+    if (s->failed)
+        return SL_ESTATE;
     for (;;) {
         const int64_t t = next_event(s);
         if (t == INT64_MAX || t > until)
@@ -196,10 +237,16 @@ int sl_sim_run(sl_sim *s, int64_t until)
             s->state[j] = SL_DONE;
             s->used -= s->J.procs[j];
             s->ndone++;
-            run_remove(s, j);
+            sl_run_remove(s, j);
+            observe(s, j, t);
         }
-        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t)
+        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t) {
+            if (predict(s, s->next_sub, t) != SL_OK) {
+                s->failed = 1;
+                return SL_EINVAL;
+            }
             queue_job(s, s->next_sub++, t);
+        }
         sl_easy_pass(s, t);
     }
     return SL_OK;
@@ -219,6 +266,14 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
     }
     if (C->estimate == SL_EST_ARRAY && J->n > 0 && !J->estimate) {
         set_err(err, errlen, "estimate=array but no estimate array given");
+        return SL_EINVAL;
+    }
+    if (C->estimate == SL_EST_EASYPP && J->n > 0 && (!J->user || J->nusers < 1)) {
+        set_err(err, errlen, "estimate=easy++ needs the users of the jobs");
+        return SL_EINVAL;
+    }
+    if (C->estimate == SL_EST_CALLBACK && !C->predict) {
+        set_err(err, errlen, "estimate=callback but no predict function given");
         return SL_EINVAL;
     }
     for (int64_t i = 0; i < J->n; i++) {
@@ -242,6 +297,11 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
                     (long long)J->id[i], (long long)i, (int)J->procs[i], (int)C->m);
             return SL_EINVAL;
         }
+        if (C->estimate == SL_EST_EASYPP && (J->user[i] < 0 || J->user[i] >= J->nusers)) {
+            set_err(err, errlen, "job %lld (index %lld): field user: index %d outside 0..%d",
+                    (long long)J->id[i], (long long)i, (int)J->user[i], (int)J->nusers - 1);
+            return SL_EINVAL;
+        }
         if (C->estimate == SL_EST_ARRAY && J->estimate[i] < 0) {
             set_err(err, errlen, "job %lld (index %lld): field estimate: negative estimate %lld",
                     (long long)J->id[i], (long long)i, (long long)J->estimate[i]);
@@ -263,8 +323,12 @@ static int check_config(const sl_config *C, char *err, size_t errlen)
         set_err(err, errlen, "machine size m=%d must be >= 1", (int)C->m);
         return SL_EINVAL;
     }
-    if (C->estimate < SL_EST_REQUESTED || C->estimate > SL_EST_ARRAY) {
+    if (C->estimate < SL_EST_REQUESTED || C->estimate > SL_EST_CALLBACK) {
         set_err(err, errlen, "unknown estimate kind %d", (int)C->estimate);
+        return SL_EINVAL;
+    }
+    if (C->correction < SL_CORR_NOW || C->correction > SL_CORR_DOUBLING) {
+        set_err(err, errlen, "unknown correction kind %d", (int)C->correction);
         return SL_EINVAL;
     }
     if (C->overrun != SL_OVERRUN_KILL && C->overrun != SL_OVERRUN_RUN) {
@@ -286,6 +350,18 @@ static void set_queue_policy(sl_queue *q, const sl_policy *p)
     q->dirty = 1;
 }
 
+/* EASY++ per-user history (only with SL_EST_EASYPP). */
+static int alloc_history(sl_sim *s)
+{
+    if (s->C.estimate != SL_EST_EASYPP)
+        return SL_OK;
+    const size_t u = s->J.nusers > 0 ? (size_t)s->J.nusers : 1;
+    s->hist1 = calloc(u, sizeof *s->hist1);
+    s->hist2 = calloc(u, sizeof *s->hist2);
+    s->hcount = calloc(u, sizeof *s->hcount);
+    return s->hist1 && s->hist2 && s->hcount ? SL_OK : SL_ENOMEM;
+}
+
 static sl_sim *alloc_sim(int32_t n)
 {
     sl_sim *s = calloc(1, sizeof *s);
@@ -296,6 +372,7 @@ static sl_sim *alloc_sim(int32_t n)
     s->est = malloc(m * sizeof *s->est);
     s->state = malloc(m * sizeof *s->state);
     s->doomed = calloc(m, sizeof *s->doomed);
+    s->ncorr = calloc(m, sizeof *s->ncorr);
     s->fq.idx = malloc(m * sizeof(int32_t));
     s->pq.idx = malloc(m * sizeof(int32_t));
     s->bq.idx = malloc(m * sizeof(int32_t));
@@ -305,7 +382,7 @@ static sl_sim *alloc_sim(int32_t n)
     s->heap = malloc(m * sizeof(int32_t));
     s->run = malloc(m * sizeof(int32_t));
     s->scratch = malloc(m * sizeof(int32_t));
-    if (!s->dur || !s->est || !s->state || !s->doomed || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
+    if (!s->dur || !s->est || !s->state || !s->doomed || !s->ncorr || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
         !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->scratch) {
         sl_sim_free(s);
         return NULL;
@@ -318,7 +395,8 @@ void sl_sim_free(sl_sim *s)
 {
     if (s == NULL)
         return;
-    free(s->dur); free(s->est); free(s->state); free(s->doomed); free(s->cls);
+    free(s->dur); free(s->est); free(s->state); free(s->doomed); free(s->cls); free(s->ncorr);
+    free(s->hist1); free(s->hist2); free(s->hcount);
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
     free(s->heap); free(s->run); free(s->scratch);
@@ -354,6 +432,11 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     s->C = *cfg;
     s->O = *out;
     s->r0 = n > 0 ? jobs->submit[0] : 0;
+    if (alloc_history(s) != SL_OK) {
+        sl_sim_free(s);
+        set_err(err, errlen, "out of memory for %d users", (int)jobs->nusers);
+        return SL_ENOMEM;
+    }
     if (jobs->cls != NULL) {
         s->cls = malloc((size_t)(n > 0 ? n : 1));
         if (s->cls == NULL) {
@@ -367,12 +450,15 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     for (int32_t j = 0; j < n; j++) {
         if (out->first_start != NULL)
             out->first_start[j] = -1;
+        if (out->predicted != NULL)
+            out->predicted[j] = -1;
         const int64_t p = jobs->run[j], req = jobs->req[j];
         const int cut = p > req && cfg->overrun == SL_OVERRUN_KILL;
         s->dur[j] = cut ? req : p;
-        s->est[j] = cfg->estimate == SL_EST_REQUESTED ? req
-                  : cfg->estimate == SL_EST_ACTUAL  ? s->dur[j]
-                                                    : jobs->estimate[j];
+        /* EASY++ and callback estimates are made at submission. */
+        s->est[j] = cfg->estimate == SL_EST_ACTUAL ? s->dur[j]
+                  : cfg->estimate == SL_EST_ARRAY  ? jobs->estimate[j]
+                                                   : req;
         s->state[j] = SL_PENDING;
         out->start[j] = -1;
         out->end[j] = -1;
@@ -439,6 +525,18 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     memcpy(s->est, src->est, sz * sizeof *s->est);
     memcpy(s->state, src->state, sz * sizeof *s->state);
     memcpy(s->doomed, src->doomed, sz * sizeof *s->doomed);
+    memcpy(s->ncorr, src->ncorr, sz * sizeof *s->ncorr);
+    if (alloc_history(s) != SL_OK) {
+        sl_sim_free(s);
+        return SL_ENOMEM;
+    }
+    if (s->hist1 != NULL) {
+        const size_t u = (size_t)s->J.nusers;
+        memcpy(s->hist1, src->hist1, u * sizeof *s->hist1);
+        memcpy(s->hist2, src->hist2, u * sizeof *s->hist2);
+        memcpy(s->hcount, src->hcount, u * sizeof *s->hcount);
+    }
+    s->failed = src->failed;
     if (src->cls != NULL) {
         s->cls = malloc(sz > 0 ? sz : 1);
         if (s->cls == NULL) {
@@ -451,6 +549,8 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
         memcpy(out->start, src->O.start, sz * sizeof *out->start);
         memcpy(out->end, src->O.end, sz * sizeof *out->end);
         memcpy(out->flags, src->O.flags, sz * sizeof *out->flags);
+        if (out->predicted != NULL && src->O.predicted != NULL)
+            memcpy(out->predicted, src->O.predicted, sz * sizeof *out->predicted);
         if (out->first_start != NULL && src->O.first_start != NULL)
             memcpy(out->first_start, src->O.first_start, sz * sizeof *out->first_start);
         else if (out->first_start != NULL)
@@ -470,6 +570,14 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->ndone = src->ndone;
     s->nqueued = src->nqueued;
     *dst = s;
+    return SL_OK;
+}
+
+int sl_sim_set_context(sl_sim *s, void *ctx)
+{
+    if (s == NULL)
+        return SL_EINVAL;
+    s->C.ctx = ctx;
     return SL_OK;
 }
 

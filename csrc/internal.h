@@ -36,6 +36,11 @@ struct sl_sim {
     uint8_t *state;     /* enum sl_job_state                    */
     uint8_t *cls;       /* current class (1 small), or NULL     */
     uint8_t *doomed;    /* running small job to be killed       */
+    uint8_t *ncorr;     /* corrections applied to a running job */
+    int64_t *hist1;     /* EASY++: user's last completed runtime */
+    int64_t *hist2;     /*         and the one before           */
+    uint8_t *hcount;    /*         how many of the two are known */
+    int failed;         /* a callback estimator failed           */
     int64_t r0;         /* first submit time (mixed policy)     */
 
     sl_queue fq;        /* queued jobs in FCFS order            */
@@ -76,6 +81,10 @@ static inline int64_t sl_est(const sl_sim *s, int32_t j)
 
 /* easy.c */
 void sl_easy_pass(sl_sim *s, int64_t t);
+
+/* engine.c: running jobs sorted by estimated end */
+void sl_run_insert(sl_sim *s, int32_t j);
+void sl_run_remove(sl_sim *s, int32_t j);
 
 /* engine.c */
 void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags);

@@ -17,7 +17,7 @@
 
 static const char *const NAMES[SL_NPOLICIES] = {
     "FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF",
-    "SRF", "LRF", "SEXP", "LEXP", "WFP", "MIXED"};
+    "SRF", "LRF", "SEXP", "LEXP", "WFP", "MIXED", "SJBF"};
 
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which)
 {
@@ -80,6 +80,7 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
         const double w = (double)wait / (double)pp;
         return -(w * w * w * q);
     }
+    case SL_SJBF: return (double)s->est[j];
     case SL_MIXED: {
         double f[SL_NFEATURES];
         f[SL_F_PROCS] = q;

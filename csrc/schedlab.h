@@ -30,7 +30,9 @@ enum sl_policy_kind {
     SL_SEXP = 10, SL_LEXP = 11,  /* expansion (wait + p~) / p~   */
     SL_WFP = 12,                 /* (wait / p~)^3 * q, largest   */
     SL_MIXED = 13,               /* w . x, see sl_policy         */
-    SL_NPOLICIES = 14
+    SL_SJBF = 14,                /* shortest estimate first (the  */
+                                 /* scheduler's prediction)       */
+    SL_NPOLICIES = 15
 };
 
 /* Features of the mixed linear policy, in the order of sl_policy.weights. */
@@ -48,8 +50,28 @@ enum sl_feature {
 enum sl_estimate {
     SL_EST_REQUESTED = 0,   /* p~                                   */
     SL_EST_ACTUAL = 1,      /* the runtime the job really runs      */
-    SL_EST_ARRAY = 2        /* sl_jobs.estimate, one value per job  */
+    SL_EST_ARRAY = 2,       /* sl_jobs.estimate, one value per job  */
+    SL_EST_EASYPP = 3,      /* mean of the user's last two completed
+                               runtimes at submission (Tsafrir's EASY++;
+                               one: that one; none: p~), at most p~  */
+    SL_EST_CALLBACK = 4     /* sl_config.predict at submission       */
 };
+
+/* What the scheduler does when a running job outlives its estimate
+ * (gaussier2015 §5.2); every corrected estimate is capped at p~. */
+enum sl_correction {
+    SL_CORR_NOW = 0,          /* no correction: expected to end "now"  */
+    SL_CORR_REQUESTED = 1,    /* the requested time p~                 */
+    SL_CORR_INCREMENTAL = 2,  /* + 1m, 5m, 15m, 30m, 1h, 2h, 5h, 10h,
+                                 20h, 50h, 100h at successive corrections */
+    SL_CORR_DOUBLING = 3      /* twice the elapsed time                */
+};
+
+/* Callback estimator: predict(ctx, job, now) at submission returns an
+ * estimate >= 0 (a negative value aborts the run with SL_EINVAL);
+ * observe(ctx, job, now, runtime) is called at each completion (may be NULL). */
+typedef int64_t (*sl_predict_fn)(void *ctx, int32_t job, int64_t now);
+typedef void (*sl_observe_fn)(void *ctx, int32_t job, int64_t now, int64_t runtime);
 
 /* What happens to a job whose actual runtime p exceeds p~. */
 enum sl_overrun {
@@ -76,6 +98,8 @@ typedef struct sl_jobs {
     const int64_t *id;         /* job id, for tie-breaking           */
     const int64_t *estimate;   /* per-job estimate (SL_EST_ARRAY) or NULL */
     const uint8_t *cls;        /* per-job class, 1 = small, 0 = large; or NULL */
+    const int32_t *user;       /* user index 0..nusers-1 (SL_EST_EASYPP)  */
+    int32_t nusers;
 } sl_jobs;
 
 typedef struct sl_policy {
@@ -95,6 +119,10 @@ typedef struct sl_config {
     int64_t divider;              /* with classes: a small job running longer
                                      is killed and requeued as large; < 0:
                                      small jobs run to completion          */
+    int32_t correction;           /* enum sl_correction                  */
+    sl_predict_fn predict;        /* SL_EST_CALLBACK                     */
+    sl_observe_fn observe;
+    void *ctx;
 } sl_config;
 
 /* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
@@ -103,6 +131,7 @@ typedef struct sl_out {
     int64_t *end;
     uint8_t *flags;
     int64_t *first_start;   /* optional (NULL): start of a killed small run */
+    int64_t *predicted;     /* optional (NULL): the estimate at submission  */
 } sl_out;
 
 typedef struct sl_state {
@@ -134,6 +163,9 @@ int sl_sim_set_policy(sl_sim *sim, const sl_policy *primary,
 /* Deep copy of the state; the clone writes into out (the source's outputs
  * so far are copied there) and shares the read-only input arrays. */
 int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst);
+
+/* Point a callback estimator at a new context (e.g. after a clone). */
+int sl_sim_set_context(sl_sim *sim, void *ctx);
 
 int sl_sim_state(const sl_sim *sim, sl_state *state);
 const char *sl_sim_error(const sl_sim *sim);

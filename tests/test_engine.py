@@ -334,3 +334,127 @@ def test_class_errors_and_clone():
         assert c.schedule.start.tolist() == sim.schedule.start.tolist() == [13, 10]
         assert c.schedule.first_start.tolist() == [0, -1]
         c.close()
+
+
+# --------------------------------------------- runtime estimates (gaussier2015) --
+
+def test_easy_plus_plus_predictions_by_hand():
+    # m=4, one user A (1) and one user B (2).  Completed runtimes of A before
+    # each submission decide the prediction, capped at p~:
+    #   j0 A r=0  p=10 p~=100: no history      -> 100 (p~)     ends 10
+    #   j1 A r=20 p=30 p~=100: one run (10)    -> 10           ends 50
+    #   j2 B r=20 p=5  p~=50 : no history      -> 50
+    #   j3 A r=60 p=1  p~=100: 10, 30          -> (30+10)//2 = 20
+    #   j4 A r=70 p=1  p~=15 : 30, 1           -> 15 (= p~, mean 15 -> 15)
+    #   j5 A r=80 p=1  p~=100: 1, 1            -> 1
+    #   j6 B r=80 p=1  p~=100: 5 (one run)     -> 5
+    rows = [(0, 10, 100, 1), (20, 30, 100, 1), (20, 5, 50, 1), (60, 1, 100, 1), (70, 1, 15, 1),
+            (80, 1, 100, 1), (80, 1, 100, 1)]
+    user = [1, 1, 2, 1, 1, 1, 2]
+    s = simulate(J(rows, user=np.array(user)), 4, estimate="easy++")
+    assert s.predicted.tolist() == [100, 10, 50, 20, 15, 1, 5]
+    # A job completing at the very instant of a submission counts (completions
+    # are applied first): j1' submitted at 10 sees j0's 10 s.
+    rows2 = [(0, 10, 100, 1), (10, 5, 100, 1)]
+    s = simulate(J(rows2, user=np.array([7, 7])), 4, estimate="easy++")
+    assert s.predicted.tolist() == [100, 10]
+    with pytest.raises(InputError, match="users"):
+        simulate(J(rows2), 4, estimate="easy++")
+
+
+class Recorder(__import__("schedlab.sim", fromlist=["Estimator"]).Estimator):
+    """A callback estimator that returns fixed values and records calls."""
+
+    def __init__(self, values):
+        self.values, self.calls, self.seen = list(values), [], []
+
+    def predict(self, job, now):
+        self.calls.append((job, now))
+        return self.values[job]
+
+    def observe(self, job, now, runtime):
+        self.seen.append((job, now, runtime))
+
+
+@pytest.mark.parametrize("correction", ["none", "requested", "incremental", "doubling"])
+def test_corrections_extend_an_underpredicted_job(correction):
+    # m=2.  A (1 proc, predicted 10, asks 10000, runs 3000) starts at 0; H
+    # (2 procs) is the head.  At t=100 probe P (1 proc, 50 s, estimate 50)
+    # arrives: it is backfilled iff 100 + 50 <= shadow, the (corrected)
+    # estimated end of A:
+    #   none        -> A expected to end "now" (100): shadow 100, no
+    #   requested   -> 10000                       : yes
+    #   incremental -> 10+60+300 = 370 > 100       : 150 <= 370, yes
+    #   doubling    -> 2 x 100 = 200               : 150 <= 200, yes
+    # A second probe Q (1 proc, 300 s) arriving at 150 (after P ended? P
+    # runs to 150, Q arrives at 150 when P completes):
+    #   requested 10000: 450 <= 10000 yes; incremental: 370 < 450, no;
+    #   doubling: at 150 A's estimate 200 still holds: 450 > 200, no.
+    rows = [(0, 3000, 10000, 1), (0, 10, 10, 2), (100, 50, 50, 1), (150, 300, 300, 1)]
+    est = np.array([10, 10, 50, 300])
+    s = simulate(J(rows), 2, estimate=est, correction=correction)
+    p_backfilled = s.start[2] == 100
+    q_backfilled = s.start[3] == 150
+    assert p_backfilled == (correction != "none")
+    assert q_backfilled == (correction == "requested")
+    assert s.start[1] == 3000                       # H starts when A really ends
+
+
+def test_incremental_correction_walks_the_list():
+    # m=2.  A (1 proc) predicted 0 s runs 5000 (asks 100000); H (2 procs) is
+    # the head.  At the pass at t, A's estimate is corrected by 60, 300, 900,
+    # 1800, 3600 ... s until it ends after t: 60, 360, 1260, 3060, 6660.  A
+    # probe (1 proc) arriving at t is backfilled iff it ends by that time.
+    for t, end in [(30, 60), (59, 60), (60, 360), (1000, 1260), (3059, 3060), (3060, 6660)]:
+        for length, fits in ((end - t, True), (end - t + 1, False)):
+            rows = [(0, 5000, 100000, 1), (0, 10, 10, 2), (t, length, length, 1)]
+            s = simulate(J(rows), 2, estimate=np.array([0, 10, length]), correction="incremental")
+            assert (s.start[2] == t) == fits, (t, end, length, s.start)
+
+
+def test_exact_callback_estimator_reproduces_the_clairvoyant_schedule():
+    rng = np.random.default_rng(5)
+    n = 300
+    run = rng.integers(0, 500, n)
+    jobs = Jobs(np.sort(rng.integers(0, 20000, n)), run, run + rng.integers(0, 2000, n), rng.integers(1, 9, n),
+                user=rng.integers(0, 5, n))
+    exact = Recorder(jobs.run.tolist())
+    a = simulate(jobs, 8, "EASY-FCFS-SJBF", estimate=exact)
+    b = simulate(jobs, 8, "EASY-FCFS-SJBF", estimate="actual")
+    assert np.array_equal(a.start, b.start) and np.array_equal(a.flags, b.flags)
+    assert [c[0] for c in exact.calls] == list(range(n))           # one call per submission, in order
+    assert sorted(j for j, _, _ in exact.seen) == list(range(n))    # one per completion
+    assert all(now == a.end[j] and rt == a.end[j] - a.start[j] for j, now, rt in exact.seen)
+
+
+def test_callback_errors_surface_and_clone_gets_its_own_estimator():
+    jobs = J([(0, 5, 10, 1), (1, 5, 10, 1), (2, 5, 10, 1)])
+
+    class Boom(Recorder):
+        def predict(self, job, now):
+            if job == 1:
+                raise RuntimeError("model exploded")
+            return 5
+
+    with pytest.raises(RuntimeError, match="model exploded"):
+        simulate(jobs, 1, estimate=Boom([]))
+    with pytest.raises(InputError, match="returned -3"):
+        simulate(jobs, 1, estimate=Recorder([1, -3, 1]))
+    rec = Recorder([5, 5, 5])
+    with Simulation(jobs, 1, estimate=rec) as sim:
+        sim.run(1)
+        c = sim.clone()
+        c.run()
+        assert c._estimator is not rec and len(c._estimator.calls) == 3 and len(rec.calls) == 2
+        sim.run()
+        assert np.array_equal(c.schedule.start, sim.schedule.start)
+        c.close()
+
+
+def test_sjbf_backfills_shortest_estimate_first():
+    # m=3.  A (2 procs) runs [0,100); H (3 procs) head, shadow 100, extra 0.
+    # Two 1-proc candidates arrive at 1: X asks 90 (est 90), Y asks 50.  Only
+    # one processor is free: FCFS backfilling takes X, SJBF takes Y.
+    rows = [(0, 100, 100, 2), (0, 10, 10, 3), (1, 90, 90, 1), (1, 50, 50, 1)]
+    assert simulate(J(rows), 3, "EASY-FCFS-FCFS").start.tolist()[2:] == [1, 110]
+    assert simulate(J(rows), 3, "EASY-FCFS-SJBF").start.tolist()[2:] == [110, 1]

@@ -25,7 +25,7 @@ from reference import PURE_POLICIES, reference_simulate
 from schedlab.sim import Jobs, Mixed, Policy, Simulation, simulate
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-PAIR_EXAMPLES = 12          # per (P_R, P_B) pair: 169 pairs
+PAIR_EXAMPLES = 16          # per (P_R, P_B) pair: 169 pairs
 EXAMPLES = 250              # the other properties
 
 
@@ -57,8 +57,9 @@ def workloads(draw, min_jobs=1, max_jobs=40, max_m=16):
     submit, run, req, procs = [], [], [], []
     for _ in range(n):
         t += draw(st.one_of(st.just(0), st.integers(0, 20)))
-        p = draw(st.one_of(st.just(0), st.integers(0, 30)))
-        pt = draw(st.one_of(st.just(p), st.integers(0, 30), st.integers(0, p)))
+        # Runtimes from a few round values half of the time: many equal ends.
+        p = draw(st.one_of(st.sampled_from([0, 1, 5, 10, 10, 20]), st.integers(0, 30)))
+        pt = draw(st.one_of(st.just(p), st.sampled_from([0, 5, 10, 20]), st.integers(0, 30), st.integers(0, p)))
         submit.append(t)
         run.append(p)
         req.append(pt)
@@ -309,7 +310,10 @@ def test_mixed_vertices_equal_pure_policies(w, cfg, primary, backfill, sp, sb):
 
 
 def change_times(w: Workload):
-    return st.integers(-5, w.submit[-1] + 80)
+    # Often exactly an event time (or next to one): a change at t applies to
+    # passes at times strictly after t.
+    near_submit = st.builds(lambda r, d: r + d, st.sampled_from(w.submit), st.sampled_from([-1, 0, 0, 1]))
+    return st.one_of(near_submit, st.integers(-5, w.submit[-1] + 80))
 
 
 @st.composite
@@ -398,3 +402,16 @@ def test_empty_workload():
     jobs = Jobs(submit=[], run=[], req=[], procs=[])
     s = simulate(jobs, 4, policy="EASY-SPF-FCFS")
     assert len(s.start) == len(s.end) == len(s.flags) == 0
+
+
+def test_threshold_as_duration_string():
+    # The hand-worked case (e) of test_reference.py through the C core, with
+    # the threshold given as seconds and as duration strings.
+    jobs = Jobs(submit=[0, 1, 5, 12], run=[20, 15, 5, 5], req=[20, 15, 5, 5], procs=[1, 1, 1, 1])
+    for thr in (10, "10s", "10"):
+        s = simulate(jobs, 1, policy="EASY-SPF-SPF", threshold=thr)
+        assert s.start.tolist() == [0, 20, 35, 40]
+        assert s.forced.tolist() == [False, True, True, True]
+    s = simulate(jobs, 1, policy="EASY-SPF-SPF", threshold="1m")      # 60 s: never reached
+    assert s.start.tolist() == [0, 30, 20, 25]
+    assert not s.forced.any()

@@ -19,6 +19,13 @@ SOURCES = ["engine.c", "easy.c", "policies.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
 
+# Python implementations of the callback estimator (schedlab.sim).
+PYTHON_CALLBACKS = """
+extern "Python" int64_t sl_py_predict(void *, int32_t, int64_t);
+extern "Python" void sl_py_observe(void *, int32_t, int64_t, int64_t);
+"""
+
+
 def cdef_text() -> str:
     lines = (CSRC / "schedlab.h").read_text().splitlines()
     return "\n".join(line for line in lines if not line.lstrip().startswith("#"))
@@ -26,7 +33,7 @@ def cdef_text() -> str:
 
 def make_builder(sanitize: bool = False) -> FFI:
     ffi = FFI()
-    ffi.cdef(cdef_text())
+    ffi.cdef(cdef_text() + PYTHON_CALLBACKS)
     cflags = ["-std=c11", "-O2"] + WARNINGS
     ldflags: list[str] = []
     if sanitize:

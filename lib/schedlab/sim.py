@@ -31,6 +31,10 @@ except ImportError as exc:  # pragma: no cover - only without a build
 #: Pure policy names, in the order of ``enum sl_policy_kind``.
 POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF",
             "SRF", "LRF", "SEXP", "LEXP", "WFP")
+#: Queue orders beyond the pure policies: SJBF (shortest *estimate* first,
+#: gaussier2015's EASY-SJBF backfilling; the estimate is the scheduler's
+#: prediction, see ``estimate=``).  Kind numbers of ``enum sl_policy_kind``.
+_KINDS = {**{name: i for i, name in enumerate(POLICIES)}, "SJBF": lib.SL_SJBF}
 #: The 7 policies of lelong2017 (EXP there is "largest expansion first").
 LELONG_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
 #: The 12 policies of online-bandit §4.1 and thesis §3.1.4.
@@ -39,7 +43,9 @@ BANDIT_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
 #: Features of the mixed linear policy, in the order of ``enum sl_feature``.
 FEATURES = ("q", "req", "submit", "ratio", "exp", "area")
 _ALIASES = {"EXP": "LEXP", "EASY": "FCFS"}
-ESTIMATES = {"requested": lib.SL_EST_REQUESTED, "actual": lib.SL_EST_ACTUAL}
+ESTIMATES = {"requested": lib.SL_EST_REQUESTED, "actual": lib.SL_EST_ACTUAL, "easy++": lib.SL_EST_EASYPP}
+CORRECTIONS = {"none": lib.SL_CORR_NOW, "requested": lib.SL_CORR_REQUESTED,
+               "incremental": lib.SL_CORR_INCREMENTAL, "doubling": lib.SL_CORR_DOUBLING}
 OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
 VERSION = ffi.string(lib.sl_version()).decode()
 
@@ -90,8 +96,8 @@ def _policy_name(p: PolicyLike) -> PolicyLike:
             return Mixed(tuple(float(x) for x in name[6:-1].split(",")))
         except ValueError:
             raise InputError(f"bad mixed policy {p!r}: expected MIXED(w1,...,w6)") from None
-    if name not in POLICIES:
-        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(POLICIES)} or MIXED(w...)")
+    if name not in _KINDS:
+        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(_KINDS)} or MIXED(w...)")
     return name
 
 
@@ -310,6 +316,7 @@ class Schedule:
     end: np.ndarray
     flags: np.ndarray
     first_start: np.ndarray | None = None   # start of a killed small run (-1: none)
+    predicted: np.ndarray | None = None     # the scheduler's estimate at submission
 
     @property
     def backfilled(self) -> np.ndarray:
@@ -341,6 +348,46 @@ class Schedule:
         return summary(self, **kw)
 
 
+# --------------------------------------------------------------- estimators --
+
+class Estimator:
+    """A runtime estimator written in Python, called by the C core at each
+    submission (``predict``) and completion (``observe``).  Slower than the
+    built-in estimators (one Python call per job); subclass and pass an
+    instance as ``estimate=``.  A clone of a simulation gets a deep copy."""
+
+    def predict(self, job: int, now: int) -> int:  # pragma: no cover - interface
+        """Estimate (seconds, >= 0) of job index ``job`` submitted at ``now``."""
+        raise NotImplementedError
+
+    def observe(self, job: int, now: int, runtime: int) -> None:
+        """Job index ``job`` completed at ``now`` after running ``runtime`` s."""
+
+
+@ffi.def_extern()
+def sl_py_predict(ctx, job, now):
+    sim = ffi.from_handle(ctx)
+    try:
+        value = int(sim._estimator.predict(int(job), int(now)))
+        if value < 0:
+            raise InputError(f"{sim.jobs.where(int(job))}: estimator returned {value} < 0")
+        return value
+    except BaseException as exc:  # re-raised by Simulation.run
+        sim._cb_error = exc
+        return -1
+
+
+@ffi.def_extern()
+def sl_py_observe(ctx, job, now, runtime):
+    sim = ffi.from_handle(ctx)
+    if sim._cb_error is not None:
+        return
+    try:
+        sim._estimator.observe(int(job), int(now), int(runtime))
+    except BaseException as exc:
+        sim._cb_error = exc
+
+
 # --------------------------------------------------------------- simulation --
 
 def _check(rc: int, what: str, handle=None) -> None:
@@ -362,8 +409,10 @@ class Simulation:
 
     def __init__(self, jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None,
                  estimate="requested", overrun: str = "kill", threshold_backfill=None,
-                 *, classes=None, divider=None, _clone_of: "Simulation | None" = None):
+                 *, classes=None, divider=None, correction: str = "none",
+                 _clone_of: "Simulation | None" = None):
         self._handle = None
+        self._estimator, self._cb_error, self._self_handle = None, None, None
         if _clone_of is not None:
             self._init_clone(_clone_of)
             return
@@ -378,10 +427,19 @@ class Simulation:
         self.jobs, self.m, self.overrun = jobs, m, overrun
         self.policy = as_policy(policy, threshold, threshold_backfill)
         n = len(jobs)
-        if isinstance(estimate, str):
+        if correction not in CORRECTIONS:
+            raise InputError(f"correction must be one of {sorted(CORRECTIONS)}, got {correction!r}")
+        self.correction = correction
+        if isinstance(estimate, Estimator):
+            self.estimate, self._est_kind, self._est = "callback", lib.SL_EST_CALLBACK, None
+            self._estimator = estimate
+        elif isinstance(estimate, str):
             if estimate not in ESTIMATES:
-                raise InputError(f"estimate must be 'requested', 'actual' or a per-job array, got {estimate!r}")
+                raise InputError(f"estimate must be one of {sorted(ESTIMATES)}, a per-job array or an "
+                                 f"Estimator, got {estimate!r}")
             self.estimate, self._est_kind, self._est = estimate, ESTIMATES[estimate], None
+            if estimate == "easy++" and jobs.user is None:
+                raise InputError("estimate='easy++' needs the users of the jobs (Jobs(..., user=...))")
         else:
             est = _int_array("estimate", estimate, np.int64, n)
             if est.size and est.min() < 0:
@@ -397,11 +455,22 @@ class Simulation:
         cjobs.procs = self._ptr("int32_t[]", jobs.procs)
         cjobs.estimate = self._ptr("int64_t[]", self._est) if self._est is not None else ffi.NULL
         cjobs.cls = self._ptr("uint8_t[]", self._cls) if self._cls is not None else ffi.NULL
+        if self._est_kind == lib.SL_EST_EASYPP:
+            users, dense = np.unique(jobs.user, return_inverse=True)
+            self._users = np.ascontiguousarray(dense, dtype=np.int32)
+            cjobs.user = self._ptr("int32_t[]", self._users)
+            cjobs.nusers = len(users)
         cfg = ffi.new("sl_config *")
         cfg.m = m
         cfg.estimate = self._est_kind
         cfg.overrun = OVERRUNS[overrun]
         cfg.divider = -1 if self.divider is None else self.divider
+        cfg.correction = CORRECTIONS[correction]
+        if self._estimator is not None:
+            self._self_handle = ffi.new_handle(self)
+            cfg.predict = lib.sl_py_predict
+            cfg.observe = lib.sl_py_observe
+            cfg.ctx = self._self_handle
         self._fill_policy_config(cfg)
         self._cjobs, self._cfg = cjobs, cfg
         self._alloc_outputs(n)
@@ -437,11 +506,13 @@ class Simulation:
         self._end = np.full(n, -1, np.int64)
         self._flags = np.zeros(n, np.uint8)
         self._first = np.full(n, -1, np.int64) if self._cls is not None else None
+        self._pred = np.full(n, -1, np.int64)
         out = ffi.new("sl_out *")
         out.start = self._ptr("int64_t[]", self._start, True)
         out.end = self._ptr("int64_t[]", self._end, True)
         out.flags = self._ptr("uint8_t[]", self._flags, True)
         out.first_start = self._ptr("int64_t[]", self._first, True) if self._first is not None else ffi.NULL
+        out.predicted = self._ptr("int64_t[]", self._pred, True)
         self._cout = out
 
     def _policy_struct(self, c, p: PolicyLike):
@@ -452,7 +523,7 @@ class Simulation:
                 c.weights[i] = p.weights[i]
                 c.scales[i] = scales[i]
         else:
-            c.kind = POLICIES.index(p)
+            c.kind = _KINDS[p]
 
     def _fill_policy_config(self, cfg):
         p = self.policy
@@ -466,12 +537,18 @@ class Simulation:
         self.jobs, self.m, self.overrun, self.policy = src.jobs, src.m, src.overrun, src.policy
         self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
         self._cls, self.divider = src._cls, src.divider
+        self.correction = src.correction
         self._keep = list(src._keep)            # the shared, read-only inputs stay alive
         self._cjobs, self._cfg = src._cjobs, src._cfg
         self._alloc_outputs(len(self.jobs))
         ptr = ffi.new("sl_sim **")
         _check(lib.sl_sim_clone(src._handle, self._cout, ptr), "clone")
         self._handle = ffi.gc(ptr[0], lib.sl_sim_free)
+        if src._estimator is not None:
+            import copy
+            self._estimator = copy.deepcopy(src._estimator)
+            self._self_handle = ffi.new_handle(self)
+            _check(lib.sl_sim_set_context(self._handle, self._self_handle), "clone")
 
     def _live(self):
         if self._handle is None:
@@ -483,7 +560,11 @@ class Simulation:
         """Process every event with time <= until (None: to the end)."""
         h = self._live()
         t = np.iinfo(np.int64).max if until is None else int(until)
-        _check(lib.sl_sim_run(h, t), "run", h)
+        rc = lib.sl_sim_run(h, t)
+        if self._cb_error is not None:
+            err, self._cb_error = self._cb_error, None
+            raise err
+        _check(rc, "run", h)
         return self
 
     def set_policy(self, policy, threshold=None, threshold_backfill=None) -> "Simulation":
@@ -516,7 +597,7 @@ class Simulation:
         """A copy of the outputs so far."""
         return Schedule(self.jobs, self.m, self.policy, self.estimate,
                         self._start.copy(), self._end.copy(), self._flags.copy(),
-                        None if self._first is None else self._first.copy())
+                        None if self._first is None else self._first.copy(), self._pred.copy())
 
     def close(self) -> None:
         """Free the C handle (idempotent)."""
@@ -535,14 +616,22 @@ class Simulation:
 
 
 def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estimate="requested",
-             overrun: str = "kill", threshold_backfill=None, *, classes=None, divider=None) -> Schedule:
+             overrun: str = "kill", threshold_backfill=None, *, classes=None, divider=None,
+             correction: str = "none") -> Schedule:
     """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end.
 
     ``classes`` (optional, True = small) orders the queues small first
     (thesis Algorithm 3); with a ``divider`` a job running as small whose
     runtime exceeds it is killed there and requeued as large (Algorithm 4);
-    without one, small jobs run to completion."""
+    without one, small jobs run to completion.
+
+    ``estimate``: "requested" (p~), "actual" (clairvoyant), "easy++" (mean
+    of the user's last two completed runtimes at submission), a per-job
+    array, or an :class:`Estimator`; ``correction`` of an estimate a running
+    job outlives: "none" (expected to end now), "requested", "incremental",
+    "doubling" (gaussier2015 §5.2)."""
     with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill,
-                    classes=classes, divider=divider) as sim:
+                    classes=classes, divider=divider, correction=correction) as sim:
         sim.run()
-        return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags, sim._first)
+        return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags,
+                        sim._first, sim._pred)
