@@ -27,8 +27,10 @@ $(STAMP): $(CORE_SRC) | $(PY)
 	$(PY) -c "import schedlab.sim as s; print('schedlab C core', s.VERSION, 'built')"
 	@touch $@
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist; 2 = this machine's cores).
+TEST_WORKERS ?= 2
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 # The whole test suite against an ASan/UBSan build of the C core.
 ASAN_DIR := build/asan
