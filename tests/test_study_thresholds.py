@@ -1,0 +1,309 @@
+"""Study 3 (thresholds and generalisation): the selection and the relative
+costs on arrays whose answers are known by construction, the threshold
+shortcut for FCFS primaries, the thesis' week slicing against an independent
+count, parameter validation, and the notebook under papermill on a small
+generated trace (checked against its own datasets)."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from schedlab import paths, sim, store
+from schedlab.errors import InputError
+from schedlab.studies import thresholds as study
+from schedlab.swf import write_swf
+
+WEEK = 7 * 86400
+M = 16
+N_WEEKS = 8
+
+
+def make_jobs(seed: int, weeks: int = N_WEEKS, per_week: int = 40):
+    """A busy generated workload: the first job at time 0, some jobs that
+    overrun their request (removed by the lelong2017 cleaning)."""
+    rng = np.random.default_rng(seed)
+    n = weeks * per_week
+    submit = np.sort(rng.integers(0, weeks * WEEK, n))
+    submit[0] = 0
+    run = rng.integers(60, 40000, n)
+    req = (run * rng.uniform(1.0, 3.0, n)).astype(np.int64)
+    over = rng.random(n) < 0.05
+    req[over] = run[over] // 2
+    procs = rng.integers(1, M + 1, n)
+    user = rng.integers(1, 6, n)
+    wait = rng.integers(0, 20000, n)
+    return submit, run, req, procs, user, wait
+
+
+def write_trace(path: Path, seed: int = 5) -> Path:
+    submit, run, req, procs, user, wait = make_jobs(seed)
+    n = submit.size
+    fields = {"job_id": np.arange(1, n + 1), "submit": submit, "wait": wait, "run": run,
+              "alloc_procs": procs, "req_procs": procs, "req_time": req, "user": user,
+              "status": np.ones(n, dtype=np.int64)}
+    return write_swf(path, fields, header_lines=["Version: 2.2", "Computer: generated",
+                                                  f"MaxProcs: {M}", "UnixStartTime: 0"])
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    return write_trace(tmp_path_factory.mktemp("thr") / "tiny.swf")
+
+
+# ------------------------------------------------------------- selection --
+
+def test_select_by_mean_and_by_mean_ratio():
+    base = [10.0, 1000.0]
+    train = np.array([base, [5.0, 1100.0], [20.0, 800.0]])
+    # means 505, 552.5, 410; weekly ratios (1, 1), (0.5, 1.1), (2, 0.8)
+    assert study.select(train, base, "mean") == 2
+    assert study.select(train, base, "mean-ratio") == 1
+    assert study.select(np.ones((3, 4)), np.ones(4)) == 0              # ties: the first pair
+    assert study.select([[np.nan, 5.0], [7.0, 7.0]], [1.0, 1.0]) == 0   # NaN weeks left out
+    with pytest.raises(InputError, match="criterion"):
+        study.select(train, base, "median")
+    with pytest.raises(InputError, match="pairs, weeks"):
+        study.select([1.0, 2.0], base)
+
+
+def test_train_test_reports_the_test_cost_of_the_training_winner():
+    names = ["EASY-FCFS-FCFS", "EASY-A-A", "EASY-B-B"]
+    w = 6
+    train = {"avg_wait": np.array([[100.0] * w, [80.0] * w, [90.0] * w]),
+             "max_wait": np.array([[1000.0] * w, [1200.0] * w, [900.0] * w])}
+    # B is better on the testing weeks, but A won on the training weeks.
+    test = {"avg_wait": np.array([[200.0] * w, [150.0] * w, [100.0] * w]),
+            "max_wait": np.array([[1000.0] * w, [1500.0] * w, [800.0] * w]),
+            "mean_bsld": np.array([[10.0] * w, [6.0] * w, [5.0] * w])}
+    r = study.train_test(names, train, test, base_index=0, threshold=72000)
+    assert (r.pair, r.index, r.threshold) == ("EASY-A-A", 1, 72000)
+    assert r.train_avg_rel == pytest.approx(0.8) and r.test_avg_rel == pytest.approx(0.75)
+    assert r.train_gain == pytest.approx(20.0) and r.test_gain == pytest.approx(25.0)
+    assert r.test_gain_ci == pytest.approx((25.0, 25.0))                # constant ratio: no spread
+    assert r.test_max_rel == pytest.approx(1.5) and r.train_max_rel == pytest.approx(1.2)
+    assert (r.test_max, r.test_base_max) == (1500.0, 1000.0)
+    assert r.test_bsld_rel == pytest.approx(0.6) and r.test_bsld_gain == pytest.approx(40.0)
+    assert (r.train_base_avg, r.test_base_avg, r.test_avg) == (100.0, 200.0, 150.0)
+    np.testing.assert_allclose(r.train_diff, [0.0, -20.0, -10.0])
+    np.testing.assert_allclose(r.test_diff, [0.0, -50.0, -100.0])
+    assert r.alt_pair == "EASY-A-A" and r.alt_test_gain == pytest.approx(25.0)
+    with pytest.raises(InputError, match="base_index"):
+        study.train_test(names, train, test, base_index=3)
+    with pytest.raises(InputError, match="names"):
+        study.train_test(names[:2], train, test, base_index=0)
+
+
+def test_gain_ci_and_ratio_of_means():
+    rng = np.random.default_rng(1)
+    base = rng.uniform(1000, 5000, 200)
+    assert study.gain_ci(0.8 * base, base) == pytest.approx((20.0, 20.0, 20.0))
+    noisy = base * rng.uniform(0.5, 1.1, base.size)
+    g, lo, hi = study.gain_ci(noisy, base, seed=3)
+    assert lo < g < hi and 0 < lo and hi < 50
+    assert g == pytest.approx(100 * (1 - noisy.mean() / base.mean()))
+    assert study.gain_ci(noisy, base, seed=3) == (g, lo, hi)            # seeded
+    # weeks where either side is missing are left out of both means
+    assert study.ratio_of_means([1.0, np.nan, 3.0], [2.0, 5.0, 2.0]) == pytest.approx(1.0)
+    assert all(math.isnan(x) for x in study.gain_ci([np.nan], [1.0]))
+    with pytest.raises(InputError, match="lengths"):
+        study.ratio_of_means([1.0, 2.0], [1.0])
+
+
+def test_spearman():
+    assert study._spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert study._spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert study._spearman([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(0.8)
+    assert math.isnan(study._spearman([1, 2], [1, 2]))
+
+
+# ------------------------------------------------------------- threshold --
+
+def test_fcfs_primary_ignores_the_threshold():
+    """The study simulates the FCFS-primary pairs once for every T: a
+    threshold cannot change FCFS order (while it does change SPF's)."""
+    submit, run, req, procs, _, _ = make_jobs(11, weeks=2, per_week=150)
+    jobs = sim.Jobs(submit, run, np.maximum(req, run), procs)
+    for back in ("FCFS", "SPF", "LQF"):
+        a = sim.simulate(jobs, M, f"EASY-FCFS-{back}", threshold=3600)
+        b = sim.simulate(jobs, M, f"EASY-FCFS-{back}")
+        assert a.forced.any()                       # the threshold was active...
+        np.testing.assert_array_equal(a.start, b.start)   # ...and changed nothing
+    a = sim.simulate(jobs, M, "EASY-SPF-SPF", threshold=3600)
+    b = sim.simulate(jobs, M, "EASY-SPF-SPF")
+    assert (a.start != b.start).any()
+
+
+def test_traintest_dataset_repeats_the_fcfs_rows():
+    import xarray as xr
+
+    w = 3
+    grid = xr.Dataset({"avg_wait": (("half", "threshold", "primary", "backfill", "week"),
+                                    np.arange(2 * 2 * 1 * 2 * w, dtype=float).reshape(2, 2, 1, 2, w))},
+                      coords={"half": ["train", "test"], "threshold": ["20h", "none"], "primary": ["SPF"],
+                              "backfill": ["FCFS", "SPF"]})
+    fcfs = xr.Dataset({"avg_wait": (("half", "primary", "backfill", "week"),
+                                    -np.arange(2 * 1 * 2 * w, dtype=float).reshape(2, 1, 2, w))},
+                      coords={"half": ["train", "test"], "primary": ["FCFS"], "backfill": ["FCFS", "SPF"]})
+    ds = study.traintest_dataset([grid, fcfs], ["FCFS", "SPF"], [72000, None])
+    assert dict(ds.sizes) == {"half": 2, "threshold": 2, "primary": 2, "backfill": 2, "week": w}
+    assert list(ds.primary.values) == ["FCFS", "SPF"]
+    for t in ("20h", "none"):
+        np.testing.assert_array_equal(ds.avg_wait.sel(threshold=t, primary="FCFS").values,
+                                      fcfs.avg_wait.sel(primary="FCFS").values)
+        np.testing.assert_array_equal(ds.avg_wait.sel(threshold=t, primary="SPF").values,
+                                      grid.avg_wait.sel(threshold=t, primary="SPF").values)
+
+
+# ----------------------------------------------------------- thesis weeks --
+
+def test_thesis_cell_slices_weeks_like_the_thesis(tiny):
+    """First week skipped, n weeks, jobs whose recorded finish crosses their
+    week's end removed -- counted here directly from the generated jobs."""
+    submit, run, req, procs, _, wait = make_jobs(5)
+    keep = run <= req                                   # lelong2017 cleaning
+    week = submit // WEEK
+    inside = submit + wait + run <= (week + 1) * WEEK
+    expected = [int(np.sum(keep & inside & (week == k))) for k in (1, 2, 3)]
+    out = study.thesis_cell({"trace": str(tiny), "primary": "SAF", "n_weeks": 3, "metrics": ["jobs", "mean_bsld"]})
+    dims, jobs = out["jobs"]
+    assert dims == ("week",) and jobs.tolist() == expected
+    assert np.all(out["mean_bsld"][1] >= 1.0)
+    assert len(study.thesis_cell({"trace": str(tiny), "metrics": ["jobs"]})["jobs"][1]) == N_WEEKS - 1
+    with pytest.raises(InputError, match="unknown parameter"):
+        study.thesis_cell({"trace": str(tiny), "weeks": 3})
+    with pytest.raises(InputError, match="finish"):
+        study.thesis_cell({"trace": str(tiny), "finish": "log"})
+
+
+# ------------------------------------------------------------- parameters --
+
+def test_thresholds_parsing():
+    assert study.parse_thresholds(["none", "20h", 3600, "2.31d"]) == (3600, 72000, 199584, None)
+    assert study.parse_thresholds("[20h, none]") == (72000, None)
+    assert study.parse_thresholds(["none", 200000, "20h"], sort=False) == (None, 200000, 72000)
+    assert [study.threshold_label(t) for t in (None, 72000, 200000)] == ["none", "20h", "200000s"]
+    with pytest.raises(InputError, match="twice"):
+        study.parse_thresholds(["20h", 72000])
+    with pytest.raises(InputError, match=r"thresholds\[0\]"):
+        study.parse_thresholds(["soon"])
+
+
+def test_validate(tiny, tmp_path):
+    p = study.validate(traces="[KTH-SP2, CTC-SP2]", weeks="30", policies="FCFS, EXP", thesis_traces=[],
+                       thresholds=["none", "5h"], outdir=tmp_path, workers="2")
+    assert [r.name for r in p.traces] == ["KTH-SP2", "CTC-SP2"] and p.sweep_traces == p.traces
+    assert p.policies == ("FCFS", "LEXP") and p.weeks == 30 and p.workers == 2
+    assert p.thresholds == (18000, None) and p.threshold == 72000 and p.outdir == tmp_path.resolve()
+    assert p.cache_dir == paths.RESULTS / "cache"
+    q = study.validate(traces=[str(tiny)], sweep_traces=[], fig5_trace=None, thesis_traces=[])
+    assert q.traces[0].name == "tiny" and Path(q.traces[0].spec).is_absolute() and q.traces[0].m == M
+    assert q.sweep_traces == () and q.fig5_trace is None
+    assert study.validate(fig5_trace="none").fig5_trace is None
+    f = tmp_path / "file"
+    f.write_text("x")
+    bad = [({"traces": []}, "at least one trace"), ({"traces": ["no-such-log"]}, r"traces\[0\]"),
+           ({"traces": ["KTH-SP2", "kth-sp2"]}, "twice"), ({"policies": ["SPF", "LPF"]}, "FCFS"),
+           ({"policies": ["FCFS"]}, "at least two"), ({"policies": ["FCFS", "XYZ"]}, "unknown queue policy"),
+           ({"weeks": 1}, "weeks"), ({"weeks": "many"}, "weeks"), ({"workers": 0}, "workers"),
+           ({"threshold": "none"}, "conservative"), ({"criterion": "best"}, "criterion"),
+           ({"thesis_finish": "end"}, "thesis_finish"), ({"overrun": "keep"}, "overrun"),
+           ({"outdir": f}, "not a directory"), ({"seed": -1}, "seed"),
+           ({"thesis_thresholds": []}, "thesis_thresholds"), ({"thresholds": []}, "thresholds")]
+    for kw, msg in bad:
+        with pytest.raises(InputError, match=msg):
+            study.validate(**kw)
+
+
+def test_published_values_are_quoted():
+    assert study.PUBLISHED["fig8_gain_pct"] == {"SDSC-BLUE": 21.0, "SDSC-SP2": 11.0, "CTC-SP2": 36.0,
+                                                "CEA-Curie": 42.0, "KTH-SP2": 29.0}
+    assert study.PUBLISHED["fig8_cea_maxwait_s"] == {"learned": 88747, "baseline": 86680}
+    thesis = study.PUBLISHED["thesis"]
+    assert list(thesis) == list(study.THESIS_TABLES) == ["SDSC-SP2", "SDSC-BLUE", "KTH-SP2", "CTC-SP2"]
+    for rows in thesis.values():
+        assert sorted(rows) == sorted(sim.BANDIT_POLICIES) and all(len(v) == 3 for v in rows.values())
+    assert thesis["KTH-SP2"]["FCFS"] == (850.16, 850.16, 850.16)
+    assert thesis["SDSC-SP2"]["LAF"] == (5322.73, 4811.85, 3525.13)
+    assert study.THESIS_WEEKS == {"SDSC-SP2": 100, "SDSC-BLUE": 100, "KTH-SP2": 45, "CTC-SP2": 45}
+    assert study.THESIS_THRESHOLDS == (None, 200000, 72000)
+
+
+# ---------------------------------------------------------------- notebook --
+
+NOTEBOOK = paths.NOTEBOOKS / "02-thresholds.ipynb"
+
+
+def test_notebook_is_committed_clean():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert nb.cells[0].cell_type == "markdown"
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+    for name in ("traces = [", "thresholds = [", "weeks = 250", "workers = 2", "outdir = None"):
+        assert name in tagged[0].source
+    for c in nb.cells:
+        if c.cell_type == "code":
+            assert c.outputs == [] and c.execution_count is None
+
+
+def test_notebook_runs_on_a_small_trace(tiny, tmp_path):
+    papermill = pytest.importorskip("papermill")
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    params = {"traces": [str(tiny)], "thresholds": "[2h, none]", "weeks": 4, "policies": ["FCFS", "SPF"],
+              "fig5_trace": str(tiny), "thesis_traces": [str(tiny)], "thesis_policies": ["FCFS", "SPF", "SAF"],
+              "workers": 1, "outdir": str(out), "cache_dir": str(cache)}
+    papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"), parameters=params,
+                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    for rel in ("numbers.json", "fig5.nc", "fig5_baseline.nc", "traintest.nc", "thesis.nc",
+                "figures/fig5.png", "figures/fig5.pdf", "figures/sweep.png", "figures/fig8.png",
+                "figures/thesis.pdf", "tables/table3.csv", "tables/fig5.md", "tables/traintest.csv",
+                "tables/sec73.csv", "tables/fig8.csv", "tables/fig8_maxwait.md", "tables/thesis_tiny.csv",
+                "tables/thesis_checks.csv"):
+        assert (out / rel).is_file(), rel
+    assert not list(out.rglob("*.tmp*"))
+    nums = json.loads((out / "numbers.json").read_text())
+    assert all(v is None or isinstance(v, (str, int, float, bool)) for v in nums.values())   # flat
+    assert nums["weeks"] == 4 and nums["n_pairs"] == 4 and nums["thesis_tiny_weeks"] == N_WEEKS - 1
+
+    # The reported gain is the learned pair's, recomputed from the dataset.
+    ds = store.read_dataset(out / "traintest.nc").sel(trace="tiny", threshold="20h")
+    assert dict(ds.sizes) == {"half": 2, "primary": 2, "backfill": 2, "week": 4}
+    means = ds.avg_wait.mean("week")
+    learned = means.sel(half="train").argmin(...)
+    a, b = ds.primary.values[learned["primary"]], ds.backfill.values[learned["backfill"]]
+    assert nums["tiny_learned"] == f"EASY-{a}-{b}"
+    test = means.sel(half="test")
+    gain = 100 * (1 - float(test.sel(primary=a, backfill=b)) / float(test.sel(primary="FCFS", backfill="FCFS")))
+    assert nums["tiny_gain_pct"] == pytest.approx(gain)
+    assert nums["tiny_gain_low_pct"] <= nums["tiny_gain_pct"] <= nums["tiny_gain_high_pct"]
+
+    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
+    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
+                    if c.cell_type == "code" for o in c.outputs)
+    assert "lelong2017 §7.4, Fig. 8" in shown and "| tiny |" in shown
+
+    # A second run computes nothing: every cell comes from the cache.
+    logged = []
+    res = study.run(traces=[str(tiny)], thresholds=["2h", "none"], weeks=4, policies=["FCFS", "SPF"],
+                    fig5_trace=str(tiny), thesis_traces=[str(tiny)], thesis_policies=["FCFS", "SPF", "SAF"],
+                    workers=1, outdir=out, cache_dir=cache, log=logged.append)
+    starts = [line for line in logged if "cells," in line]
+    assert starts and all(", 0 to compute" in line for line in starts)
+    assert res["numbers"]["tiny_gain_pct"] == pytest.approx(nums["tiny_gain_pct"])
+
+
+def test_thesis_table_5_6_is_the_longest_jobs_of_sdsc_sp2():
+    """Found by this study: thesis Table 5.6 is the log's ten longest jobs as
+    recorded, and all but one ran past their request, so the lelong2017
+    cleaning removes them."""
+    ref = study.validate(traces=["SDSC-SP2"], thesis_traces=["SDSC-SP2"]).thesis_traces[0]
+    t = study.table_thesis_5_6(ref, ref.m, "drop")
+    assert t.column("job") == t.column("job (thesis)")
+    assert t.column("runtime s") == t.column("runtime s (thesis)")
+    assert t.column("procs") == t.column("procs (thesis)")
+    assert [job for job, kept in zip(t.column("job"), t.column("kept by the cleaning")) if kept] == [17]
