@@ -317,7 +317,7 @@ def _client(scheduler: str | None, workers: int | None):
     if address:
         return Client(address), None
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                            silence_logs=40)
     return Client(cluster), cluster
 
