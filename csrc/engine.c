@@ -210,7 +210,7 @@ static void requeue(sl_sim *s, int32_t j, int64_t t)
 static int64_t next_event(const sl_sim *s)
 {
     int64_t t = INT64_MAX;
-    if (s->next_sub < s->n)
+    if (s->next_sub < s->n && s->J.submit[s->next_sub] <= s->cutoff)
         t = s->J.submit[s->next_sub];
     if (s->nheap > 0 && s->O.end[s->heap[0]] < t)
         t = s->O.end[s->heap[0]];
@@ -227,6 +227,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
         const int64_t t = next_event(s);
         if (t == INT64_MAX || t > until)
             break;
+        if (s->mq != NULL)
+            sl_mq_advance(s, t);    /* criteria of the boundaries <= t */
         s->now = t;
         while (s->nheap > 0 && s->O.end[s->heap[0]] == t) {
             const int32_t j = heap_pop(s);
@@ -238,17 +240,26 @@ int sl_sim_run(sl_sim *s, int64_t until)
             s->used -= s->J.procs[j];
             s->ndone++;
             sl_run_remove(s, j);
+            if (s->mq != NULL)
+                sl_mq_completed(s, j);
             observe(s, j, t);
         }
-        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t) {
+        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t && t <= s->cutoff) {
             if (predict(s, s->next_sub, t) != SL_OK) {
                 s->failed = 1;
                 return SL_EINVAL;
             }
+            if (s->mq != NULL)
+                sl_mq_submitted(s, s->next_sub);
             queue_job(s, s->next_sub++, t);
         }
-        sl_easy_pass(s, t);
+        if (s->mq != NULL)
+            sl_mq_pass(s, t);
+        else
+            sl_easy_pass(s, t);
     }
+    if (s->mq != NULL && until != INT64_MAX)
+        sl_mq_advance(s, until);
     return SL_OK;
 }
 
@@ -388,6 +399,7 @@ static sl_sim *alloc_sim(int32_t n)
         return NULL;
     }
     s->n = n;
+    s->cutoff = INT64_MAX;
     return s;
 }
 
@@ -400,6 +412,7 @@ void sl_sim_free(sl_sim *s)
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
     free(s->heap); free(s->run); free(s->scratch);
+    sl_mq_free(s->mq);
     free(s);
 }
 
@@ -485,6 +498,10 @@ int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *back
         rc = sl_policy_check(backfill, s->err, sizeof s->err, "backfill");
     if (rc != SL_OK)
         return rc;
+    if (s->mq != NULL && !sl_mq_policy_ok(primary, backfill, threshold)) {
+        snprintf(s->err, sizeof s->err, "multiple-queue backfilling needs FCFS queues without threshold");
+        return SL_EINVAL;
+    }
     s->C.primary = *primary;
     s->C.backfill = *backfill;
     s->C.threshold = threshold;
@@ -569,6 +586,11 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->used = src->used;
     s->ndone = src->ndone;
     s->nqueued = src->nqueued;
+    s->cutoff = src->cutoff;
+    if (sl_mq_clone(s, src) != SL_OK) {
+        sl_sim_free(s);
+        return SL_ENOMEM;
+    }
     *dst = s;
     return SL_OK;
 }

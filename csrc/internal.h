@@ -58,6 +58,8 @@ struct sl_sim {
     int64_t used;       /* processors busy                      */
     int64_t ndone;
     int32_t nqueued;    /* jobs waiting (queues may hold started ones too) */
+    int64_t cutoff;     /* jobs submitted after this are never submitted */
+    struct sl_mq *mq;   /* multiple-queue state (multiqueue.c), or NULL  */
     char err[SL_ERRLEN];
 };
 
@@ -88,5 +90,15 @@ void sl_run_remove(sl_sim *s, int32_t j);
 
 /* engine.c */
 void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags);
+
+/* multiqueue.c: the multiple-queue pass and its hooks in the event loop */
+struct sl_mq;
+void sl_mq_pass(sl_sim *s, int64_t t);
+void sl_mq_advance(sl_sim *s, int64_t t);      /* criteria at boundaries <= t */
+void sl_mq_submitted(sl_sim *s, int32_t j);
+void sl_mq_completed(sl_sim *s, int32_t j);
+int sl_mq_policy_ok(const sl_policy *primary, const sl_policy *backfill, int64_t threshold);
+int sl_mq_clone(sl_sim *dst, const sl_sim *src);
+void sl_mq_free(struct sl_mq *mq);
 
 #endif

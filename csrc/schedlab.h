@@ -84,7 +84,9 @@ enum sl_flag {
     SL_BACKFILLED = 1,      /* started by the backfilling step       */
     SL_KILLED = 2,          /* cut at p~ (p > p~, SL_OVERRUN_KILL)   */
     SL_FORCED = 4,          /* waited more than the threshold when started */
-    SL_REQUEUED = 8         /* ran as small, killed at the divider, requeued as large */
+    SL_REQUEUED = 8,        /* ran as small, killed at the divider, requeued as large */
+    SL_BORROWED = 16        /* multiple queues: started on processors lent
+                               by other partitions                     */
 };
 
 /* Input jobs, struct of arrays; the caller keeps them alive and unchanged
@@ -173,5 +175,52 @@ void sl_sim_free(sl_sim *sim);
 
 const char *sl_status_message(int code);
 const char *sl_version(void);
+
+/* ---- Multiple-queue backfilling (lawson2005; csrc/multiqueue.c) -------------
+ * The contract is the section "Multiple-queue backfilling" of SEMANTICS.md.
+ * P partitions, one FCFS queue each; a job goes to the partition of its
+ * estimate under the criteria (P-1 boundaries, then the top t_P). */
+enum { SL_MAX_PARTITIONS = 16 };
+
+typedef struct sl_partitions {
+    int32_t nparts;          /* P; 0: the single-queue pass              */
+    int64_t bounds[16];      /* criteria: P-1 boundaries, then t_P       */
+    int64_t home[16];        /* processors of each partition (m/P each)  */
+    int64_t busy[16];        /* ... busy, by its own or other partitions' jobs */
+    int64_t lent[16];        /* processors of other partitions its running
+                                jobs hold                                */
+    int64_t queued[16];      /* jobs queued in each partition            */
+    int32_t pivot[16];       /* pivot job index of each partition, or -1 */
+    int64_t held;            /* queued jobs keeping a reservation (A.2)  */
+    int64_t period;          /* criteria recomputation period (<= 0: none) */
+    int64_t origin;          /* ... boundaries are origin + k * period   */
+    int64_t next;            /* next boundary                            */
+    int64_t recomputed;      /* recomputations done                      */
+    int64_t reconfigured;    /* changes of P                             */
+} sl_partitions;
+
+/* Switch to the multiple-queue pass with nparts partitions (1..16) or
+ * reconfigure it (Appendix A.1-A.3).  bounds: nparts values, non-decreasing
+ * (the P-1 boundaries, then the top t_P); NULL: the uniform reassignment of
+ * the current t_P (A.1; refused for the first call).  Same P: new criteria
+ * for the jobs submitted from now on.  Needs FCFS queues, no threshold, no
+ * classes, no correction.  O(n). */
+int sl_sim_set_partitions(sl_sim *sim, int32_t nparts, const int64_t *bounds);
+
+/* Recompute the criteria at every boundary origin + k * period (k >= 1)
+ * from the jobs completed in the period before (Figure 3); period <= 0
+ * stops it.  Needs partitions. */
+int sl_sim_set_recompute(sl_sim *sim, int64_t period, int64_t origin);
+
+/* Jobs submitted after last_submit are never submitted (an online
+ * simulation of the jobs already there); INT64_MAX: all. */
+int sl_sim_set_cutoff(sl_sim *sim, int64_t last_submit);
+
+int sl_sim_partitions(const sl_sim *sim, sl_partitions *out);
+
+/* Partition of every job (n = number of jobs): the one it was assigned to
+ * at submission or at the last reconfiguration while queued or running;
+ * -1 before submission or without partitions. */
+int sl_sim_job_partitions(const sl_sim *sim, int32_t *out, int64_t n);
 
 #endif

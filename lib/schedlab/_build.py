@@ -15,7 +15,7 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parents[2]
 CSRC = ROOT / "csrc"
-SOURCES = ["engine.c", "easy.c", "policies.c"]
+SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
 

@@ -317,6 +317,7 @@ class Schedule:
     flags: np.ndarray
     first_start: np.ndarray | None = None   # start of a killed small run (-1: none)
     predicted: np.ndarray | None = None     # the scheduler's estimate at submission
+    partition: np.ndarray | None = None     # multiple queues: each job's partition (-1: none)
 
     @property
     def backfilled(self) -> np.ndarray:
@@ -329,6 +330,11 @@ class Schedule:
     @property
     def forced(self) -> np.ndarray:
         return (self.flags & lib.SL_FORCED) != 0
+
+    @property
+    def borrowed(self) -> np.ndarray:
+        """Multiple queues: started on processors taken from other partitions."""
+        return (self.flags & lib.SL_BORROWED) != 0
 
     @property
     def requeued(self) -> np.ndarray:
@@ -410,6 +416,7 @@ class Simulation:
     def __init__(self, jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None,
                  estimate="requested", overrun: str = "kill", threshold_backfill=None,
                  *, classes=None, divider=None, correction: str = "none",
+                 partitions=None, criteria=None, recompute=None, recompute_origin=None,
                  _clone_of: "Simulation | None" = None):
         self._handle = None
         self._estimator, self._cb_error, self._self_handle = None, None, None
@@ -480,6 +487,12 @@ class Simulation:
         if rc != lib.SL_OK:
             raise SimulationError(rc, ffi.string(err).decode() or ffi.string(lib.sl_status_message(rc)).decode())
         self._handle = ffi.gc(ptr[0], lib.sl_sim_free)
+        if partitions is not None:
+            self.set_partitions(partitions, criteria)
+            if recompute is not None:
+                self.set_recompute(recompute, recompute_origin)
+        elif criteria is not None or recompute is not None:
+            raise InputError("criteria and recompute need partitions=P (multiple-queue backfilling)")
 
     # -- construction helpers
     def _check_classes(self, classes, divider, n):
@@ -579,6 +592,85 @@ class Simulation:
         _check(lib.sl_sim_set_policy(h, prim, back, thr, int(self.policy.threshold_backfill)), "set_policy", h)
         return self
 
+    # -- multiple-queue backfilling (lawson2005; csrc/SEMANTICS.md, last section)
+    def set_partitions(self, partitions: int, criteria=None) -> "Simulation":
+        """Switch to multiple-queue backfilling with ``partitions`` (P)
+        FCFS queues, or reconfigure it (lawson2005 Appendix A.1-A.3).
+
+        ``criteria``: P values (the P-1 boundaries on the scheduler's
+        estimate, then the top t_P, all non-decreasing seconds) or P-1 (the
+        top is then the last boundary; 0 for P = 1).  None: the uniform
+        reassignment of the current t_P (A.1; for the first call only with
+        P = 1, whose t_P is then 0).  With
+        the current P, only the criteria of jobs submitted from now on change.
+        Needs EASY-FCFS-FCFS without threshold, classes or corrections."""
+        h = self._live()
+        p = int(partitions)
+        if not 1 <= p <= lib.SL_MAX_PARTITIONS:
+            raise InputError(f"partitions must be between 1 and {lib.SL_MAX_PARTITIONS}, got {partitions!r}")
+        if criteria is None and p == 1 and self.partitions is None:
+            criteria = [0]                  # one queue: no boundary, t_P = 0
+        if criteria is None:
+            ptr = ffi.NULL
+        else:
+            c = [parse_duration(v) for v in criteria]
+            if any(v is None for v in c):
+                raise InputError(f"criteria must be durations (seconds), got {criteria!r}")
+            if len(c) == p - 1:
+                c.append(c[-1] if c else 0)
+            if len(c) != p:
+                raise InputError(f"criteria: {p} partitions need {p - 1} boundaries (and optionally the top "
+                                 f"t_P), got {len(c)} values")
+            ptr = ffi.new("int64_t[]", c)
+        _check(lib.sl_sim_set_partitions(h, p, ptr), "set_partitions", h)
+        return self
+
+    def set_recompute(self, period, origin=None) -> "Simulation":
+        """Recompute the criteria at every ``origin + k * period`` from the
+        jobs completed in the period before (lawson2005 Figure 3); ``origin``
+        defaults to the first submit time, ``period`` None stops it."""
+        h = self._live()
+        per = parse_duration(period)
+        org = (int(self.jobs.submit[0]) if len(self.jobs) else 0) if origin is None else int(origin)
+        _check(lib.sl_sim_set_recompute(h, -1 if per is None else per, org), "set_recompute", h)
+        return self
+
+    def set_cutoff(self, last_submit=None) -> "Simulation":
+        """Jobs submitted after ``last_submit`` are never submitted (None: all
+        are): an online simulation of the jobs already there."""
+        h = self._live()
+        t = np.iinfo(np.int64).max if last_submit is None else int(last_submit)
+        _check(lib.sl_sim_set_cutoff(h, t), "set_cutoff", h)
+        return self
+
+    @property
+    def partitions(self) -> dict | None:
+        """The multiple-queue state (None for the single-queue pass): P,
+        criteria; per partition its processors (``home``), how many of them
+        are busy (``busy``, by any partition's jobs), how many processors of
+        other partitions its running jobs hold (``lent`` to it), its queued
+        jobs and its pivot; held reservations, recomputations and
+        reconfigurations."""
+        st = ffi.new("sl_partitions *")
+        _check(lib.sl_sim_partitions(self._live(), st), "partitions")
+        p = int(st.nparts)
+        if p == 0:
+            return None
+        vec = lambda a: [int(a[k]) for k in range(p)]  # noqa: E731
+        return {"P": p, "criteria": vec(st.bounds), "home": vec(st.home), "busy": vec(st.busy),
+                "lent": vec(st.lent),
+                "queued": vec(st.queued), "pivot": vec(st.pivot), "held": int(st.held),
+                "period": int(st.period), "origin": int(st.origin), "next": int(st.next),
+                "recomputed": int(st.recomputed), "reconfigured": int(st.reconfigured)}
+
+    @property
+    def job_partitions(self) -> np.ndarray:
+        """Partition of every job (-1: not submitted, or no partitions)."""
+        out = np.empty(len(self.jobs), np.int32)
+        _check(lib.sl_sim_job_partitions(self._live(), ffi.from_buffer("int32_t[]", out, require_writable=True),
+                                         len(out)), "job_partitions")
+        return out
+
     def clone(self) -> "Simulation":
         return Simulation(None, 0, _clone_of=self)  # type: ignore[arg-type]
 
@@ -597,7 +689,8 @@ class Simulation:
         """A copy of the outputs so far."""
         return Schedule(self.jobs, self.m, self.policy, self.estimate,
                         self._start.copy(), self._end.copy(), self._flags.copy(),
-                        None if self._first is None else self._first.copy(), self._pred.copy())
+                        None if self._first is None else self._first.copy(), self._pred.copy(),
+                        self.job_partitions if self.partitions is not None else None)
 
     def close(self) -> None:
         """Free the C handle (idempotent)."""
@@ -617,7 +710,8 @@ class Simulation:
 
 def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estimate="requested",
              overrun: str = "kill", threshold_backfill=None, *, classes=None, divider=None,
-             correction: str = "none") -> Schedule:
+             correction: str = "none", partitions=None, criteria=None, recompute=None,
+             recompute_origin=None) -> Schedule:
     """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end.
 
     ``classes`` (optional, True = small) orders the queues small first
@@ -629,9 +723,14 @@ def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estima
     of the user's last two completed runtimes at submission), a per-job
     array, or an :class:`Estimator`; ``correction`` of an estimate a running
     job outlives: "none" (expected to end now), "requested", "incremental",
-    "doubling" (gaussier2015 §5.2)."""
+    "doubling" (gaussier2015 §5.2).
+
+    ``partitions`` (P), ``criteria`` and ``recompute`` select lawson2005's
+    multiple-queue backfilling (see :meth:`Simulation.set_partitions`)."""
     with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill,
-                    classes=classes, divider=divider, correction=correction) as sim:
+                    classes=classes, divider=divider, correction=correction, partitions=partitions,
+                    criteria=criteria, recompute=recompute, recompute_origin=recompute_origin) as sim:
         sim.run()
         return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags,
-                        sim._first, sim._pred)
+                        sim._first, sim._pred,
+                        sim.job_partitions if partitions is not None else None)
