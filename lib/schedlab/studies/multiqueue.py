@@ -96,8 +96,7 @@ WEEK = workload.WEEK
 
 #: Source of every published value below.
 PAPER = ("lawson2005: B. Lawson and E. Smirni, Self-Adaptive Scheduler Parameterization, Technical "
-         "Report TR-05-01, University of Richmond, 2005 "
-         "(../shared/papers/lawson2005-self-adaptive-scheduler-parameterization.md)")
+         "Report TR-05-01, University of Richmond, 2005")
 
 #: The paper's trace names -> our registry names.
 PAPER_NAMES = {"CTC": "CTC-SP2", "KTH": "KTH-SP2", "SDSC-SP2": "SDSC-SP2", "Blue Horizon": "SDSC-BLUE"}

@@ -95,10 +95,10 @@ STUDY = "thresholds"
 # ----------------------------------------------------------------- sources --
 
 LELONG = ("lelong2017: J. Lelong, V. Reis, D. Trystram, Tuning EASY-Backfilling Queues, "
-          "JSSPP 2017 (../shared/papers/lelong2017-tuning-easy-backfilling-queues.md)")
+          "JSSPP 2017")
 THESIS = ("zrigui2021: S. Zrigui, Understanding and improving HPC performance using Machine "
           "Learning and Statistical analysis, PhD thesis, Université Grenoble Alpes, 2021, "
-          "ch. 5 (../shared/papers/zrigui2021-thesis-hpc-ml-statistical-analysis.md)")
+          "ch. 5")
 
 #: Values published in the papers, quoted from their text and tables.
 PUBLISHED: dict[str, Any] = {

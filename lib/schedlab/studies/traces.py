@@ -89,7 +89,7 @@ STUDY = "traces"
 #: The source of every published value below.
 THESIS = ("zrigui2021: S. Zrigui, Understanding and improving HPC performance using "
           "Machine Learning and Statistical analysis, PhD thesis, Université Grenoble "
-          "Alpes, 2021 (../shared/papers/zrigui2021-thesis-hpc-ml-statistical-analysis.md)")
+          "Alpes, 2021")
 
 #: Values published in the thesis, quoted from its tables and keyed by our
 #: registry names ("SDSC Blue" of Table 4.1 is SDSC-BLUE).  ``None`` where
