@@ -1,0 +1,211 @@
+"""Study 5 (runtime prediction, gaussier2015): parameters, the window of a
+log, the campaign cell on a generated trace, the tables and the
+leave-one-log-out selection on a made-up grid whose answers are known, the
+campaign spec, and the notebook under papermill with tiny parameters."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from schedlab import campaign, paths, prediction, store
+from schedlab.errors import InputError
+from schedlab.studies import prediction as study
+from schedlab.swf import write_swf
+
+WEEK = 7 * 86400
+NOTEBOOK = paths.NOTEBOOKS / "06-runtime-prediction.ipynb"
+
+
+def write_trace(path: Path, n: int = 240, seed: int = 0, m: int = 16) -> Path:
+    """n jobs over 3 weeks, 4 users with habits, some overruns."""
+    rng = np.random.default_rng(seed)
+    user = rng.integers(1, 5, n)
+    run = (np.array([0, 120, 900, 3000, 9000])[user] * rng.uniform(0.5, 1.5, n)).astype(int)
+    req = (run * rng.choice([0.9, 2, 5, 10], n, p=[0.05, 0.35, 0.4, 0.2])).astype(int) + 60
+    submit = np.sort(rng.integers(0, 3 * WEEK, n))
+    procs = rng.integers(1, m + 1, n)
+    fields = {"job_id": np.arange(1, n + 1), "submit": submit, "wait": np.zeros(n, int), "run": run,
+              "alloc_procs": procs, "req_procs": procs, "req_time": req, "user": user, "status": np.ones(n, int)}
+    return write_swf(path, fields, header_lines=["Version: 2.2", "Computer: generated", f"MaxProcs: {m}",
+                                                  "UnixStartTime: 0"])
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> list[Path]:
+    d = tmp_path_factory.mktemp("prediction")
+    return [write_trace(d / "tinyA.swf", seed=1), write_trace(d / "tinyB.swf", seed=2)]
+
+
+# -------------------------------------------------------------- parameters --
+
+def test_validate_defaults_and_errors(tmp_path):
+    p = study.validate(outdir=tmp_path)
+    assert p.names == study.DEFAULT_TRACES and len(p.losses) == 20
+    assert len(p.estimates) == 23 and p.estimates[:3] == ["clairvoyant", "requested", "easy++"]
+    assert "learned:sq/lin/log(qp)" in p.estimates
+    assert p.weeks is None and p.max_jobs is None and p.outdir == tmp_path
+    q = study.validate(["KTH-SP2"], losses="E-Loss, sq/sq/1", corrections="[incremental]", backfills="sjbf",
+                       weeks="2", skip_weeks=1, max_jobs="null")
+    assert q.losses == (prediction.E_LOSS, prediction.SQUARED_LOSS) and q.backfills == ("SJBF",)
+    assert (q.weeks, q.skip_weeks, q.max_jobs, q.corrections) == (2, 1, None, ("incremental",))
+    for kw, match in [(dict(losses=["E-Loss", "sq/lin/log(qp)"]), "twice"), (dict(losses=["sq/cube/1"]), "losses"),
+                      (dict(corrections=["none"]), "corrections"), (dict(backfills=["LPF"]), "backfills"),
+                      (dict(weeks=0), "weeks"), (dict(eta=0), "eta"), (dict(lam=-1), "lam"),
+                      (dict(traces=[]), "traces"), (dict(traces=["NO-SUCH-LOG"]), "traces"),
+                      (dict(workers=0), "workers"), (dict(overrun="run"), "overrun")]:
+        with pytest.raises(InputError, match=match):
+            study.validate(**kw)
+
+
+def test_window_of_a_log(tiny):
+    spec = str(tiny[0])
+    full, m = study.load_jobs(spec, None, 0, None)
+    assert m == 16 and len(full) == 240
+    week2, _ = study.load_jobs(spec, 1, 1, None)
+    t0 = full.submit[0] + WEEK
+    inside = (full.submit >= t0) & (full.submit < t0 + WEEK)
+    assert len(week2) == inside.sum() > 0 and np.array_equal(week2.id, full.id[inside])
+    first, _ = study.load_jobs(spec, None, 0, 25)
+    assert np.array_equal(first.id, full.id[:25])
+
+
+# -------------------------------------------------------------------- cell --
+
+@pytest.mark.parametrize("estimate", ["clairvoyant", "requested", "easy++", "learned:sq/lin/log(qp)"])
+def test_cell_outputs(tiny, estimate):
+    out = study.prediction_cell({"trace": str(tiny[0]), "backfill": "SJBF", "estimate": estimate,
+                                 "correction": "incremental"})
+    assert set(out) <= set(store.VARIABLES)
+    assert out["jobs"][1] == 240 and out["simulation_time"][1] >= 0
+    assert out["error_quantiles"][0] == ("quantile",) and out["error_quantiles"][1].shape == (study.N_LEVELS,)
+    errors = out["error_quantiles"][1]
+    assert np.all(np.diff(errors) >= 0)
+    if estimate == "clairvoyant":
+        assert out["mae"][1] == 0 and out["underpredicted"][1] == 0 and np.all(errors == 0)
+        assert out["mean_eloss"][1] == 0
+    elif estimate == "requested":
+        assert out["underpredicted"][1] == 0 and errors[0] >= 0    # overruns are killed at p~
+    else:
+        assert out["underpredicted"][1] > 0
+    with pytest.raises(InputError, match="unknown parameter"):
+        study.prediction_cell({"trace": str(tiny[0]), "policy": "x"})
+    with pytest.raises(InputError, match="estimate"):
+        study.prediction_cell({"trace": str(tiny[0]), "estimate": "oracle"})
+
+
+# ------------------------------------------------------ tables on a made-up grid --
+
+A = ("learned:sq/lin/log(qp)", "incremental", "SJBF")     # great on logs 0 and 1, bad on 2
+B = ("easy++", "incremental", "SJBF")                      # good everywhere
+
+
+def made_up():
+    """A grid whose leave-one-log-out answers are known (see the test)."""
+    import xarray as xr
+    traces = ["L0", "L1", "L2"]
+    easy = np.array([100.0, 50.0, 200.0])
+    ests = ["clairvoyant", "requested", "easy++", "learned:sq/lin/log(qp)", "learned:sq/sq/1"]
+    cors = ["requested", "incremental"]
+    bfs = ["FCFS", "SJBF"]
+    shape = (3, 2, len(ests), 2)
+    bsld = np.empty(shape)
+    k = 0
+    for b in range(2):
+        for e in range(len(ests)):
+            for c in range(2):
+                k += 1
+                bsld[:, b, e, c] = easy * (1.0 + 0.01 * k)          # distinct, all worse than EASY ...
+    bsld[:, 0, 1, :] = easy[:, None]                                 # ... except EASY itself
+    bsld[:, 0, 0, :] = 0.8 * easy[:, None]                           # clairvoyant FCFS: -20 %
+    ia, ib = ests.index(A[0]), ests.index(B[0])
+    bsld[:, 1, ia, 1] = easy * np.array([0.3, 0.3, 5.0])
+    bsld[:, 1, ib, 1] = easy * 0.5
+    rng = np.random.default_rng(0)
+    t = np.full(shape, 0.01)
+    t[:, :, 3:, :] = 1.0                                             # learning: 100x slower
+    data = {"mean_bsld": bsld, "simulation_time": t, "jobs": np.full(shape, 1000),
+            "mae": rng.uniform(1, 10, shape), "mean_eloss": rng.uniform(1, 10, shape),
+            "underpredicted": rng.uniform(0, 1, shape)}
+    dims = ("trace", "backfill", "estimate", "correction")
+    ds = xr.Dataset({k: (dims, v) for k, v in data.items()},
+                    coords={"trace": traces, "backfill": bfs, "estimate": ests, "correction": cors,
+                            "quantile": np.linspace(0, 1, 5)})
+    ds["error_quantiles"] = (dims + ("quantile",), np.sort(rng.normal(0, 100, shape + (5,)), axis=-1))
+    ds["predicted_quantiles"] = (dims + ("quantile",), np.sort(rng.uniform(1, 100, shape + (5,)), axis=-1))
+    return ds
+
+
+def test_tables_and_selection_on_a_made_up_grid():
+    ds = made_up()
+    t1 = {r["log"]: r for r in study.table1(ds).records()}
+    assert t1["L1"]["EASY"] == 50 and t1["L1"]["clairvoyant"] == 40 and t1["L1"]["decrease %"] == pytest.approx(20)
+    assert t1["L1"]["EASY (paper)"] is None
+    v = study.table6_values(ds, "L2")
+    assert v["EASY"] == 200 and v["EASY++"] == 100 and v["learning SJBF worst"] == 1000
+    assert v["learning SJBF best"] == pytest.approx(200 * (1 + 0.01 * 17))   # A with the requested correction
+    sel, overall = study.loo_selection(ds)
+    # held out L0: sums over L1, L2 -> B (A costs 15 + 1000); L1 -> B; L2: over L0, L1 -> A (30 + 15)
+    assert [s.triple for s in sel] == [B, B, A]
+    assert [s.value for s in sel] == [50, 25, 1000]
+    assert overall == B
+    assert sel[0].best == A and sel[0].eloss == 30                   # the E-Loss triple is A
+    assert [s.easy for s in sel] == [100, 50, 200]
+    t7 = study.table7(sel).records()
+    assert t7[2]["C-V red. %"] == pytest.approx(-400) and t7[0]["C-V red. %"] == pytest.approx(50)
+    corr = study.correlations(ds)
+    assert len(corr["pairs"]) == 3 and -1 <= corr["min"] <= corr["mean"] <= corr["max"] <= 1
+    sd = study.slowdowns(ds)
+    assert sd["per_trace"]["L0"]["ratio"] == pytest.approx(100) and sd["overall"] == pytest.approx(100)
+    t8 = study.table8(ds).records()
+    assert {r["prediction"] for r in t8} == {"requested", "EASY++ (AVE2)", "E-Loss", "squared"}
+    sel_table = study.table_selected(sel, overall).records()
+    assert sel_table[-1]["C-V triple (selected on the other logs)"] == "EASY++ (AVE2) / incremental / EASY-SJBF"
+    assert sel_table[2]["C-V triple (selected on the other logs)"] == "E-Loss / incremental / EASY-SJBF"
+
+
+def test_campaign_spec_file_is_the_full_grid():
+    spec = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "prediction-gaussier2015.yaml")
+    grid = study.make_campaign(study.validate())
+    assert spec.to_dict() == grid.to_dict()
+    assert len(spec.cells()) == 5 * 2 * 23 * 3
+
+
+def test_published_values_are_consistent():
+    for t, (e, c, dec) in study.PUBLISHED["table1"].items():
+        assert round(100 * (1 - c / e)) == pytest.approx(dec, abs=1)
+        assert study.PUBLISHED["table6"][t][2] == e and study.PUBLISHED["table6"][t][0] == c
+    for t, row in study.PUBLISHED["table7"].items():
+        assert row[2] == study.PUBLISHED["table1"][t][0]
+        assert round(100 * (1 - row[0] / row[2])) == pytest.approx(row[1], abs=1)
+
+
+# -------------------------------------------------------------- notebook --
+
+def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
+    papermill = pytest.importorskip("papermill")
+    out = tmp_path / "out"
+    params = {"traces": [str(p) for p in tiny], "losses": ["E-Loss", "sq/sq/1"],
+              "corrections": ["requested", "incremental"], "backfills": ["FCFS", "SJBF"],
+              "weeks": 2, "skip_weeks": 0, "max_jobs": 150, "workers": 1, "outdir": str(out),
+              "cache_dir": str(tmp_path / "cache")}
+    papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"), parameters=params,
+                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    for rel in ("numbers.json", "prediction.nc", "tables/table1.csv", "tables/table6.md", "tables/table7.csv",
+                "tables/table8.csv", "tables/table4.csv", "tables/selected.csv", "tables/slowdown.csv", "figures/errors.png",
+                "figures/predicted.pdf", "figures/triples.png"):
+        assert (out / rel).is_file(), rel
+    doc = json.loads((out / "numbers.json").read_text())
+    assert doc["traces"] == ["tinyA", "tinyB"] and doc["n_cells"] == 2 * 2 * 5 * 2
+    assert set(doc["table7"]) == {"tinyA", "tinyB"} and doc["jobs_simulated"]["tinyA"] <= 150
+    assert doc["slowdown"]["overall"] > 1
+    ds = store.read_dataset(out / "prediction.nc")
+    assert ds.mean_bsld.dims == ("trace", "backfill", "estimate", "correction")
+    assert ds.error_quantiles.sizes["quantile"] == study.N_LEVELS
+    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
+    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
+                    if c.cell_type == "code" for o in c.outputs)
+    assert "gaussier2015 Table 7" in shown and "| tinyA |" in shown
