@@ -23,11 +23,11 @@ STEM = re.compile(r"^\d+-(?P<study>[a-z0-9_-]+)$")
 
 
 #: Notebook stems whose study key (in numbers.json and paper/generated/) is shorter.
-STUDY_KEYS = {"mixed-policies": "mixed", "runtime-prediction": "prediction", "online-selection": "selection"}
+STUDY_KEYS = {"policy-comparison": "policies", "mixed-policies": "mixed", "runtime-prediction": "prediction", "online-selection": "selection"}
 
 
 def study_name(stem: str) -> str:
-    """'01-policies' -> 'policies'; '03-mixed-policies' -> 'mixed'."""
+    """'01-policy-comparison' -> 'policies'; '03-mixed-policies' -> 'mixed'."""
     m = STEM.match(stem)
     name = m.group("study") if m else stem
     return STUDY_KEYS.get(name, name)

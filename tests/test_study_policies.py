@@ -1,0 +1,286 @@
+"""Study 2 (policies): the computations on inputs whose answers are known by
+construction, the parameter validation, the cells, and the notebook under
+papermill on a generated trace (then re-run from the cache)."""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from schedlab import campaign, paths, sim, stats, swf
+from schedlab.errors import InputError
+from schedlab.studies import jsonable
+from schedlab.studies import policies as study
+
+WEEK = 7 * 86400
+
+
+# ------------------------------------------------------------ computations --
+
+def test_relative_summary_known_ratios():
+    base = np.array([10.0, 10.0, 20.0, 0.0, 0.0])
+    vals = np.array([5.0, 10.0, 30.0, 0.0, 7.0])     # ratios 0.5, 1, 1.5, 1 (0/0), NaN (x/0)
+    s = study.relative_summary(vals, base)
+    np.testing.assert_allclose(s["ratio"], [0.5, 1.0, 1.5, 1.0, np.nan])
+    assert s["mean"] == pytest.approx(1.0)
+    assert s["left_out"] == 1
+    assert s["d10"] == pytest.approx(np.nanpercentile([0.5, 1, 1.5, 1], 10))
+    assert s["d90"] == pytest.approx(np.nanpercentile([0.5, 1, 1.5, 1], 90))
+    assert s["ci_low"] <= s["mean"] <= s["ci_high"]
+    # the CI is stats.bootstrap_ci's, seeded
+    est, lo, hi = stats.bootstrap_ci(s["ratio"], seed=0)
+    assert (s["ci_low"], s["ci_high"]) == (lo, hi)
+
+
+def test_pair_summary_relative_to_fcfs_fcfs():
+    pols = ["FCFS", "SPF"]
+    avg = np.empty((2, 2, 4))
+    avg[0, 0] = [100, 200, 300, 400]                 # the baseline
+    avg[0, 1] = [100, 200, 300, 400]                 # same as baseline: ratio 1
+    avg[1, 0] = [50, 100, 150, 200]                  # half every week
+    avg[1, 1] = [200, 200, 300, 800]                 # ratios 2, 1, 1, 2
+    mx = avg * 10
+    mx[1, 1, 3] = 10000                              # largest MaxWait of all weeks: 10000 vs 4000
+    rows = {(r["primary"], r["backfill"]): r for r in study.pair_summary(avg, mx, pols)}
+    assert rows[("FCFS", "FCFS")]["avg_mean"] == 1 and rows[("FCFS", "FCFS")]["maxmax"] == 1
+    assert rows[("SPF", "FCFS")]["avg_mean"] == pytest.approx(0.5)
+    assert rows[("SPF", "FCFS")]["avg_ci_high"] == pytest.approx(0.5)       # no spread: CI is a point
+    assert rows[("SPF", "FCFS")]["significant"] and not rows[("FCFS", "SPF")]["significant"]
+    assert rows[("SPF", "SPF")]["avg_mean"] == pytest.approx(1.5)
+    assert rows[("SPF", "SPF")]["max_mean"] == pytest.approx((2 + 1 + 1 + 10000 / 4000) / 4)
+    assert rows[("SPF", "SPF")]["maxmax"] == pytest.approx(10000 / 4000)
+    with pytest.raises(InputError):
+        study.pair_summary(avg[:1], mx[:1], pols)
+
+
+def test_bsld_classes_boundaries():
+    b = [1.0, 1.0, 1.0000001, 9.99, 10.0, 99.9, 100.0, 1e4, np.nan]
+    assert study.bsld_classes(b).tolist() == [2, 2, 2, 2]
+    assert study.BSLD_CLASSES == ("1", "1-10", "10-100", "100+")
+
+
+def test_premature_ratio_by_hand():
+    run = [10, 10, 0, 100, 50]
+    req = [1000, 20, 5, 100, 4999]        # premature: 1000 >= 100*10, 5 > 0 = p; 4999 < 5000
+    bsld = [3.0, 1.0, 5.0, 2.0, 4.0]
+    prem, std, n = study.premature_ratio(bsld, run, req)
+    assert n == 2
+    assert prem == pytest.approx(4.0) and std == pytest.approx((1 + 2 + 4) / 3)
+    p, s, n = study.premature_ratio([1.0], [10], [20])
+    assert math.isnan(p) and s == 1.0 and n == 0
+
+
+def test_cumulative_by_week():
+    end = np.array([5, 15, 16, 35, 99, -3])
+    v = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    s, c, m = study.cumulative_by_week(v, end, n_weeks=3, week=10)
+    # weeks [0,10) [10,20) [20,30); end 35 and 99 count in the last, -3 in the first
+    assert c.tolist() == [2, 4, 6]
+    np.testing.assert_allclose(s, [7, 12, 21])
+    np.testing.assert_allclose(m, [3.5, 3.0, 3.5])
+    s, c, m = study.cumulative_by_week([1.0], [50], n_weeks=3, week=10)
+    assert np.isnan(m[:2]).all() and m[2] == 1.0
+
+
+def test_top_procs_order_ties_and_padding():
+    assert study.top_procs([5, 9, 9, 1], [1, 2, 3, 4], 3).tolist() == [2, 3, 1]
+    assert study.top_procs([5, 9], [1, 2], 4).tolist() == [2, 1, -1, -1]
+    assert study.top_procs([np.nan, 2], [7, 8], 2).tolist() == [8, 7]
+
+
+def test_schedule_outputs_on_a_hand_worked_schedule():
+    # m = 2.  Job 1 (q 2) runs [0,100); job 2 (q 2) waits for it and runs [100,200);
+    # job 3 (q 1, p 1, p~ 1000: premature) finds no free processor until 200.
+    jobs = sim.Jobs(submit=[0, 0, 0], run=[100, 100, 1], req=[100, 100, 1000], procs=[2, 2, 1])
+    s = sim.simulate(jobs, 2, "EASY-FCFS-FCFS")
+    assert s.start.tolist() == [0, 100, 200]
+    out = study.schedule_outputs(s, n_weeks=3, week=100, top=2)
+    val = {k: v for k, (d, v) in out.items()}
+    # bsld: 1, (100+100)/100 = 2, (200+1)/10 = 20.1
+    assert val["bsld_class_jobs"].tolist() == [1, 1, 1, 0]
+    assert val["premature_jobs"] == 1
+    assert val["mean_bsld_premature"] == pytest.approx(20.1)
+    assert val["mean_bsld_standard"] == pytest.approx(1.5)
+    assert val["top_bsld_procs"].tolist() == [1, 2]
+    assert val["sum_wait"] == 300 and val["max_wait"] == 200
+    # ends 100, 200, 201 -> weeks 1, 2, 2 of 100 s
+    np.testing.assert_allclose(val["cum_mean_bsld"], [np.nan, 1.0, (1 + 2 + 20.1) / 3])
+    np.testing.assert_allclose(val["cum_avg_wait"], [np.nan, 0.0, 100.0])
+    assert out["cum_mean_bsld"][0] == ("week",) and out["top_bsld_procs"][0] == ("rank",)
+
+
+def test_total_change_is_eq_11_of_online_bandit():
+    base = np.array([100.0, 300.0, 600.0])
+    pol = np.array([50.0, 330.0, 420.0])            # sums 800 vs 1000: -20 %
+    est, lo, hi = study.total_change(pol, base)
+    assert est == pytest.approx(-0.2)
+    assert lo <= est <= hi and lo < hi
+    est, lo, hi = study.total_change(2 * base, base)
+    assert (est, lo, hi) == pytest.approx((1.0, 1.0, 1.0))
+
+
+def test_mapping_check_finds_a_label_swap():
+    published = {"T": {"SPF": 10.0, "LPF": -20.0, "LCFS": -5.0, "SQF": 3.0, "LQF": -7.0}}
+    ours = {"T": {"SPF": -20.0, "LPF": 10.0, "LCFS": -5.0, "SQF": -7.0, "LQF": 3.0}}
+    rows = {r["mapping"]: r for r in study.mapping_check(ours, published)}
+    assert rows["S/L swapped for P, Q, A"]["mean_abs_diff"] == 0
+    assert rows["S/L swapped for P, Q, A"]["sign_agreement"] == 100
+    assert rows["as printed"]["mean_abs_diff"] == pytest.approx((30 + 30 + 0 + 10 + 10) / 5)
+    assert rows["as printed"]["n"] == 5
+
+
+def test_published_values_are_quoted():
+    assert study.PUBLISHED["lelong_table1"][("SDSC-SP2", "SQF")] == 11234
+    assert study.PUBLISHED["lelong_table2"][("SPF", "max_wait")] == 661280
+    assert study.PUBLISHED["thesis_table_4_2"]["SAF"]["KTH-SP2"] == 11.41
+    t2 = study.PUBLISHED["bandit_table2"]
+    assert len(t2) == 7 and all(len(row) == 11 for row in t2.values())
+    assert t2["CTC-SP2"]["LQF"] == -47 and t2["CEA-Curie"]["SAF"] == -17
+
+
+# -------------------------------------------------------------- parameters --
+
+def test_validate_parameters():
+    p = study.validate(lelong_policies="[FCFS, EXP]", table_traces="[CTC-SP2]", thesis_traces=[],
+                       thesis_threshold="20h", bandit_traces="KTH-SP2, SDSC-SP2", bandit_threshold="none",
+                       lelong_weeks="12", thesis_weeks="null", outdir=None)
+    assert p.lelong_policies == ("FCFS", "LEXP")
+    assert [t.name for t in p.table_traces] == ["CTC-SP2"] and p.thesis_traces == ()
+    assert [t.name for t in p.bandit_traces] == ["KTH-SP2", "SDSC-SP2"]
+    assert (p.thesis_threshold, p.bandit_threshold, p.lelong_weeks, p.thesis_weeks) == (72000, None, 12, None)
+    assert p.outdir == paths.RESULTS / "policies" and p.cache_dir == paths.RESULTS / "cache"
+    assert study.validate(lelong_trace=None).lelong_trace is None
+    for kw, msg in [({"lelong_weeks": 0}, "lelong_weeks"), ({"thesis_samples": 2.5}, "thesis_samples"),
+                    ({"bandit_policies": ["SPF", "SQF"]}, "must include FCFS"),
+                    ({"thesis_policies": ["FCFS", "XYZ"]}, r"thesis_policies\[1\]: unknown"),
+                    ({"lelong_policies": ["FCFS", "SPF", "spf"]}, "twice"),
+                    ({"lelong_trace": ["KTH-SP2", "CTC-SP2"]}, "one trace"),
+                    ({"bandit_traces": ["no-such-log"]}, "bandit_traces"),
+                    ({"thesis_threshold": "soon"}, "thesis_threshold"),
+                    ({"workers": 0}, "workers"), ({"seed": -1}, "seed"), ({"profile": ""}, "profile"),
+                    ({"table_traces": "[CTC-SP2"}, "table_traces")]:
+        with pytest.raises(InputError, match=msg):
+            study.validate(**kw)
+
+
+# ------------------------------------------------------------------- cells --
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A generated 3-week trace on 16 processors, a fifth of its jobs premature."""
+    rng = np.random.default_rng(5)
+    n = 400
+    run = rng.integers(1, 20000, n)
+    prem = rng.random(n) < 0.2
+    fields = {
+        "job_id": np.arange(1, n + 1), "submit": np.sort(rng.integers(0, 3 * WEEK, n)), "run": run,
+        "req_procs": rng.integers(1, 17, n),
+        "req_time": np.where(prem, run * 150, run + rng.integers(0, 20000, n)),
+        "user": rng.integers(1, 9, n), "status": np.ones(n, int),
+    }
+    path = tmp_path_factory.mktemp("tiny") / "tiny.swf"
+    swf.write_swf(path, fields, ["MaxProcs: 16"])
+    return str(path)
+
+
+def test_same_policy_cell_is_the_simulate_cell_on_the_diagonal(tiny):
+    base = {"trace": tiny, "workload": "original", "overrun": "drop", "metrics": ["avg_wait", "jobs"]}
+    a = study.same_policy_cell({**base, "policy": "SPF"})
+    b = campaign.simulate_cell({**base, "primary": "SPF", "backfill": "SPF"})
+    assert a == b
+
+
+def test_sqf_without_threshold_never_backfills(tiny):
+    """thesis Proposition 1, through the thesis cell; with a small threshold it does."""
+    cell = {"trace": tiny, "workload": "resample", "weeks": 3, "seed": 1, "sample": 0, "policy": "SQF",
+            "threshold": None, "top": 5}
+    out = study.thesis_cell(cell)
+    assert out["backfilled"][1] == 0 and out["jobs"][1] > 0
+    forced = study.thesis_cell({**cell, "threshold": 60})
+    assert forced["forced"][1] > 0 and forced["backfilled"][1] > 0
+    fcfs = study.thesis_cell({**cell, "policy": "FCFS"})
+    assert fcfs["backfilled"][1] > 0
+    with pytest.raises(InputError, match="unknown parameter"):
+        study.thesis_cell({**cell, "colour": 1})
+
+
+# ---------------------------------------------------------------- notebook --
+
+NOTEBOOK = paths.NOTEBOOKS / "01-policy-comparison.ipynb"
+
+
+def test_notebook_is_committed_clean():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert nb.cells[0].cell_type == "markdown"
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1 and "outdir = None" in tagged[0].source and "workers = 2" in tagged[0].source
+    for c in nb.cells:
+        if c.cell_type == "code":
+            assert c.outputs == [] and c.execution_count is None
+
+
+def test_profiles_validate():
+    import yaml
+    for profile in ("quick", "full"):
+        params = yaml.safe_load((paths.ROOT / "params" / profile / "01-policy-comparison.yaml").read_text())
+        p = study.validate(**params)
+        assert p.profile == profile and p.workers == 2
+    full = yaml.safe_load((paths.ROOT / "params" / "full" / "01-policy-comparison.yaml").read_text())
+    assert (full["lelong_weeks"], full["thesis_samples"], full["bandit_samples"], full["bandit_weeks"]) == \
+        (250, 10, 100, 104)
+
+
+def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
+    papermill = pytest.importorskip("papermill")
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    params = {"profile": "test", "lelong_trace": tiny, "lelong_weeks": 3, "lelong_policies": ["FCFS", "SPF"],
+              "table_traces": [tiny], "thesis_traces": [tiny], "thesis_samples": 2, "thesis_weeks": 3,
+              "thesis_policies": ["FCFS", "SQF"], "thesis_threshold": "10h", "bandit_traces": [tiny],
+              "bandit_samples": 2, "bandit_weeks": 3, "bandit_policies": "[FCFS, LQF]",
+              "bandit_threshold": "10h", "seed": 3, "workers": 1, "outdir": str(out), "cache_dir": str(cache)}
+    papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"), parameters=params,
+                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    for rel in ("numbers.json", "findings.json", "parameters.json", "tables/lelong_table1.csv",
+                "tables/lelong_pairs.md", "tables/thesis_table42.csv", "tables/bandit_table2.csv",
+                "figures/lelong_fig2.png", "figures/lelong_fig4.pdf", "figures/thesis_cumulative.png",
+                "figures/bandit_dots.png", "datasets/lelong.nc", "datasets/thesis-tiny.nc",
+                "datasets/bandit-tiny.nc", "datasets/tables.nc"):
+        assert (out / rel).is_file(), rel
+    nums = json.loads((out / "numbers.json").read_text())
+    assert all(not isinstance(v, (dict, list)) for v in nums.values())       # flat
+    assert nums["lelong_weeks"] == 3 and nums["lelong_pairs"] == 4 and nums["bandit_samples"] == 2
+    assert nums["profile"] == "test"
+    # every number the paper section reads exists (those of Tables 1-2 and of SPF/SAF need the
+    # bundled CTC-SP2/SDSC-SP2 logs and policies the tiny run does not have)
+    section = paths.PAPER / "sections" / "policies.typ"
+    if section.exists():
+        keys = set(re.findall(r'P\("([a-z0-9_]+)"', section.read_text()))
+        assert len(keys) > 20
+        missing = {k for k in keys if k not in nums and not k.startswith(("t1_", "t2_", "thesis_backfilled_"))}
+        assert not missing, missing
+    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
+    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
+                    if c.cell_type == "code" for o in c.outputs)
+    assert "lelong2017 Table 1" in shown and "online-bandit Table 2" in shown
+
+    # The same run again comes entirely from the cache, in-process, with the same numbers;
+    # the values are those of a direct simulation.
+    lines = []
+    res = study.run(study.validate(**params), log=lines.append)
+    assert any("0 to compute" in line for line in lines)
+    assert not any("local dask cluster" in line for line in lines)
+    again = {k: v for k, v in jsonable(res["numbers"]).items() if k not in ("wall_s", "created")}
+    assert again == {k: v for k, v in nums.items() if k not in ("wall_s", "created")}
+    from schedlab import traces, workload
+    jobs, _ = workload.clean(traces.load(tiny), overrun="drop")
+    direct = sim.simulate(jobs, 16, "EASY-SQF-SQF", estimate="actual").summary()["avg_wait"]
+    ds = res["datasets"]["tables"]
+    assert float(ds.avg_wait.sel(trace=tiny, overrun="drop", estimate="actual", policy="SQF")) == direct
+    bandit = res["bandit"][0]
+    s = bandit.dataset.sum_wait.sel(policy="LQF").values.sum() / bandit.dataset.sum_wait.sel(policy="FCFS").values.sum()
+    assert bandit.change["LQF"][0] == pytest.approx(s - 1)
