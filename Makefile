@@ -64,10 +64,13 @@ notebooks: $(EXECUTED)
 paper: install
 	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
 
+# Studies run NOTEBOOK_JOBS at a time (each also starts its own 2-worker dask
+# cluster): many of their steps are serial, so two at once keep both cores busy.
+NOTEBOOK_JOBS ?= 2
 reproduce: install
 	$(BIN)/schedlab traces verify
 	$(PY) -m schedlab.reproduce baseline
-	$(MAKE) notebooks PROFILE=$(PROFILE)
+	$(MAKE) --output-sync=target -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
 	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
 
 lab: install

@@ -200,7 +200,8 @@ static void requeue(sl_sim *s, int32_t j, int64_t t)
     sl_queue_compact(s, &s->bq);
     if (s->O.first_start != NULL && s->O.first_start[j] < 0)
         s->O.first_start[j] = s->O.start[j];
-    s->O.flags[j] = (uint8_t)(s->O.flags[j] | SL_REQUEUED);
+    /* The flags describe the run that completes: those of the killed run go. */
+    s->O.flags[j] = (uint8_t)((s->O.flags[j] & ~(SL_BACKFILLED | SL_FORCED | SL_BORROWED)) | SL_REQUEUED);
     s->O.start[j] = -1;
     s->O.end[j] = -1;
     s->cls[j] = 0;

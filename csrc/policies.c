@@ -99,11 +99,13 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     }
 }
 
-/* Strict order: small jobs first (with classes), then key, then submit
- * time, then id, then input order. */
-static inline int before(const sl_sim *s, const double *key, int32_t a, int32_t b)
+/* Strict order: small jobs first (with classes; not in the FCFS queue,
+ * whose over-threshold prefix ignores classes), then key, then submit time,
+ * then id, then input order. */
+static inline int before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
 {
-    if (s->cls != NULL && s->cls[a] != s->cls[b]) return s->cls[a] > s->cls[b];
+    const double *key = q->key;
+    if (s->cls != NULL && q != &s->fq && s->cls[a] != s->cls[b]) return s->cls[a] > s->cls[b];
     if (key[a] != key[b]) return key[a] < key[b];
     if (s->J.submit[a] != s->J.submit[b]) return s->J.submit[a] < s->J.submit[b];
     if (s->J.id[a] != s->J.id[b]) return s->J.id[a] < s->J.id[b];
@@ -123,7 +125,7 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
     int32_t lo = 0, hi = q->len;
     while (lo < hi) {
         const int32_t mid = lo + (hi - lo) / 2;
-        if (before(s, q->key, q->idx[mid], j))
+        if (before(s, q, q->idx[mid], j))
             lo = mid + 1;
         else
             hi = mid;
@@ -139,7 +141,7 @@ static void insertion_sort(const sl_sim *s, sl_queue *q)
     for (int32_t i = 1; i < q->len; i++) {
         const int32_t x = a[i];
         int32_t k = i;
-        while (k > 0 && before(s, q->key, x, a[k - 1])) {
+        while (k > 0 && before(s, q, x, a[k - 1])) {
             a[k] = a[k - 1];
             k--;
         }
@@ -157,7 +159,7 @@ static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)
             int32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             int32_t i = lo, k = mid, o = lo;
             while (i < mid && k < hi)
-                dst[o++] = before(s, q->key, src[k], src[i]) ? src[k++] : src[i++];
+                dst[o++] = before(s, q, src[k], src[i]) ? src[k++] : src[i++];
             while (i < mid) dst[o++] = src[i++];
             while (k < hi) dst[o++] = src[k++];
         }

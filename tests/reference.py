@@ -13,7 +13,11 @@ PURE_POLICIES = (
     "FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
     "SAF", "LAF", "SRF", "LRF", "SEXP", "LEXP", "WFP",
 )
-POLICIES = PURE_POLICIES + ("MIXED",)
+POLICIES = PURE_POLICIES + ("MIXED", "SJBF")
+ESTIMATES = ("requested", "actual", "easy++")
+CORRECTIONS = ("none", "requested", "incremental", "doubling")
+#: The increments of the incremental correction (gaussier2015 §5.2), seconds.
+INCREMENTS = (60, 300, 900, 1800, 3600, 7200, 18000, 36000, 72000, 180000, 360000)
 NFEATURES = 6
 
 
@@ -39,12 +43,13 @@ def mixed_features(t, r, ptilde, q, r0):
     )
 
 
-def policy_key(policy, mixed, t, r, ptilde, q, r0):
+def policy_key(policy, mixed, t, r, ptilde, q, r0, estimate=None):
     """Priority key of one job at pass time ``t`` (the lowest key goes first).
 
     ``policy`` is a name of ``POLICIES``; ``mixed`` is ``(weights, scales)``
     for ``"MIXED"`` (ignored otherwise); ``r0`` is the first submit time of
-    the job set (used by MIXED only).  Keys are Python floats (IEEE doubles)
+    the job set (used by MIXED only); ``estimate`` is the scheduler's
+    current estimate of the job (used by SJBF only).  Keys are Python floats (IEEE doubles)
     computed in exactly the operation order SEMANTICS.md prescribes.
     """
     wait = t - r                       # integer
@@ -76,6 +81,8 @@ def policy_key(policy, mixed, t, r, ptilde, q, r0):
     if policy == "WFP":
         w = float(wait) / float(pprime)
         return -(((w * w) * w) * float(q))
+    if policy == "SJBF":
+        return float(estimate)
     if policy == "MIXED":
         weights, scales = mixed
         features = mixed_features(t, r, ptilde, q, r0)
@@ -139,11 +146,19 @@ def reference_simulate(
     mixed_backfill=None,
     policy_changes=(),
     trace=None,
+    classes=None,
+    divider=None,
+    users=None,
+    correction="none",
 ):
     """Simulate EASY-P_R-P_B on one machine of ``m`` processors.
 
     Jobs are given as parallel sequences (``submit`` sorted non-decreasing).
-    ``estimate`` is ``"requested"``, ``"actual"`` or a list of per-job ints.
+    ``estimate`` is ``"requested"``, ``"actual"``, ``"easy++"`` (needs
+    ``users``), a list of per-job ints, or an object with ``predict(job, now)``
+    and ``observe(job, now, runtime)`` (called at submission and completion).
+    ``correction`` is one of ``CORRECTIONS``.  ``classes`` (1 = small) and
+    ``divider`` (seconds, or None) are thesis Algorithms 3-4.
     ``policy_changes`` is a list of tuples
     ``(time, primary, backfill, threshold, mixed_primary, mixed_backfill
     [, threshold_backfill])`` in chronological order; each one applies to the
@@ -157,7 +172,7 @@ def reference_simulate(
     ``backfilled`` (step 4).
 
     Returns a dict of lists: ``start``, ``end``, ``backfilled``, ``killed``,
-    ``forced``.
+    ``forced``, ``requeued``, ``first_start`` and ``predicted``.
     """
     n = len(submit)
     submit = [int(v) for v in submit]
@@ -178,6 +193,8 @@ def reference_simulate(
             raise ValueError(f"job {j}: procs out of 1..m")
     if overrun not in ("kill", "run"):
         raise ValueError(f"unknown overrun {overrun!r}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}")
 
     # Duration actually run, and the killed flag.
     duration = []
@@ -190,18 +207,73 @@ def reference_simulate(
             duration.append(run[j])
             killed.append(False)
 
-    # Estimate used for reservations and backfilling.
+    # Job classes: small[j] is the class the job has now (a requeued job is large).
+    if classes is None:
+        if divider is not None:
+            raise ValueError("a divider needs classes")
+        small = [False] * n
+    else:
+        small = [bool(c) for c in classes]
+        if len(small) != n:
+            raise ValueError("classes must have n values")
+    if divider is not None and divider < 0:
+        raise ValueError("divider must be >= 0")
+
+    # Estimates: fixed ones are known in advance; the others are made at submission.
+    history = {}            # EASY++: user -> completed durations, oldest first
+    model = None            # a predict/observe object
+    fixed = None
     if isinstance(estimate, str):
         if estimate == "requested":
-            est = list(req)
+            fixed = list(req)
         elif estimate == "actual":
-            est = list(duration)
+            fixed = list(duration)
+        elif estimate == "easy++":
+            if users is None or len(users) != n:
+                raise ValueError("easy++ needs one user per job")
         else:
             raise ValueError(f"unknown estimate {estimate!r}")
+    elif hasattr(estimate, "predict"):
+        model = estimate
     else:
-        est = [int(v) for v in estimate]
-        if len(est) != n or any(v < 0 for v in est):
+        fixed = [int(v) for v in estimate]
+        if len(fixed) != n or any(v < 0 for v in fixed):
             raise ValueError("per-job estimate must have n values >= 0")
+    est = [None] * n        # the scheduler's current estimate (set at submission)
+    predicted = [-1] * n    # the estimate each job got at submission
+    ncorr = [0] * n         # corrections applied to a job so far
+
+    def predict(j, t):
+        if fixed is not None:
+            e = fixed[j]
+        elif model is not None:
+            e = int(model.predict(j, t))
+            if e < 0:
+                raise ValueError(f"job {j}: the estimator returned {e}")
+        else:
+            past = history.get(users[j], [])
+            if not past:
+                e = req[j]
+            elif len(past) == 1:
+                e = past[-1]
+            else:
+                e = (past[-1] + past[-2]) // 2
+            e = min(e, req[j])
+        est[j] = e
+        predicted[j] = e
+
+    def observe(j, t):
+        if model is not None:
+            model.observe(j, t, duration[j])
+        elif users is not None and estimate == "easy++":
+            history.setdefault(users[j], []).append(duration[j])
+
+    def expected(j):
+        """What the scheduler expects job j to take: a job classified small
+        with a divider is expected to end by the divider."""
+        if small[j] and divider is not None:
+            return min(est[j], divider)
+        return est[j]
 
     base_config = _make_config(primary, backfill, threshold, threshold_backfill, mixed_primary, mixed_backfill)
     changes = []
@@ -227,6 +299,9 @@ def reference_simulate(
     end = [-1] * n
     backfilled = [False] * n
     forced = [False] * n
+    requeued = [False] * n
+    first_start = [-1] * n
+    doomed = [False] * n     # running as small, to be killed at the divider
 
     queue = []      # indices of submitted jobs not started yet
     running = []    # indices of started jobs not completed yet
@@ -234,7 +309,8 @@ def reference_simulate(
 
     def start_job(j, t, config, by_backfill):
         start[j] = t
-        end[j] = t + duration[j]
+        doomed[j] = small[j] and divider is not None and duration[j] > divider
+        end[j] = t + (divider if doomed[j] else duration[j])
         backfilled[j] = by_backfill
         T = config["threshold"]
         forced[j] = T is not None and t - submit[j] > T
@@ -242,24 +318,53 @@ def reference_simulate(
         running.append(j)
 
     def ordered(jobs, policy, mixed, t):
-        """Sort by key, then submit time, then id, then input order."""
+        """Small jobs first, then by key, then submit time, then id, then input order."""
         return sorted(
             jobs,
-            key=lambda j: (policy_key(policy, mixed, t, submit[j], req[j], procs[j], r0), submit[j], ids[j], j),
+            key=lambda j: (not small[j],
+                           policy_key(policy, mixed, t, submit[j], req[j], procs[j], r0, est[j]),
+                           submit[j], ids[j], j),
         )
 
     def threshold_first(order, T, t):
-        """Jobs waiting strictly more than T lead, in FCFS order; the rest keep their order."""
+        """Jobs waiting strictly more than T lead, in FCFS order (whatever
+        their class); the rest keep their order."""
         over = [j for j in order if t - submit[j] > T]
         over = sorted(over, key=lambda j: (submit[j], ids[j], j))
         rest = [j for j in order if not t - submit[j] > T]
         return over + rest
+
+    def correct(j, t):
+        """A corrected estimate for running job j, which outlived its estimate."""
+        e = est[j]
+        if correction == "requested":
+            e = req[j]
+        elif correction == "incremental":
+            while start[j] + e <= t and e < req[j]:
+                e += INCREMENTS[min(ncorr[j], len(INCREMENTS) - 1)]
+                ncorr[j] += 1
+        elif correction == "doubling":
+            elapsed = t - start[j]
+            e = 2 * elapsed if elapsed > 0 else 1
+        return min(e, req[j])
 
     def scheduling_pass(t):
         config = config_at(t)
         T = config["threshold"]
         record = {"t": t, "order": None, "started": [], "head": None,
                   "shadow": None, "extra": None, "backfilled": []}
+        if not queue:
+            # Nothing to decide (and no correction: they are made by passes that decide).
+            record["order"] = []
+            if trace is not None:
+                trace.append(record)
+            return
+
+        # 0. Corrections of the estimates running jobs have outlived.
+        if correction != "none":
+            for k in sorted(running):
+                if start[k] + expected(k) <= t:
+                    est[k] = correct(k, t)
 
         # 1. Primary order.
         order = ordered(queue, config["primary"], config["mixed_primary"], t)
@@ -284,7 +389,7 @@ def reference_simulate(
 
         # 3. Reservation for the head.
         def estimated_end(k):
-            return max(start[k] + est[k], t)
+            return max(start[k] + expected(k), t)
 
         free = m - sum(procs[k] for k in running)
         by_end = sorted(running, key=lambda k: (estimated_end(k), k))
@@ -313,7 +418,7 @@ def reference_simulate(
             free = m - sum(procs[k] for k in running)
             if procs[j] > free:
                 continue
-            if t + est[j] <= shadow:
+            if t + expected(j) <= shadow:
                 start_job(j, t, config, True)
                 record["backfilled"].append(j)
             elif procs[j] <= extra:
@@ -331,10 +436,25 @@ def reference_simulate(
         if not times:
             break
         t = min(times)
-        # Completions at t (jobs started at t with zero duration included).
-        running = [k for k in running if end[k] != t]
+        # Completions and kills at t (jobs started at t with zero duration
+        # included), in input order.
+        for k in sorted(k for k in running if end[k] == t):
+            running.remove(k)
+            if doomed[k]:
+                # Killed at the divider: work lost, queued again as large.
+                doomed[k] = False
+                small[k] = False
+                requeued[k] = True
+                if first_start[k] < 0:
+                    first_start[k] = start[k]
+                start[k] = end[k] = -1
+                backfilled[k] = forced[k] = False
+                queue.append(k)
+            else:
+                observe(k, t)
         # Submissions at t.
         while next_submit < n and submit[next_submit] == t:
+            predict(next_submit, t)
             queue.append(next_submit)
             next_submit += 1
         # One pass.  A zero-duration job it starts completes at t: a new event
@@ -348,4 +468,7 @@ def reference_simulate(
         "backfilled": backfilled,
         "killed": killed,
         "forced": forced,
+        "requeued": requeued,
+        "first_start": first_start,
+        "predicted": predicted,
     }

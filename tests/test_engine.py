@@ -305,6 +305,16 @@ def test_false_small_job_killed_exactly_at_the_divider_and_requeued():
     assert s.start.tolist() == [0, 25, 40] and not s.requeued.any()
 
 
+def test_over_threshold_large_job_leads_small_jobs_and_starts():
+    # Regression: the over-threshold prefix was walked in small-first order,
+    # so a large job over the threshold behind a small one that was not was
+    # skipped by the primary walk and, here, never started at all.
+    jobs = J([(0, 1, 1, 1), (0, 0, 0, 1), (1, 0, 0, 1)])
+    s = simulate(jobs, 1, threshold=0, classes=[0, 0, 1])
+    assert s.start.tolist() == [0, 1, 1]
+    assert s.forced.tolist() == [False, True, False]
+
+
 def test_running_small_job_is_expected_to_end_by_the_divider():
     # m=2, divider 20.  S (small, 1 proc, asks 100, runs 5) starts at 0; H
     # (2 procs) is the head.  With killing on, S is expected to end by 20, so

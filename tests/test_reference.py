@@ -427,3 +427,79 @@ def test_mixed_vertices_equal_pure_policies(w, primary, backfill, scales):
     mixed = reference_simulate(submit, run, req, procs, None, m, "MIXED", "MIXED",
                                mixed_primary=vertex(primary), mixed_backfill=vertex(backfill))
     assert pure == mixed
+
+
+# ------------------------------------------- (h) classes, estimates, corrections --
+
+def test_h_divider_kills_and_requeues_as_large():
+    # m=1, divider 4.  J1 (small, runs 10, asks 20) starts at 0 as small and is
+    # expected to end by min(20, 4) = 4; J2 (large, 3 s) arrives at 1 and is the
+    # head with shadow 4.  At 4 J1 is killed and queued again as large with its
+    # submit time 0, so FCFS starts it first: [4, 14); J2 then [14, 17).
+    jobs = [(0, 10, 20, 1), (1, 3, 3, 1)]
+    r = sim(jobs, 1, classes=[1, 0], divider=4)
+    check(r, [4, 14], [14, 17])
+    assert r["requeued"] == [True, False] and r["first_start"] == [0, -1]
+    # A small job that runs exactly the divider completes.
+    r = sim(jobs, 1, classes=[1, 0], divider=10)
+    check(r, [0, 10], [10, 13])
+    assert r["requeued"] == [False, False] and r["first_start"] == [-1, -1]
+
+
+def test_h_flags_describe_the_run_that_completes():
+    # m=2, divider 2.  J1 (large, 1 proc) runs [0, 5).  J2 (small, 2 procs,
+    # runs exactly the divider) arrives at 1: head, shadow 5.  J3 (small, 1
+    # proc, runs 10) arrives at 2 and is backfilled (2 + min(10, 2) = 4 <= 5),
+    # killed at 4 and queued again as large: behind J2, 4 + 10 > 5 and
+    # extra = 0, so it waits.  J2 runs [5, 7), J3 [7, 17) from the primary
+    # walk: in the end not backfilled.
+    jobs = [(0, 5, 5, 1), (1, 2, 4, 2), (2, 10, 10, 1)]
+    r = sim(jobs, 2, classes=[0, 1, 1], divider=2)
+    check(r, [0, 5, 7], [5, 7, 17])
+    assert r["first_start"] == [-1, -1, 2] and r["requeued"] == [False, False, True]
+
+
+def test_h_over_threshold_large_job_leads_even_behind_small_jobs():
+    # m=1, T=0.  At 0 J1 starts, J2 (large) is the head.  At 1 J2 has waited
+    # 1 > 0: it leads in FCFS order even though J3, arriving at 1, is small.
+    # (The C core once walked the over-threshold prefix in small-first order
+    # and never started J2.)
+    jobs = [(0, 1, 1, 1), (0, 0, 0, 1), (1, 0, 0, 1)]
+    r = sim(jobs, 1, threshold=0, classes=[0, 0, 1])
+    check(r, [0, 1, 1], [1, 1, 1], forced=[False, True, False])
+
+
+def test_h_easy_plus_plus_by_hand():
+    # One user, m=4 (nobody waits).  J1, J2 have no history: p~ = 100.  J3 at
+    # 10 sees J1 (completed at 10, applied before the submission): 10.  By 30
+    # J1 (10 s), J3 (5 s, ends 15) and J2 (20 s, ends 20) completed: the last
+    # two are J3 and J2, (5 + 20) // 2 = 12; J5 asks 7 only: min(12, 7).
+    jobs = [(0, 10, 100, 1), (0, 20, 100, 1), (10, 5, 100, 1), (30, 1, 100, 1), (30, 1, 7, 1)]
+    r = sim(jobs, 4, estimate="easy++", users=[0] * 5)
+    assert r["predicted"] == [100, 100, 10, 12, 7]
+    # Another user's completions do not count (J5: min((10 + 20) // 2, 7)).
+    r = sim(jobs, 4, estimate="easy++", users=[0, 0, 1, 1, 0])
+    assert r["predicted"] == [100, 100, 100, 5, 7]
+
+
+@pytest.mark.parametrize("correction,start2", [("none", 101), ("requested", 20),
+                                               ("incremental", 20), ("doubling", 20)])
+def test_h_corrections_move_the_shadow_time(correction, start2):
+    # m=2.  J1 (1 proc, runs 100, estimated 10) outlives its estimate at 10.
+    # J2 (2 procs) is the head.  At 20 J3 (1 proc, 15 s, estimated 15) asks to
+    # be backfilled.  Without correction J1 is expected to end "now" (20): no
+    # room before the shadow time 20, and extra = 0.  Corrected, J1 is expected
+    # to end at 100 (requested), 10 + 60 = 70 (incremental) or 2 x 20 = 40
+    # (doubling): J3 ends at 35 before any of them and is backfilled at 20.
+    jobs = [(0, 100, 100, 1), (0, 1, 1, 2), (20, 15, 15, 1)]
+    r = sim(jobs, 2, estimate=[10, 1, 15], correction=correction)
+    assert r["start"] == [0, 100, start2]
+    assert r["predicted"] == [10, 1, 15]
+
+
+def test_h_sjbf_orders_by_the_estimate():
+    # m=2.  J1 (2 procs) runs [0, 10); J2 and J3 (2 procs each) arrive at 1.
+    # SJBF as primary order starts J3 first (estimated 3 < 5), FCFS J2.
+    jobs = [(0, 10, 10, 2), (1, 5, 50, 2), (1, 3, 30, 2)]
+    assert sim(jobs, 2, primary="SJBF", estimate=[10, 5, 3])["start"] == [0, 13, 10]
+    assert sim(jobs, 2, primary="FCFS", estimate=[10, 5, 3])["start"] == [0, 10, 15]
