@@ -171,3 +171,24 @@ def test_bad_cell_parameters(trace, tmp_path):
     bad_yaml.write_text("name: [unclosed\n")
     with pytest.raises(InputError, match="not valid YAML"):
         campaign.Campaign.from_yaml(bad_yaml)
+
+
+def test_runner_shares_one_cluster_and_starts_none_for_cached_campaigns(trace, tmp_path, monkeypatch):
+    monkeypatch.delenv(campaign.SCHEDULER_ENV, raising=False)
+    quiet = lambda *a: None  # noqa: E731
+    a = spec(trace)
+    b = spec(trace, name="tiny-b", dims={"half": ["test"], "primary": ["LQF"], "backfill": ["FCFS"]})
+    with campaign.Runner(1, cache_dir=tmp_path, log=quiet) as runner:
+        assert runner.pending(a) == 8 and runner.pending(b) == 1
+        ds_a = runner.run(a)
+        first = runner.cluster
+        assert first is not None
+        runner.run(b)
+        assert runner.cluster is first                # one cluster for both campaigns
+        assert (runner.computed, runner.cached) == (9, 0)
+    assert runner.cluster is None                     # closed on exit
+    # Everything cached: no cluster is started at all.
+    with campaign.Runner(1, cache_dir=tmp_path, log=quiet) as runner:
+        again = runner.run(a)
+        assert runner.cluster is None and (runner.computed, runner.cached) == (0, 8)
+    xr.testing.assert_identical(data_only(ds_a), data_only(again))

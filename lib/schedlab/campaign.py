@@ -361,6 +361,61 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
     return ds
 
 
+class Runner:
+    """Runs several campaigns on one dask cluster: the scheduler given (or
+    ``$SCHEDLAB_SCHEDULER``), else a local cluster of ``workers`` processes
+    started at the first campaign that has a cell to compute (a run served
+    entirely from the cache starts none) and kept for the next ones, so its
+    workers start once and keep their per-process trace caches.  A context
+    manager; ``computed`` and ``cached`` count cells over its campaigns.
+    """
+
+    def __init__(self, workers: int | None = None, scheduler: str | None = None, cache_dir=None,
+                 log=print):
+        self.workers = workers or os.cpu_count() or 1
+        self.scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else paths.RESULTS / "cache"
+        self.log = log
+        self.cluster = None
+        self.computed = self.cached = 0
+
+    def pending(self, campaign: Campaign) -> int:
+        """How many of the campaign's cells are not in the cache."""
+        cache = Cache(self.cache_dir, campaign.name)
+        return sum(not cache.has(campaign.key(params)) for _, params in campaign.cells())
+
+    def address(self) -> str:
+        """The scheduler's address, starting the local cluster if needed."""
+        if self.scheduler:
+            return self.scheduler
+        if self.cluster is None:
+            from dask.distributed import LocalCluster
+            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0", silence_logs=40)
+            self.log(f"local dask cluster: {self.workers} worker(s)")
+        return self.cluster.scheduler_address
+
+    def run(self, campaign: Campaign, **kw):
+        """:func:`run` on this runner's cluster (none if every cell is cached)."""
+        scheduler = self.address() if self.pending(campaign) else None
+        ds = run(campaign, scheduler=scheduler, cache_dir=self.cache_dir, progress=kw.pop("progress", False),
+                 log=self.log, **kw)
+        self.computed += int(ds.attrs.get("cells_computed", 0))
+        self.cached += int(ds.attrs.get("cells_cached", 0))
+        return ds
+
+    def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def assemble(campaign: Campaign, results: list[tuple[tuple[int, ...], dict]]):
     """One Dataset from the cells' results: campaign dims first, then the
     cells' own dims (which must agree across cells)."""

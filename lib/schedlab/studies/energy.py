@@ -52,6 +52,7 @@ import numpy as np
 from .. import __version__, energy, paths, plots
 from ..errors import InputError
 from . import Table, write_json, write_text
+from . import params as check
 
 __all__ = [
     "STUDY", "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "CLASS_COLORS", "SENSITIVITY", "PERIODICITY_GRID",
@@ -213,22 +214,6 @@ def _bool(name, v):
     raise InputError(f"{name}: expected true or false, got {v!r}")
 
 
-def _list(name, v):
-    if isinstance(v, str):
-        text = v.strip()
-        if text.startswith("["):
-            import yaml
-            try:
-                v = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise InputError(f"{name}: cannot read {text!r} as a list: {exc}") from None
-        else:
-            v = [t.strip() for t in text.split(",") if t.strip()]
-    if not isinstance(v, (list, tuple)):
-        raise InputError(f"{name}: expected a list, got {v!r}")
-    return list(v)
-
-
 def validate(**kw) -> Params:
     """The study's parameters, checked: a :class:`Params`, or an
     :class:`~schedlab.errors.InputError` that names the parameter and says
@@ -253,7 +238,7 @@ def validate(**kw) -> Params:
     if isinstance(hosts, str) and hosts.strip().lower() in ("dahu", "all"):
         hosts = hosts.strip().lower()
     else:
-        hosts = tuple(str(h) for h in _list("hosts", hosts))
+        hosts = tuple(str(h) for h in check.as_list(hosts, "hosts"))
         if not hosts:
             raise InputError("hosts: give 'dahu', 'all' or a non-empty list of host names")
     out["hosts"] = hosts
@@ -279,7 +264,7 @@ def validate(**kw) -> Params:
     per = kw.get("periodicity", None)
     out["periodicity"] = (energy.DEFAULT_PERIODICITY[out["criterion"]] if per is None
                           else _number("periodicity", per, minimum=0.0))
-    q = _list("range_quantiles", kw.get("range_quantiles", d.range_quantiles))
+    q = check.as_list(kw.get("range_quantiles", d.range_quantiles), "range_quantiles")
     if len(q) != 2:
         raise InputError(f"range_quantiles: expected [low, high], got {q!r}")
     q = (_number("range_quantiles[0]", q[0], minimum=0.0, maximum=1.0),
@@ -300,7 +285,7 @@ def validate(**kw) -> Params:
         bad = sorted(set(sens) - set(SENSITIVITY))
         if bad:
             raise InputError(f"sensitivity: unknown parameter(s) {bad}; known: {sorted(SENSITIVITY)}")
-        sens = {k: [v for v in _list(f"sensitivity.{k}", vals)] for k, vals in sens.items()}
+        sens = {k: [v for v in check.as_list(vals, f"sensitivity.{k}")] for k, vals in sens.items()}
         for k, vals in sens.items():
             if k == "criterion":
                 bad = [v for v in vals if v not in energy.CRITERIA]
@@ -313,7 +298,7 @@ def validate(**kw) -> Params:
     out["sensitivity"] = sens
     out["synthetic_signals"] = _number("synthetic_signals", kw.get("synthetic_signals", d.synthetic_signals),
                                        integer=True, minimum=0)
-    noises = _list("synthetic_noises", kw.get("synthetic_noises", d.synthetic_noises))
+    noises = check.as_list(kw.get("synthetic_noises", d.synthetic_noises), "synthetic_noises")
     out["synthetic_noises"] = tuple(_number("synthetic_noises", v, minimum=0.0) for v in noises)
     out["seed"] = _number("seed", kw.get("seed", d.seed), integer=True, minimum=0)
     p = Params(**out)

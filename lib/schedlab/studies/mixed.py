@@ -553,43 +553,6 @@ def make_campaign(kind: str, info: _traces.TraceInfo, period: str, units: Sequen
     return _campaign.Campaign(name, dims, params, _CELLS[kind])
 
 
-class _Runner:
-    """Runs campaigns on one dask cluster, started only when some cell is
-    not cached (or on ``scheduler``, an existing one)."""
-
-    def __init__(self, workers, scheduler, cache_dir, log):
-        self.workers, self.scheduler, self.log = workers, scheduler, log
-        self.cache_dir = Path(cache_dir) if cache_dir is not None else paths.RESULTS / "cache"
-        self._cluster = None
-        self.computed = self.cached = 0
-
-    def pending(self, c: _campaign.Campaign) -> int:
-        cache = _campaign.Cache(self.cache_dir, c.name)
-        return sum(not cache.has(c.key(p)) for _, p in c.cells())
-
-    def address(self) -> str:
-        if self.scheduler:
-            return self.scheduler
-        if self._cluster is None:
-            from dask.distributed import LocalCluster
-            n = self.workers or os.cpu_count() or 1
-            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                         dashboard_address=":0", silence_logs=40)
-        return self._cluster.scheduler_address
-
-    def run(self, c: _campaign.Campaign):
-        kw = {"scheduler": self.address()} if self.pending(c) else {}
-        ds = _campaign.run(c, cache_dir=self.cache_dir, progress=False, log=self.log, **kw)
-        self.computed += int(ds.attrs.get("cells_computed", 0))
-        self.cached += int(ds.attrs.get("cells_cached", 0))
-        return ds
-
-    def close(self):
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
-
-
 # ---------------------------------------------------------------- analysis --
 
 def best_index(values, points=None, rtol: float = 1e-9) -> int:
@@ -1339,7 +1302,7 @@ def run(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None, grid
                  month_resolution, map_resolution, map_trace, map_weeks, thresholds, optimisers, budget,
                  sigma0, penalty, patience, seed, backfill, workers, scheduler, cache_dir)
     out = validate_outdir(outdir)
-    runner = _Runner(p.workers, p.scheduler, p.cache_dir, log)
+    runner = _campaign.Runner(p.workers, p.scheduler, p.cache_dir, log)
     analyses: list[Analysis] = []
     datasets: dict[str, Any] = {}
     common = dict(backfill=p.backfill)

@@ -77,9 +77,8 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -595,34 +594,8 @@ def online_campaign(p: Params, ref: TraceRef) -> campaign.Campaign:
                              cell=f"{__name__}:online_cell")
 
 
-class _Cluster:
-    """One local dask cluster for every campaign of a run, started only when
-    a campaign has cells to compute; ``$SCHEDLAB_SCHEDULER`` wins."""
-
-    def __init__(self, workers: int):
-        self.workers, self.cluster = workers, None
-
-    def address(self) -> str:
-        env = os.environ.get(campaign.SCHEDULER_ENV)
-        if env:
-            return env
-        if self.cluster is None:
-            from dask.distributed import LocalCluster
-            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=40)
-        return self.cluster.scheduler_address
-
-    def close(self):
-        if self.cluster is not None:
-            self.cluster.close()
-            self.cluster = None
-
-
-def _run_campaign(c: campaign.Campaign, cluster: _Cluster, cache_dir: Path, log: Callable):
-    cache = campaign.Cache(cache_dir, c.name)
-    todo = any(not cache.has(c.key(q)) for _, q in c.cells())
-    ds = campaign.run(c, scheduler=cluster.address() if todo else None, cache_dir=cache_dir, progress=False,
-                      log=log)
+def _run_campaign(c: campaign.Campaign, runner: campaign.Runner):
+    ds = runner.run(c)
     if "new_partitions" in ds.dims:
         ds = ds.assign_coords(new_partitions=np.arange(1, ds.sizes["new_partitions"] + 1))
     return ds
@@ -1063,12 +1036,12 @@ def run(traces=DEFAULT_TRACES, weeks=None, thresholds=THRESHOLDS, horizons=HORIZ
                            online_estimates, fig8_trace, fig8_params, workers, outdir, cache_dir)
     log = log or (lambda *a, **k: None)
     out = p.outdir
-    cluster = _Cluster(p.workers)
+    cluster = campaign.Runner(p.workers, None, p.cache_dir, log)
     results: list[TraceResult] = []
     try:
         for ref in p.traces:
-            fx = _run_campaign(fixed_campaign(p, ref), cluster, p.cache_dir, log)
-            on = _run_campaign(online_campaign(p, ref), cluster, p.cache_dir, log)
+            fx = _run_campaign(fixed_campaign(p, ref), cluster)
+            on = _run_campaign(online_campaign(p, ref), cluster)
             results.append(TraceResult(ref, load(ref.spec, ref.weeks), fx, on, p.replays[0]))
     finally:
         cluster.close()

@@ -101,6 +101,7 @@ from .. import __version__, campaign, metrics, paths, plots, sim, stats, store, 
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json
+from . import params as check
 from .traces import PREMATURE_FACTOR, premature, validate_traces
 
 __all__ = [
@@ -234,31 +235,8 @@ class Params:
         return out
 
 
-def _parse_list(value, name: str) -> list:
-    """A list from a list/tuple, None, a YAML list text or a comma-separated string."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text or text.lower() in ("none", "null", "[]"):
-            return []
-        if text.startswith("["):
-            import yaml
-            try:
-                parsed = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise InputError(f"{name}: cannot read {text!r} as a list: {exc}") from None
-            if not isinstance(parsed, list):
-                raise InputError(f"{name}: {text!r} is not a list")
-            return parsed
-        return [part.strip() for part in text.split(",") if part.strip()]
-    raise InputError(f"{name}: expected a list, got {type(value).__name__} {value!r}")
-
-
 def _traces_param(value, name: str) -> tuple[_traces.TraceInfo, ...]:
-    items = value if isinstance(value, os.PathLike) else _parse_list(value, name)
+    items = check.as_list(value, name, none_is_empty=True)
     if isinstance(items, os.PathLike):
         items = [items]
     if not items:
@@ -270,7 +248,7 @@ def _traces_param(value, name: str) -> tuple[_traces.TraceInfo, ...]:
 
 
 def _policies_param(value, name: str, default) -> tuple[str, ...]:
-    items = _parse_list(default if value is None else value, name)
+    items = check.as_list(default if value is None else value, name, none_is_empty=True)
     out: list[str] = []
     for i, item in enumerate(items):
         if not isinstance(item, str):
@@ -290,44 +268,6 @@ def _policies_param(value, name: str, default) -> tuple[str, ...]:
     if len(out) < 2:
         raise InputError(f"{name}: give FCFS and at least one other policy, got {out}")
     return tuple(out)
-
-
-def _int_param(value, name: str, low: int = 1, allow_none: bool = False) -> int | None:
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "null", "")):
-        if allow_none:
-            return None
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise InputError(f"{name}: expected an integer >= {low}, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or \
-            (isinstance(value, float) and not float(value).is_integer()):
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    if int(value) < low:
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _threshold_param(value, name: str) -> int | None:
-    if isinstance(value, bool):
-        raise InputError(f"{name}: expected a duration such as 40h, 200000 or none, got {value!r}")
-    try:
-        return sim.parse_duration(value)
-    except InputError as exc:
-        raise InputError(f"{name}: {exc}") from None
-
-
-def _dir_param(value, name: str, default: Path) -> Path:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return default
-    if not isinstance(value, (str, os.PathLike)):
-        raise InputError(f"{name}: expected a directory path or None, got {value!r}")
-    path = Path(os.fspath(value)).expanduser().resolve()
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{name}: {path} exists and is not a directory")
-    return path
 
 
 def validate(profile="custom", lelong_trace="KTH-SP2", lelong_weeks=250, lelong_policies=None,
@@ -352,24 +292,24 @@ def validate(profile="custom", lelong_trace="KTH-SP2", lelong_weeks=250, lelong_
     return Params(
         profile=profile.strip(),
         lelong_trace=lel[0] if lel else None,
-        lelong_weeks=_int_param(lelong_weeks, "lelong_weeks"),
+        lelong_weeks=check.integer(lelong_weeks, "lelong_weeks"),
         lelong_policies=_policies_param(lelong_policies, "lelong_policies", sim.LELONG_POLICIES),
         table_traces=_traces_param(table_traces, "table_traces"),
         thesis_traces=_traces_param(thesis_traces, "thesis_traces"),
-        thesis_samples=_int_param(thesis_samples, "thesis_samples"),
-        thesis_weeks=_int_param(thesis_weeks, "thesis_weeks", allow_none=True),
+        thesis_samples=check.integer(thesis_samples, "thesis_samples"),
+        thesis_weeks=check.optional_integer(thesis_weeks, "thesis_weeks"),
         thesis_policies=_policies_param(thesis_policies, "thesis_policies", ("FCFS", "SPF", "SQF", "SAF")),
-        thesis_threshold=_threshold_param(thesis_threshold, "thesis_threshold"),
+        thesis_threshold=check.duration(thesis_threshold, "thesis_threshold"),
         bandit_traces=_traces_param(bandit_traces, "bandit_traces"),
-        bandit_samples=_int_param(bandit_samples, "bandit_samples"),
-        bandit_weeks=_int_param(bandit_weeks, "bandit_weeks"),
+        bandit_samples=check.integer(bandit_samples, "bandit_samples"),
+        bandit_weeks=check.integer(bandit_weeks, "bandit_weeks"),
         bandit_policies=_policies_param(bandit_policies, "bandit_policies", sim.BANDIT_POLICIES),
-        bandit_threshold=_threshold_param(bandit_threshold, "bandit_threshold"),
-        seed=_int_param(seed, "seed", low=0),
-        workers=_int_param(workers, "workers"),
+        bandit_threshold=check.duration(bandit_threshold, "bandit_threshold"),
+        seed=check.integer(seed, "seed", 0),
+        workers=check.integer(workers, "workers"),
         scheduler=scheduler,
-        outdir=_dir_param(outdir, "outdir", paths.RESULTS / STUDY),
-        cache_dir=_dir_param(cache_dir, "cache_dir", paths.RESULTS / "cache"),
+        outdir=check.directory(outdir, "outdir", paths.RESULTS / STUDY),
+        cache_dir=check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"),
     )
 
 
@@ -706,31 +646,6 @@ def campaigns(p: Params) -> dict[str, campaign.Campaign]:
                     "weeks": p.bandit_weeks, "seed": p.seed, "threshold": p.bandit_threshold,
                     "threshold_backfill": True})
     return out
-
-
-def _pending(c: campaign.Campaign, cache_dir: Path) -> int:
-    cache = campaign.Cache(cache_dir, c.name)
-    return sum(not cache.has(c.key(params)) for _, params in c.cells())
-
-
-@contextlib.contextmanager
-def _scheduler(p: Params, camps: dict[str, campaign.Campaign], log):
-    """One local dask cluster shared by all campaigns (started only if a cell
-    must be computed and no scheduler is given), so that workers start once
-    and keep their per-process trace caches."""
-    address = p.scheduler or os.environ.get(campaign.SCHEDULER_ENV)
-    if address or not any(_pending(c, p.cache_dir) for c in camps.values()):
-        yield address
-        return
-    from dask.distributed import LocalCluster
-
-    cluster = LocalCluster(n_workers=p.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=40)
-    log(f"local dask cluster: {p.workers} worker(s)")
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
 
 
 # ---------------------------------------------------------------- helpers --
@@ -1731,10 +1646,9 @@ def run(params: Params | None = None, /, *, log: Callable = print, progress: boo
     out = p.outdir
     camps = campaigns(p)
     datasets: dict[str, Any] = {}
-    with _scheduler(p, camps, log) as address:
+    with campaign.Runner(p.workers, p.scheduler, p.cache_dir, log) as runner:
         for key, c in camps.items():
-            datasets[key] = campaign.run(c, scheduler=address, workers=p.workers, cache_dir=p.cache_dir,
-                                         progress=progress, log=log)
+            datasets[key] = runner.run(c, progress=progress)
     files: list[Path] = []
     for key, ds in datasets.items():
         ds = ds.copy()

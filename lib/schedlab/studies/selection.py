@@ -97,9 +97,7 @@ their Table 2 rows are the published values only.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
 import time
 import warnings
 import zlib
@@ -114,6 +112,7 @@ from .. import __version__, campaign, paths, plots, sim, stats, store, workload
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json, write_text
+from . import params as check
 from .traces import validate_traces
 
 __all__ = [
@@ -212,61 +211,6 @@ class Params:
                 "cache_dir": str(self.cache_dir), "profile": self.profile}
 
 
-def _as_list(value, name: str) -> list:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            import yaml
-            try:
-                value = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise InputError(f"{name}: cannot read {text!r} as a list: {exc}") from None
-        else:
-            return [part.strip() for part in text.split(",") if part.strip()]
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    raise InputError(f"{name}: expected a list, got {value!r}")
-
-
-def _int(value, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float, str)):
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    try:
-        v = float(value)
-    except ValueError:
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}") from None
-    if not np.isfinite(v) or v != int(v) or v < low:
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    return int(v)
-
-
-def _fraction(value, name: str, low: float, high: float, high_open: bool = False) -> float:
-    if isinstance(value, bool):
-        raise InputError(f"{name}: expected a number in [{low}, {high}], got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a number in [{low}, {high}], got {value!r}") from None
-    if not (low <= v <= high) or (high_open and v >= high):
-        bracket = ")" if high_open else "]"
-        raise InputError(f"{name}: expected a number in [{low}, {high}{bracket}, got {value!r}")
-    return v
-
-
-def _choices(value, name: str, allowed: Sequence[str]) -> tuple[str, ...]:
-    items = [str(x).strip().lower() for x in _as_list(value, name)]
-    if not items:
-        raise InputError(f"{name}: give at least one of {', '.join(allowed)}")
-    bad = [x for x in items if x not in allowed]
-    if bad:
-        raise InputError(f"{name}: unknown value(s) {bad}; expected some of {', '.join(allowed)}")
-    if len(set(items)) != len(items):
-        raise InputError(f"{name}: duplicate values in {items}")
-    return tuple(x for x in allowed if x in items)       # canonical order
-
-
 def validate(traces=DEFAULT_TRACES, resamples=100, weeks=104, periods=("day", "week"),
              strategies=STRATEGIES, epsilon=0.5, decay=1.0, noise=0.15, threshold="40h",
              seed=2017, workers=2, scheduler=None, outdir=None, cache_dir=None,
@@ -286,35 +230,20 @@ def validate(traces=DEFAULT_TRACES, resamples=100, weeks=104, periods=("day", "w
     cluster); ``outdir``: default ``results/selection``.
     """
     infos = validate_traces(traces)
-    if isinstance(threshold, bool):
-        raise InputError(f"threshold: expected a duration such as '40h' or None, got {threshold!r}")
-    try:
-        threshold_s = sim.parse_duration(threshold)
-    except InputError as exc:
-        raise InputError(f"threshold: {exc}") from None
-
-    def _dir(value, default: Path, name: str) -> Path:
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return default
-        if not isinstance(value, (str, os.PathLike)):
-            raise InputError(f"{name}: expected a directory path or None, got {value!r}")
-        path = Path(os.fspath(value)).expanduser().resolve()
-        if path.exists() and not path.is_dir():
-            raise InputError(f"{name}: {path} exists and is not a directory")
-        return path
+    threshold_s = check.duration(threshold, "threshold")
 
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
         raise InputError(f"scheduler: expected an address such as 'tcp://host:8786' or None, got {scheduler!r}")
     return Params(
-        traces=tuple(infos), resamples=_int(resamples, "resamples", 1), weeks=_int(weeks, "weeks", 1),
-        periods=_choices(periods, "periods", tuple(PERIODS)),
-        strategies=_choices(strategies, "strategies", STRATEGIES),
-        epsilon=_fraction(epsilon, "epsilon", 0.0, 1.0), decay=_fraction(decay, "decay", 0.0, 1.0),
-        noise=_fraction(noise, "noise", 0.0, 1.0, high_open=True), threshold=threshold_s,
-        seed=_int(seed, "seed", 0), workers=_int(workers, "workers", 1),
+        traces=tuple(infos), resamples=check.integer(resamples, "resamples", 1), weeks=check.integer(weeks, "weeks", 1),
+        periods=check.choices(periods, "periods", tuple(PERIODS)),
+        strategies=check.choices(strategies, "strategies", STRATEGIES),
+        epsilon=check.number(epsilon, "epsilon", 0.0, 1.0), decay=check.number(decay, "decay", 0.0, 1.0),
+        noise=check.number(noise, "noise", 0.0, 1.0, high_open=True), threshold=threshold_s,
+        seed=check.integer(seed, "seed", 0), workers=check.integer(workers, "workers", 1),
         scheduler=scheduler.strip() if isinstance(scheduler, str) else None,
-        outdir=_dir(outdir, paths.RESULTS / STUDY, "outdir"),
-        cache_dir=_dir(cache_dir, paths.RESULTS / "cache", "cache_dir"), profile=str(profile))
+        outdir=check.directory(outdir, "outdir", paths.RESULTS / STUDY),
+        cache_dir=check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"), profile=str(profile))
 
 
 # ------------------------------------------------------------- mechanics --
@@ -667,30 +596,6 @@ def campaigns(p: Params) -> dict[str, campaign.Campaign]:
                   "strategy": list(p.strategies)},
             params={**common, "epsilon": p.epsilon, "decay": p.decay, "noise": p.noise})
     return out
-
-
-def _pending(c: campaign.Campaign, cache_dir: Path) -> int:
-    cache = campaign.Cache(cache_dir, c.name)
-    return sum(not cache.has(c.key(params)) for _, params in c.cells())
-
-
-@contextlib.contextmanager
-def _cluster(p: Params, camps: dict[str, campaign.Campaign], log):
-    """One local dask cluster for all the campaigns, started only when a cell
-    must be computed and no scheduler is given."""
-    address = p.scheduler or os.environ.get(campaign.SCHEDULER_ENV)
-    if address or not any(_pending(c, p.cache_dir) for c in camps.values()):
-        yield address
-        return
-    from dask.distributed import LocalCluster
-
-    cluster = LocalCluster(n_workers=p.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=40)
-    log(f"local dask cluster: {p.workers} worker(s)")
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
 
 
 # --------------------------------------------------------------- analysis --
@@ -1177,10 +1082,9 @@ def run(traces: Iterable = DEFAULT_TRACES, resamples=100, weeks=104, periods=("d
     out = p.outdir
     camps = campaigns(p)
     datasets: dict[str, Any] = {}
-    with _cluster(p, camps, log) as address:
+    with campaign.Runner(p.workers, p.scheduler, p.cache_dir, log) as runner:
         for key, c in camps.items():
-            datasets[key] = campaign.run(c, scheduler=address, workers=p.workers, cache_dir=p.cache_dir,
-                                         progress=False, log=log)
+            datasets[key] = runner.run(c)
     wall_campaigns = time.perf_counter() - t0
     files: list[Path] = []
     results = []

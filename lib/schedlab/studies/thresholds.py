@@ -73,7 +73,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -81,6 +81,7 @@ from .. import __version__, campaign, paths, plots, sim, stats, workload
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json
+from . import params as check
 
 __all__ = [
     "LELONG", "THESIS", "PUBLISHED", "DEFAULT_TRACES", "THESIS_TRACES", "THESIS_WEEKS",
@@ -198,66 +199,19 @@ HOUR = 3600.0
 
 # -------------------------------------------------------------- parameters --
 
-def _as_list(value, what: str) -> list:
-    """A list from a list/tuple, the text of a YAML list (papermill passes
-    lists as strings), a comma-separated string or a single value."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if isinstance(value, os.PathLike):
-        return [os.fspath(value)]
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            import yaml
-            try:
-                parsed = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise InputError(f"{what}: cannot read {text!r} as a list: {exc}") from None
-            if not isinstance(parsed, list):
-                raise InputError(f"{what}: {text!r} is not a list")
-            return parsed
-        if "," in text and not Path(text).expanduser().exists():
-            return [part.strip() for part in text.split(",") if part.strip()]
-        return [text] if text else []
-    return [value]
-
-
-def _int(value, what: str, minimum: int) -> int:
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value.strip())
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(f"{what}: expected an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise InputError(f"{what}: expected an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def threshold_label(seconds: int | None) -> str:
     """Canonical label of a threshold: ``"none"``, ``"20h"``, ``"200000s"``."""
     return sim.format_duration(seconds)
-
-
-def _threshold(value, what: str) -> int | None:
-    if isinstance(value, bool):
-        raise InputError(f"{what}: expected a duration such as 20h, 72000 or none, got {value!r}")
-    try:
-        return sim.parse_duration(value)
-    except InputError as exc:
-        raise InputError(f"{what}: {exc}") from None
 
 
 def parse_thresholds(value, what: str = "thresholds", sort: bool = True) -> tuple[int | None, ...]:
     """Thresholds in seconds (None: no threshold) from a list of durations
     (``"20h"``, ``72000``, ``"2.31d"``, ``"none"``); sorted, none last,
     unless ``sort=False`` (given order kept)."""
-    items = _as_list(value, what)
+    items = check.as_list(value, what)
     out: list[int | None] = []
     for i, item in enumerate(items):
-        t = _threshold(item, f"{what}[{i}]")
+        t = check.duration(item, f"{what}[{i}]")
         if t in out:
             raise InputError(f"{what}: {threshold_label(t)} is given twice")
         out.append(t)
@@ -265,7 +219,7 @@ def parse_thresholds(value, what: str = "thresholds", sort: bool = True) -> tupl
 
 
 def _policies(value, what: str) -> tuple[str, ...]:
-    items = _as_list(value, what)
+    items = check.as_list(value, what)
     out: list[str] = []
     for i, item in enumerate(items):
         if not isinstance(item, str):
@@ -291,7 +245,7 @@ class TraceRef:
 
 def _trace_refs(value, what: str) -> tuple[TraceRef, ...]:
     out: list[TraceRef] = []
-    for i, item in enumerate(_as_list(value, what)):
+    for i, item in enumerate(check.as_list(value, what)):
         if not isinstance(item, (str, os.PathLike)) or not str(item).strip():
             raise InputError(f"{what}[{i}]: expected a registry name or a path to an SWF file, got {item!r}")
         try:
@@ -388,7 +342,7 @@ def validate(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESH
         raise InputError("traces: give at least one trace (e.g. KTH-SP2)")
     sweep = trs if sweep_traces is None else _trace_refs(sweep_traces, "sweep_traces")
     ths = parse_thresholds(thresholds, "thresholds")
-    thr = _threshold(threshold, "threshold")
+    thr = check.duration(threshold, "threshold")
     if thr is None:
         raise InputError("threshold: the conservative threshold of Figs. 5 and 8 must be a duration, "
                          "e.g. 20h")
@@ -412,7 +366,7 @@ def validate(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESH
         raise InputError("thesis_policies: give at least one policy (or thesis_traces: [])")
     th_weeks = None
     if thesis_weeks is not None and str(thesis_weeks).strip().lower() not in ("", "none"):
-        th_weeks = _int(thesis_weeks, "thesis_weeks", 1)
+        th_weeks = check.integer(thesis_weeks, "thesis_weeks", 1)
     if thesis_finish not in FINISH:
         raise InputError(f"thesis_finish: expected one of {FINISH}, got {thesis_finish!r}")
     if overrun not in workload.OVERRUN_CHOICES:
@@ -421,10 +375,10 @@ def validate(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESH
         raise InputError(f"criterion: expected one of {CRITERIA}, got {criterion!r}")
     return Params(
         traces=trs, sweep_traces=sweep, thresholds=ths, threshold=thr,
-        weeks=_int(weeks, "weeks", 2), policies=pols, fig5_trace=f5, fig5_backfill=f5b,
+        weeks=check.integer(weeks, "weeks", 2), policies=pols, fig5_trace=f5, fig5_backfill=f5b,
         thesis_traces=th_tr, thesis_thresholds=th_ths, thesis_policies=th_pols,
-        thesis_weeks=th_weeks, thesis_finish=thesis_finish, seed=_int(seed, "seed", 0),
-        overrun=overrun, criterion=criterion, workers=_int(workers, "workers", 1),
+        thesis_weeks=th_weeks, thesis_finish=thesis_finish, seed=check.integer(seed, "seed", 0),
+        overrun=overrun, criterion=criterion, workers=check.integer(workers, "workers", 1),
         outdir=_dir(outdir, paths.RESULTS / STUDY, "outdir"),
         cache_dir=_dir(cache_dir, paths.RESULTS / "cache", "cache_dir"),
     )
@@ -646,37 +600,6 @@ def thesis_cell(p: dict) -> dict:
 
 # ------------------------------------------------------------- campaigns --
 
-class _Cluster:
-    """One local dask cluster for all the campaigns of a run, started only
-    when a campaign has cells to compute; ``$SCHEDLAB_SCHEDULER`` wins."""
-
-    def __init__(self, workers: int):
-        self.workers = workers
-        self.cluster = None
-
-    def address(self) -> str:
-        env = os.environ.get(campaign.SCHEDULER_ENV)
-        if env:
-            return env
-        if self.cluster is None:
-            from dask.distributed import LocalCluster
-            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=":0", silence_logs=40)
-        return self.cluster.scheduler_address
-
-    def close(self):
-        if self.cluster is not None:
-            self.cluster.close()
-            self.cluster = None
-
-
-def _run_campaign(c: campaign.Campaign, cluster: _Cluster, cache_dir: Path, log: Callable):
-    cache = campaign.Cache(cache_dir, c.name)
-    todo = any(not cache.has(c.key(p)) for _, p in c.cells())
-    return campaign.run(c, scheduler=cluster.address() if todo else None, cache_dir=cache_dir,
-                        progress=False, log=log)
-
-
 def _base_params(p: Params, ref: TraceRef) -> dict:
     return {"trace": ref.spec, "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
             "seed": p.seed, "estimate": "requested"}
@@ -856,7 +779,7 @@ def thesis_tables(ds, trace: str) -> ThesisResult:
 CHECK_POLICIES = ("FCFS", "SPF", "SAF")
 
 
-def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: "_Cluster", log) -> None:
+def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.Runner, log) -> None:
     """Fill ``r.checks``: the sums of :data:`CHECK_POLICIES` with the
     crossing judged the other ways and with the jobs that overran their
     request kept (no threshold) and, at the thesis' thresholds, with the
@@ -868,8 +791,7 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: "_Cluster"
         k = r.thresholds.index(None)
         r.checks[(p.thesis_finish, None)] = {pol: r.sums[pol][k] for pol in check}
         others = [f for f in FINISH if f != p.thesis_finish]
-        ds = _run_campaign(thesis_campaign(p, ref, finish=others, policies=check, thresholds=[None]),
-                           cluster, p.cache_dir, log)
+        ds = cluster.run(thesis_campaign(p, ref, finish=others, policies=check, thresholds=[None]))
         for f in others:
             r.checks[(f, None)] = {pol: float(np.nansum(ds.mean_bsld.sel(finish=f, threshold="none",
                                                                           primary=pol).values))
@@ -877,7 +799,7 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: "_Cluster"
         if p.overrun == "drop":
             c = thesis_campaign(p, ref, policies=check, thresholds=[None])
             c.params["overrun"] = "kill"
-            ds = _run_campaign(c, cluster, p.cache_dir, log)
+            ds = cluster.run(c)
             r.checks[("overrun_kill", None)] = {
                 pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold="none",
                                                       primary=pol).values)) for pol in check}
@@ -885,7 +807,7 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: "_Cluster"
     if ths:
         c = thesis_campaign(p, ref, policies=check, thresholds=ths)
         c.params["threshold_backfill"] = True
-        ds = _run_campaign(c, cluster, p.cache_dir, log)
+        ds = cluster.run(c)
         for t in ths:
             k = r.thresholds.index(t)
             r.checks[(p.thesis_finish, t)] = {pol: r.sums[pol][k] for pol in check}
@@ -1397,7 +1319,7 @@ def run(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESHOLDS,
     tables: dict[str, Table] = {}
     figures: dict[str, list[Path]] = {}
     datasets: dict[str, Any] = {}
-    cluster = _Cluster(p.workers)
+    cluster = campaign.Runner(p.workers, None, p.cache_dir, log)
     try:
         # -- lelong2017 Table 3
         t3 = [_table3_row(ref, p.overrun) for ref in p.traces]
@@ -1406,7 +1328,7 @@ def run(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESHOLDS,
         # -- Fig. 5
         f5 = None
         if p.fig5_trace is not None:
-            grid, base = [_run_campaign(c, cluster, p.cache_dir, log) for c in fig5_campaigns(p)]
+            grid, base = [cluster.run(c) for c in fig5_campaigns(p)]
             f5 = threshold_effect(grid, base, p.threshold, p.fig5_backfill, p.fig5_trace.name, p.seed)
             datasets["fig5"] = grid
             datasets["fig5_baseline"] = base
@@ -1428,7 +1350,7 @@ def run(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESHOLDS,
             if any(r.name == name for r in p.traces):
                 ths.add(p.threshold)
             ths = sorted(ths, key=lambda t: (t is None, t or 0))
-            parts = [_run_campaign(c, cluster, p.cache_dir, log) for c in traintest_campaigns(p, ref, ths)]
+            parts = [cluster.run(c) for c in traintest_campaigns(p, ref, ths)]
             ds = traintest_dataset(parts, p.policies, ths)
             per_trace.append(ds.expand_dims(trace=[name]))
             res = generalisation(ds, p.criterion, p.seed)
@@ -1457,7 +1379,7 @@ def run(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESHOLDS,
         thesis: list[ThesisResult] = []
         th_parts = []
         for ref in p.thesis_traces:
-            ds = _run_campaign(thesis_campaign(p, ref), cluster, p.cache_dir, log)
+            ds = cluster.run(thesis_campaign(p, ref))
             r = thesis_tables(ds, ref.name)
             thesis_checks(p, ref, r, cluster, log)
             thesis.append(r)

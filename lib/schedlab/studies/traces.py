@@ -72,6 +72,7 @@ from .. import traces as _traces
 from ..errors import InputError
 from ..sim import Jobs
 from . import Table, write_json, write_text
+from . import params as check
 
 __all__ = [
     "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "DEFAULT_TRACES", "PREMATURE_FACTOR", "READINGS",
@@ -204,28 +205,12 @@ def validate_traces(value) -> list[_traces.TraceInfo]:
 
 
 def _as_list(value) -> list:
-    if value is None:
-        return []
-    if isinstance(value, (str, os.PathLike)) and not isinstance(value, _traces.TraceInfo):
-        text = os.fspath(value).strip()
-        if isinstance(value, str) and text.startswith("["):
-            import yaml
-            try:
-                parsed = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise InputError(f"traces: cannot read {text!r} as a list: {exc}") from None
-            if not isinstance(parsed, list):
-                raise InputError(f"traces: {text!r} is not a list")
-            return parsed
-        if isinstance(value, str) and "," in text and not Path(text).expanduser().exists():
-            return [part.strip() for part in text.split(",") if part.strip()]
-        return [value] if text else []
     if isinstance(value, _traces.TraceInfo):
         return [value]
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    raise InputError(f"traces: expected a list of trace names or paths, got {type(value).__name__} "
-                     f"{value!r}")
+    if value is not None and not isinstance(value, (str, os.PathLike, list, tuple)):
+        raise InputError(f"traces: expected a list of trace names or paths, got {type(value).__name__} "
+                         f"{value!r}")
+    return check.as_list(value, "traces")
 
 
 def validate_outdir(value) -> Path:

@@ -1,0 +1,144 @@
+"""Checking a study's parameters: the readers every study's ``validate`` shares.
+
+A notebook's parameters arrive from papermill (``params/<profile>/*.yaml`` or
+``-p name value`` on the command line), so a list may come as a Python list,
+as the text of a YAML list (``"[KTH-SP2, CTC-SP2]"``) or as a comma-separated
+string, and a number as a string.  These functions accept all of them and
+raise :class:`~schedlab.errors.InputError` naming the parameter (``name``,
+e.g. ``"traces"`` or ``"policies[2]"``) and what is wrong with its value.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .. import sim
+from ..errors import InputError
+
+__all__ = ["as_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory"]
+
+#: Words that, as the whole text of a list parameter, mean "no items" when
+#: the caller allows it (``as_list(..., none_is_empty=True)``).
+NONE_WORDS = ("none", "null", "[]", "")
+
+
+def as_list(value, name: str, none_is_empty: bool = False) -> list:
+    """A list from a list or tuple, the text of a YAML list, a comma-separated
+    string (unless it names an existing file: a path may hold a comma) or a
+    single value; ``None`` is the empty list, and so are the words ``none``,
+    ``null`` and ``[]`` when ``none_is_empty``."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, os.PathLike):
+        return [value]
+    if isinstance(value, str):
+        text = value.strip()
+        if none_is_empty and text.lower() in NONE_WORDS:
+            return []
+        if text.startswith("["):
+            import yaml
+            try:
+                parsed = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise InputError(f"{name}: cannot read {text!r} as a list: {exc}") from None
+            if not isinstance(parsed, list):
+                raise InputError(f"{name}: {text!r} is not a list")
+            return parsed
+        if "," in text and not Path(text).expanduser().exists():
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return [text] if text else []
+    if isinstance(value, (bool, int, float, np.integer, np.floating)):
+        return [value]
+    raise InputError(f"{name}: expected a list, got {type(value).__name__} {value!r}")
+
+
+def integer(value, name: str, low: int = 1) -> int:
+    """An integer >= ``low`` from an int, an integral float or their text."""
+    v = None
+    if not isinstance(value, bool):
+        if isinstance(value, (int, np.integer)):
+            v = int(value)
+        elif isinstance(value, (float, np.floating, str)):
+            try:
+                f = float(value)
+            except ValueError:
+                f = math.nan
+            if math.isfinite(f) and f.is_integer():
+                v = int(f)
+    if v is None or v < low:
+        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
+    return v
+
+
+def optional_integer(value, name: str, low: int = 1, none_words: Sequence[str] = ("none", "null", "")) -> int | None:
+    """:func:`integer`, or ``None`` for ``None`` and the ``none_words``."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in none_words):
+        return None
+    return integer(value, name, low)
+
+
+def number(value, name: str, low: float = -math.inf, high: float = math.inf, *,
+           low_open: bool = False, high_open: bool = False) -> float:
+    """A finite float in the interval [low, high] (ends open as asked)."""
+    lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
+    what = f"a number in {lo}{low}, {high}{hi}"
+    if isinstance(value, bool):
+        raise InputError(f"{name}: expected {what}, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected {what}, got {value!r}") from None
+    if not math.isfinite(v) or v < low or v > high or (low_open and v == low) or (high_open and v == high):
+        raise InputError(f"{name}: expected {what}, got {value!r}")
+    return v
+
+
+def choice(value, name: str, allowed: Sequence[str]) -> str:
+    """One of ``allowed`` (surrounding blanks ignored)."""
+    if not isinstance(value, str) or value.strip() not in allowed:
+        raise InputError(f"{name}: expected one of {list(allowed)}, got {value!r}")
+    return value.strip()
+
+
+def choices(value, name: str, allowed: Sequence[str]) -> tuple[str, ...]:
+    """Some of ``allowed`` (at least one, no repeats, case-insensitive), in
+    the canonical order of ``allowed``."""
+    items = [str(x).strip().lower() for x in as_list(value, name)]
+    if not items:
+        raise InputError(f"{name}: give at least one of {', '.join(allowed)}")
+    bad = [x for x in items if x not in allowed]
+    if bad:
+        raise InputError(f"{name}: unknown value(s) {bad}; expected some of {', '.join(allowed)}")
+    if len(set(items)) != len(items):
+        raise InputError(f"{name}: duplicate values in {items}")
+    return tuple(x for x in allowed if x in items)
+
+
+def duration(value, name: str) -> int | None:
+    """A duration in seconds (``"40h"``, ``72000``, ``"2.31d"``) or ``None``
+    for none (:func:`schedlab.sim.parse_duration`)."""
+    if isinstance(value, bool):
+        raise InputError(f"{name}: expected a duration such as 40h, 200000 or none, got {value!r}")
+    try:
+        return sim.parse_duration(value)
+    except InputError as exc:
+        raise InputError(f"{name}: {exc}") from None
+
+
+def directory(value, name: str, default: Path) -> Path:
+    """An absolute directory path (created later by whoever writes there);
+    ``None`` or blank gives ``default``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
+    if not isinstance(value, (str, os.PathLike)):
+        raise InputError(f"{name}: expected a directory path or None, got {value!r}")
+    path = Path(os.fspath(value)).expanduser().resolve()
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{name}: {path} exists and is not a directory")
+    return path
