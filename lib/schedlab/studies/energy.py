@@ -308,15 +308,8 @@ def validate(**kw) -> Params:
 
 def validate_outdir(value) -> Path:
     """The output directory (``None``: ``results/energy`` under the project
-    root); it must not be an existing file."""
-    if value is None:
-        return paths.RESULTS / STUDY
-    if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
-        raise InputError(f"outdir: expected a directory path or None, got {value!r}")
-    out = Path(value).expanduser()
-    if out.exists() and not out.is_dir():
-        raise InputError(f"outdir: {out} exists and is not a directory")
-    return out
+    root), made absolute; it must not be an existing file."""
+    return check.directory(value, "outdir", paths.RESULTS / STUDY)
 
 
 # ---------------------------------------------------------------- analysis --

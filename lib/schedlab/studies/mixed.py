@@ -108,7 +108,7 @@ from .. import traces as _traces
 from ..errors import InputError
 from ..sim import Jobs
 from . import Table, write_json
-from .traces import validate_outdir as _validate_outdir_traces
+from . import params as check
 from .traces import validate_traces
 
 __all__ = [
@@ -386,9 +386,7 @@ def validate(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None,
 
 def validate_outdir(value) -> Path:
     """``None`` -> ``results/mixed``; otherwise the directory, made absolute."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return paths.RESULTS / STUDY
-    return _validate_outdir_traces(value)
+    return check.directory(value, "outdir", paths.RESULTS / STUDY)
 
 
 # ---------------------------------------------------------------- workload --

@@ -89,6 +89,7 @@ from .. import traces as _traces
 from ..errors import InputError
 from ..sim import Jobs, Simulation, simulate
 from . import Table, write_json
+from . import params as check
 
 STUDY = "multiqueue"
 WEEK = workload.WEEK
@@ -502,10 +503,8 @@ def _pair(x) -> tuple:
 
 
 def validate_outdir(outdir) -> Path:
-    out = paths.RESULTS / STUDY if outdir is None else Path(outdir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"outdir {out} exists and is not a directory")
-    return out
+    """``None`` -> ``results/multiqueue``; otherwise the directory, made absolute."""
+    return check.directory(outdir, "outdir", paths.RESULTS / STUDY)
 
 
 # -------------------------------------------------------------- campaign --

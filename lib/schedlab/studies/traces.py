@@ -216,14 +216,7 @@ def _as_list(value) -> list:
 def validate_outdir(value) -> Path:
     """The output directory: ``None`` (or "") means ``results/traces`` under the
     project root (:mod:`schedlab.paths`); otherwise a path, made absolute."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return paths.RESULTS / STUDY
-    if not isinstance(value, (str, os.PathLike)):
-        raise InputError(f"outdir: expected a directory path or None, got {value!r}")
-    path = Path(os.fspath(value)).expanduser().resolve()
-    if path.exists() and not path.is_dir():
-        raise InputError(f"outdir: {path} exists and is not a directory")
-    return path
+    return check.directory(value, "outdir", paths.RESULTS / STUDY)
 
 
 # ------------------------------------------------------------ computations --
