@@ -63,9 +63,31 @@ static int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, int64_t
     return 0;
 }
 
+/* Do two policies order a queue alike? */
+static int same_order(const sl_policy *a, const sl_policy *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    if (a->kind == SL_MIXED)
+        for (int i = 0; i < SL_NFEATURES; i++)
+            if (a->weights[i] != b->weights[i] || a->scales[i] != b->scales[i])
+                return 0;
+    return 1;
+}
+
 static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
 {
-    sl_queue_order(s, &s->bq, t);
+    /* EASY-P-P with a time-dependent P (SEXP, LEXP, WFP, MIXED with the
+     * expansion feature): the primary queue, ordered at t a moment ago, is
+     * the backfilling order too; sorting the second copy would double the
+     * cost of the pass.  It is rebuilt from scratch when next needed. */
+    const sl_queue *bq = &s->bq;
+    if (s->pq.dynamic && same_order(&s->pq.pol, &s->bq.pol)) {
+        bq = &s->pq;
+        s->bq.dirty = 1;
+    } else {
+        sl_queue_order(s, &s->bq, t);
+    }
     if (s->C.threshold_backfill && s->C.threshold >= 0) {
         /* Over-threshold jobs first, in FCFS order (a prefix of fq). */
         for (int32_t i = 0; i < s->fq.len && free_procs(s) > 0; i++) {
@@ -75,14 +97,14 @@ static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t
             if (j != head && s->state[j] == SL_QUEUED)
                 try_backfill(s, j, t, shadow, &extra);
         }
-        for (int32_t i = 0; i < s->bq.len && free_procs(s) > 0; i++) {
-            const int32_t j = s->bq.idx[i];
+        for (int32_t i = 0; i < bq->len && free_procs(s) > 0; i++) {
+            const int32_t j = bq->idx[i];
             if (j != head && s->state[j] == SL_QUEUED && !over(s, j, t))
                 try_backfill(s, j, t, shadow, &extra);
         }
     } else {
-        for (int32_t i = 0; i < s->bq.len && free_procs(s) > 0; i++) {
-            const int32_t j = s->bq.idx[i];
+        for (int32_t i = 0; i < bq->len && free_procs(s) > 0; i++) {
+            const int32_t j = bq->idx[i];
             if (j != head && s->state[j] == SL_QUEUED)
                 try_backfill(s, j, t, shadow, &extra);
         }
