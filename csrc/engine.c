@@ -128,10 +128,13 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
     s->nqueued--;
     s->O.start[j] = t;
     s->O.end[j] = t + s->dur[j];
-    if (s->cls != NULL && s->cls[j] && s->C.divider >= 0 && s->dur[j] > s->C.divider) {
-        /* A false small job: killed when its elapsed time exceeds the divider. */
-        s->O.end[j] = t + s->C.divider;
-        s->doomed[j] = 1;
+    if (s->cls != NULL && s->cls[j]) {
+        /* A false small job: killed when its elapsed time exceeds its divider. */
+        const int64_t d = sl_divider(s, j);
+        if (d >= 0 && s->dur[j] > d) {
+            s->O.end[j] = t + d;
+            s->doomed[j] = 1;
+        }
     }
     s->O.flags[j] = (uint8_t)(s->O.flags[j] | flags);
     s->used += s->J.procs[j];
@@ -284,6 +287,14 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
         set_err(err, errlen, "estimate=easy++ needs the users of the jobs");
         return SL_EINVAL;
     }
+    if (J->n > 0 && J->divider != NULL && !J->cls) {
+        set_err(err, errlen, "a per-job divider needs the classes of the jobs");
+        return SL_EINVAL;
+    }
+    if (C->divider > INT64_MAX / 4) {
+        set_err(err, errlen, "divider %lld too large", (long long)C->divider);
+        return SL_EINVAL;
+    }
     if (C->estimate == SL_EST_CALLBACK && !C->predict) {
         set_err(err, errlen, "estimate=callback but no predict function given");
         return SL_EINVAL;
@@ -317,6 +328,11 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
         if (C->estimate == SL_EST_ARRAY && J->estimate[i] < 0) {
             set_err(err, errlen, "job %lld (index %lld): field estimate: negative estimate %lld",
                     (long long)J->id[i], (long long)i, (long long)J->estimate[i]);
+            return SL_EINVAL;
+        }
+        if (J->divider != NULL && J->divider[i] > INT64_MAX / 4) {
+            set_err(err, errlen, "job %lld (index %lld): field divider: divider %lld too large",
+                    (long long)J->id[i], (long long)i, (long long)J->divider[i]);
             return SL_EINVAL;
         }
         /* Keep every end time representable. */

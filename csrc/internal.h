@@ -72,12 +72,21 @@ void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
 void sl_queue_compact(sl_sim *s, sl_queue *q);
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
 
+/* Divider of job j (< 0: never killed): its own, or the simulation's. */
+static inline int64_t sl_divider(const sl_sim *s, int32_t j)
+{
+    return s->J.divider != NULL ? s->J.divider[j] : s->C.divider;
+}
+
 /* Estimate the scheduler uses for job j: a job running as small with
- * killing on is expected to end by the divider. */
+ * killing on is expected to end by its divider. */
 static inline int64_t sl_est(const sl_sim *s, int32_t j)
 {
-    if (s->cls != NULL && s->cls[j] && s->C.divider >= 0 && s->est[j] > s->C.divider)
-        return s->C.divider;
+    if (s->cls != NULL && s->cls[j]) {
+        const int64_t d = sl_divider(s, j);
+        if (d >= 0 && s->est[j] > d)
+            return d;
+    }
     return s->est[j];
 }
 

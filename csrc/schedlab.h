@@ -100,6 +100,10 @@ typedef struct sl_jobs {
     const int64_t *id;         /* job id, for tie-breaking           */
     const int64_t *estimate;   /* per-job estimate (SL_EST_ARRAY) or NULL */
     const uint8_t *cls;        /* per-job class, 1 = small, 0 = large; or NULL */
+    const int64_t *divider;    /* per-job divider (with cls): job j running as
+                                  small longer than divider[j] is killed and
+                                  requeued as large; < 0: j is never killed.
+                                  NULL: sl_config.divider for every job   */
     const int32_t *user;       /* user index 0..nusers-1 (SL_EST_EASYPP)  */
     int32_t nusers;
 } sl_jobs;
@@ -120,7 +124,8 @@ typedef struct sl_config {
     int32_t overrun;              /* enum sl_overrun                     */
     int64_t divider;              /* with classes: a small job running longer
                                      is killed and requeued as large; < 0:
-                                     small jobs run to completion          */
+                                     small jobs run to completion.  Ignored
+                                     when sl_jobs.divider is given          */
     int32_t correction;           /* enum sl_correction                  */
     sl_predict_fn predict;        /* SL_EST_CALLBACK                     */
     sl_observe_fn observe;

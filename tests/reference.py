@@ -158,7 +158,9 @@ def reference_simulate(
     ``users``), a list of per-job ints, or an object with ``predict(job, now)``
     and ``observe(job, now, runtime)`` (called at submission and completion).
     ``correction`` is one of ``CORRECTIONS``.  ``classes`` (1 = small) and
-    ``divider`` (seconds, or None) are thesis Algorithms 3-4.
+    ``divider`` are thesis Algorithms 3-4: ``divider`` is seconds for every
+    job, a list of per-job seconds (job j running as small is killed at its
+    own divider[j]), or None (small jobs run to completion).
     ``policy_changes`` is a list of tuples
     ``(time, primary, backfill, threshold, mixed_primary, mixed_backfill
     [, threshold_backfill])`` in chronological order; each one applies to the
@@ -216,7 +218,14 @@ def reference_simulate(
         small = [bool(c) for c in classes]
         if len(small) != n:
             raise ValueError("classes must have n values")
-    if divider is not None and divider < 0:
+    # kill_at[j]: the divider of job j, or None (never killed).
+    if divider is None or not hasattr(divider, "__len__"):
+        kill_at = [None if divider is None else int(divider)] * n
+    else:
+        kill_at = [int(v) for v in divider]
+        if len(kill_at) != n:
+            raise ValueError("a per-job divider must have n values")
+    if any(d is not None and d < 0 for d in kill_at):
         raise ValueError("divider must be >= 0")
 
     # Estimates: fixed ones are known in advance; the others are made at submission.
@@ -270,9 +279,9 @@ def reference_simulate(
 
     def expected(j):
         """What the scheduler expects job j to take: a job classified small
-        with a divider is expected to end by the divider."""
-        if small[j] and divider is not None:
-            return min(est[j], divider)
+        with a divider is expected to end by its divider."""
+        if small[j] and kill_at[j] is not None:
+            return min(est[j], kill_at[j])
         return est[j]
 
     base_config = _make_config(primary, backfill, threshold, threshold_backfill, mixed_primary, mixed_backfill)
@@ -309,8 +318,8 @@ def reference_simulate(
 
     def start_job(j, t, config, by_backfill):
         start[j] = t
-        doomed[j] = small[j] and divider is not None and duration[j] > divider
-        end[j] = t + (divider if doomed[j] else duration[j])
+        doomed[j] = small[j] and kill_at[j] is not None and duration[j] > kill_at[j]
+        end[j] = t + (kill_at[j] if doomed[j] else duration[j])
         backfilled[j] = by_backfill
         T = config["threshold"]
         forced[j] = T is not None and t - submit[j] > T

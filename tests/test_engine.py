@@ -346,6 +346,100 @@ def test_class_errors_and_clone():
         c.close()
 
 
+def test_per_job_divider_each_false_small_job_killed_at_its_own():
+    # m=2, per-job dividers (the thesis recomputes the divider every week).
+    # A (small, runs 30, divider 10) and B (small, runs 30, divider 20) start
+    # at 0.  A is killed at 10 exactly and requeued as large: it restarts at
+    # once on the freed processor [10, 40).  B is killed at 20 exactly and
+    # restarts [20, 50).  C (small, runs exactly its divider 15, arrives at
+    # 50) completes [50, 65); D (small, runs 15, divider 14) is killed at 64
+    # and reruns [64, 79).
+    jobs = J([(0, 30, 100, 1), (0, 30, 100, 1), (50, 15, 100, 1), (50, 15, 100, 1)])
+    s = simulate(jobs, 2, classes=[1, 1, 1, 1], divider=[10, 20, 15, 14])
+    assert s.first_start.tolist() == [0, 0, -1, 50]
+    assert s.start.tolist() == [10, 20, 50, 64] and s.end.tolist() == [40, 50, 65, 79]
+    assert s.requeued.tolist() == [True, True, False, True]
+    # One divider for every job is the scalar divider, array or not: with 10
+    # everywhere C and D are killed at 60 too.
+    a = simulate(jobs, 2, classes=[1, 1, 1, 1], divider=np.full(4, 10))
+    b = simulate(jobs, 2, classes=[1, 1, 1, 1], divider=10)
+    assert a.start.tolist() == b.start.tolist() == [10, 10, 60, 60]
+    assert a.first_start.tolist() == b.first_start.tolist() == [0, 0, 50, 50]
+    # A clone shares the per-job dividers and ends the same way.
+    with Simulation(jobs, 2, classes=[1, 1, 1, 1], divider=[10, 20, 15, 14]) as sim:
+        sim.run(15)                  # A killed at 10, B still running
+        c = sim.clone()
+        assert c.divider.tolist() == [10, 20, 15, 14]
+        sim.run()
+        c.run()
+        assert c.schedule.start.tolist() == sim.schedule.start.tolist() == s.start.tolist()
+        assert c.schedule.first_start.tolist() == [0, 0, -1, 50]
+        c.close()
+
+
+def test_running_small_job_is_expected_to_end_by_its_own_divider():
+    # As test_running_small_job_is_expected_to_end_by_the_divider, with S's
+    # own divider: 20 gives shadow 20 and no backfill; 50 gives shadow 50 and
+    # C (1 proc, [1, 31)) ends before it: backfilled at 1.  The dividers of
+    # the large jobs H and C play no part.
+    jobs = J([(0, 5, 100, 1), (0, 10, 10, 2), (1, 30, 30, 1)])
+    s = simulate(jobs, 2, classes=[1, 0, 0], divider=[20, 0, 0])
+    assert s.start.tolist() == [0, 5, 15] and not s.backfilled.any()
+    s = simulate(jobs, 2, classes=[1, 0, 0], divider=[50, 0, 0])
+    assert s.start.tolist() == [0, 31, 1] and s.backfilled.tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize("divider, match", [
+    ([10, -1], r"job 2 \(index 1\): field divider: negative divider -1"),
+    ([10, None], r"job 2 \(index 1\): field divider: None is not a whole number"),
+    ([10, 2.5], r"job 2 \(index 1\): field divider: 2.5 is not a whole number"),
+    ([10, float("nan")], r"job 2 \(index 1\): field divider: nan is not a whole number"),
+    ([2**62, 10], r"job 1 \(index 0\): field divider: 4611686018427387904 is too large"),
+    ([10], r"divider: expected a duration or 2 values"),
+    ([[10, 10]], r"divider: expected a duration or 2 values"),
+    ([True, False], r"divider: expected integer seconds"),
+    (["10", "10"], r"divider: expected integer seconds"),
+])
+def test_per_job_divider_errors_name_the_field_and_the_job(divider, match):
+    jobs = J([(0, 25, 100, 1), (5, 3, 3, 1)])
+    with pytest.raises(InputError, match=match):
+        simulate(jobs, 1, classes=[1, 1], divider=divider)
+    with pytest.raises(InputError, match="divider given without classes"):
+        simulate(jobs, 1, divider=[10, 10])
+
+
+def test_core_refuses_bad_per_job_divider():
+    # The C core checks the array itself (a caller other than schedlab.sim).
+    n = 2
+    arrs = {k: ffi.new("int64_t[]", v) for k, v in
+            (("submit", [0, 5]), ("run", [25, 3]), ("req", [100, 3]), ("id", [7, 8]))}
+    procs, cls = ffi.new("int32_t[]", [1, 1]), ffi.new("uint8_t[]", [1, 1])
+    div = ffi.new("int64_t[]", [10, 2**62])
+    cj = ffi.new("sl_jobs *")
+    cj.n = n
+    for k, v in arrs.items():
+        setattr(cj, k, v)
+    cj.procs, cj.cls, cj.divider = procs, cls, div
+    cfg = ffi.new("sl_config *")
+    cfg.m, cfg.threshold, cfg.divider = 1, -1, -1
+    outs = [ffi.new("int64_t[]", n), ffi.new("int64_t[]", n), ffi.new("uint8_t[]", n)]
+    out = ffi.new("sl_out *")
+    out.start, out.end, out.flags = outs
+    err, ptr = ffi.new("char[]", 256), ffi.new("sl_sim **")
+    assert lib.sl_sim_new(cj, cfg, out, ptr, err, 256) == lib.SL_EINVAL
+    assert ffi.string(err).decode() == "job 8 (index 1): field divider: divider 4611686018427387904 too large"
+    cj.cls = ffi.NULL
+    assert lib.sl_sim_new(cj, cfg, out, ptr, err, 256) == lib.SL_EINVAL
+    assert "per-job divider needs the classes" in ffi.string(err).decode()
+    # A negative entry: that job is never killed (job 7 runs its 25 s).
+    div[1], cj.cls = -1, cls
+    div[0] = -1
+    assert lib.sl_sim_new(cj, cfg, out, ptr, err, 256) == lib.SL_OK
+    assert lib.sl_sim_run(ptr[0], 2**62) == lib.SL_OK
+    assert [outs[0][0], outs[1][0], outs[0][1]] == [0, 25, 25]
+    lib.sl_sim_free(ptr[0])
+
+
 # --------------------------------------------- runtime estimates (gaussier2015) --
 
 def test_easy_plus_plus_predictions_by_hand():

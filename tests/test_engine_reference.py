@@ -6,8 +6,8 @@ and every schedule the C core produces is compared job by job with
 ``tests/reference.py`` (start, end, flags, first start of requeued jobs,
 estimate at submission), for every pair of the 13 pure policies, MIXED with
 random weights, SJBF, thresholds, estimates (requested, actual, per-job,
-EASY++, a Python estimator), corrections, job classes with and without a
-divider, overrun modes, stepping with policy changes and cloning.  Every C
+EASY++, a Python estimator), corrections, job classes without a divider,
+with one divider and with a divider per job, overrun modes, stepping with policy changes and cloning.  Every C
 schedule is also checked against invariants that hold whatever the policy.
 
 All tests are derandomised (or seeded) so that CI is reproducible.
@@ -43,6 +43,7 @@ class Workload:
     est_array: list            # used when estimate == "array"
     cls: list                  # used with classes (1 = small)
     users: list                # used by EASY++
+    dividers: list             # used with classes and divider="per-job"
 
     def jobs(self) -> Jobs:
         return Jobs(submit=self.submit, run=self.run, req=self.req, procs=self.procs, id=self.ids,
@@ -51,7 +52,7 @@ class Workload:
     def __repr__(self):
         return (f"Workload(submit={self.submit}, run={self.run}, req={self.req}, "
                 f"procs={self.procs}, ids={self.ids}, m={self.m}, est_array={self.est_array}, "
-                f"cls={self.cls}, users={self.users})")
+                f"cls={self.cls}, users={self.users}, dividers={self.dividers})")
 
 
 @st.composite
@@ -79,7 +80,9 @@ def workloads(draw, min_jobs=1, max_jobs=40, max_m=16):
     est_array = draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
     cls = draw(st.lists(st.sampled_from([0, 1]), min_size=n, max_size=n))
     users = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
-    return Workload(submit, run, req, procs, ids, m, est_array, cls, users)
+    # Per-job dividers: round values (many equal kill times) or any.
+    dividers = draw(st.lists(st.one_of(st.sampled_from([0, 5, 10]), st.integers(0, 30)), min_size=n, max_size=n))
+    return Workload(submit, run, req, procs, ids, m, est_array, cls, users, dividers)
 
 
 weights_st = st.lists(st.one_of(st.just(0.0), st.sampled_from([-1.0, 1.0, 0.5, -0.25]),
@@ -107,7 +110,8 @@ class Config:
     estimate: str               # "requested" | "actual" | "array" | "easy++" | "python"
     overrun: str
     classes: bool = False       # use the workload's classes
-    divider: int | None = None  # with classes: kill-and-requeue at the divider
+    divider: int | str | None = None  # with classes: kill-and-requeue at the divider;
+                                      # "per-job": at the workload's dividers
     correction: str = "none"
 
     def keep_run_settings(self, base: "Config") -> "Config":
@@ -128,7 +132,8 @@ def configs(draw, primary=None, backfill=None):
         estimate=draw(st.sampled_from(["requested", "actual", "array", "easy++", "python"])),
         overrun=draw(st.sampled_from(["kill", "run"])),
         classes=classes,
-        divider=draw(st.one_of(st.none(), st.sampled_from([0, 5, 10]), st.integers(0, 30))) if classes else None,
+        divider=draw(st.one_of(st.none(), st.just("per-job"), st.just("per-job"), st.sampled_from([0, 5, 10]),
+                               st.integers(0, 30))) if classes else None,
         correction=draw(st.sampled_from(["none", "none", "requested", "incremental", "doubling"])),
     )
 
@@ -167,8 +172,17 @@ def estimate_of(w: Workload, cfg: Config):
     return cfg.estimate
 
 
+def dividers_of(w: Workload, cfg: Config) -> list:
+    """The divider of every job (None: never killed)."""
+    if not cfg.classes or cfg.divider is None:
+        return [None] * len(w.submit)
+    return list(w.dividers) if cfg.divider == "per-job" else [cfg.divider] * len(w.submit)
+
+
 def class_args(w: Workload, cfg: Config) -> dict:
-    return {"classes": w.cls if cfg.classes else None, "divider": cfg.divider if cfg.classes else None}
+    if not cfg.classes:
+        return {"classes": None, "divider": None}
+    return {"classes": w.cls, "divider": w.dividers if cfg.divider == "per-job" else cfg.divider}
 
 
 def run_reference(w: Workload, cfg: Config, changes=(), trace=None):
@@ -336,6 +350,24 @@ def test_sqf_sqf_without_threshold_never_backfills(w, cfg):
     assert not any(s["backfilled"])
 
 
+@settings(max_examples=EXAMPLES, **SETTINGS)
+@given(w=workloads(), cfg=configs(), d=st.integers(0, 30))
+def test_per_job_dividers_match_reference(w, cfg, d):
+    # Classes with a divider per job (thesis: recomputed every week), the
+    # rest drawn; then the same divider for every job equals the scalar one.
+    cfg.classes, cfg.divider = True, "per-job"
+    compare(w, cfg)
+    c = as_dict(run_c(w, cfg))
+    for j in range(len(w.submit)):
+        if c["requeued"][j]:            # ran as small past its own divider
+            d_j = min(w.run[j], w.req[j]) if cfg.overrun == "kill" else w.run[j]
+            assert w.cls[j] == 1 and d_j > w.dividers[j], f"job {j} requeued"
+    w.dividers = [d] * len(w.submit)
+    per_job = as_dict(run_c(w, cfg))
+    cfg.divider = d
+    assert_same(per_job, as_dict(run_c(w, cfg)), f"{w!r}\n{cfg!r}\n('ref' is the scalar divider {d})")
+
+
 # MIXED vertices: pure policy -> (feature index, sign).
 VERTICES = {"SQF": (0, 1), "LQF": (0, -1), "SPF": (1, 1), "LPF": (1, -1),
             "FCFS": (2, 1), "LCFS": (2, -1), "SRF": (3, 1), "LRF": (3, -1),
@@ -405,6 +437,7 @@ def test_policy_changes_match_reference(case):
 def test_small_steps_equal_one_run(w, cfg, data):
     full = as_dict(run_c(w, cfg))
     steps = sorted(data.draw(st.lists(change_times(w), max_size=25), label="steps"))
+    div = [d or 0 for d in dividers_of(w, cfg)]
     with new_simulation(w, cfg) as sim:
         for t in steps:
             sim.run(until=t)
@@ -413,10 +446,10 @@ def test_small_steps_equal_one_run(w, cfg, data):
             for j in range(len(w.submit)):
                 expect = full["start"][j] if full["start"][j] <= t else -1
                 first = full["first_start"][j]
-                if expect < 0 and 0 <= first <= t < first + (cfg.divider or 0):
+                if expect < 0 and 0 <= first <= t < first + div[j]:
                     expect = first          # still in the run that will be killed
                 assert part["start"][j] == expect, (j, t, part, full)
-                killed_end = first + (cfg.divider or 0) if first >= 0 else -1
+                killed_end = first + div[j] if first >= 0 else -1
                 assert part["end"][j] in (-1, full["end"][j], killed_end), (j, t, part, full)
                 if full["end"][j] <= t:
                     assert part["end"][j] == full["end"][j], (j, t, part, full)

@@ -446,6 +446,33 @@ def test_h_divider_kills_and_requeues_as_large():
     assert r["requeued"] == [False, False] and r["first_start"] == [-1, -1]
 
 
+def test_h_per_job_divider_kills_each_job_at_its_own():
+    # m=2, FCFS, dividers 3, 6, (0: J3 is large, unused), 5.  J1 and J2 (small,
+    # 1 proc, run 10, ask 20) start at 0, expected to end by 3 and 6.  J3
+    # (large, 2 procs, 4 s) arrives at 1: head, shadow 6 (J2), extra 0.
+    # t=3: J1 is killed (its divider) and queued again as large with submit 0:
+    #      it leads J3 and starts on the freed processor [3, 13).
+    # t=6: J2 is killed (its divider), queued again, leads J3: [6, 16).
+    # t=16: J3 [16, 20).  t=20: J4 (small, runs exactly its divider 5) [20, 25).
+    jobs = [(0, 10, 20, 1), (0, 10, 20, 1), (1, 4, 4, 2), (20, 5, 5, 1)]
+    r = sim(jobs, 2, classes=[1, 1, 0, 1], divider=[3, 6, 0, 5])
+    check(r, [3, 6, 16, 20], [13, 16, 20, 25])
+    assert r["first_start"] == [0, 0, -1, -1] and r["requeued"] == [True, True, False, False]
+    # One divider 3 for all: both are killed at 3 and restart there; J3 [13, 17),
+    # J4 (runs 5 > 3) is killed at 23 and reruns [23, 28).
+    r = sim(jobs, 2, classes=[1, 1, 0, 1], divider=3)
+    check(r, [3, 3, 13, 23], [13, 13, 17, 28])
+    assert r == sim(jobs, 2, classes=[1, 1, 0, 1], divider=[3, 3, 3, 3])
+    # The expected end of a running small job uses its own divider.  m=2: S
+    # (small, asks 100, runs 5) starts at 0, H (2 procs) is the head.  With
+    # S's divider 20 the shadow is 20 and C (1 proc, 30 s, at 1) cannot be
+    # backfilled; with 50 C ends at 31 <= 50 and is backfilled at 1.
+    jobs = [(0, 5, 100, 1), (0, 10, 10, 2), (1, 30, 30, 1)]
+    check(sim(jobs, 2, classes=[1, 0, 0], divider=[20, 0, 0]), [0, 5, 15], [5, 15, 45])
+    check(sim(jobs, 2, classes=[1, 0, 0], divider=[50, 0, 0]), [0, 31, 1], [5, 41, 31],
+          backfilled=[False, False, True])
+
+
 def test_h_flags_describe_the_run_that_completes():
     # m=2, divider 2.  J1 (large, 1 proc) runs [0, 5).  J2 (small, 2 procs,
     # runs exactly the divider) arrives at 1: head, shadow 5.  J3 (small, 1

@@ -171,10 +171,15 @@ def test_weekly_dividers():
     assert De[:3].tolist() == [7.0, 7.0, 7.0] and math.isnan(De[3])
     # true class with the week's divider; week 0 uses the first divider
     assert study.true_classes([15, 16, 20, 21], [0, 1, 2, 2], D).tolist() == [1, 0, 1, 0]
-    # the kill divider: median of the dividers of the jobs classified small, floored
-    assert study.kill_divider([1, 1, 0, 1], [1, 2, 3, 3], D) == 20
-    assert study.kill_divider([1, 1], [1, 3], D) == 20     # median 20.0
-    assert study.kill_divider([0, 0], [1, 2], D) is None
+    # the kill dividers: each job's week's divider (week 0: the first), floored
+    assert study.kill_dividers([1, 1, 0, 1], [1, 2, 3, 0], D).tolist() == [15, 20, 25, 15]
+    assert study.kill_dividers([1, 1], [1, 3], [np.nan, 15.5, 20.0, 25.9]).tolist() == [15, 25]
+    assert study.kill_dividers([0, 0], [1, 2], D) is None
+    # a job classified large may lack a divider (0, never used); a small one may not
+    assert study.kill_dividers([0, 1], [0, 1], [np.nan, 7.0, np.nan]).tolist() == [7, 7]
+    assert study.kill_dividers([1, 0], [1, 2], [np.nan, 7.0, np.nan]).tolist() == [7, 0]
+    with pytest.raises(InputError, match="job index 1 is classified small"):
+        study.kill_dividers([1, 1], [1, 2], [np.nan, 7.0, np.nan])
     with pytest.raises(InputError):
         study.weekly_dividers(run, finish, edges, "month")
 
@@ -265,6 +270,13 @@ def test_variants_on_a_hand_made_schedule():
     idem = study.simulate_variant(jobs, 1, "SPF", "classification-idempotent", predicted=pred, divider=100)
     assert idem.start.tolist() == [0, 1105, 1100] and idem.requeued.tolist() == [False, True, False]
     assert idem.first_start.tolist() == [-1, 1000, -1]
+    # per-job dividers: B (classified in a week of divider 600) runs its 500 s as small
+    idem2 = study.simulate_variant(jobs, 1, "SPF", "classification-idempotent", predicted=pred,
+                                   divider=[600, 600, 100])
+    assert idem2.start.tolist() == [0, 1000, 1500] and not idem2.requeued.any()
+    idem3 = study.simulate_variant(jobs, 1, "SPF", "classification-idempotent", predicted=pred,
+                                   divider=[0, 100, 600])
+    assert idem3.start.tolist() == idem.start.tolist() and idem3.requeued.tolist() == [False, True, False]
     nokill = study.simulate_variant(jobs, 1, "SPF", "classification", predicted=pred, divider=100)
     assert nokill.start.tolist() == [0, 1000, 1500] and not nokill.requeued.any()
     clair = study.simulate_variant(jobs, 1, "SPF", "class-clairvoyant", truth=truth)
@@ -325,7 +337,21 @@ def test_cells_in_process(tiny):
     common = {"trace": str(tiny), "policy": "SPF", "variant": "classification-idempotent", "threshold": 200000}
     a = study.schedule_cell({**common, "classes": study.pack_classes(pred)})
     b = study.schedule_cell({**common, "trees": 5, "seed": 3})        # classes computed in the worker
-    assert a["sum_bsld"][1] == b["sum_bsld"][1] and a["kill_divider"][1] > 0
+    assert a["sum_bsld"][1] == b["sum_bsld"][1]
+    # Each job is killed at its week's divider: the requeued jobs are those
+    # classified small that run longer than it, under every policy, never a
+    # truly small one.
+    D = study.kill_dividers(pred, pr.week, pr.dividers)
+    d = np.minimum(pr.jobs.run, pr.jobs.req)
+    expect = int((pred.astype(bool) & (d > D)).sum())
+    assert expect > 0
+    for pol in ("FCFS", "SPF"):
+        c = study.schedule_cell({**common, "policy": pol, "classes": study.pack_classes(pred)})
+        assert c["requeued"][1] == expect and c["requeued_true_small"][1] == 0
+    assert study.schedule_cell({**common, "classes": study.pack_classes(pred), "version": 2})["sum_bsld"][1] \
+        == a["sum_bsld"][1]
+    with pytest.raises(InputError, match="version 1"):
+        study.schedule_cell({**common, "classes": study.pack_classes(pred), "version": 1})
     with pytest.raises(InputError, match="unknown parameter"):
         study.schedule_cell({**common, "colour": "red"})
 
@@ -379,3 +405,4 @@ def test_campaign_spec_loads():
     c = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "classification-kth.yaml")
     assert c.shape == (len(study.POLICIES), len(study.VARIANTS))
     assert campaign.resolve_cell(c.cell) is study.schedule_cell
+    assert c.params["version"] == study.SCHEDULE_CELL_VERSION     # a cache key of this semantics

@@ -410,7 +410,16 @@ class Simulation:
 
     ``run(until)`` processes every event with time <= until; ``set_policy``
     changes the policies for the passes that follow; ``clone()`` returns an
-    independent copy of the current state (online simulation).
+    independent copy of the current state (online simulation).  The
+    arguments are those of :func:`simulate`.
+
+    ``classes`` (True/1 = small) and ``divider`` (thesis Algorithms 3-4;
+    csrc/SEMANTICS.md, "Job classes"): ``divider`` is one duration for every
+    job (seconds or a string such as "15m"; None: small jobs run to
+    completion) or a per-job array of n whole seconds >= 0 (job j running as
+    small is killed at start + divider[j] and requeued as large); errors
+    name the field ``divider`` and the job.  ``self.divider`` holds the
+    seconds, the int64 array, or None.
     """
 
     def __init__(self, jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None,
@@ -462,6 +471,8 @@ class Simulation:
         cjobs.procs = self._ptr("int32_t[]", jobs.procs)
         cjobs.estimate = self._ptr("int64_t[]", self._est) if self._est is not None else ffi.NULL
         cjobs.cls = self._ptr("uint8_t[]", self._cls) if self._cls is not None else ffi.NULL
+        per_job = isinstance(self.divider, np.ndarray)
+        cjobs.divider = self._ptr("int64_t[]", self.divider) if per_job else ffi.NULL
         if self._est_kind == lib.SL_EST_EASYPP:
             users, dense = np.unique(jobs.user, return_inverse=True)
             self._users = np.ascontiguousarray(dense, dtype=np.int32)
@@ -471,7 +482,7 @@ class Simulation:
         cfg.m = m
         cfg.estimate = self._est_kind
         cfg.overrun = OVERRUNS[overrun]
-        cfg.divider = -1 if self.divider is None else self.divider
+        cfg.divider = -1 if self.divider is None or per_job else self.divider
         cfg.correction = CORRECTIONS[correction]
         if self._estimator is not None:
             self._self_handle = ffi.new_handle(self)
@@ -496,7 +507,8 @@ class Simulation:
 
     # -- construction helpers
     def _check_classes(self, classes, divider, n):
-        """Per-job classes (True/1 = small) and the kill divider (seconds)."""
+        """Per-job classes (True/1 = small) and the kill divider: seconds
+        (int), None, or a per-job int64 array (seconds, >= 0)."""
         if classes is None:
             if divider is not None:
                 raise InputError("divider given without classes: the divider kills jobs running as small")
@@ -506,8 +518,46 @@ class Simulation:
             raise InputError(f"classes: expected {n} values (True/1 = small), got shape {c.shape}")
         if c.dtype.kind not in "biu" or (c.size and (c.min() < 0 or c.max() > 1)):
             raise InputError("classes: expected booleans or 0/1 (1 = small)")
-        div = parse_duration(divider)
+        if divider is None or isinstance(divider, (str, bytes)) or np.ndim(divider) == 0:
+            if isinstance(divider, np.ndarray):
+                divider = divider.item()
+            div = parse_duration(divider)
+        else:
+            div = self._divider_array(divider, n)
         return np.ascontiguousarray(c, dtype=np.uint8), div
+
+    def _divider_array(self, divider, n) -> np.ndarray:
+        """A per-job divider: n integer seconds >= 0, no None or NaN."""
+        a = np.asarray(divider)
+        if a.ndim != 1 or a.shape[0] != n:
+            raise InputError(f"divider: expected a duration or {n} values (seconds, one per job), "
+                             f"got shape {a.shape}")
+        if a.dtype.kind not in "iufO":
+            raise InputError(f"divider: expected integer seconds per job, got dtype {a.dtype}")
+        limit = np.iinfo(np.int64).max // 4
+        if a.dtype.kind == "O":             # e.g. a list holding None: find the job
+            ok = lambda v: (isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
+                            and not isinstance(v, (bool, np.bool_)) and bool(np.isfinite(v)) and v == int(v))
+            bad = [i for i, v in enumerate(a.tolist()) if not ok(v)]
+            if bad:
+                raise InputError(f"{self.jobs.where(bad[0])}: field divider: {a[bad[0]]!r} is not a whole "
+                                 f"number of seconds (a per-job divider has one for every job)")
+            a = a.astype(np.float64)
+        if a.dtype.kind in "uf" and a.size:
+            bad = np.flatnonzero(~np.isfinite(a) | (a != np.round(a)) | (a > limit)) if a.dtype.kind == "f" \
+                else np.flatnonzero(a > limit)
+            if bad.size:
+                i = int(bad[0])
+                what = "too large" if np.isfinite(a[i]) and a[i] == np.round(a[i]) else "not a whole number of seconds"
+                raise InputError(f"{self.jobs.where(i)}: field divider: {a[i].item()!r} is {what}")
+        d = np.ascontiguousarray(a, dtype=np.int64)
+        if d.size and d.min() < 0:
+            i = int(np.flatnonzero(d < 0)[0])
+            raise InputError(f"{self.jobs.where(i)}: field divider: negative divider {d[i]}")
+        if d.size and d.max() > limit:
+            i = int(np.argmax(d))
+            raise InputError(f"{self.jobs.where(i)}: field divider: {d[i]} is too large")
+        return d
 
     def _ptr(self, ctype: str, arr: np.ndarray, writable: bool = False):
         c = ffi.from_buffer(ctype, arr, require_writable=writable)
@@ -717,7 +767,10 @@ def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estima
     ``classes`` (optional, True = small) orders the queues small first
     (thesis Algorithm 3); with a ``divider`` a job running as small whose
     runtime exceeds it is killed there and requeued as large (Algorithm 4);
-    without one, small jobs run to completion.
+    without one, small jobs run to completion.  ``divider`` is a duration
+    for every job (seconds, or e.g. "15m") or a per-job array of n whole
+    seconds >= 0 (job j is killed at its own divider[j]: the thesis
+    recomputes the divider every week).
 
     ``estimate``: "requested" (p~), "actual" (clairvoyant), "easy++" (mean
     of the user's last two completed runtimes at submission), a per-job

@@ -111,7 +111,6 @@ VARIABLES: dict[str, Var] = {
                     "int64", -1),
     "requeued_true_small": Var("number of requeued jobs that were small by their week's divider", "1",
                                "int64", -1),
-    "kill_divider": Var("divider at which jobs running as small are killed", "s", "float64", NAN),
     # Study 8 (self-adaptive multiple-queue backfilling, lawson2005).
     "mean_slowdown_ratio": Var("mean over the jobs of lawson2005's slowdown ratio R = (s_1 - s_m) / min(s_1, s_m) "
                                "against single-queue EASY-FCFS-FCFS, s = 1 + wait / max(10 s, runtime); R > 0: "

@@ -4,7 +4,8 @@ small-first queues, kill-and-requeue, clairvoyant bounds (thesis ch. 6).
 The thesis (zrigui2021 ch. 6, :data:`THESIS`) learns online, week after week,
 whether a job will run longer than the *divider* (the median actual
 runtime), runs the jobs classified small first, kills a job running as
-small once it passes the divider and requeues it as large, and compares
+small once it passes the divider of its week and requeues it as large,
+and compares
 with schedulers that know the true classes or the true runtimes.  This
 module recomputes it on the bundled logs (or any SWF trace):
 
@@ -84,15 +85,15 @@ one is a parameter or written here once):
   A sixth variant, EASY++ (P_R = P, SJBF backfilling on the EASY++
   predictions with incremental corrections), is the regression reference of
   Table 6.6.
-* **One kill divider per simulation.**  The thesis' divider changes every
-  week; the engine takes one divider per simulation.  Classification-
-  idempotent kills at the median, over the jobs classified small, of the
-  divider of their week (:func:`kill_divider`) -- the constant closest to
-  the per-job dividers.  Two counts say what this changes: ``requeued_true_small``
-  (jobs killed although small by their week's divider) and, in the
-  dividers table, the false small jobs that would have been killed with
-  their week's divider but are not.  An engine taking a per-job divider
-  array would remove the approximation.
+* **Kill divider** (:func:`kill_dividers`): classification-idempotent
+  kills a job running as small at the divider of the week it was
+  classified in -- the divider computed from the data before that week,
+  the one that labels its week's training data and its true class (thesis
+  §6.4, Algorithm 4 with the weekly divider of §6.3) -- rounded down
+  (runtimes are integers).  The engine takes one divider per job.  So a
+  job is killed and requeued iff it is classified small and the duration it
+  runs, min(p, p~), exceeds its week's divider: the same jobs under every
+  policy, never a truly small one (``requeued_true_small`` is 0).
 * **Metrics**: bsld with tau = 10 s on the duration of the run that
   completed (thesis Eq. 3.3); a requeued job's wait includes its killed
   run.  "Cumulative bsld" is the total bsld of the jobs finished by the
@@ -131,7 +132,7 @@ __all__ = [
     "THESIS", "PUBLISHED", "CLAIMS", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS",
     "FEATURES", "OUTCOMES", "Params", "validate", "week_edges", "known_finish", "weekly_dividers",
     "completion_classes", "temporal_features", "history_features", "features", "training_mask",
-    "fit_week", "confusion", "scores", "kill_divider", "simulate_variant", "schedule_outputs",
+    "fit_week", "confusion", "scores", "kill_dividers", "simulate_variant", "schedule_outputs",
     "pack_classes", "unpack_classes", "classify_cell", "schedule_cell", "classify_trace",
     "campaigns_classify", "campaign_schedule", "run", "Prepared", "prepare", "feature_matrix",
     "effective_dividers", "true_classes", "TraceResult", "numbers", "findings",
@@ -187,7 +188,7 @@ VARIANTS: dict[str, str] = {
     "base": "EASY-P-P on the requested times (no classes)",
     "classification": "classes from the weekly classifier, small first; false small jobs run to completion",
     "classification-idempotent": "classes from the weekly classifier, small first; a job running as small "
-                                 "is killed at the divider and requeued as large",
+                                 "is killed at the divider of its week and requeued as large",
     "class-clairvoyant": "true classes (p <= divider of the job's week), small first",
     "runtime-clairvoyant": "no classes; the heuristic and the backfilling get the actual duration "
                            "min(p, p~) instead of p~",
@@ -713,21 +714,29 @@ def feature_matrix(trace: str, m: int | None = None, weeks: int | None = None, f
 
 # -------------------------------------------------------------- scheduling --
 
-def kill_divider(predicted, week, D) -> int | None:
-    """The one divider a simulation kills at: the median, over the jobs
-    classified small, of the divider of their week, rounded down (runtimes
-    are integers, so p <= D iff p <= floor(D)).  None if no job is small."""
+def kill_dividers(predicted, week, D) -> np.ndarray | None:
+    """The divider each job is killed at while it runs as small: that of
+    the week it was classified in (week 0: the first divider, as for its
+    true class), rounded down (runtimes are integers, so p <= D iff
+    p <= floor(D)).  None if no job is classified small.  A job classified
+    large is never killed: without a divider (no job known at any week's
+    start) it gets 0; a job classified small always has one (its week's
+    model was trained on known jobs)."""
     p = np.asarray(predicted).astype(bool)
     if not p.any():
         return None
-    d = effective_dividers(D)[np.asarray(week)[p]]
-    d = d[np.isfinite(d)]
-    return int(np.floor(np.median(d))) if d.size else None
+    d = effective_dividers(D)[np.asarray(week)]
+    if not np.isfinite(d[p]).all():
+        i = int(np.flatnonzero(p & ~np.isfinite(d))[0])
+        raise InputError(f"kill_dividers: job index {i} is classified small but its week has no divider")
+    return np.where(np.isfinite(d), np.floor(d), 0).astype(np.int64)
 
 
 def simulate_variant(jobs: sim.Jobs, m: int, policy: str, variant: str, *, threshold=THRESHOLD,
-                     predicted=None, truth=None, divider: int | None = None) -> sim.Schedule:
-    """EASY-P-P with ``threshold`` in one of :data:`VARIANTS`."""
+                     predicted=None, truth=None, divider=None) -> sim.Schedule:
+    """EASY-P-P with ``threshold`` in one of :data:`VARIANTS`.  ``divider``
+    (classification-idempotent): seconds, or one per job
+    (:func:`kill_dividers`)."""
     pol = sim.Policy(policy, policy, threshold)
     if variant == "base":
         return sim.simulate(jobs, m, pol)
@@ -823,7 +832,12 @@ def unpack_classes(text: str) -> np.ndarray:
 _CLASSIFY_KEYS = {"trace", "m", "week", "weeks", "trees", "max_samples", "seed", "history",
                   "divider_window", "finish"}
 _SCHEDULE_KEYS = {"trace", "m", "weeks", "policy", "variant", "threshold", "classes", "trees",
-                  "max_samples", "seed", "history", "divider_window", "finish"}
+                  "max_samples", "seed", "history", "divider_window", "finish", "version"}
+#: Version of the schedule cell's semantics, a parameter of its campaign: the
+#: cache keys cells by their parameters (not by code), so a change of what the
+#: cell computes must bump it.  2: each job is killed at its week's divider
+#: (1: at one median divider per simulation).
+SCHEDULE_CELL_VERSION = 2
 
 
 def _check_keys(p: dict, allowed: set, what: str) -> None:
@@ -892,10 +906,15 @@ def _classes_in_process(args: tuple) -> np.ndarray:
 
 def schedule_cell(p: dict) -> dict:
     """One (trace, policy, variant): simulate and summarise
-    (:func:`schedule_outputs`, plus the kill divider used).  ``classes``
-    holds the predicted classes (:func:`pack_classes`); without it they are
-    computed in the worker with the classifier parameters given."""
+    (:func:`schedule_outputs`); classification-idempotent kills each job at
+    its week's divider (:func:`kill_dividers`).  ``classes`` holds the
+    predicted classes (:func:`pack_classes`); without it they are computed
+    in the worker with the classifier parameters given.  ``version``, if
+    given, must be :data:`SCHEDULE_CELL_VERSION`."""
     _check_keys(p, _SCHEDULE_KEYS, "schedule")
+    if p.get("version", SCHEDULE_CELL_VERSION) != SCHEDULE_CELL_VERSION:
+        raise InputError(f"schedule cell: version {p['version']!r}, this code computes version "
+                         f"{SCHEDULE_CELL_VERSION}")
     pr = prepare(*_prep_args(p))
     if p.get("classes") is not None:
         pred = unpack_classes(p["classes"])
@@ -907,12 +926,10 @@ def schedule_cell(p: dict) -> dict:
                     history=p.get("history", "completed"), divider_window=p.get("divider_window", "all"),
                     finish=p.get("finish", "log"))
         pred = _classes_in_process(tuple(sorted(args.items())))
-    div = kill_divider(pred, pr.week, pr.dividers)
+    div = kill_dividers(pred, pr.week, pr.dividers)
     s = simulate_variant(pr.jobs, pr.m, str(p["policy"]), str(p["variant"]), threshold=p.get("threshold"),
                          predicted=pred, truth=pr.truth, divider=div)
-    out = schedule_outputs(s, pr.truth, pr.edges, month_edges(pr))
-    out["kill_divider"] = ((), float(div) if div is not None else np.nan)
-    return out
+    return schedule_outputs(s, pr.truth, pr.edges, month_edges(pr))
 
 
 campaign.register_cell("classification-schedule")(schedule_cell)
@@ -954,7 +971,8 @@ def campaign_schedule(p: Params, t: _traces.TraceInfo, predicted) -> campaign.Ca
         f"classification-schedule-{_slug(t.name)}", cell=_SCHEDULE_CELL,
         dims={"policy": list(p.policies), "variant": list(VARIANTS)},
         params={"trace": _ref(t), "m": t.m, "weeks": p.weeks, "threshold": p.threshold, "finish": p.finish,
-                "divider_window": p.divider_window, "classes": pack_classes(predicted)})
+                "divider_window": p.divider_window, "classes": pack_classes(predicted),
+                "version": SCHEDULE_CELL_VERSION})
 
 
 def _pending(c: campaign.Campaign, cache_dir: Path) -> int:
@@ -1015,27 +1033,26 @@ class TraceResult:
         return scores(self.counts[1:].sum(axis=0))
 
     @property
-    def kill_divider(self) -> int | None:
-        return kill_divider(self.predicted, self.prepared.week, self.prepared.dividers)
+    def kill_dividers(self) -> np.ndarray | None:
+        return kill_dividers(self.predicted, self.prepared.week, self.prepared.dividers)
 
-    def approximation(self) -> dict[str, Any]:
-        """What one kill divider changes against the per-week dividers."""
+    def divider_summary(self) -> dict[str, Any]:
+        """The weekly dividers and the jobs killed at them: those classified
+        small that run (min(p, p~)) longer than their week's divider --
+        every policy of classification-idempotent requeues exactly these."""
         pr = self.prepared
-        D = self.kill_divider
-        de = effective_dividers(pr.dividers)[pr.week]
+        D = self.kill_dividers
         small = self.predicted.astype(bool)
         run = pr.jobs.run
         weekly = pr.dividers[1:]
         weekly = weekly[np.isfinite(weekly)]
-        out = {"kill_divider_s": D, "divider_weekly_min_s": float(weekly.min()) if weekly.size else np.nan,
+        out = {"divider_weekly_min_s": float(weekly.min()) if weekly.size else np.nan,
                "divider_weekly_median_s": float(np.median(weekly)) if weekly.size else np.nan,
                "divider_weekly_max_s": float(weekly.max()) if weekly.size else np.nan,
-               "divider_trace_s": float(np.median(run)), "predicted_small": int(small.sum())}
-        if D is None:
-            out.update(killed_although_small=0, spared_false_small=0)
-        else:
-            out["killed_although_small"] = int((small & (run <= de) & (run > D)).sum())
-            out["spared_false_small"] = int((small & (run > de) & (run <= D)).sum())
+               "divider_trace_s": float(np.median(run)), "predicted_small": int(small.sum()),
+               "false_small": int((small & (pr.truth == 0)).sum())}
+        d = np.minimum(run, pr.jobs.req)            # the duration run (overrun="kill")
+        out["killed_at_divider"] = 0 if D is None else int((small & (d > D)).sum())
         return out
 
     def total(self, policy: str, variant: str) -> float:
@@ -1202,20 +1219,21 @@ def table_dividers(res: Sequence[TraceResult]) -> Table:
     from .traces import PUBLISHED as TRACES_PUBLISHED
     rows = []
     for r in res:
-        a = r.approximation()
+        a = r.divider_summary()
         pub = TRACES_PUBLISHED["table_6_1"].get(r.name)
         rows.append([r.name, r.prepared.n_weeks, pub[0] if pub else None, a["divider_trace_s"],
                      a["divider_weekly_min_s"], a["divider_weekly_median_s"], a["divider_weekly_max_s"],
-                     a["kill_divider_s"], a["predicted_small"], a["killed_although_small"], a["spared_false_small"]])
+                     a["predicted_small"], a["false_small"], a["killed_at_divider"]])
     return Table(["trace", "weeks", "divider (s, thesis Table 6.1)", "median p (s)", "weekly min (s)",
-                  "weekly median (s)", "weekly max (s)", "kill divider (s)", "classified small",
-                  "killed although small", "false small not killed"], rows, default_digits=0,
-                 title="Dividers: weekly (classification) and the one the simulations kill at",
-                 notes=["weekly divider: median runtime of the jobs known at the start of the week; kill "
-                        "divider: median over the jobs classified small of their week's divider.",
-                        "killed although small: classified small, p <= its week's divider but > the kill "
-                        "divider; false small not killed: p > its week's divider but <= the kill divider. "
-                        "Both would vanish with a per-job divider in the engine."])
+                  "weekly median (s)", "weekly max (s)", "classified small", "false small",
+                  "killed at their week's divider"], rows, default_digits=0,
+                 title="Dividers, week by week, and the jobs killed at them",
+                 notes=["weekly divider: median runtime of the jobs known at the start of the week; it labels "
+                        "the week's training data and true classes, and a job classified small that week is "
+                        "killed at it (classification-idempotent).",
+                        "false small: classified small, p > its week's divider; killed: classified small and "
+                        "min(p, p~) > its week's divider (a false small job whose request is below the "
+                        "divider is cut at p~ instead), requeued as large under every policy."])
 
 
 def table_weekly_summary(res: Sequence[TraceResult]) -> Table:
@@ -1417,7 +1435,7 @@ def numbers(res: Sequence[TraceResult], p: Params) -> dict[str, Any]:
         "claims": {k: {"where": w, "claim": c, "low": lo, "high": hi} for k, (w, c, lo, hi) in CLAIMS.items()},
     }
     for r in res:
-        o, a = r.overall, r.approximation()
+        o, a = r.overall, r.divider_summary()
         d: dict[str, Any] = {
             "weeks": r.prepared.n_weeks, "jobs": len(r.prepared.jobs),
             "classified_jobs": int(o["jobs"]),
@@ -1572,14 +1590,14 @@ def findings(res: Sequence[TraceResult], p: Params) -> dict[str, str]:
                        f"{pub6['FCFS']}), EASY++ {_fmt(r.gain('FCFS', 'easy++'), 0)} % (thesis {pub6['easypp']})")
     if t66:
         out["table_6_6"] = "Against EASY-FCFS: " + "; ".join(t66) + "."
-    ap = []
+    dv = []
     for r in res:
-        a = r.approximation()
-        ap.append(f"{r.name}: kill divider {a['kill_divider_s']} s (weekly {_fmt(a['divider_weekly_min_s'], 0)}-"
-                  f"{_fmt(a['divider_weekly_max_s'], 0)} s), {a['killed_although_small']} jobs killed although small "
-                  f"by their week's divider, {a['spared_false_small']} false small not killed, of "
-                  f"{a['predicted_small']} classified small")
-    out["approximation"] = "One kill divider per simulation -- " + "; ".join(ap) + "."
+        a = r.divider_summary()
+        dv.append(f"{r.name}: weekly {_fmt(a['divider_weekly_min_s'], 0)}-{_fmt(a['divider_weekly_max_s'], 0)} s, "
+                  f"{a['killed_at_divider']} of {a['predicted_small']} jobs classified small killed and requeued "
+                  f"({a['false_small']} false small)")
+    out["dividers"] = ("Each job classified small is killed at the divider of its week -- " + "; ".join(dv)
+                       + ".")
     return out
 
 
