@@ -112,7 +112,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import os
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -126,6 +125,7 @@ from .. import __version__, campaign, metrics, paths, plots, sim, store, workloa
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json, write_text
+from . import params as check
 from .traces import validate_traces
 
 __all__ = [
@@ -269,85 +269,6 @@ class Params:
                 "history": self.history, "divider_window": self.divider_window, "finish": self.finish}
 
 
-def _parse_list(value, name: str) -> list:
-    if value is None:
-        return []
-    if isinstance(value, os.PathLike):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text or text.lower() in ("none", "null", "[]"):
-            return []
-        if text.startswith("["):
-            import yaml
-            try:
-                parsed = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise InputError(f"{name}: cannot read {text!r} as a list: {exc}") from None
-            if not isinstance(parsed, list):
-                raise InputError(f"{name}: {text!r} is not a list")
-            return parsed
-        return [part.strip() for part in text.split(",") if part.strip()]
-    raise InputError(f"{name}: expected a list, got {type(value).__name__} {value!r}")
-
-
-def _int_param(value, name: str, low: int = 1, allow_none: bool = False) -> int | None:
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "null", "")):
-        if allow_none:
-            return None
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise InputError(f"{name}: expected an integer >= {low}, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or \
-            (isinstance(value, float) and not float(value).is_integer()):
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    if int(value) < low:
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _choice(value, name: str, choices: Sequence[str]) -> str:
-    if not isinstance(value, str) or value.strip() not in choices:
-        raise InputError(f"{name}: expected one of {list(choices)}, got {value!r}")
-    return value.strip()
-
-
-def _dir_param(value, name: str, default: Path) -> Path:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return default
-    if not isinstance(value, (str, os.PathLike)):
-        raise InputError(f"{name}: expected a directory path or None, got {value!r}")
-    path = Path(os.fspath(value)).expanduser().resolve()
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{name}: {path} exists and is not a directory")
-    return path
-
-
-def _policies_param(value) -> tuple[str, ...]:
-    items = _parse_list(POLICIES if value is None else value, "policies")
-    out: list[str] = []
-    for i, item in enumerate(items):
-        if not isinstance(item, str):
-            raise InputError(f"policies[{i}]: expected a policy name such as 'SPF', got {item!r}")
-        try:
-            canon = sim.Policy(item, item).primary
-        except InputError as exc:
-            raise InputError(f"policies[{i}]: {exc}") from None
-        if not isinstance(canon, str) or canon == "SJBF":
-            raise InputError(f"policies[{i}]: a pure queue policy is needed here, got {item!r}")
-        if canon in out:
-            raise InputError(f"policies: {item!r} is listed twice (as {canon})")
-        out.append(canon)
-    if "FCFS" not in out:
-        raise InputError(f"policies: must include FCFS, the baseline of Table 6.6 (got {out})")
-    return tuple(out)
-
-
 def validate(profile="custom", traces=DEFAULT_TRACES, weeks=None, policies=None, threshold=THRESHOLD,
              trees=100, max_samples=None, seed=2021, history="completed", divider_window="all",
              finish="log", workers=2, scheduler=None, outdir=None, cache_dir=None) -> Params:
@@ -363,33 +284,29 @@ def validate(profile="custom", traces=DEFAULT_TRACES, weeks=None, policies=None,
     """
     if not isinstance(profile, str) or not profile.strip():
         raise InputError(f"profile: expected a name such as 'quick' or 'full', got {profile!r}")
-    items = _parse_list(traces, "traces")
+    items = check.as_list(traces, "traces", none_is_empty=True)
     if not items:
         raise InputError("traces: give at least one trace (registry name or SWF path)")
     try:
         infos = tuple(validate_traces(items))
     except InputError as exc:
         raise InputError(f"traces: {exc}") from None
-    if isinstance(threshold, bool):
-        raise InputError(f"threshold: expected a duration such as 200000, 2.31d or none, got {threshold!r}")
-    try:
-        thr = sim.parse_duration(threshold)
-    except InputError as exc:
-        raise InputError(f"threshold: {exc}") from None
+    thr = check.duration(threshold, "threshold")
     return Params(
         profile=profile.strip(), traces=infos,
-        weeks=_int_param(weeks, "weeks", low=2, allow_none=True),
-        policies=_policies_param(policies), threshold=thr,
-        trees=_int_param(trees, "trees"),
-        max_samples=_int_param(max_samples, "max_samples", allow_none=True),
-        seed=_int_param(seed, "seed", low=0),
-        history=_choice(history, "history", HISTORIES),
-        divider_window=_choice(divider_window, "divider_window", DIVIDER_WINDOWS),
-        finish=_choice(finish, "finish", FINISHES),
-        workers=_int_param(workers, "workers"),
+        weeks=check.optional_integer(weeks, "weeks", 2),
+        policies=check.policy_names(POLICIES if policies is None else policies, "policies",
+                                    "the baseline of Table 6.6"), threshold=thr,
+        trees=check.integer(trees, "trees"),
+        max_samples=check.optional_integer(max_samples, "max_samples"),
+        seed=check.integer(seed, "seed", 0),
+        history=check.choice(history, "history", HISTORIES),
+        divider_window=check.choice(divider_window, "divider_window", DIVIDER_WINDOWS),
+        finish=check.choice(finish, "finish", FINISHES),
+        workers=check.integer(workers, "workers"),
         scheduler=None if scheduler in (None, "") else str(scheduler),
-        outdir=_dir_param(outdir, "outdir", paths.RESULTS / STUDY),
-        cache_dir=_dir_param(cache_dir, "cache_dir", paths.RESULTS / "cache"),
+        outdir=check.directory(outdir, "outdir", paths.RESULTS / STUDY),
+        cache_dir=check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"),
     )
 
 
@@ -975,37 +892,6 @@ def campaign_schedule(p: Params, t: _traces.TraceInfo, predicted) -> campaign.Ca
                 "version": SCHEDULE_CELL_VERSION})
 
 
-def _pending(c: campaign.Campaign, cache_dir: Path) -> int:
-    cache = campaign.Cache(cache_dir, c.name)
-    return sum(not cache.has(c.key(params)) for _, params in c.cells())
-
-
-class _Cluster:
-    """A local dask cluster started on first need and shared by every
-    campaign of the run (workers keep their per-process trace caches), or
-    the scheduler given."""
-
-    def __init__(self, p: Params, log):
-        self.p, self.log, self.cluster = p, log, None
-        self.address = p.scheduler or os.environ.get(campaign.SCHEDULER_ENV)
-
-    def for_campaign(self, c: campaign.Campaign) -> str | None:
-        if self.address or not _pending(c, self.p.cache_dir):
-            return self.address
-        from dask.distributed import LocalCluster
-
-        self.cluster = LocalCluster(n_workers=self.p.workers, threads_per_worker=1, processes=True,
-                                    dashboard_address=None, silence_logs=40)
-        self.address = self.cluster.scheduler_address
-        self.log(f"local dask cluster: {self.p.workers} worker(s)")
-        return self.address
-
-    def close(self):
-        if self.cluster is not None:
-            self.cluster.close()
-            self.cluster = None
-
-
 # --------------------------------------------------------------- analysis --
 
 @dataclass
@@ -1132,10 +1018,10 @@ def table_6_5(res: Sequence[TraceResult]) -> Table:
     for name in names:
         pub = PUBLISHED["table_6_5"].get(name)
         acc = _pub("table_6_4", name, 0)
-        check = 100.0 - pub[0] - pub[1] if pub is not None else None
+        expected_acc = 100.0 - pub[0] - pub[1] if pub is not None else None
         o = by[name].overall if name in by else {}
         rows.append([name, pub[0] if pub else None, o.get("false_large"), o.get("false_large_of_all"),
-                     pub[1] if pub else None, o.get("false_small"), o.get("false_small_of_all"), check, acc])
+                     pub[1] if pub else None, o.get("false_small"), o.get("false_small_of_all"), expected_acc, acc])
     return Table(["trace", "FL % (thesis)", "FL/(FL+TL) %", "FL/n %", "FS % (thesis)", "FS/(FS+TS) %", "FS/n %",
                   "100-FL-FS (thesis)", "accuracy % (thesis)"], rows, default_digits=2,
                  title="Classification errors (thesis §6.3.3.2, Table 6.5)",
@@ -1626,16 +1512,14 @@ def run(params: Params | None = None, /, *, log: Callable = print, progress: boo
         raise InputError("run: give either a Params or keyword parameters, not both")
     p = params if isinstance(params, Params) else validate(**kw)
     out = p.outdir
-    quiet = {"progress": progress, "log": log}
-    cluster = _Cluster(p, log)
+    cluster = campaign.Runner(p.workers, p.scheduler, p.cache_dir, log)
     results: list[TraceResult] = []
     files: list[Path] = []
     timing = {}
     try:
         t = time.perf_counter()
         for info, c in zip(p.traces, campaigns_classify(p).values()):
-            ds = _classify_dataset(campaign.run(c, scheduler=cluster.for_campaign(c), workers=p.workers,
-                                                cache_dir=p.cache_dir, **quiet))
+            ds = _classify_dataset(cluster.run(c, progress=progress))
             pr = _prepared(p, info)
             results.append(TraceResult(info.name, pr, ds, predictions_from(ds, pr)))
             files.append(store.write_dataset(ds, out / "datasets" / f"classify-{_slug(info.name)}.nc"))
@@ -1643,8 +1527,7 @@ def run(params: Params | None = None, /, *, log: Callable = print, progress: boo
         t = time.perf_counter()
         for info, r in zip(p.traces, results):
             c = campaign_schedule(p, info, r.predicted)
-            ds = _schedule_dataset(campaign.run(c, scheduler=cluster.for_campaign(c), workers=p.workers,
-                                                cache_dir=p.cache_dir, **quiet))
+            ds = _schedule_dataset(cluster.run(c, progress=progress))
             spec = c.to_dict()
             spec["params"] = {**spec["params"], "classes": "sha256:" + hashlib.sha256(
                 spec["params"]["classes"].encode()).hexdigest()}

@@ -19,7 +19,8 @@ import numpy as np
 from .. import sim
 from ..errors import InputError
 
-__all__ = ["as_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory"]
+__all__ = ["as_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
+           "policy_names"]
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
 #: the caller allows it (``as_list(..., none_is_empty=True)``).
@@ -142,3 +143,28 @@ def directory(value, name: str, default: Path) -> Path:
     if path.exists() and not path.is_dir():
         raise InputError(f"{name}: {path} exists and is not a directory")
     return path
+
+
+def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ...]:
+    """Pure queue policy names (``"SPF"``, ``"lexp"`` ...), canonical, each
+    once; with ``baseline`` (e.g. "the baseline of Table 6.6"), FCFS must be
+    among them and at least one other policy."""
+    out: list[str] = []
+    for i, item in enumerate(as_list(value, name, none_is_empty=True)):
+        if not isinstance(item, str):
+            raise InputError(f"{name}[{i}]: expected a policy name such as 'SPF', got {item!r}")
+        try:
+            canon = sim.Policy(item, item).primary
+        except InputError as exc:
+            raise InputError(f"{name}[{i}]: {exc}") from None
+        if not isinstance(canon, str) or canon not in sim.POLICIES:
+            raise InputError(f"{name}[{i}]: a pure queue policy is needed here, got {item!r}")
+        if canon in out:
+            raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
+        out.append(canon)
+    if baseline is not None:
+        if "FCFS" not in out:
+            raise InputError(f"{name}: must include FCFS, {baseline} (got {out})")
+        if len(out) < 2:
+            raise InputError(f"{name}: give FCFS and at least one other policy, got {out}")
+    return tuple(out)

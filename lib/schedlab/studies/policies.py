@@ -248,26 +248,8 @@ def _traces_param(value, name: str) -> tuple[_traces.TraceInfo, ...]:
 
 
 def _policies_param(value, name: str, default) -> tuple[str, ...]:
-    items = check.as_list(default if value is None else value, name, none_is_empty=True)
-    out: list[str] = []
-    for i, item in enumerate(items):
-        if not isinstance(item, str):
-            raise InputError(f"{name}[{i}]: expected a policy name such as 'SPF', got {item!r}")
-        try:
-            canon = sim.Policy(item, item).primary
-        except InputError as exc:
-            raise InputError(f"{name}[{i}]: {exc}") from None
-        if not isinstance(canon, str):
-            raise InputError(f"{name}[{i}]: only pure policies are compared here, got {item!r}")
-        if canon in out:
-            raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
-        out.append(canon)
-    if "FCFS" not in out:
-        raise InputError(f"{name}: must include FCFS, the baseline every result is relative to "
-                         f"(got {out})")
-    if len(out) < 2:
-        raise InputError(f"{name}: give FCFS and at least one other policy, got {out}")
-    return tuple(out)
+    return check.policy_names(default if value is None else value, name,
+                              "the baseline every result is relative to")
 
 
 def validate(profile="custom", lelong_trace="KTH-SP2", lelong_weeks=250, lelong_policies=None,

@@ -784,36 +784,36 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.R
     crossing judged the other ways and with the jobs that overran their
     request kept (no threshold) and, at the thesis' thresholds, with the
     threshold leading the backfilling order too."""
-    check = [pol for pol in CHECK_POLICIES if pol in p.thesis_policies]
-    if not check:
+    checked = [pol for pol in CHECK_POLICIES if pol in p.thesis_policies]
+    if not checked:
         return
     if None in r.thresholds:
         k = r.thresholds.index(None)
-        r.checks[(p.thesis_finish, None)] = {pol: r.sums[pol][k] for pol in check}
+        r.checks[(p.thesis_finish, None)] = {pol: r.sums[pol][k] for pol in checked}
         others = [f for f in FINISH if f != p.thesis_finish]
-        ds = cluster.run(thesis_campaign(p, ref, finish=others, policies=check, thresholds=[None]))
+        ds = cluster.run(thesis_campaign(p, ref, finish=others, policies=checked, thresholds=[None]))
         for f in others:
             r.checks[(f, None)] = {pol: float(np.nansum(ds.mean_bsld.sel(finish=f, threshold="none",
                                                                           primary=pol).values))
-                                   for pol in check}
+                                   for pol in checked}
         if p.overrun == "drop":
-            c = thesis_campaign(p, ref, policies=check, thresholds=[None])
+            c = thesis_campaign(p, ref, policies=checked, thresholds=[None])
             c.params["overrun"] = "kill"
             ds = cluster.run(c)
             r.checks[("overrun_kill", None)] = {
                 pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold="none",
-                                                      primary=pol).values)) for pol in check}
+                                                      primary=pol).values)) for pol in checked}
     ths = [t for t in r.thresholds if t is not None]
     if ths:
-        c = thesis_campaign(p, ref, policies=check, thresholds=ths)
+        c = thesis_campaign(p, ref, policies=checked, thresholds=ths)
         c.params["threshold_backfill"] = True
         ds = cluster.run(c)
         for t in ths:
             k = r.thresholds.index(t)
-            r.checks[(p.thesis_finish, t)] = {pol: r.sums[pol][k] for pol in check}
+            r.checks[(p.thesis_finish, t)] = {pol: r.sums[pol][k] for pol in checked}
             r.checks[("threshold_backfill", t)] = {
                 pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold=threshold_label(t),
-                                                      primary=pol).values)) for pol in check}
+                                                      primary=pol).values)) for pol in checked}
 
 
 # ----------------------------------------------------------------- tables --
