@@ -242,7 +242,7 @@ def _check(info: TraceInfo) -> None:
         return
     fetched = info.origin == "fetched"
     if not info.path.is_file():
-        hint = (f"; fetched earlier, see {paths.LOCAL_TRACE_REGISTRY.name}: run `make data` again"
+        hint = (f"; it was fetched (see {paths.LOCAL_TRACE_REGISTRY}): run `make data` again"
                 if fetched else "")
         raise ChecksumError(f"{info.path}: missing (registered as {info.name}, sha256 {info.sha256}){hint}")
     actual = sha256_file(info.path)
@@ -493,6 +493,8 @@ def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = No
     try:
         with os.fdopen(fd, "wb") as out:
             digest, size = _download(url, out, timeout)
+            out.flush()
+            os.fsync(out.fileno())
         if expected is not None and digest != expected:
             raise ChecksumError(
                 f"{target}: sha256 mismatch for {fx.name} downloaded from {url}: expected {expected} "
