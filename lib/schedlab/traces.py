@@ -511,13 +511,14 @@ def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = No
     # without a checksum in data/fetch.toml, the expected one (if any) was itself first-use
     info = _register(fx, folder, url, digest, not fx.sha256, jobs, max_procs, installation, entry)
     if expected is None:
-        say(f"{fx.name}: WARNING: no checksum was recorded for {fx.file}; this one was computed "
-            f"from the download and trusted on first use:\n"
+        say(f"{fx.name}: WARNING: no checksum is recorded for {fx.file}, so the one of this\n"
+            f"  download is trusted on first use:\n"
             f"    sha256 {digest}\n"
-            f"  It is now recorded in {paths.LOCAL_TRACE_REGISTRY} and every later load checks it. "
-            f"Please check it against the archive's file (the archive publishes no checksums: "
-            f"compare with a copy downloaded independently, e.g. `sha256sum {fx.file}` on another "
-            f"machine) before relying on results; once confirmed it belongs in {paths.FETCH_REGISTRY}.")
+            f"  It is now recorded in {paths.LOCAL_TRACE_REGISTRY}\n"
+            f"  and checked at every later load and fetch.  Please check it against the archive's\n"
+            f"  file: as far as we know the archive publishes no checksums, so compare it with a\n"
+            f"  copy downloaded independently (`sha256sum {fx.file}` on another machine);\n"
+            f"  once confirmed, it belongs in {paths.FETCH_REGISTRY}.")
     else:
         say(f"{fx.name}: sha256 ok (from {origin})")
     return info
