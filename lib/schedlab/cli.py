@@ -106,7 +106,7 @@ def _fetch_traces(args) -> int:
     failed = []
     for name in names:
         try:
-            traces.fetch(name, dest=args.dest, url=args.url)
+            traces.fetch(name, dest=args.dest, url=args.url, log=lambda msg: print(msg, flush=True))
         except SchedlabError as exc:
             print(f"schedlab: error: {exc}", file=sys.stderr)
             failed.append(name)
