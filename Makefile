@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make bench, make test-asan, make lab, make clean.
+# Other targets: make data, make bench, make test-asan, make lab, make clean.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -13,7 +13,7 @@ RESULTS := results
 
 CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproject.toml
 
-.PHONY: install test test-asan bench reproduce notebooks paper clean lab
+.PHONY: install test test-asan bench reproduce notebooks paper clean lab data
 
 install: $(STAMP)
 
@@ -44,6 +44,13 @@ test-asan: install
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py
+
+# The only target that downloads traces: the Parallel Workloads Archive logs of
+# data/fetch.toml that are not bundled, into data/traces/, checked and
+# registered in data/traces.local.toml (see data/README.md).  Neither
+# `make test` nor `make reproduce` needs it or downloads anything.
+data: install
+	$(BIN)/schedlab traces fetch --all
 
 bench: install
 	$(PY) bench/bench_engine.py

@@ -4,6 +4,7 @@
                             [--threshold 20h] [--estimate requested|actual]
                             [--overrun kill|drop] [-m M] [-o out.swf]
     schedlab traces list | info NAME|PATH | verify
+    schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
 """
 from __future__ import annotations
 
@@ -66,14 +67,65 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def _list_traces() -> int:
+    from . import traces
+
+    reg = traces.registry()
+    print(f"{'name':<12} {'jobs':>8} {'m':>7}  file")
+    for info in reg.values():
+        if info.origin == "bundled":
+            print(f"{info.name:<12} {info.jobs:>8} {info.m:>7}  {info.file}{'  *' if info.main else ''}")
+            continue
+        if not info.path.is_file():
+            state = "fetched, but the file is missing (make data)"
+        else:
+            state = "fetched, sha256 " + ("trusted on first use" if info.tofu else "checked")
+        jobs, m = (info.jobs or "-"), (info.m or "-")
+        print(f"{info.name:<12} {jobs:>8} {m:>7}  {info.file}  [{state}]")
+    fetched = {info.file for info in reg.values()}
+    for fx in traces.fetchable().values():
+        if fx.name not in reg and fx.file not in fetched:
+            print(f"{fx.name:<12} {'-':>8} {'-':>7}  {fx.file}  [not fetched (make data)]")
+    print("* main trace of the papers")
+    return 0
+
+
+def _fetch_traces(args) -> int:
+    from . import traces
+
+    if args.all and args.names:
+        raise SchedlabError("traces fetch: give trace names or --all, not both")
+    if not args.all and not args.names:
+        raise SchedlabError("traces fetch: which traces? give their names or --all "
+                            f"(fetchable: {', '.join(traces.fetchable()) or 'none'})")
+    if args.url and (args.all or len(args.names) != 1):
+        raise SchedlabError("traces fetch: --url goes with a single trace name")
+    names = list(traces.fetchable()) if args.all else args.names
+    for name in names:  # every name known before anything is downloaded
+        traces._find_fetchable(name)
+    failed = []
+    for name in names:
+        try:
+            traces.fetch(name, dest=args.dest, url=args.url, log=lambda msg: print(msg, flush=True))
+        except SchedlabError as exc:
+            print(f"schedlab: error: {exc}", file=sys.stderr)
+            failed.append(name)
+        except KeyboardInterrupt:
+            print(f"schedlab: interrupted while fetching {name}: nothing of it was kept", file=sys.stderr)
+            return 130
+    if failed:
+        print(f"schedlab: not fetched: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_traces(args) -> int:
     from . import traces
 
     if args.action == "list":
-        print(f"{'name':<12} {'jobs':>8} {'m':>7}  file")
-        for info in traces.registry().values():
-            print(f"{info.name:<12} {info.jobs:>8} {info.m:>7}  {info.path.name}{'  *' if info.main else ''}")
-        return 0
+        return _list_traces()
+    if args.action == "fetch":
+        return _fetch_traces(args)
     if args.action == "verify":
         bad = 0
         for name, ok, msg in traces.verify_all():
@@ -81,8 +133,6 @@ def cmd_traces(args) -> int:
             bad += not ok
         return 1 if bad else 0
     if args.action == "info":
-        if not args.name:
-            raise SchedlabError("traces info needs a trace name or path")
         info = traces.resolve(args.name)
         tr = traces.load(args.name)
         f = tr.fields
@@ -139,10 +189,21 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output", default=None, help="netCDF output (default results/campaigns/NAME.nc)")
     c.add_argument("--no-progress", action="store_true")
     c.set_defaults(func=cmd_campaign)
-    t = sub.add_parser("traces", help="bundled traces: list, info, verify checksums")
-    t.add_argument("action", choices=["list", "info", "verify"])
-    t.add_argument("name", nargs="?")
+    t = sub.add_parser("traces", help="traces: list, info, verify checksums, fetch the ones not bundled")
     t.set_defaults(func=cmd_traces)
+    ta = t.add_subparsers(dest="action", required=True)
+    ta.add_parser("list", help="the registered traces, and those `traces fetch` can download")
+    ti = ta.add_parser("info", help="what a trace holds (registry name or path to an SWF file)")
+    ti.add_argument("name", help="registry name or path to an SWF file")
+    ta.add_parser("verify", help="check the sha256 of every registered trace, bundled or fetched")
+    tf = ta.add_parser("fetch", help="download logs of data/fetch.toml (needs the network; make data)",
+                       description="Download Parallel Workloads Archive logs that are not bundled "
+                                   "(data/fetch.toml), check them and register them in "
+                                   "data/traces.local.toml.  Exit status 1 if any could not be fetched.")
+    tf.add_argument("names", nargs="*", metavar="NAME", help="trace names of data/fetch.toml")
+    tf.add_argument("--all", action="store_true", help="every log of data/fetch.toml")
+    tf.add_argument("--dest", default=None, help="directory to save them in (default data/traces)")
+    tf.add_argument("--url", default=None, help="download from this URL instead (one name only; a mirror)")
     return p
 
 

@@ -29,3 +29,7 @@ class SimulationError(SchedlabError):
 
 class ChecksumError(SchedlabError):
     """A data file does not match the checksum of its registry entry."""
+
+
+class FetchError(SchedlabError):
+    """A download failed (the URL could not be reached or the transfer broke off)."""

@@ -10,6 +10,10 @@ ROOT = Path(os.environ.get("SCHEDLAB_ROOT") or Path(__file__).resolve().parents[
 DATA = ROOT / "data"
 TRACES = DATA / "traces"
 TRACE_REGISTRY = DATA / "traces.toml"
+# Logs not bundled that `schedlab traces fetch` (make data) downloads, and the
+# registry of the ones it fetched on this machine (written by it, git-ignored).
+FETCH_REGISTRY = DATA / "fetch.toml"
+LOCAL_TRACE_REGISTRY = DATA / "traces.local.toml"
 RESULTS = ROOT / "results"
 NOTEBOOKS = ROOT / "notebooks"
 PAPER = ROOT / "paper"

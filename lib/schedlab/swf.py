@@ -44,6 +44,7 @@ from .errors import InputError, SWFFormatError
 __all__ = [
     "FIELDS", "FLOAT_FIELDS", "INT_FIELDS", "N_FIELDS", "SWFTrace",
     "read_swf", "read_swf_header", "write_swf", "parse_header", "header_max_procs",
+    "count_jobs",
 ]
 
 #: The 18 SWF fields, in file order.
@@ -229,6 +230,27 @@ def read_swf_header(path: str | os.PathLike) -> tuple[dict[str, str], list[str]]
                 break
             texts.append(_comment_text(line))
     return parse_header(texts), texts
+
+
+def count_jobs(path: str | os.PathLike) -> int:
+    """The number of job lines of an SWF file -- ``read_swf(path).n`` --
+    counted on the decompressed stream without parsing or keeping the jobs
+    (for files too big to read just to count them).  Non-blank lines that
+    are not comments count, whatever their content; ``\\r`` ends a line as
+    ``\\n`` does.  Raises :class:`InputError` if the file cannot be
+    decompressed (a truncated ``.gz``, say)."""
+    path = Path(path)
+    n, tail = 0, b""
+    try:
+        with _open_text_stream(path) as fh:
+            while block := fh.read(1 << 22):
+                rows = re.split(rb"[\r\n]", tail + block)
+                tail = rows.pop()
+                n += sum(1 for r in rows if (s := r.strip()) and not s.startswith(b";"))
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+        raise InputError(f"{path}: cannot decompress: {exc}") from exc
+    s = tail.strip()
+    return n + (1 if s and not s.startswith(b";") else 0)
 
 
 def _split_comments(data: bytes) -> tuple[list[str], bytes, int, np.ndarray | None]:

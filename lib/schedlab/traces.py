@@ -1,4 +1,5 @@
-"""The registry of bundled workload traces (``data/traces.toml``).
+"""The registry of workload traces: the bundled ones (``data/traces.toml``)
+and those fetched from the Parallel Workloads Archive on this machine.
 
 >>> from schedlab import traces
 >>> info = traces.resolve("kth-sp2")        # name, case-insensitive
@@ -9,21 +10,40 @@
 :func:`resolve` also takes a registry file name (``"KTH-SP2-1996-2.1-cln.swf.gz"``)
 or any path to an SWF file; an unregistered file gets a :class:`TraceInfo`
 named after its stem, with ``m`` taken from its header.
+
+Logs that are not bundled are listed in ``data/fetch.toml``; :func:`fetch`
+(``schedlab traces fetch``, ``make data``) downloads one into
+``data/traces/``, checks it against the checksum recorded there (or, when
+none is, records the one it computed: trust on first use) and registers it
+in ``data/traces.local.toml``, which this machine writes and git ignores.
+:func:`registry` merges the two registries; a local entry never replaces a
+bundled trace.
 """
 from __future__ import annotations
 
 import hashlib
+import http.client
+import json
 import os
+import re
+import tempfile
 import tomllib
+import urllib.error
+import urllib.request
+import warnings
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
-from . import paths
-from .errors import ChecksumError, InputError
-from .swf import SWFTrace, header_max_procs, read_swf, read_swf_header
+from . import __version__, paths
+from .errors import ChecksumError, FetchError, InputError
+from .swf import (N_FIELDS, SWFTrace, _open_text_stream, count_jobs, header_max_procs, read_swf,
+                  read_swf_header)
 
-__all__ = ["TraceInfo", "registry", "resolve", "load", "verify", "verify_all", "sha256_file"]
+__all__ = ["TraceInfo", "Fetchable", "registry", "resolve", "load", "verify", "verify_all",
+           "sha256_file", "fetchable", "fetch"]
 
 _SWF_SUFFIXES = (".gz", ".bz2", ".xz", ".swf")
 
@@ -58,6 +78,11 @@ class TraceInfo:
     url: str = ""
     found_in: str = ""
     registered: bool = False
+    #: "bundled" (data/traces.toml), "fetched" (data/traces.local.toml) or
+    #: "" (an unregistered file)
+    origin: str = ""
+    #: a fetched trace whose checksum was recorded on first use, not known beforehand
+    tofu: bool = False
     _sha256: str | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -96,8 +121,9 @@ def _int_or_none(table: dict, key: str, name: str, where: Path) -> int | None:
     return v
 
 
-@lru_cache(maxsize=4)
-def _parse_registry(text: str, registry_path: Path, traces_dir: Path) -> dict[str, TraceInfo]:
+@lru_cache(maxsize=8)
+def _parse_registry(text: str, registry_path: Path, traces_dir: Path,
+                    origin: str = "bundled") -> dict[str, TraceInfo]:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -109,29 +135,54 @@ def _parse_registry(text: str, registry_path: Path, traces_dir: Path) -> dict[st
         for key in ("file", "sha256"):
             if not isinstance(table.get(key), str):
                 raise InputError(f"{registry_path}: [{name}] needs a string {key!r}")
+        folder = traces_dir
+        if origin == "fetched" and table.get("dir"):  # fetched with --dest elsewhere
+            folder = Path(str(table["dir"])).expanduser()
         out[name] = TraceInfo(
             name=name,
-            path=traces_dir / table["file"],
+            path=folder / table["file"],
             jobs=_int_or_none(table, "jobs", name, registry_path),
             max_procs=_int_or_none(table, "max_procs", name, registry_path),
             m=_int_or_none(table, "m", name, registry_path),
-            main=bool(table.get("main", False)),
+            main=origin == "bundled" and bool(table.get("main", False)),
             note=str(table.get("note", "")),
             source=str(table.get("source", "")),
             installation=str(table.get("installation", "")),
             url=str(table.get("url", "")),
             found_in=str(table.get("found_in", "")),
             registered=True,
+            origin=origin,
+            tofu=origin == "fetched" and table.get("checksum") == "first use",
             _sha256=table["sha256"].lower(),
         )
     return out
 
 
+def _keys(name: str, file: str) -> set[str]:
+    """What resolve() matches a bare name against, lower-cased."""
+    return {name.lower(), file.lower(), _strip_suffixes(file).lower()}
+
+
 def registry() -> dict[str, TraceInfo]:
-    """The traces of ``data/traces.toml``, by short name, in file order."""
+    """The traces of ``data/traces.toml``, by short name, in file order,
+    followed by those ``schedlab traces fetch`` registered in
+    ``data/traces.local.toml``.  A local entry whose name or file is that of
+    a bundled trace is ignored (with a warning): it cannot replace it."""
     reg = paths.TRACE_REGISTRY
-    text = reg.read_text(encoding="utf-8")
-    return dict(_parse_registry(text, reg, paths.TRACES))
+    out = dict(_parse_registry(reg.read_text(encoding="utf-8"), reg, paths.TRACES))
+    local = paths.LOCAL_TRACE_REGISTRY
+    if not local.is_file():
+        return out
+    taken = {key: name for name, info in out.items() for key in _keys(name, info.file)}
+    fetched = _parse_registry(local.read_text(encoding="utf-8"), local, paths.TRACES, "fetched")
+    for name, info in fetched.items():
+        clash = sorted(_keys(name, info.file) & taken.keys())
+        if clash:
+            warnings.warn(f"{local}: [{name}] ignored: it would shadow the bundled trace "
+                          f"{taken[clash[0]]}", stacklevel=2)
+            continue
+        out[name] = info
+    return out
 
 
 def _strip_suffixes(file_name: str) -> str:
@@ -171,6 +222,11 @@ def resolve(name_or_path: str | os.PathLike | TraceInfo) -> TraceInfo:
         return TraceInfo(name=_strip_suffixes(path.name), path=path,
                          max_procs=header_max_procs(header),
                          installation=header.get("Installation", ""), registered=False)
+    if is_bare:
+        for fx in fetchable().values():
+            if text.lower() in _keys(fx.name, fx.file):
+                raise InputError(f"trace {text!r} ({fx.file}) is not bundled and not fetched yet: "
+                                 f"run `make data` or `schedlab traces fetch {fx.name}` (needs the network)")
     known = ", ".join(reg)
     raise InputError(f"unknown trace {text!r}: neither a registered name ({known}) nor an existing file")
 
@@ -184,12 +240,17 @@ def verify(name_or_path: TraceInfo | str | os.PathLike) -> None:
 def _check(info: TraceInfo) -> None:
     if not info.registered:
         return
+    fetched = info.origin == "fetched"
     if not info.path.is_file():
-        raise ChecksumError(f"{info.path}: missing (registered as {info.name}, sha256 {info.sha256})")
+        hint = (f"; it was fetched (see {paths.LOCAL_TRACE_REGISTRY}): run `make data` again"
+                if fetched else "")
+        raise ChecksumError(f"{info.path}: missing (registered as {info.name}, sha256 {info.sha256}){hint}")
     actual = sha256_file(info.path)
     if actual != info.sha256:
+        hint = (f" (as recorded by `schedlab traces fetch` in {paths.LOCAL_TRACE_REGISTRY})"
+                if fetched else "")
         raise ChecksumError(f"{info.path}: sha256 mismatch for {info.name}: "
-                            f"expected {info.sha256}, actual {actual}")
+                            f"expected {info.sha256}{hint}, actual {actual}")
 
 
 def load(name_or_path: str | os.PathLike | TraceInfo, verify: bool = True) -> SWFTrace:
@@ -206,7 +267,7 @@ def load(name_or_path: str | os.PathLike | TraceInfo, verify: bool = True) -> SW
 
 
 def verify_all() -> list[tuple[str, bool, str]]:
-    """Check every registered file: a list of (name, ok, message)."""
+    """Check every registered file, bundled or fetched: a list of (name, ok, message)."""
     out = []
     for name, info in registry().items():
         try:
@@ -214,5 +275,273 @@ def verify_all() -> list[tuple[str, bool, str]]:
         except ChecksumError as exc:
             out.append((name, False, str(exc)))
         else:
-            out.append((name, True, f"{info.file}: sha256 ok"))
+            tofu = " (recorded on first use: see data/README.md)" if info.tofu else ""
+            out.append((name, True, f"{info.file}: sha256 ok{tofu}"))
     return out
+
+
+# --------------------------------------------------------------------------
+# fetching the logs that are not bundled (`make data`)
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_MAGIC = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Fetchable:
+    """A log of ``data/fetch.toml``: where to download it from and, if
+    known, the checksum it must have (``sha256`` None: not known yet)."""
+
+    name: str
+    file: str
+    url: str
+    source: str = ""
+    sha256: str | None = None
+    m: int | None = None
+    note: str = ""
+
+
+def fetchable() -> dict[str, Fetchable]:
+    """The logs ``schedlab traces fetch`` can download (``data/fetch.toml``), by name."""
+    where = paths.FETCH_REGISTRY
+    if not where.is_file():
+        return {}
+    try:
+        raw = tomllib.loads(where.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: {exc}") from exc
+    bundled = {key: name for name, info in
+               _parse_registry(paths.TRACE_REGISTRY.read_text(encoding="utf-8"),
+                               paths.TRACE_REGISTRY, paths.TRACES).items()
+               for key in _keys(name, info.file)}
+    out: dict[str, Fetchable] = {}
+    for name, table in raw.items():
+        if not isinstance(table, dict):
+            continue
+        for key in ("file", "url"):
+            if not isinstance(table.get(key), str) or not table[key]:
+                raise InputError(f"{where}: [{name}] needs a string {key!r}")
+        if "/" in table["file"] or table["file"].startswith("."):
+            raise InputError(f"{where}: [{name}] file must be a plain file name, got {table['file']!r}")
+        sha = table.get("sha256") or None
+        if sha is not None and (not isinstance(sha, str) or not _HEX64.fullmatch(sha.lower())):
+            raise InputError(f"{where}: [{name}] sha256 must be 64 hex digits or empty, got {sha!r}")
+        clash = sorted(_keys(name, table["file"]) & bundled.keys())
+        if clash:
+            raise InputError(f"{where}: [{name}] has the name or file of the bundled trace "
+                             f"{bundled[clash[0]]}")
+        out[name] = Fetchable(name=name, file=table["file"], url=table["url"],
+                              source=str(table.get("source", "")), sha256=sha and sha.lower(),
+                              m=_int_or_none(table, "m", name, where), note=str(table.get("note", "")))
+    return out
+
+
+def _find_fetchable(name: str) -> Fetchable:
+    items = fetchable()
+    for fx in items.values():
+        if name.lower() in _keys(fx.name, fx.file):
+            return fx
+    known = ", ".join(items) or "none"
+    raise InputError(f"{name!r} is not a fetchable trace of {paths.FETCH_REGISTRY} (those are: {known})")
+
+
+def _read_local() -> dict[str, dict]:
+    where = paths.LOCAL_TRACE_REGISTRY
+    if not where.is_file():
+        return {}
+    try:
+        raw = tomllib.loads(where.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: {exc} (written by `schedlab traces fetch`; "
+                         f"delete it and fetch again)") from exc
+    return {k: v for k, v in raw.items() if isinstance(v, dict)}
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    # a JSON string is a TOML basic string, once DEL is escaped too
+    return json.dumps(str(v), ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _write_local(tables: dict[str, dict]) -> None:
+    where = paths.LOCAL_TRACE_REGISTRY
+    lines = ["# Traces fetched on this machine by `schedlab traces fetch` (make data).",
+             "# Written by the program and ignored by git; data/traces.toml is the",
+             "# committed registry.  checksum = \"first use\": the sha256 was computed from",
+             "# the download, not known beforehand -- see data/README.md.", ""]
+    for name, table in tables.items():
+        key = name if _BARE_KEY.fullmatch(name) else _toml_value(name)
+        lines.append(f"[{key}]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in table.items() if v is not None and v != ""]
+        lines.append("")
+    where.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=where.parent, prefix=f".{where.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines))
+        _umask_mode(tmp)
+        os.replace(tmp, where)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _umask_mode(path) -> None:
+    """Give a mkstemp file (mode 0600) the mode a plain open() would have."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
+
+
+def _download(url: str, out, timeout: float) -> tuple[str, int]:
+    """Copy ``url`` into the open binary file ``out``: (sha256, bytes)."""
+    req = urllib.request.Request(url, headers={"User-Agent": f"schedlab/{__version__} (make data)"})
+    h, size = hashlib.sha256(), 0
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            length = resp.headers.get("Content-Length") if resp.headers else None
+            while block := resp.read(_CHUNK):
+                out.write(block)
+                h.update(block)
+                size += len(block)
+    except urllib.error.HTTPError as exc:
+        raise FetchError(f"cannot fetch {url}: HTTP {exc.code} {exc.reason}") from exc
+    except urllib.error.URLError as exc:
+        raise FetchError(f"cannot fetch {url}: {exc.reason}") from exc
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        raise FetchError(f"cannot fetch {url}: {type(exc).__name__}: {exc}") from exc
+    if length is not None and length.isdigit() and int(length) != size:
+        raise FetchError(f"cannot fetch {url}: the transfer ended after {size} of {length} bytes")
+    return h.hexdigest(), size
+
+
+def _inspect(path: Path, file: str, url: str) -> tuple[int, int | None, str]:
+    """Check that a download is an SWF file: (jobs, MaxProcs, Installation)."""
+    magic = _MAGIC.get(Path(file).suffix)
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    if magic is not None and not head.startswith(magic):
+        raise InputError(f"{url}: not a {Path(file).suffix[1:]} file (it starts with {head!r}), "
+                         f"so not {file}")
+    try:
+        header, _ = read_swf_header(path)
+        jobs = count_jobs(path)
+    except (OSError, EOFError, InputError) as exc:
+        raise InputError(f"{url}: not a readable SWF file: {exc}") from exc
+    if jobs == 0:
+        raise InputError(f"{url}: no job lines: not an SWF log")
+    # the first job line must have the 18 SWF fields (an HTML page would not)
+    with _open_text_stream(path) as fh:
+        for line in fh:
+            s = line.strip()
+            if s and not s.startswith(b";"):
+                if len(s.split()) != N_FIELDS:
+                    raise InputError(f"{url}: its first job line has {len(s.split())} fields, "
+                                     f"not the {N_FIELDS} of SWF")
+                break
+    return jobs, header_max_procs(header), header.get("Installation", "")
+
+
+def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = None, *,
+          timeout: float = 60.0, log: Callable[[str], None] | None = print) -> TraceInfo:
+    """Download the log ``name`` of ``data/fetch.toml`` into ``dest``
+    (default ``data/traces/``), check it and register it in
+    ``data/traces.local.toml``; return its :class:`TraceInfo`.
+
+    The file is written to a temporary file in ``dest`` and renamed only
+    once complete and checked, so an interrupted or refused download leaves
+    nothing behind.  Its sha256 must be the one ``data/fetch.toml`` records,
+    or else the one recorded by an earlier fetch; with neither, the computed
+    checksum is recorded (trust on first use) and ``log`` is told to have
+    it checked.  A file already present with the expected checksum is not
+    downloaded again.  ``url`` replaces the recorded URL (a mirror).
+    Raises :class:`FetchError` (network), :class:`ChecksumError` (wrong
+    checksum) or :class:`InputError` (not an SWF file, unknown name).
+    """
+    say = log or (lambda _msg: None)
+    fx = _find_fetchable(name)
+    folder = Path(dest).expanduser().resolve() if dest is not None else paths.TRACES
+    target = folder / fx.file
+    url = url or fx.url
+    local = _read_local()
+    entry = local.get(fx.name, {})
+    expected = fx.sha256 or (entry.get("sha256") or "").lower() or None
+    origin = "data/fetch.toml" if fx.sha256 else (
+        f"{paths.LOCAL_TRACE_REGISTRY.name} (recorded on first use)" if expected else None)
+
+    if target.is_file() and expected is not None:
+        if sha256_file(target) == expected:
+            same_place = Path(str(entry.get("dir") or paths.TRACES)).expanduser().resolve() == folder.resolve()
+            if entry.get("sha256", "").lower() == expected and entry.get("file") == fx.file and same_place:
+                say(f"{fx.name}: {target} present, sha256 ok: nothing to do")
+                return registry()[fx.name]
+            jobs, max_procs, installation = _inspect(target, fx.file, str(target))
+            say(f"{fx.name}: {target} present, sha256 ok: registered")
+            return _register(fx, folder, url, expected, not fx.sha256, jobs, max_procs, installation, entry)
+        say(f"{fx.name}: {target} present but its sha256 is not the expected one: downloading again")
+    elif target.is_file():
+        say(f"{fx.name}: {target} present but no checksum is known for it: downloading again")
+
+    folder.mkdir(parents=True, exist_ok=True)
+    say(f"{fx.name}: downloading {url}")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{fx.file}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            digest, size = _download(url, out, timeout)
+            out.flush()
+            os.fsync(out.fileno())
+        if expected is not None and digest != expected:
+            raise ChecksumError(
+                f"{target}: sha256 mismatch for {fx.name} downloaded from {url}: expected {expected} "
+                f"(from {origin}), got {digest}; the download was removed"
+                + ("" if fx.sha256 else f".  If the archive has changed the file, delete the "
+                                        f"[{fx.name}] entry of {paths.LOCAL_TRACE_REGISTRY} and fetch again"))
+        jobs, max_procs, installation = _inspect(Path(tmp), fx.file, url)
+        _umask_mode(tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    say(f"{fx.name}: saved {target} ({size:,} bytes, {jobs:,} jobs, MaxProcs {max_procs})")
+    # without a checksum in data/fetch.toml, the expected one (if any) was itself first-use
+    info = _register(fx, folder, url, digest, not fx.sha256, jobs, max_procs, installation, entry)
+    if expected is None:
+        say(f"{fx.name}: WARNING: no checksum is recorded for {fx.file}, so the one of this\n"
+            f"  download is trusted on first use:\n"
+            f"    sha256 {digest}\n"
+            f"  It is now recorded in {paths.LOCAL_TRACE_REGISTRY}\n"
+            f"  and checked at every later load and fetch.  Please check it against the archive's\n"
+            f"  file: as far as we know the archive publishes no checksums, so compare it with a\n"
+            f"  copy downloaded independently (`sha256sum {fx.file}` on another machine);\n"
+            f"  once confirmed, it belongs in {paths.FETCH_REGISTRY}.")
+    else:
+        say(f"{fx.name}: sha256 ok (from {origin})")
+    return info
+
+
+def _register(fx: Fetchable, folder: Path, url: str, digest: str, tofu: bool, jobs: int,
+              max_procs: int | None, installation: str, old: dict) -> TraceInfo:
+    local = _read_local()
+    elsewhere = folder.resolve() != paths.TRACES.resolve()
+    local[fx.name] = {
+        "file": fx.file,
+        "dir": str(folder) if elsewhere else None,
+        "sha256": digest,
+        "checksum": "first use" if tofu else "recorded",
+        "jobs": jobs,
+        "max_procs": max_procs,
+        "m": fx.m,
+        "installation": installation,
+        "note": fx.note,
+        "source": fx.source,
+        "url": url,
+        "fetched": (old.get("fetched") if old.get("sha256") == digest else None)
+        or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    _write_local(local)
+    return registry()[fx.name]
