@@ -75,7 +75,7 @@ paper: install
 # cluster): many of their steps are serial, so two at once keep both cores busy.
 NOTEBOOK_JOBS ?= 2
 reproduce: install
-	$(BIN)/schedlab traces verify
+	$(BIN)/schedlab traces verify --bundled
 	$(PY) -m schedlab.reproduce baseline
 	$(MAKE) --output-sync=target -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
 	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)

@@ -415,6 +415,12 @@ def test_cli_fetch_list_verify_info(env, capsys):
     (env.traces / FILE).unlink()
     assert cli.main(["traces", "list"]) == 0
     assert "[fetched, but the file is missing (make data)]" in capsys.readouterr().out
+    # A missing fetched log fails `verify`, not `verify --bundled` (what make reproduce runs).
+    assert cli.main(["traces", "verify"]) == 1
+    assert "BAD Test-Log" in capsys.readouterr().out
+    assert cli.main(["traces", "verify", "--bundled"]) == 0
+    out = capsys.readouterr().out
+    assert "ok  KTH-SP2" in out and "Test-Log" not in out
 
 
 def test_cli_fetch_errors(env, capsys):

@@ -128,7 +128,7 @@ def cmd_traces(args) -> int:
         return _fetch_traces(args)
     if args.action == "verify":
         bad = 0
-        for name, ok, msg in traces.verify_all():
+        for name, ok, msg in traces.verify_all(bundled_only=args.bundled):
             print(f"{'ok ' if ok else 'BAD'} {name}: {msg}")
             bad += not ok
         return 1 if bad else 0
@@ -195,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     ta.add_parser("list", help="the registered traces, and those `traces fetch` can download")
     ti = ta.add_parser("info", help="what a trace holds (registry name or path to an SWF file)")
     ti.add_argument("name", help="registry name or path to an SWF file")
-    ta.add_parser("verify", help="check the sha256 of every registered trace, bundled or fetched")
+    tv = ta.add_parser("verify", help="check the sha256 of every registered trace, bundled or fetched")
+    tv.add_argument("--bundled", action="store_true",
+                    help="only the traces bundled in data/traces/ (what the studies use)")
     tf = ta.add_parser("fetch", help="download logs of data/fetch.toml (needs the network; make data)",
                        description="Download Parallel Workloads Archive logs that are not bundled "
                                    "(data/fetch.toml), check them and register them in "

@@ -266,10 +266,13 @@ def load(name_or_path: str | os.PathLike | TraceInfo, verify: bool = True) -> SW
     return trace
 
 
-def verify_all() -> list[tuple[str, bool, str]]:
-    """Check every registered file, bundled or fetched: a list of (name, ok, message)."""
+def verify_all(bundled_only: bool = False) -> list[tuple[str, bool, str]]:
+    """Check every registered file, bundled or fetched (only the bundled ones
+    with ``bundled_only``): a list of (name, ok, message)."""
     out = []
     for name, info in registry().items():
+        if bundled_only and info.origin != "bundled":
+            continue
         try:
             _check(info)
         except ChecksumError as exc:
