@@ -2,7 +2,6 @@
 pyproject.toml (runtime and test), and the installed core matches the header."""
 import re
 import tomllib
-from pathlib import Path
 
 import schedlab
 from schedlab import paths

@@ -359,20 +359,6 @@ def test_cells_in_process(tiny):
 NOTEBOOK = paths.NOTEBOOKS / "04-classification.ipynb"
 
 
-def test_notebook_is_committed_clean():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert nb.metadata.kernelspec.name == "python3"
-    assert nb.cells[0].cell_type == "markdown"
-    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1
-    for name in ("traces =", "weeks =", "policies =", "threshold =", "trees =", "workers = 2", "outdir = None"):
-        assert name in tagged[0].source, name
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.outputs == [] and c.execution_count is None
-            assert "import numpy" not in c.source        # no logic in the notebook
-
-
 def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
     papermill = pytest.importorskip("papermill")
     out = tmp_path / "out"

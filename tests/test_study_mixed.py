@@ -300,16 +300,6 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
 NOTEBOOK = paths.NOTEBOOKS / "03-mixed-policies.ipynb"
 
 
-def test_notebook_is_committed_clean():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert nb.metadata.kernelspec.name == "python3" and nb.cells[0].cell_type == "markdown"
-    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1 and "outdir = None" in tagged[0].source and "workers = 2" in tagged[0].source
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.outputs == [] and c.execution_count is None
-
-
 def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
     papermill = pytest.importorskip("papermill")
     trace, cache, _ = tiny

@@ -182,18 +182,6 @@ def test_validate_parameters(tmp_path):
 
 # ------------------------------------------------------------- notebook --
 
-def test_notebook_is_committed_clean():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert nb.metadata.kernelspec.name == "python3"
-    assert nb.cells[0].cell_type == "markdown"
-    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1 and "outdir = None" in tagged[0].source and "traces = [" in tagged[0].source
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.outputs == [] and c.execution_count is None
-            assert "import numpy" not in c.source      # the logic lives in the library
-
-
 def write_trace(path: Path, jobs: Jobs, m: int) -> Path:
     n = len(jobs)
     fields = {"job_id": np.arange(1, n + 1), "submit": jobs.submit, "run": jobs.run, "req_time": jobs.req,

@@ -213,17 +213,6 @@ def test_sqf_without_threshold_never_backfills(tiny):
 NOTEBOOK = paths.NOTEBOOKS / "01-policy-comparison.ipynb"
 
 
-def test_notebook_is_committed_clean():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert nb.metadata.kernelspec.name == "python3"
-    assert nb.cells[0].cell_type == "markdown"
-    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1 and "outdir = None" in tagged[0].source and "workers = 2" in tagged[0].source
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.outputs == [] and c.execution_count is None
-
-
 def test_profiles_validate():
     import yaml
     for profile in ("quick", "full"):

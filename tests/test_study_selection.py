@@ -303,17 +303,6 @@ def test_cells_return_declared_variables(tiny):
 
 # --------------------------------------------------------------- notebook --
 
-def test_notebook_is_committed_clean():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert nb.metadata["kernelspec"]["name"] == "python3"
-    assert all(not c.get("outputs") and c.get("execution_count") is None
-               for c in nb.cells if c.cell_type == "code")
-    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1
-    for name in ("traces", "resamples", "weeks", "periods", "epsilon", "decay", "workers", "outdir"):
-        assert f"\n{name} = " in "\n" + tagged[0].source
-
-
 def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
     papermill = pytest.importorskip("papermill")
     out = tmp_path / "out"

@@ -238,19 +238,6 @@ def test_published_values_are_quoted():
 NOTEBOOK = paths.NOTEBOOKS / "02-thresholds.ipynb"
 
 
-def test_notebook_is_committed_clean():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert nb.metadata.kernelspec.name == "python3"
-    assert nb.cells[0].cell_type == "markdown"
-    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1
-    for name in ("traces = [", "thresholds = [", "weeks = 250", "workers = 2", "outdir = None"):
-        assert name in tagged[0].source
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.outputs == [] and c.execution_count is None
-
-
 def test_notebook_runs_on_a_small_trace(tiny, tmp_path):
     papermill = pytest.importorskip("papermill")
     out, cache = tmp_path / "out", tmp_path / "cache"

@@ -270,17 +270,6 @@ def test_plots_savefig_and_colours(tmp_path):
 NOTEBOOK = paths.NOTEBOOKS / "00-traces.ipynb"
 
 
-def test_notebook_is_committed_clean():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert nb.metadata.kernelspec.name == "python3"
-    assert nb.cells[0].cell_type == "markdown"
-    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1 and "traces = [" in tagged[0].source and "outdir = None" in tagged[0].source
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.outputs == [] and c.execution_count is None
-
-
 def test_notebook_runs_on_a_new_trace(tiny, tmp_path):
     """Adapting the study to a new trace is one parameter."""
     papermill = pytest.importorskip("papermill")

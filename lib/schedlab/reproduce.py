@@ -66,8 +66,30 @@ def write_json_atomic(path: Path, obj) -> None:
     os.replace(tmp, path)
 
 
+def notebook_parameters(nb: Path) -> dict[str, int]:
+    """The names the ``parameters``-tagged cell of notebook ``nb`` assigns
+    (what papermill may override), each with its line in that cell."""
+    import ast
+
+    import nbformat
+
+    cells = [c for c in nbformat.read(str(nb), as_version=4).cells
+             if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise InputError(f"{nb}: expected one cell tagged 'parameters', found {len(cells)}")
+    names: dict[str, int] = {}
+    for node in ast.parse(cells[0].source).body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Name):
+                names.setdefault(t.id, node.lineno)
+    return names
+
+
 def notebook_params(stem: str, profile: str) -> dict:
-    """The validated YAML parameters of a notebook for a profile."""
+    """The YAML parameters of a notebook for a profile, each checked to be
+    a parameter of the notebook (papermill would silently add a misspelt one)."""
     import yaml
 
     if profile not in PROFILES:
@@ -78,6 +100,15 @@ def notebook_params(stem: str, profile: str) -> dict:
     params = yaml.safe_load(f.read_text()) or {}
     if not isinstance(params, dict):
         raise InputError(f"{f}: expected a mapping of parameter names to values")
+    nb = paths.NOTEBOOKS / f"{stem}.ipynb"
+    if nb.exists():
+        known = notebook_parameters(nb)
+        unknown = [k for k in params if k not in known]
+        if unknown:
+            text = f.read_text().splitlines()
+            line = next((i + 1 for i, t in enumerate(text) if t.split(":")[0].strip() == str(unknown[0])), 0)
+            raise InputError(f"{f}:{line}: {unknown[0]!r} is not a parameter of notebooks/{nb.name} "
+                             f"(its parameters: {', '.join(known)})")
     return params
 
 

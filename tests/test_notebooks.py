@@ -1,0 +1,56 @@
+"""Every study notebook: committed without outputs, one papermill
+``parameters`` cell, parameter files for both profiles whose keys are
+parameters of the notebook (a misspelt key is refused, naming file and line)."""
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from schedlab import paths, reproduce
+from schedlab.errors import InputError
+
+NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("*.ipynb"))
+
+
+def test_every_study_has_a_notebook():
+    assert len(NOTEBOOKS) >= 9
+    assert [nb.stem[:2] for nb in NOTEBOOKS] == [f"{i:02d}" for i in range(len(NOTEBOOKS))]
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_committed_clean(nb):
+    book = nbformat.read(str(nb), as_version=4)
+    assert book.metadata.kernelspec.name == "python3"
+    assert book.cells[0].cell_type == "markdown"           # says what the study is
+    for c in book.cells:
+        if c.cell_type == "code":
+            assert c.outputs == [] and c.execution_count is None, f"{nb.name}: outputs committed"
+            assert "import numpy" not in c.source, f"{nb.name}: logic belongs in schedlab.studies"
+    names = reproduce.notebook_parameters(nb)
+    assert "outdir" in names
+
+
+@pytest.mark.parametrize("profile", ["quick", "full"])
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_parameter_files_name_only_notebook_parameters(nb, profile):
+    params = reproduce.notebook_params(nb.stem, profile)     # raises on an unknown key
+    assert params, f"params/{profile}/{nb.stem}.yaml is empty"
+
+
+def test_a_misspelt_parameter_is_refused(tmp_path, monkeypatch):
+    nb = NOTEBOOKS[0]
+    for profile in ("quick",):
+        (tmp_path / "params" / profile).mkdir(parents=True)
+        (tmp_path / "params" / profile / f"{nb.stem}.yaml").write_text("# a comment\nworkerz: 2\n")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    with pytest.raises(InputError, match=rf"{nb.stem}.yaml:2: 'workerz' is not a parameter of notebooks/{nb.name}"):
+        reproduce.notebook_params(nb.stem, "quick")
+
+
+def test_parameters_cell_must_be_unique(tmp_path):
+    book = nbformat.v4.new_notebook()
+    book.cells = [nbformat.v4.new_code_cell("a = 1")]
+    f = Path(tmp_path) / "x.ipynb"
+    nbformat.write(book, str(f))
+    with pytest.raises(InputError, match="one cell tagged 'parameters', found 0"):
+        reproduce.notebook_parameters(f)
