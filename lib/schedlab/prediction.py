@@ -35,8 +35,10 @@ order, NAG update and rounding, in the same floating-point operations and
 order, so that both give the same bits -- the predictions, the raw values
 and the model (``tests/test_learned.py`` checks it on generated and real
 logs).  For that, every dot product is summed left to right (:func:`_dot`),
-not by BLAS, whose order depends on the CPU.  The C engine costs about 1 us
-per job instead of about 30: :func:`simulate_learned` uses it by default
+not by BLAS, whose order depends on the CPU.  The C engine costs about 2 us
+of CPU per job instead of about 30 (a whole CEA-Curie simulation: about 1 s
+instead of 10-20 s, against 0.3 s with requested times; ``bench/
+bench_engine.py``): :func:`simulate_learned` uses it by default
 (``engine="c"``), ``engine="python"`` runs this reference.
 
 Choices where the paper is silent or ambiguous (each is a parameter or written
@@ -313,13 +315,15 @@ def _triu(n: int) -> np.ndarray:
     return _TRIU[n]
 
 
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """a . b summed left to right, in index order.  Not ``a @ b``: BLAS sums
-    in blocks, with fused multiply-adds, in an order that depends on the
+def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> float:
+    """a . b summed left to right, in index order (``out``: a scratch array
+    of the same length, to save an allocation).  Not ``a @ b``: BLAS sums in
+    blocks, with fused multiply-adds, in an order that depends on the
     library and the CPU it detects at run time; a defined order is what lets
-    the C core (``csrc/learned.c``) compute the very same bits.  (np.cumsum
-    adds sequentially: each partial sum is an output.)"""
-    return float(np.cumsum(a * b)[-1])
+    the C core (``csrc/learned.c``) compute the very same bits.  (An
+    accumulation adds sequentially: each partial sum is an output.)"""
+    prod = np.multiply(a, b, out=out)
+    return float(np.add.accumulate(prod, out=prod)[-1])
 
 
 def polynomial(x) -> np.ndarray:
@@ -371,6 +375,7 @@ class NAG:
         self.N = 0.0
         self.t = 0
         self._buf = np.empty(self.dim)
+        self._dotbuf = np.empty(self.dim)
 
     def normalise(self, phi: np.ndarray) -> None:
         """Receive phi: grow the scales, rescaling the weights they concern."""
@@ -384,7 +389,7 @@ class NAG:
 
     def predict(self, phi: np.ndarray) -> float:
         """w . phi (summed left to right: :func:`_dot`)."""
-        return _dot(self.w, phi)
+        return _dot(self.w, phi, self._dotbuf)
 
     def gradient(self, phi: np.ndarray, dldf: float) -> np.ndarray:
         """Gradient in w of L(w . phi) + lam ||w||^2, given dL/df at w . phi."""
@@ -401,7 +406,7 @@ class NAG:
             self.normalise(phi)
         self.t += 1
         r = phi * self.inv_s
-        self.N += _dot(r, r)
+        self.N += _dot(r, r, r)
         g = self.gradient(phi, dldf)
         self.G += g * g
         if self.N <= 0.0:
@@ -552,7 +557,7 @@ class LearnedEstimator(sim.Estimator):
 
     Cost: about 30 us of CPU per job (features and basis in Python, the
     231-term model in numpy: some twenty small numpy calls per job, each
-    dominated by call overhead), against about 1 us per job for the same
+    dominated by call overhead), against about 2 us per job for the same
     estimator in the C core (:class:`schedlab.sim.Learned`), which computes
     the same bits: this class is its readable reference.
 
@@ -661,7 +666,7 @@ def simulate_learned(jobs: sim.Jobs, m: int, policy="EASY-FCFS-SJBF", loss=E_LOS
     ``engine``: ``"c"`` (default) learns inside the C core
     (:class:`schedlab.sim.Learned`; returns a :class:`TrainedModel`);
     ``"python"`` runs the reference :class:`LearnedEstimator` through the
-    callback interface (returns it), about 30 times slower.  Both give the
+    callback interface (returns it), 10-15 times slower.  Both give the
     same schedule, predictions and model, bit for bit."""
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {ENGINES}, got {engine!r}")
