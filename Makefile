@@ -43,7 +43,7 @@ test-asan: install
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py tests/test_learned.py
 
 bench: install
 	$(PY) bench/bench_engine.py

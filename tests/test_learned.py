@@ -15,9 +15,19 @@ from schedlab import sim
 from schedlab._core import ffi, lib
 from schedlab.errors import InputError, SimulationError
 from schedlab.sim import Jobs, Learned, Simulation, simulate
-from schedlab.studies import prediction as study
 
 DAY = 86400
+
+
+def log_window(trace: str, skip_weeks: int, n: int):
+    """The first n cleaned jobs of a bundled log from its week skip_weeks on,
+    and m (as the runtime-prediction study loads them; not importing the
+    study keeps matplotlib out of the sanitised test run)."""
+    from schedlab import traces, workload
+    info = traces.resolve(trace)
+    jobs, _ = workload.clean(traces.load(info), m=info.m, overrun="kill")
+    jobs = jobs.subset(jobs.submit >= jobs.submit[0] + skip_weeks * 7 * DAY)
+    return jobs.subset(np.arange(min(n, len(jobs)))), info.m
 
 
 def workload(n=800, seed=0, users=9, m=32, t0=0):
@@ -94,7 +104,7 @@ def test_learning_parameters_same_bits(eta, lam):
 def test_real_logs_same_bits(trace, skip):
     """The first 2,000 jobs of bundled logs (CEA-Curie: from its 6th week, its
     first ones are nearly idle)."""
-    jobs, m = study.load_jobs(trace, None, skip, 2000)
+    jobs, m = log_window(trace, skip, 2000)
     for loss, correction, policy in ((P.E_LOSS, "incremental", "EASY-FCFS-SJBF"),
                                      (P.SQUARED_LOSS, "doubling", "EASY-FCFS-FCFS"),
                                      (P.Loss("lin", "sq", "11+log(1/qp)"), "requested", "EASY-FCFS-SJBF")):
