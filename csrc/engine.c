@@ -140,10 +140,13 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
     s->used += s->J.procs[j];
     heap_push(s, j);
     sl_run_insert(s, j);
+    if (s->learn != NULL)
+        sl_learn_started(s, j);
 }
 
-/* The scheduler's estimate of a newly submitted job (SL_EST_EASYPP and
- * SL_EST_CALLBACK are computed now, from what has completed so far). */
+/* The scheduler's estimate of a newly submitted job (SL_EST_EASYPP,
+ * SL_EST_CALLBACK and SL_EST_LEARNED are computed now, from what has
+ * completed so far). */
 static int predict(sl_sim *s, int32_t j, int64_t t)
 {
     const int64_t req = s->J.req[j];
@@ -161,6 +164,8 @@ static int predict(sl_sim *s, int32_t j, int64_t t)
             return SL_EINVAL;
         }
         s->est[j] = e;
+    } else if (s->C.estimate == SL_EST_LEARNED) {
+        s->est[j] = sl_learn_predict(s, j, t);
     }
     if (s->O.predicted != NULL)
         s->O.predicted[j] = s->est[j];
@@ -178,6 +183,8 @@ static void observe(sl_sim *s, int32_t j, int64_t t)
             s->hcount[u]++;
     } else if (s->C.estimate == SL_EST_CALLBACK && s->C.observe != NULL) {
         s->C.observe(s->C.ctx, j, t, s->dur[j]);
+    } else if (s->C.estimate == SL_EST_LEARNED) {
+        sl_learn_observe(s, j, t);
     }
 }
 
@@ -195,6 +202,8 @@ static void queue_job(sl_sim *s, int32_t j, int64_t t)
 static void requeue(sl_sim *s, int32_t j, int64_t t)
 {
     sl_run_remove(s, j);                       /* before its class changes */
+    if (s->learn != NULL)
+        sl_learn_stopped(s, j);                /* before its start changes */
     s->used -= s->J.procs[j];
     s->doomed[j] = 0;
     /* The queues may still hold j's entries from its first stay: drop them. */
@@ -283,8 +292,10 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
         set_err(err, errlen, "estimate=array but no estimate array given");
         return SL_EINVAL;
     }
-    if (C->estimate == SL_EST_EASYPP && J->n > 0 && (!J->user || J->nusers < 1)) {
-        set_err(err, errlen, "estimate=easy++ needs the users of the jobs");
+    const int users = C->estimate == SL_EST_EASYPP || C->estimate == SL_EST_LEARNED;
+    if (users && J->n > 0 && (!J->user || J->nusers < 1)) {
+        set_err(err, errlen, "estimate=%s needs the users of the jobs",
+                C->estimate == SL_EST_EASYPP ? "easy++" : "learned");
         return SL_EINVAL;
     }
     if (J->n > 0 && J->divider != NULL && !J->cls) {
@@ -320,7 +331,7 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
                     (long long)J->id[i], (long long)i, (int)J->procs[i], (int)C->m);
             return SL_EINVAL;
         }
-        if (C->estimate == SL_EST_EASYPP && (J->user[i] < 0 || J->user[i] >= J->nusers)) {
+        if (users && (J->user[i] < 0 || J->user[i] >= J->nusers)) {
             set_err(err, errlen, "job %lld (index %lld): field user: index %d outside 0..%d",
                     (long long)J->id[i], (long long)i, (int)J->user[i], (int)J->nusers - 1);
             return SL_EINVAL;
@@ -351,10 +362,12 @@ static int check_config(const sl_config *C, char *err, size_t errlen)
         set_err(err, errlen, "machine size m=%d must be >= 1", (int)C->m);
         return SL_EINVAL;
     }
-    if (C->estimate < SL_EST_REQUESTED || C->estimate > SL_EST_CALLBACK) {
+    if (C->estimate < SL_EST_REQUESTED || C->estimate > SL_EST_LEARNED) {
         set_err(err, errlen, "unknown estimate kind %d", (int)C->estimate);
         return SL_EINVAL;
     }
+    if (C->estimate == SL_EST_LEARNED && sl_learn_check(&C->learned, err, errlen) != SL_OK)
+        return SL_EINVAL;
     if (C->correction < SL_CORR_NOW || C->correction > SL_CORR_DOUBLING) {
         set_err(err, errlen, "unknown correction kind %d", (int)C->correction);
         return SL_EINVAL;
@@ -430,6 +443,7 @@ void sl_sim_free(sl_sim *s)
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
     free(s->heap); free(s->run); free(s->scratch);
     sl_mq_free(s->mq);
+    sl_learn_free(s->learn);
     free(s);
 }
 
@@ -462,7 +476,7 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     s->C = *cfg;
     s->O = *out;
     s->r0 = n > 0 ? jobs->submit[0] : 0;
-    if (alloc_history(s) != SL_OK) {
+    if (alloc_history(s) != SL_OK || (cfg->estimate == SL_EST_LEARNED && sl_learn_new(s) != SL_OK)) {
         sl_sim_free(s);
         set_err(err, errlen, "out of memory for %d users", (int)jobs->nusers);
         return SL_ENOMEM;
@@ -485,7 +499,7 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
         const int64_t p = jobs->run[j], req = jobs->req[j];
         const int cut = p > req && cfg->overrun == SL_OVERRUN_KILL;
         s->dur[j] = cut ? req : p;
-        /* EASY++ and callback estimates are made at submission. */
+        /* EASY++, callback and learned estimates are made at submission. */
         s->est[j] = cfg->estimate == SL_EST_ACTUAL ? s->dur[j]
                   : cfg->estimate == SL_EST_ARRAY  ? jobs->estimate[j]
                                                    : req;
@@ -604,7 +618,7 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->ndone = src->ndone;
     s->nqueued = src->nqueued;
     s->cutoff = src->cutoff;
-    if (sl_mq_clone(s, src) != SL_OK) {
+    if (sl_mq_clone(s, src) != SL_OK || sl_learn_clone(s, src) != SL_OK) {
         sl_sim_free(s);
         return SL_ENOMEM;
     }

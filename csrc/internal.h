@@ -60,6 +60,7 @@ struct sl_sim {
     int32_t nqueued;    /* jobs waiting (queues may hold started ones too) */
     int64_t cutoff;     /* jobs submitted after this are never submitted */
     struct sl_mq *mq;   /* multiple-queue state (multiqueue.c), or NULL  */
+    struct sl_learn *learn; /* learned estimator (learned.c), or NULL    */
     char err[SL_ERRLEN];
 };
 
@@ -109,5 +110,16 @@ void sl_mq_completed(sl_sim *s, int32_t j);
 int sl_mq_policy_ok(const sl_policy *primary, const sl_policy *backfill, int64_t threshold);
 int sl_mq_clone(sl_sim *dst, const sl_sim *src);
 void sl_mq_free(struct sl_mq *mq);
+
+/* learned.c: the learned estimator (SL_EST_LEARNED) and its hooks */
+struct sl_learn;
+int sl_learn_check(const sl_learned *p, char *err, size_t errlen);
+int sl_learn_new(sl_sim *s);                   /* SL_OK or SL_ENOMEM */
+int sl_learn_clone(sl_sim *dst, const sl_sim *src);
+void sl_learn_free(struct sl_learn *l);
+int64_t sl_learn_predict(sl_sim *s, int32_t j, int64_t t);   /* at submission */
+void sl_learn_observe(sl_sim *s, int32_t j, int64_t t);      /* at completion */
+void sl_learn_started(sl_sim *s, int32_t j);                 /* j started     */
+void sl_learn_stopped(sl_sim *s, int32_t j);                 /* j requeued    */
 
 #endif

@@ -54,8 +54,42 @@ enum sl_estimate {
     SL_EST_EASYPP = 3,      /* mean of the user's last two completed
                                runtimes at submission (Tsafrir's EASY++;
                                one: that one; none: p~), at most p~  */
-    SL_EST_CALLBACK = 4     /* sl_config.predict at submission       */
+    SL_EST_CALLBACK = 4,    /* sl_config.predict at submission       */
+    SL_EST_LEARNED = 5      /* gaussier2015's online regression
+                               (csrc/learned.c, sl_config.learned): a
+                               prediction at submission from 20 features,
+                               one NAG step at each completion; needs the
+                               users (sl_jobs.user, nusers)           */
 };
+
+/* Learned estimate (gaussier2015 §4; SEMANTICS.md, "Learned estimate"): the
+ * loss of a prediction f of a job of actual runtime p and q processors is
+ * gamma(p, q) * over(f - p) if f > p, gamma(p, q) * under(p - f) if f < p. */
+enum sl_loss_branch {
+    SL_LOSS_SQUARED = 0,    /* z -> z^2                              */
+    SL_LOSS_LINEAR = 1      /* z -> z                                */
+};
+
+/* The job weights gamma of gaussier2015 Table 3 (p, q floored at 1, natural
+ * logarithms, gamma floored at 0). */
+enum sl_loss_weight {
+    SL_WEIGHT_ONE = 0,          /* 1                                  */
+    SL_WEIGHT_Q_OVER_P = 1,     /* 5 + log(q / p)                     */
+    SL_WEIGHT_P_OVER_Q = 2,     /* 5 + log(p / q)                     */
+    SL_WEIGHT_SMALL_AREA = 3,   /* 11 + log(1 / (q p))                */
+    SL_WEIGHT_LARGE_AREA = 4    /* log(q p)                           */
+};
+
+/* Sizes of the learned model: 20 features, degree-2 basis of 231 terms. */
+enum { SL_LEARNED_NFEATURES = 20, SL_LEARNED_DIM = 231 };
+
+typedef struct sl_learned {
+    int32_t over;     /* enum sl_loss_branch of an over-prediction (f > p)  */
+    int32_t under;    /* enum sl_loss_branch of an under-prediction (f < p) */
+    int32_t weight;   /* enum sl_loss_weight                                */
+    double eta;       /* NAG learning rate (seconds), finite and > 0        */
+    double lam;       /* L2 penalty lam ||w||^2 per step, finite and >= 0   */
+} sl_learned;
 
 /* What the scheduler does when a running job outlives its estimate
  * (gaussier2015 §5.2); every corrected estimate is capped at p~. */
@@ -130,6 +164,7 @@ typedef struct sl_config {
     sl_predict_fn predict;        /* SL_EST_CALLBACK                     */
     sl_observe_fn observe;
     void *ctx;
+    sl_learned learned;           /* SL_EST_LEARNED                      */
 } sl_config;
 
 /* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
@@ -175,6 +210,20 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst);
 int sl_sim_set_context(sl_sim *sim, void *ctx);
 
 int sl_sim_state(const sl_sim *sim, sl_state *state);
+
+/* The learned estimator's model (SL_EST_LEARNED; SL_ESTATE otherwise):
+ * SL_LEARNED_DIM weights w, scales s (largest |phi_i| seen) and sums of
+ * squared gradients G (each array may be NULL), the normaliser N and the
+ * number of steps t (may be NULL). */
+int sl_sim_learned_model(const sl_sim *sim, double *w, double *s, double *G, double *N, int64_t *t);
+
+/* Raw predictions w . Phi(x_j) at submission, before rounding and clipping
+ * (n = number of jobs; NaN for jobs not submitted). */
+int sl_sim_learned_raw(const sl_sim *sim, double *raw, int64_t n);
+
+/* Features x_j (SL_LEARNED_NFEATURES values) of a submitted job;
+ * SL_EINVAL for a job not submitted yet. */
+int sl_sim_learned_features(const sl_sim *sim, int32_t job, double *x);
 const char *sl_sim_error(const sl_sim *sim);
 void sl_sim_free(sl_sim *sim);
 

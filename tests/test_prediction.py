@@ -179,8 +179,7 @@ SUBMIT = [0, 10, 20, 70, 80, 120]
 def test_features_of_table_2_on_a_hand_made_trace():
     jobs = J(ROWS, USERS)
     est = RequestedAnyway(jobs, keep_features=True)
-    with Simulation(jobs, 4, "EASY-FCFS-FCFS", estimate=est) as sim:
-        est.attach(sim)
+    with Simulation(jobs, 4, "EASY-FCFS-FCFS", estimate=est) as sim:    # attaches est
         sim.run()
         s = sim.schedule
     assert s.start.tolist() == [0, 10, 20, 100, 80, 120]
@@ -190,11 +189,17 @@ def test_features_of_table_2_on_a_hand_made_trace():
         assert np.allclose(est.features[j], want + _time(SUBMIT[j]), rtol=1e-12, atol=1e-12), (j, est.features[j])
 
 
-def test_without_the_simulation_running_means_in_the_system():
+def test_without_a_simulation_running_means_in_the_system():
+    """Fed by hand (the calls the simulation of the trace above makes, in its order)."""
     jobs = J(ROWS, USERS)
     est = RequestedAnyway(jobs, keep_features=True)
-    simulate(jobs, 4, "EASY-FCFS-FCFS", estimate=est)
-    assert est.state_source == "in-system"
+    assert est.state_source == "in-system" and est.simulation is None
+    for kind, j, t in [("p", 0, 0), ("p", 1, 10), ("p", 2, 20), ("o", 2, 50), ("o", 1, 60), ("p", 3, 70),
+                       ("p", 4, 80), ("o", 4, 85), ("o", 0, 100), ("o", 3, 110), ("p", 5, 120)]:
+        if kind == "p":
+            est.predict(j, t)
+        else:
+            est.observe(j, t, int(jobs.run[j]))
     # at 80, user A has j0 running and j3 queued: both count, elapsed times unknown (0)
     f = dict(zip(P.FEATURES, est.features[4]))
     assert (f["running"], f["occupied"], f["ave_curr_q"], f["longest_running"], f["sum_running"]) == (2, 6, 3, 0, 0)
@@ -214,7 +219,7 @@ def _workload(n=600, seed=7):
 def test_learned_predictions_are_fed_to_the_scheduler_and_learned_from():
     jobs = _workload()
     s, est = P.simulate_learned(jobs, 16, "EASY-FCFS-SJBF", P.SQUARED_LOSS, "incremental", eta=5000.0, lam=0.0)
-    assert np.all(s.start >= 0) and not est._phi               # every job predicted, then learned from
+    assert np.all(s.start >= 0)                                 # every job predicted, then learned from
     assert est.model.t == len(jobs) and np.all(np.isfinite(est.raw))
     clipped = np.clip(np.round(est.raw), 1, jobs.req).astype(int)
     assert np.array_equal(s.predicted, clipped)                # what the scheduler used
@@ -250,7 +255,6 @@ def test_an_exact_learned_estimator_reproduces_the_clairvoyant_schedule(correcti
     jobs = _workload(400, seed=11)
     est = Exact(jobs)
     with Simulation(jobs, 16, "EASY-FCFS-SJBF", estimate=est, correction=correction) as sim:
-        est.attach(sim)
         sim.run()
         a = sim.schedule
     b = simulate(jobs, 16, "EASY-FCFS-SJBF", estimate="actual", correction=correction)
@@ -281,13 +285,12 @@ def test_a_clone_learns_on_its_own_and_matches_the_original():
     jobs = _workload(300, seed=13)
     est = P.LearnedEstimator(jobs, P.E_LOSS)
     with Simulation(jobs, 16, "EASY-FCFS-SJBF", estimate=est, correction="doubling") as sim:
-        est.attach(sim)
         sim.run(int(jobs.submit[150]))
-        clone = sim.clone()
-        clone._estimator.attach(clone)
+        clone = sim.clone()                  # attaches its copy of the estimator to itself
+        assert clone.estimator.simulation is clone
         clone.run()
         sim.run()
         assert np.array_equal(clone.schedule.start, sim.schedule.start)
         assert np.array_equal(clone.schedule.predicted, sim.schedule.predicted)
-        assert clone._estimator is not est and np.allclose(clone._estimator.model.w, est.model.w)
+        assert clone.estimator is not est and np.array_equal(clone.estimator.model.w, est.model.w)
         clone.close()

@@ -91,6 +91,14 @@ def test_cell_outputs(tiny, estimate):
         assert out["underpredicted"][1] == 0 and errors[0] >= 0    # overruns are killed at p~
     else:
         assert out["underpredicted"][1] > 0
+    if estimate.startswith("learned:"):       # the Python reference gives the same cell
+        ref = study.prediction_cell({"trace": str(tiny[0]), "backfill": "SJBF", "estimate": estimate,
+                                     "correction": "incremental", "engine": "python"})
+        for k, (_, v) in out.items():
+            if k != "simulation_time":
+                assert np.array_equal(v, ref[k][1]), k
+    with pytest.raises(InputError, match="engine"):
+        study.prediction_cell({"trace": str(tiny[0]), "estimate": estimate, "engine": "gpu"})
     with pytest.raises(InputError, match="unknown parameter"):
         study.prediction_cell({"trace": str(tiny[0]), "policy": "x"})
     with pytest.raises(InputError, match="estimate"):
@@ -160,6 +168,23 @@ def test_tables_and_selection_on_a_made_up_grid():
     assert len(corr["pairs"]) == 3 and -1 <= corr["min"] <= corr["mean"] <= corr["max"] <= 1
     sd = study.slowdowns(ds)
     assert sd["per_trace"]["L0"]["ratio"] == pytest.approx(100) and sd["overall"] == pytest.approx(100)
+    assert np.isnan(sd["overall_python"]) and np.isnan(sd["per_trace"]["L0"]["speedup"])
+    # with the timing campaign: the Python reference 30x the C estimator on L0 and L1 (L2 not timed)
+    import xarray as xr
+    tt = np.array([[1.0, 30.0], [2.0, 60.0]])
+    timing = xr.Dataset({"simulation_time": (("trace", "engine"), tt),
+                         "mean_bsld": (("trace", "engine"), np.ones((2, 2)))},
+                        coords={"trace": ["L0", "L1"], "engine": ["c", "python"]})
+    sd = study.slowdowns(ds, timing)
+    assert sd["per_trace"]["L1"]["speedup"] == pytest.approx(30) and sd["overall_speedup"] == pytest.approx(30)
+    assert sd["per_trace"]["L0"]["ratio_python"] == pytest.approx(3000)
+    assert sd["overall_python"] == pytest.approx(90 / 0.02) and np.isnan(sd["per_trace"]["L2"]["python_s"])
+    assert sd["overall"] == pytest.approx(100)
+    rows = {r["log"]: r for r in study.table_slowdown(sd).records()}
+    assert rows["L0"]["C speed-up"] == pytest.approx(30) and rows["all logs"]["slowdown, C"] == pytest.approx(100)
+    assert study.engines_identical(timing)
+    timing["mean_bsld"][0, 1] = 2.0
+    assert not study.engines_identical(timing) and not study.engines_identical(None)
     t8 = study.table8(ds).records()
     assert {r["prediction"] for r in t8} == {"requested", "EASY++ (AVE2)", "E-Loss", "squared"}
     sel_table = study.table_selected(sel, overall).records()
@@ -172,6 +197,10 @@ def test_campaign_spec_file_is_the_full_grid():
     grid = study.make_campaign(study.validate())
     assert spec.to_dict() == grid.to_dict()
     assert len(spec.cells()) == 5 * 2 * 23 * 3
+    timing = study.make_timing_campaign(study.validate(corrections=["doubling", "requested"], backfills=["FCFS"]))
+    assert timing.dims["engine"] == ["c", "python"] and len(timing.cells()) == 5 * 2
+    assert (timing.params["estimate"], timing.params["correction"], timing.params["backfill"]) == \
+        ("learned:sq/lin/log(qp)", "doubling", "FCFS")
 
 
 def test_published_values_are_consistent():
@@ -201,7 +230,9 @@ def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
     doc = json.loads((out / "numbers.json").read_text())
     assert doc["traces"] == ["tinyA", "tinyB"] and doc["n_cells"] == 2 * 2 * 5 * 2
     assert set(doc["table7"]) == {"tinyA", "tinyB"} and doc["jobs_simulated"]["tinyA"] <= 150
-    assert doc["slowdown"]["overall"] > 1
+    assert doc["slowdown"]["overall"] > 1 and doc["slowdown"]["overall_speedup"] > 1
+    assert doc["engines_identical"] is True
+    assert (out / "timing.nc").is_file()
     ds = store.read_dataset(out / "prediction.nc")
     assert ds.mean_bsld.dims == ("trace", "backfill", "estimate", "correction")
     assert ds.error_quantiles.sizes["quantile"] == study.N_LEVELS

@@ -15,7 +15,7 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parents[2]
 CSRC = ROOT / "csrc"
-SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c"]
+SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
 
@@ -34,7 +34,9 @@ def cdef_text() -> str:
 def make_builder(sanitize: bool = False) -> FFI:
     ffi = FFI()
     ffi.cdef(cdef_text() + PYTHON_CALLBACKS)
-    cflags = ["-std=c11", "-O2"] + WARNINGS
+    # -ffp-contract=off: no fused multiply-add, so that the learned estimator
+    # (learned.c) computes the same bits as its Python reference.
+    cflags = ["-std=c11", "-O2", "-ffp-contract=off", "-fno-math-errno"] + WARNINGS
     ldflags: list[str] = []
     if sanitize:
         san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g", "-O1"]

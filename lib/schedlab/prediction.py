@@ -27,7 +27,19 @@ submitted, by a model learned online from the jobs that have completed:
 the C core at each submission and ``observe(job, now, runtime)`` at each
 completion, so the model sees exactly what a real scheduler would have seen
 (the runtimes of the jobs completed so far, in completion order).
-:func:`simulate_learned` runs a whole simulation with it.
+
+**Two engines, one estimator.**  This module is the readable reference.
+The C core computes the same estimator itself (``estimate=``
+:class:`schedlab.sim.Learned`, ``csrc/learned.c``): the same features, basis
+order, NAG update and rounding, in the same floating-point operations and
+order, so that both give the same bits -- the predictions, the raw values
+and the model (``tests/test_learned.py`` checks it on generated and real
+logs).  For that, every dot product is summed left to right (:func:`_dot`),
+not by BLAS, whose order depends on the CPU.  The C engine costs about 2 us
+of CPU per job instead of about 30 (a whole CEA-Curie simulation: about 1 s
+instead of 10-20 s, against 0.3 s with requested times; ``bench/
+bench_engine.py``): :func:`simulate_learned` uses it by default
+(``engine="c"``), ``engine="python"`` runs this reference.
 
 Choices where the paper is silent or ambiguous (each is a parameter or written
 here once):
@@ -56,11 +68,14 @@ here once):
   before the first).
 * **System-state features** (jobs of the user currently running, their
   resources, elapsed times) need the start times of the running jobs, which
-  the Estimator interface does not pass; :func:`simulate_learned` hands the
-  estimator the simulation's live start-time array (:meth:`LearnedEstimator.
-  attach`).  An estimator that is not attached counts the user's jobs
-  *submitted and not yet completed* (queued or running) instead, and says so
-  in :attr:`LearnedEstimator.state_source`.
+  ``predict`` and ``observe`` do not pass: the simulation attaches its
+  estimator (:meth:`schedlab.sim.Estimator.attach`) and the estimator reads
+  its live :attr:`schedlab.sim.Simulation.start_times`.  "Running" means
+  started and not completed (a job killed as small and requeued is not
+  running until it restarts).  An estimator fed by hand, outside any
+  simulation, counts the user's jobs *submitted and not yet completed*
+  (queued or running) instead, and says so in
+  :attr:`LearnedEstimator.state_source`.
 * **Time of day/week**: r_j mod 86400 and r_j mod 604800 in trace time (as in
   Table 2).  The phase of the origin does not matter: shifting it rotates
   each (cos, sin) pair, which a degree-2 polynomial model absorbs.
@@ -85,14 +100,16 @@ import numpy as np
 
 from . import sim
 from .errors import InputError
+from .sim import Learned
 
 __all__ = ["FEATURES", "N_FEATURES", "BRANCHES", "WEIGHTS", "Loss", "LOSSES", "E_LOSS", "SQUARED_LOSS",
            "loss_by_name", "polynomial", "poly_dim", "NAG", "FeatureTracker", "LearnedEstimator",
-           "simulate_learned", "prediction_errors", "quality", "DEFAULT_ETA", "DEFAULT_LAM", "VERSION"]
+           "simulate_learned", "TrainedModel", "Learned", "ENGINES", "prediction_errors", "quality",
+           "DEFAULT_ETA", "DEFAULT_LAM", "VERSION"]
 
 #: Bumped whenever a change alters what the estimator predicts (campaign
 #: cells pass it in their parameters, so cached results are recomputed).
-VERSION = "1"
+VERSION = "2"     # 2: dot products summed left to right (the C core's order)
 
 DAY = 86400
 WEEK = 7 * DAY
@@ -298,6 +315,17 @@ def _triu(n: int) -> np.ndarray:
     return _TRIU[n]
 
 
+def _dot(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> float:
+    """a . b summed left to right, in index order (``out``: a scratch array
+    of the same length, to save an allocation).  Not ``a @ b``: BLAS sums in
+    blocks, with fused multiply-adds, in an order that depends on the
+    library and the CPU it detects at run time; a defined order is what lets
+    the C core (``csrc/learned.c``) compute the very same bits.  (An
+    accumulation adds sequentially: each partial sum is an output.)"""
+    prod = np.multiply(a, b, out=out)
+    return float(np.add.accumulate(prod, out=prod)[-1])
+
+
 def polynomial(x) -> np.ndarray:
     """Phi(x): the degree-2 basis of x (shape (n,) or (m, n), one row per
     job), i.e. the upper triangle, diagonal included, of v v^T with v = (1,
@@ -347,6 +375,7 @@ class NAG:
         self.N = 0.0
         self.t = 0
         self._buf = np.empty(self.dim)
+        self._dotbuf = np.empty(self.dim)
 
     def normalise(self, phi: np.ndarray) -> None:
         """Receive phi: grow the scales, rescaling the weights they concern."""
@@ -359,7 +388,8 @@ class NAG:
             self.inv_s[grow] = 1.0 / ag
 
     def predict(self, phi: np.ndarray) -> float:
-        return float(self.w @ phi)
+        """w . phi (summed left to right: :func:`_dot`)."""
+        return _dot(self.w, phi, self._dotbuf)
 
     def gradient(self, phi: np.ndarray, dldf: float) -> np.ndarray:
         """Gradient in w of L(w . phi) + lam ||w||^2, given dL/df at w . phi."""
@@ -376,7 +406,7 @@ class NAG:
             self.normalise(phi)
         self.t += 1
         r = phi * self.inv_s
-        self.N += float(r @ r)
+        self.N += _dot(r, r, r)
         g = self.gradient(phi, dldf)
         self.G += g * g
         if self.N <= 0.0:
@@ -427,7 +457,9 @@ class FeatureTracker:
     submission; ``completed(j, now, runtime)`` records a completion.
     ``start`` (optional, updated in place by the simulator) gives the start
     time of each job (-1 before it starts): with it, "running" means started
-    and not completed; without it, submitted and not completed.
+    and not completed; without it, submitted and not completed.  (A job
+    started at time -1 exactly is read as not started: the C estimator,
+    which knows, differs from this reference only then.)
     """
 
     def __init__(self, jobs: sim.Jobs, start: np.ndarray | None = None):
@@ -469,7 +501,7 @@ class FeatureTracker:
                 el = 0.0
             else:
                 st = start[i]
-                if st < 0:
+                if st == -1:        # the outputs' "not started" (times may be negative)
                     continue
                 el = float(now - st)
             n_run += 1
@@ -523,13 +555,14 @@ class LearnedEstimator(sim.Estimator):
     step on the job's loss.  ``raw`` holds every prediction before rounding
     and clipping (NaN for jobs not submitted yet).
 
-    Cost: about 25 us of CPU per job (features and basis in Python, the
+    Cost: about 30 us of CPU per job (features and basis in Python, the
     231-term model in numpy: some twenty small numpy calls per job, each
-    dominated by call overhead), against well under 1 us per job for the C
-    core with a built-in estimate.
+    dominated by call overhead), against about 2 us per job for the same
+    estimator in the C core (:class:`schedlab.sim.Learned`), which computes
+    the same bits: this class is its readable reference.
 
-    For the system-state features attach the simulation
-    (:meth:`attach`, or use :func:`simulate_learned`).
+    A :class:`schedlab.sim.Simulation` attaches it (:meth:`attach`) and it
+    reads the running jobs' start times from there.
     """
 
     def __init__(self, jobs: sim.Jobs, loss=E_LOSS, eta: float = DEFAULT_ETA, lam: float = DEFAULT_LAM,
@@ -554,16 +587,16 @@ class LearnedEstimator(sim.Estimator):
         return "in-system" if self.tracker.start is None else "started"
 
     def attach(self, simulation: sim.Simulation) -> "LearnedEstimator":
-        """Read the running jobs' start times from ``simulation`` (its live
-        start-time output, which the C core fills in as jobs start).  A
-        clone of the simulation gets a deep copy of this estimator, attached
-        to a frozen copy of the array: attach the copy to the clone
-        (``est2 = clone._estimator; est2.attach(clone)``)."""
+        """Read the running jobs' start times from ``simulation``'s live
+        :attr:`~schedlab.sim.Simulation.start_times`.  The simulation calls
+        it when it is created (and a clone on its copy of the estimator):
+        there is no need to call it."""
         if not isinstance(simulation, sim.Simulation):
             raise InputError(f"attach: expected a schedlab.sim.Simulation, got {type(simulation).__name__}")
         if simulation.jobs is not self.jobs and len(simulation.jobs) != len(self.jobs):
             raise InputError("attach: the simulation does not simulate this estimator's jobs")
-        self.tracker.start = simulation._start      # noqa: SLF001 -- see the module docstring
+        super().attach(simulation)
+        self.tracker.start = simulation.start_times
         return self
 
     def predict(self, job: int, now: int) -> int:
@@ -592,18 +625,62 @@ class LearnedEstimator(sim.Estimator):
         model.step(phi, self.loss.dldf(f, float(runtime), self._procs[job]), normalised=True)
 
 
+@dataclass(eq=False)
+class TrainedModel:
+    """What a learned simulation in the C core leaves (as a
+    :class:`LearnedEstimator` does): the loss, ``raw`` (every prediction
+    before rounding and clipping; NaN for jobs never submitted) and
+    ``model``, the :class:`NAG` as it ended (its ``w``, ``s``, ``G``, ``N``,
+    ``t``)."""
+
+    loss: Loss
+    raw: np.ndarray
+    model: NAG
+    engine: str = "c"
+
+    @classmethod
+    def of(cls, simulation: sim.Simulation) -> "TrainedModel":
+        """The model of a simulation with ``estimate=Learned(...)``, now."""
+        learned = simulation.learned
+        if learned is None:
+            raise InputError("TrainedModel.of: the simulation does not use the learned estimate")
+        state = simulation.learned_model()
+        nag = NAG(poly_dim(N_FEATURES), learned.eta, learned.lam)
+        nag.w, nag.s, nag.G, nag.N, nag.t = state["w"], state["s"], state["G"], state["N"], state["t"]
+        nag.inv_s = np.divide(1.0, nag.s, out=np.zeros_like(nag.s), where=nag.s > 0)
+        return cls(learned.loss, simulation.learned_raw, nag)
+
+
+ENGINES = ("c", "python")
+
+
 def simulate_learned(jobs: sim.Jobs, m: int, policy="EASY-FCFS-SJBF", loss=E_LOSS, correction="incremental",
                      eta: float = DEFAULT_ETA, lam: float = DEFAULT_LAM, overrun: str = "kill",
-                     ) -> tuple[sim.Schedule, LearnedEstimator]:
+                     engine: str = "c") -> tuple[sim.Schedule, "TrainedModel | LearnedEstimator"]:
     """Simulate ``policy`` with learned predictions (``loss``) and
-    ``correction``; returns the schedule and the trained estimator (its
-    ``raw`` predictions, its model).  Defaults: gaussier2015's heuristic
-    triple (E-Loss, incremental, EASY-SJBF)."""
+    ``correction``; returns the schedule and the trained model: its
+    ``raw`` predictions, its ``model`` (:class:`NAG`), its ``loss``.
+    Defaults: gaussier2015's heuristic triple (E-Loss, incremental,
+    EASY-SJBF).
+
+    ``engine``: ``"c"`` (default) learns inside the C core
+    (:class:`schedlab.sim.Learned`; returns a :class:`TrainedModel`);
+    ``"python"`` runs the reference :class:`LearnedEstimator` through the
+    callback interface (returns it), 10-15 times slower.  Both give the
+    same schedule, predictions and model, bit for bit."""
+    if engine not in ENGINES:
+        raise InputError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if not isinstance(jobs, sim.Jobs):
+        raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
     if jobs.user is None:
         raise InputError("learned predictions need the users of the jobs (Jobs(..., user=...))")
+    if engine == "c":
+        learned = sim.Learned(loss, eta, lam)
+        with sim.Simulation(jobs, m, policy, estimate=learned, overrun=overrun, correction=correction) as s:
+            s.run()
+            return s.schedule, TrainedModel.of(s)
     est = LearnedEstimator(jobs, loss, eta, lam)
     with sim.Simulation(jobs, m, policy, estimate=est, overrun=overrun, correction=correction) as s:
-        est.attach(s)
         s.run()
         return s.schedule, est
 

@@ -12,9 +12,11 @@ reaches C, and kept referenced for as long as C holds that pointer.
 """
 from __future__ import annotations
 
+import math
 import re
+import weakref
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -44,6 +46,8 @@ BANDIT_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
 FEATURES = ("q", "req", "submit", "ratio", "exp", "area")
 _ALIASES = {"EXP": "LEXP", "EASY": "FCFS"}
 ESTIMATES = {"requested": lib.SL_EST_REQUESTED, "actual": lib.SL_EST_ACTUAL, "easy++": lib.SL_EST_EASYPP}
+#: ``estimate="learned"``: :class:`Learned` with its defaults.
+LEARNED = "learned"
 CORRECTIONS = {"none": lib.SL_CORR_NOW, "requested": lib.SL_CORR_REQUESTED,
                "incremental": lib.SL_CORR_INCREMENTAL, "doubling": lib.SL_CORR_DOUBLING}
 OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
@@ -356,11 +360,96 @@ class Schedule:
 
 # --------------------------------------------------------------- estimators --
 
+_BRANCH_KINDS = {"squared": lib.SL_LOSS_SQUARED, "linear": lib.SL_LOSS_LINEAR}
+_WEIGHT_KINDS = {"1": lib.SL_WEIGHT_ONE, "5+log(q/p)": lib.SL_WEIGHT_Q_OVER_P, "5+log(p/q)": lib.SL_WEIGHT_P_OVER_Q,
+                 "11+log(1/qp)": lib.SL_WEIGHT_SMALL_AREA, "log(qp)": lib.SL_WEIGHT_LARGE_AREA}
+
+
+@dataclass(frozen=True)
+class Learned:
+    """gaussier2015's learned runtime estimate, computed inside the C core
+    (``csrc/learned.c``): at each submission a prediction from the 20
+    features of its Table 2 by a degree-2 polynomial model, at each
+    completion one step of the Normalized Adaptive Gradient on ``loss``.
+    Pass ``estimate=Learned(loss, eta, lam)`` (or ``estimate="learned"``
+    for the defaults); the jobs need their users.
+
+    ``loss``: a :class:`schedlab.prediction.Loss` or its name
+    (``"sq/lin/log(qp)"``, ``"E-Loss"``; default E-Loss); ``eta``: NAG's
+    learning rate in seconds (default :data:`schedlab.prediction.DEFAULT_ETA`);
+    ``lam``: the L2 penalty (default :data:`schedlab.prediction.DEFAULT_LAM`).
+
+    The C estimator computes, bit for bit, what the readable Python
+    reference :class:`schedlab.prediction.LearnedEstimator` computes (every
+    definition is in :mod:`schedlab.prediction`; the contract in
+    ``csrc/SEMANTICS.md``), at a small fraction of its cost.  The model is
+    read back with :meth:`Simulation.learned_model`, the predictions before
+    rounding with :attr:`Simulation.learned_raw`.
+    """
+
+    loss: Any = "E-Loss"
+    eta: float | None = None
+    lam: float | None = None
+
+    def __post_init__(self):
+        from . import prediction        # lazily: prediction builds on this module
+        object.__setattr__(self, "loss", prediction.Loss.parse(self.loss))
+        for name, default, low in (("eta", prediction.DEFAULT_ETA, "> 0"), ("lam", prediction.DEFAULT_LAM, ">= 0")):
+            v = getattr(self, name)
+            v = default if v is None else v
+            ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
+                and math.isfinite(float(v)) and (float(v) > 0 if low == "> 0" else float(v) >= 0)
+            if not ok:
+                raise InputError(f"learned estimate: {name} must be a finite number {low}, got {v!r}")
+            object.__setattr__(self, name, float(v))
+
+    def _fill(self, c) -> None:
+        """Fill an ``sl_learned`` struct."""
+        c.over = _BRANCH_KINDS[self.loss.over]
+        c.under = _BRANCH_KINDS[self.loss.under]
+        c.weight = _WEIGHT_KINDS[self.loss.weight]
+        c.eta = self.eta
+        c.lam = self.lam
+
+    def __str__(self):
+        return f"learned({self.loss.name}, eta={self.eta:g}, lam={self.lam:g})"
+
+
 class Estimator:
     """A runtime estimator written in Python, called by the C core at each
     submission (``predict``) and completion (``observe``).  Slower than the
     built-in estimators (one Python call per job); subclass and pass an
-    instance as ``estimate=``.  A clone of a simulation gets a deep copy."""
+    instance as ``estimate=``.
+
+    **The simulation it runs in.**  A :class:`Simulation` calls
+    :meth:`attach` with itself when it is created, before any event; an
+    estimator reads the state it needs from there (:attr:`simulation`, e.g.
+    its :attr:`Simulation.start_times`, a live view).  A clone of a
+    simulation gets a deep copy of the estimator, attached to the clone.
+    An estimator serves one simulation at a time (the last that attached it).
+    """
+
+    #: Weak reference to the simulation (set by :meth:`attach`).
+    _simulation_ref = None
+
+    def attach(self, simulation: "Simulation") -> None:
+        """Called by ``simulation`` with itself at its creation (and with a
+        clone, on the clone's copy).  Subclasses that override it call
+        ``super().attach(simulation)``."""
+        self._simulation_ref = weakref.ref(simulation)
+
+    @property
+    def simulation(self) -> "Simulation | None":
+        """The simulation this estimator runs in (None before :meth:`attach`
+        or once that simulation is gone)."""
+        ref = self._simulation_ref
+        return None if ref is None else ref()
+
+    def __getstate__(self):
+        # Copies and pickles are not attached: the weak reference stays behind.
+        state = dict(self.__dict__)
+        state.pop("_simulation_ref", None)
+        return state
 
     def predict(self, job: int, now: int) -> int:  # pragma: no cover - interface
         """Estimate (seconds, >= 0) of job index ``job`` submitted at ``now``."""
@@ -429,6 +518,7 @@ class Simulation:
                  _clone_of: "Simulation | None" = None):
         self._handle = None
         self._estimator, self._cb_error, self._self_handle = None, None, None
+        self.learned: Learned | None = None
         if _clone_of is not None:
             self._init_clone(_clone_of)
             return
@@ -449,10 +539,15 @@ class Simulation:
         if isinstance(estimate, Estimator):
             self.estimate, self._est_kind, self._est = "callback", lib.SL_EST_CALLBACK, None
             self._estimator = estimate
+        elif isinstance(estimate, Learned) or (isinstance(estimate, str) and estimate == LEARNED):
+            self.learned = estimate if isinstance(estimate, Learned) else Learned()
+            self.estimate, self._est_kind, self._est = LEARNED, lib.SL_EST_LEARNED, None
+            if jobs.user is None:
+                raise InputError("the learned estimate needs the users of the jobs (Jobs(..., user=...))")
         elif isinstance(estimate, str):
             if estimate not in ESTIMATES:
-                raise InputError(f"estimate must be one of {sorted(ESTIMATES)}, a per-job array or an "
-                                 f"Estimator, got {estimate!r}")
+                raise InputError(f"estimate must be one of {sorted(ESTIMATES) + [LEARNED]}, a per-job array, "
+                                 f"Learned(...) or an Estimator, got {estimate!r}")
             self.estimate, self._est_kind, self._est = estimate, ESTIMATES[estimate], None
             if estimate == "easy++" and jobs.user is None:
                 raise InputError("estimate='easy++' needs the users of the jobs (Jobs(..., user=...))")
@@ -473,7 +568,7 @@ class Simulation:
         cjobs.cls = self._ptr("uint8_t[]", self._cls) if self._cls is not None else ffi.NULL
         per_job = isinstance(self.divider, np.ndarray)
         cjobs.divider = self._ptr("int64_t[]", self.divider) if per_job else ffi.NULL
-        if self._est_kind == lib.SL_EST_EASYPP:
+        if self._est_kind in (lib.SL_EST_EASYPP, lib.SL_EST_LEARNED):
             users, dense = np.unique(jobs.user, return_inverse=True)
             self._users = np.ascontiguousarray(dense, dtype=np.int32)
             cjobs.user = self._ptr("int32_t[]", self._users)
@@ -484,6 +579,8 @@ class Simulation:
         cfg.overrun = OVERRUNS[overrun]
         cfg.divider = -1 if self.divider is None or per_job else self.divider
         cfg.correction = CORRECTIONS[correction]
+        if self.learned is not None:
+            self.learned._fill(cfg.learned)
         if self._estimator is not None:
             self._self_handle = ffi.new_handle(self)
             cfg.predict = lib.sl_py_predict
@@ -498,6 +595,8 @@ class Simulation:
         if rc != lib.SL_OK:
             raise SimulationError(rc, ffi.string(err).decode() or ffi.string(lib.sl_status_message(rc)).decode())
         self._handle = ffi.gc(ptr[0], lib.sl_sim_free)
+        if self._estimator is not None:
+            self._estimator.attach(self)
         if partitions is not None:
             self.set_partitions(partitions, criteria)
             if recompute is not None:
@@ -599,6 +698,7 @@ class Simulation:
         src._live()
         self.jobs, self.m, self.overrun, self.policy = src.jobs, src.m, src.overrun, src.policy
         self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
+        self.learned = src.learned
         self._cls, self.divider = src._cls, src.divider
         self.correction = src.correction
         self._keep = list(src._keep)            # the shared, read-only inputs stay alive
@@ -612,6 +712,7 @@ class Simulation:
             self._estimator = copy.deepcopy(src._estimator)
             self._self_handle = ffi.new_handle(self)
             _check(lib.sl_sim_set_context(self._handle, self._self_handle), "clone")
+            self._estimator.attach(self)
 
     def _live(self):
         if self._handle is None:
@@ -722,7 +823,66 @@ class Simulation:
         return out
 
     def clone(self) -> "Simulation":
+        """An independent copy of the current state (a Python estimator is
+        deep-copied and attached to the clone; a learned model is copied)."""
         return Simulation(None, 0, _clone_of=self)  # type: ignore[arg-type]
+
+    @property
+    def estimator(self) -> "Estimator | None":
+        """The Python :class:`Estimator` of this simulation (a clone's own copy), or None."""
+        return self._estimator
+
+    @property
+    def start_times(self) -> np.ndarray:
+        """Every job's start time so far (-1: not started; a job killed as
+        small and requeued is -1 again until it restarts): a read-only,
+        *live* view of the array the C core writes as jobs start, for
+        estimators that need the state of the system.  Copy it to keep a
+        snapshot (or use :attr:`schedule`)."""
+        view = self._start.view()
+        view.flags.writeable = False
+        return view
+
+    # -- the learned estimate (estimate=Learned(...))
+    def _learned_handle(self):
+        h = self._live()
+        if self.learned is None:
+            raise InputError("this simulation does not use the learned estimate (estimate=Learned(...))")
+        return h
+
+    def learned_model(self) -> dict[str, Any]:
+        """The learned model now: ``w`` (weights), ``s`` (NAG's scales, the
+        largest |phi_i| seen), ``G`` (sums of squared gradients), ``N`` and
+        ``t`` (steps taken) -- the state of :class:`schedlab.prediction.NAG`."""
+        h = self._learned_handle()
+        dim = lib.SL_LEARNED_DIM
+        w, s, g = np.empty(dim), np.empty(dim), np.empty(dim)
+        n, t = ffi.new("double *"), ffi.new("int64_t *")
+        buf = lambda a: ffi.from_buffer("double[]", a, require_writable=True)  # noqa: E731
+        _check(lib.sl_sim_learned_model(h, buf(w), buf(s), buf(g), n, t), "learned_model", h)
+        return {"w": w, "s": s, "G": g, "N": float(n[0]), "t": int(t[0])}
+
+    @property
+    def learned_raw(self) -> np.ndarray:
+        """The learned predictions w . Phi(x_j) at submission, before rounding
+        and clipping (NaN for jobs not submitted yet); a copy."""
+        h = self._learned_handle()
+        out = np.empty(len(self.jobs))
+        _check(lib.sl_sim_learned_raw(h, ffi.from_buffer("double[]", out, require_writable=True), len(out)),
+               "learned_raw", h)
+        return out
+
+    def learned_features(self, job: int) -> np.ndarray:
+        """The 20 features (:data:`schedlab.prediction.FEATURES`) of a
+        submitted job, as the learned estimate computed them."""
+        h = self._learned_handle()
+        j = int(job)
+        if not 0 <= j < len(self.jobs) or j >= self.state["submitted"]:
+            raise InputError(f"learned_features: job index {job!r} is not a submitted job")
+        out = np.empty(lib.SL_LEARNED_NFEATURES)
+        _check(lib.sl_sim_learned_features(h, j, ffi.from_buffer("double[]", out, require_writable=True)),
+               "learned_features", h)
+        return out
 
     @property
     def state(self) -> dict:
@@ -773,8 +933,10 @@ def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estima
     recomputes the divider every week).
 
     ``estimate``: "requested" (p~), "actual" (clairvoyant), "easy++" (mean
-    of the user's last two completed runtimes at submission), a per-job
-    array, or an :class:`Estimator`; ``correction`` of an estimate a running
+    of the user's last two completed runtimes at submission), "learned" or
+    :class:`Learned` (gaussier2015's online regression, in C; its model:
+    :func:`schedlab.prediction.simulate_learned`), a per-job array, or an
+    :class:`Estimator`; ``correction`` of an estimate a running
     job outlives: "none" (expected to end now), "requested", "incremental",
     "doubling" (gaussier2015 §5.2).
 

@@ -140,6 +140,7 @@ COORDS: dict[str, dict[str, str]] = {
     "backfill": {"long_name": "backfilling queue policy P_B"},
     "threshold": {"long_name": "waiting-time threshold T (none, or a duration such as 20h)"},
     "estimate": {"long_name": "runtime estimate used for reservations and backfilling"},
+    "engine": {"long_name": "where a learned estimate is computed: c (the C core) or python (the reference)"},
     "sample": {"long_name": "resampling seed index"},
     "week": {"long_name": "week index (resampled week, or week of the original trace)"},
 }

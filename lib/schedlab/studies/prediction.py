@@ -10,7 +10,9 @@ kinds of runtime estimates,
   (Tsafrir et al.; computed in the C core);
 * **learned** -- the online polynomial regression of gaussier2015 §4 under each
   of its 20 losses (:mod:`schedlab.prediction`; E-Loss among them), learned
-  inside the simulation from the jobs completed so far,
+  inside the simulation from the jobs completed so far (in the C core:
+  :class:`schedlab.sim.Learned`, bit for bit the Python reference
+  :class:`schedlab.prediction.LearnedEstimator`),
 
 times the three corrections of an estimate that a running job outlives
 (requested time, incremental, recursive doubling; gaussier2015 §5.2) times two
@@ -34,7 +36,8 @@ simulation, run through :mod:`schedlab.campaign` (dask, cached): see
   (:func:`figure_errors`, :func:`figure_predicted`);
 * and Table 4 (the logs) with our job counts, the AVEbsld of every triple
   relative to EASY (:func:`figure_triples`), and the cost of learning: the
-  wall time of a learned-prediction simulation over a requested-time one.
+  wall time of a learned-prediction simulation over a requested-time one, with
+  the C estimator and with the Python reference (:func:`slowdowns`).
 
 Definitions (the choices where the paper is terse are written here, once):
 
@@ -73,13 +76,22 @@ Definitions (the choices where the paper is terse are written here, once):
   matches the paper's to 0.1 %, which suggests its table is KTH-SP2's).
 * **Cost of learning**: the wall time of each cell's simulation
   (``simulation_time``); the slowdown of a log is the mean time of its
-  learned-prediction cells over the mean time of its requested-time cells.
+  learned-prediction cells (C estimator) over the mean time of its
+  requested-time cells.  A second, small campaign (:func:`make_timing_campaign`)
+  runs one learned triple per log -- E-Loss, the reference correction
+  (incremental), EASY-SJBF -- with each engine (``c``, ``python``: the
+  reference estimator called back by the C core): its Python time over the
+  requested-time mean is the slowdown the Python reference would cost, its
+  Python time over its C time the speed-up of the C estimator.  The two
+  engines' cells must agree on everything but the wall time (checked:
+  ``engines_identical``).
 
 The notebook ``notebooks/06-runtime-prediction.ipynb`` validates its
 parameters (:func:`validate`) and calls :func:`run`.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -101,7 +113,8 @@ __all__ = [
     "GAUSSIER", "PUBLISHED", "PUBLISHED_NAMES", "DEFAULT_TRACES", "LACKING", "CORRECTIONS", "BACKFILLS",
     "BASE_ESTIMATES", "Params", "validate", "estimate_labels", "learned_label", "triple_label",
     "load_jobs", "prediction_cell", "make_campaign", "table4", "table1", "table6", "loo_selection",
-    "table7", "table_selected", "correlations", "table8", "slowdowns", "figure_errors", "figure_predicted",
+    "table7", "table_selected", "correlations", "table8", "slowdowns", "make_timing_campaign",
+    "engines_identical", "figure_errors", "figure_predicted",
     "figure_triples", "numbers", "run",
 ]
 
@@ -385,7 +398,7 @@ def load_jobs(trace: str, weeks: int | None, skip_weeks: int, max_jobs: int | No
 CELL_PARAMS = {"trace": None, "weeks": None, "skip_weeks": 0, "max_jobs": None, "overrun": "kill",
                "backfill": "FCFS", "estimate": "requested", "correction": "incremental",
                "eta": prediction.DEFAULT_ETA, "lam": prediction.DEFAULT_LAM, "levels": N_LEVELS,
-               "version": prediction.VERSION}
+               "version": prediction.VERSION, "engine": "c"}
 
 
 def _quantiles(x: np.ndarray, levels: int) -> np.ndarray:
@@ -397,7 +410,8 @@ def _quantiles(x: np.ndarray, levels: int) -> np.ndarray:
 @campaign.register_cell("prediction")
 def prediction_cell(p: dict) -> dict:
     """Campaign cell: one heuristic triple (``estimate``, ``correction``,
-    ``backfill``) on one log: EASY-FCFS-<backfill> with that estimate.
+    ``backfill``) on one log: EASY-FCFS-<backfill> with that estimate
+    (learned ones with ``engine`` "c", the default, or "python").
     Returns the schedule's summary metrics, the quality of the estimates at
     submission (MAE, mean E-Loss, share under-predicted, quantiles of the
     errors and of the estimates over ``quantile``) and the simulation's wall
@@ -412,10 +426,13 @@ def prediction_cell(p: dict) -> dict:
                         None if q["max_jobs"] is None else int(q["max_jobs"]), str(q["overrun"]))
     policy = sim.Policy("FCFS", str(q["backfill"]))
     est = str(q["estimate"])
+    engine = str(q["engine"])
+    if engine not in prediction.ENGINES:
+        raise InputError(f"prediction cell: engine must be one of {prediction.ENGINES}, got {engine!r}")
     t0 = time.perf_counter()
     if est.startswith(LEARNED):
         s, _ = prediction.simulate_learned(jobs, m, policy, est[len(LEARNED):], str(q["correction"]),
-                                           float(q["eta"]), float(q["lam"]), overrun="kill")
+                                           float(q["eta"]), float(q["lam"]), overrun="kill", engine=engine)
     elif est in BASE_ESTIMATES:
         s = sim.simulate(jobs, m, policy, estimate=BASE_ESTIMATES[est], correction=str(q["correction"]))
     else:
@@ -450,6 +467,46 @@ def make_campaign(p: Params) -> campaign.Campaign:
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
          "eta": p.eta, "lam": p.lam, "levels": N_LEVELS, "version": prediction.VERSION},
         cell="schedlab.studies.prediction:prediction_cell")
+
+
+#: The learned triple the timing campaign runs with each engine (the paper's recommended one).
+TIMING_ESTIMATE = LEARNED + prediction.E_LOSS.name
+
+
+def _timing_triple(p: Params) -> tuple[str, str]:
+    """(correction, backfill) of the timing campaign: incremental / SJBF if in the grid."""
+    c = "incremental" if "incremental" in p.corrections else p.corrections[0]
+    b = "SJBF" if "SJBF" in p.backfills else p.backfills[0]
+    return c, b
+
+
+def make_timing_campaign(p: Params) -> campaign.Campaign:
+    """The cost of learning with each engine: E-Loss / incremental /
+    EASY-SJBF (or the grid's first correction and backfilling order) on every
+    log, with the C estimator and with the Python reference."""
+    c, b = _timing_triple(p)
+    return campaign.Campaign(
+        "prediction-timing",
+        {"trace": list(p.traces), "engine": list(prediction.ENGINES)},
+        {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
+         "estimate": TIMING_ESTIMATE, "correction": c, "backfill": b,
+         "eta": p.eta, "lam": p.lam, "levels": N_LEVELS, "version": prediction.VERSION},
+        cell="schedlab.studies.prediction:prediction_cell")
+
+
+def engines_identical(timing) -> bool:
+    """Do the timing campaign's two engines agree on every output but the
+    wall time (every metric, every quantile of the errors and estimates)?"""
+    if timing is None or "engine" not in timing.dims:
+        return False
+    ref = timing.sel(engine=prediction.ENGINES[0])
+    for name, var in timing.data_vars.items():
+        if name == "simulation_time":
+            continue
+        for e in prediction.ENGINES[1:]:
+            if not np.array_equal(var.sel(engine=e).values, ref[name].values, equal_nan=True):
+                return False
+    return True
 
 
 def _label_dataset(ds, p: Params):
@@ -719,37 +776,71 @@ def table8(ds) -> Table:
                         "The paper does not say which log its Table 8 is measured on."])
 
 
-def slowdowns(ds) -> dict[str, Any]:
+def _ratio(a: float, b: float) -> float:
+    return a / b if b > 0 and math.isfinite(a) else float("nan")
+
+
+def slowdowns(ds, timing=None) -> dict[str, Any]:
     """Wall time of the learned-prediction simulations over the requested-time
-    ones: per log, the mean time of a learned cell over the mean time of a
-    requested-time cell (``ratio``); ``overall``: the same over all logs
-    (mean learned cell of each log summed, over the requested cells summed)."""
-    out = {}
+    ones.  Per log: ``ratio``, the mean time of a learned cell of the grid
+    (C estimator) over the mean time of a requested-time cell; with
+    ``timing`` (:func:`make_timing_campaign`'s dataset, trace x engine):
+    ``c_s`` and ``python_s``, the time of its learned triple with each
+    engine, ``ratio_python`` = ``python_s`` over the requested-time mean and
+    ``speedup`` = ``python_s`` / ``c_s``.  ``overall``, ``overall_python``
+    and ``overall_speedup``: the same over all logs (times summed over the
+    logs: mean learned cells, requested cells, each engine's runs)."""
+    out: dict[str, Any] = {}
+    nan = float("nan")
     learned = _learned(ds)
     if not learned or "requested" not in [str(x) for x in ds.estimate.values]:
-        return {"per_trace": {}, "overall": float("nan")}
+        return {"per_trace": {}, "overall": nan, "overall_python": nan, "overall_speedup": nan}
     st = ds.simulation_time
+    have = timing is not None and "engine" in timing.dims
+    tracesT = [str(x) for x in timing.trace.values] if have else []
+    tot_r = tot_l = tot_c = tot_p = tot_rt = 0.0
     for t in ds.trace.values:
-        req = st.sel(trace=t, estimate="requested")                  # backfill x correction
-        lrn = st.sel(trace=t, estimate=learned)                       # backfill x estimate x correction
-        out[str(t)] = {"ratio": float(lrn.mean() / req.mean()) if float(req.mean()) > 0 else float("nan"),
-                       "requested_s": float(req.mean()), "learned_s": float(lrn.mean()),
-                       "jobs": int(ds.jobs.sel(trace=t, estimate="requested").values.ravel()[0])}
-    tot_l = float(st.sel(estimate=learned).mean(dim=("estimate", "backfill", "correction")).sum())
-    tot_r = float(st.sel(estimate="requested").mean(dim=("backfill", "correction")).sum())
-    return {"per_trace": out, "overall": tot_l / tot_r if tot_r > 0 else float("nan")}
+        req = float(st.sel(trace=t, estimate="requested").mean())   # over backfill x correction
+        lrn = float(st.sel(trace=t, estimate=learned).mean())        # over backfill x estimate x correction
+        row = {"ratio": _ratio(lrn, req), "requested_s": req, "learned_s": lrn,
+               "jobs": int(ds.jobs.sel(trace=t, estimate="requested").values.ravel()[0]),
+               "c_s": nan, "python_s": nan, "ratio_python": nan, "speedup": nan}
+        tot_r += req
+        tot_l += lrn
+        if str(t) in tracesT:
+            ts = timing.simulation_time.sel(trace=str(t))
+            c, py = float(ts.sel(engine="c")), float(ts.sel(engine="python"))
+            row.update({"c_s": c, "python_s": py, "ratio_python": _ratio(py, req), "speedup": _ratio(py, c)})
+            tot_c += c
+            tot_p += py
+            tot_rt += req
+        out[str(t)] = row
+    return {"per_trace": out, "overall": _ratio(tot_l, tot_r),
+            "overall_python": _ratio(tot_p, tot_rt) if tracesT else nan,
+            "overall_speedup": _ratio(tot_p, tot_c) if tracesT else nan}
 
 
 def table_slowdown(sd: dict[str, Any]) -> Table:
-    rows = [[t, v["jobs"], v["requested_s"], v["learned_s"], v["ratio"],
-             1e6 * v["learned_s"] / v["jobs"] if v["jobs"] > 0 else None] for t, v in sd["per_trace"].items()]
-    rows.append(["all logs", sum(v["jobs"] for v in sd["per_trace"].values()), None, None, sd["overall"], None])
-    return Table(["log", "jobs", "requested run (s)", "learned run (s)", "slowdown", "learned us/job"],
+    per = sd["per_trace"]
+
+    def us(s, v):
+        return 1e6 * s / v["jobs"] if v["jobs"] > 0 and math.isfinite(s) else None
+    rows = [[t, v["jobs"], v["requested_s"], v["learned_s"], v["ratio"], v["python_s"], v.get("ratio_python"),
+             v["speedup"], us(v["learned_s"], v), us(v["python_s"], v)] for t, v in per.items()]
+    rows.append(["all logs", sum(v["jobs"] for v in per.values()), None, None, sd["overall"], None,
+                 sd["overall_python"], sd["overall_speedup"], None, None])
+    return Table(["log", "jobs", "requested run (s)", "learned run, C (s)", "slowdown, C",
+                  "learned run, Python (s)", "slowdown, Python", "C speed-up", "C us/job", "Python us/job"],
                  rows, title="Cost of learning: wall time of one simulation",
-                 digits={"requested run (s)": 3, "learned run (s)": 2, "slowdown": 0, "learned us/job": 1},
-                 notes=["mean wall time of one simulation of the log: the C core alone for requested times; "
-                        "with the Python estimator's callbacks (features, prediction, one NAG step per job) "
-                        "for learned predictions.  slowdown: learned / requested.",
+                 digits={"requested run (s)": 3, "learned run, C (s)": 3, "slowdown, C": 1,
+                         "learned run, Python (s)": 2, "slowdown, Python": 0, "C speed-up": 0,
+                         "C us/job": 2, "Python us/job": 1},
+                 notes=["requested: mean wall time of the log's requested-time simulations (the C core alone); "
+                        "learned, C: mean over its learned-prediction simulations, the estimator in the C core "
+                        "(features, prediction, one NAG step per job); slowdown: learned / requested.",
+                        "learned, Python: the E-Loss / incremental / EASY-SJBF simulation with the Python "
+                        "reference estimator (called back by the C core twice per job); C speed-up: its time "
+                        "over the same simulation's with the C estimator.  Both compute the same bits.",
                         "Wall times depend on the machine and its load; the campaign's cells run in parallel."])
 
 
@@ -870,7 +961,7 @@ def _log_row(spec: str, name: str, p: Params) -> dict[str, Any]:
             "jobs_simulated": len(jobs), "months": months}
 
 
-def numbers(ds, sel, overall, corr, sd, logs, p: Params) -> dict[str, Any]:
+def numbers(ds, sel, overall, corr, sd, logs, p: Params, timing=None) -> dict[str, Any]:
     """Key numbers for the paper (``num("prediction", ...)``)."""
     traces = [str(x) for x in ds.trace.values]
     t1 = {}
@@ -934,10 +1025,30 @@ def numbers(ds, sel, overall, corr, sd, logs, p: Params) -> dict[str, Any]:
         "published_table8": {"EASY++ (AVE2)": dict(zip(("mae", "mean_eloss"), PUBLISHED["table8"]["easy++"])),
                              "E-Loss": dict(zip(("mae", "mean_eloss"), PUBLISHED["table8"]["E-Loss"]))},
         "slowdown": sd,
+        "engines_identical": engines_identical(timing),
     }
 
 
 # --------------------------------------------------------------------- run --
+
+@contextlib.contextmanager
+def _scheduler(camps, scheduler, p: Params, log):
+    """One local dask cluster for both campaigns (started only if a cell must
+    be computed and no scheduler is given)."""
+    address = scheduler or os.environ.get(campaign.SCHEDULER_ENV)
+    pending = any(not campaign.Cache(p.cache_dir, c.name).has(c.key(q)) for c in camps for _, q in c.cells())
+    if address or not pending:
+        yield address
+        return
+    from dask.distributed import LocalCluster
+
+    cluster = LocalCluster(n_workers=p.workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           silence_logs=40)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
 
 def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=BACKFILLS, weeks=None,
         skip_weeks=0, max_jobs=None, eta=prediction.DEFAULT_ETA, lam=prediction.DEFAULT_LAM, overrun="kill",
@@ -949,12 +1060,13 @@ def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=
     * ``tables/{table4,table1,table6,table7,selected,correlations,table8,slowdown}.{csv,md}``;
     * ``figures/{errors,predicted,triples}.{png,pdf}`` (Figs. 4, 5 and the grid);
     * ``prediction.nc`` (every cell: trace x backfill x estimate x correction);
+    * ``timing.nc`` (the learned triple of the cost of learning: trace x engine);
     * ``numbers.json`` (key numbers for the paper, provenance).
 
     Parameters are those of :func:`validate` (or a validated ``params``);
     ``scheduler``: the address of an existing dask scheduler (default: a
     local cluster of ``workers`` processes, or ``$SCHEDLAB_SCHEDULER``).
-    Returns a dict: ``params``, ``dataset``, ``tables``, ``figures``,
+    Returns a dict: ``params``, ``dataset``, ``timing``, ``tables``, ``figures``,
     ``selection``, ``numbers``, ``files``, ``outdir``, ``seconds``.
     """
     from ..store import write_dataset
@@ -964,15 +1076,21 @@ def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=
                            overrun, workers, outdir, cache_dir)
     log = log or (lambda *a, **k: None)
     out = p.outdir
-    c = make_campaign(p)
-    ds = campaign.run(c, scheduler=scheduler, workers=p.workers, cache_dir=p.cache_dir, progress=False, log=log)
+    camps = (make_campaign(p), make_timing_campaign(p))
+    with _scheduler(camps, scheduler, p, log) as address:
+        ds, timing = (campaign.run(c, scheduler=address, workers=p.workers, cache_dir=p.cache_dir, progress=False,
+                                   log=log) for c in camps)
     ds = _label_dataset(ds, p)
+    timing = timing.assign_coords(trace=list(p.names))
+    timing["engine"].attrs = {"long_name": "learned estimator: c (in the C core) or python (the reference, "
+                                           "called back by the C core)"}
+    timing.attrs["study"] = STUDY
     ds.attrs["study"] = STUDY
     ds.attrs["parameters"] = p.as_dict()
     logs = [_log_row(spec, name, p) for spec, name in zip(p.traces, p.names)]
     sel, overall = loo_selection(ds)
     corr = correlations(ds)
-    sd = slowdowns(ds)
+    sd = slowdowns(ds, timing)
     tables = {"table4": table4(logs), "table1": table1(ds), "table6": table6(ds), "table7": table7(sel),
               "selected": table_selected(sel, overall), "correlations": table_correlations(corr), "table8": table8(ds), "slowdown": table_slowdown(sd)}
     files: list[Path] = []
@@ -983,7 +1101,8 @@ def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=
         figures[name] = plots.savefig(make(ds), out / "figures" / name)
         files += figures[name]
     files.append(write_dataset(ds, out / "prediction.nc"))
-    nums = numbers(ds, sel, overall, corr, sd, logs, p)
+    files.append(write_dataset(timing, out / "timing.nc"))
+    nums = numbers(ds, sel, overall, corr, sd, logs, p, timing)
     nums["wall_s"] = time.perf_counter() - t0
     doc = {"study": STUDY, **nums,
            "published_source": GAUSSIER,
@@ -994,6 +1113,6 @@ def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=
                           "cells_computed": ds.attrs.get("cells_computed"),
                           "parameters": p.as_dict()}}
     files.append(write_json(out / "numbers.json", doc))
-    return {"params": p, "dataset": ds, "tables": tables, "figures": figures, "selection": sel,
+    return {"params": p, "dataset": ds, "timing": timing, "tables": tables, "figures": figures, "selection": sel,
             "selected_all_logs": overall, "numbers": doc, "files": files, "outdir": out,
             "seconds": time.perf_counter() - t0}
