@@ -324,7 +324,11 @@ def _client(scheduler: str | None, workers: int | None):
 
 def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None = None,
         cache_dir=None, progress: bool = True, batch: int | None = None, log=print):
-    """Run (or resume) a campaign; returns its xarray.Dataset."""
+    """Run (or resume) a campaign; returns its xarray.Dataset.  ``log``:
+    where progress lines go (None: nowhere)."""
+    if log is None:
+        def log(*args, **kwargs):
+            return None
     t0 = time.time()
     cells = campaign.cells()
     keyed = [(idx, campaign.key(p), p) for idx, p in cells]
@@ -392,7 +396,8 @@ class Runner:
             from dask.distributed import LocalCluster
             self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                         dashboard_address=":0", silence_logs=40)
-            self.log(f"local dask cluster: {self.workers} worker(s)")
+            if self.log is not None:
+                self.log(f"local dask cluster: {self.workers} worker(s)")
         return self.cluster.scheduler_address
 
     def run(self, campaign: Campaign, **kw):

@@ -91,10 +91,8 @@ parameters (:func:`validate`) and calls :func:`run`.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-import os
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -107,6 +105,7 @@ from .. import __version__, campaign, paths, plots, prediction, sim, workload
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json
+from . import params as check
 from .traces import validate_traces
 
 __all__ = [
@@ -241,64 +240,8 @@ class Params:
                 "outdir": str(self.outdir), "cache_dir": str(self.cache_dir)}
 
 
-def _as_list(value, what: str) -> list:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            import yaml
-            try:
-                value = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise InputError(f"{what}: cannot read {text!r} as a list: {exc}") from None
-        elif "," in text:
-            return [x.strip() for x in text.split(",") if x.strip()]
-        else:
-            return [text] if text else []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    raise InputError(f"{what}: expected a list, got {value!r}")
-
-
-def _opt_int(value, what: str, low: int) -> int | None:
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null", "all")):
-        return None
-    return _int(value, what, low)
-
-
-def _int(value, what: str, low: int) -> int:
-    if isinstance(value, bool):
-        raise InputError(f"{what}: expected an integer >= {low}, got {value!r}")
-    try:
-        v = int(value) if not isinstance(value, float) or float(value).is_integer() else None
-    except (TypeError, ValueError):
-        v = None
-    if v is None or v < low:
-        raise InputError(f"{what}: expected an integer >= {low}, got {value!r}")
-    return v
-
-
-def _positive(value, what: str, allow_zero: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{what}: expected a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        raise InputError(f"{what}: expected a {'non-negative' if allow_zero else 'positive'} number, "
-                         f"got {value!r}")
-    return v
-
-
-def _dir(value, default: Path, what: str) -> Path:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return default
-    if not isinstance(value, (str, os.PathLike)):
-        raise InputError(f"{what}: expected a directory path or None, got {value!r}")
-    p = Path(os.fspath(value)).expanduser().resolve()
-    if p.exists() and not p.is_dir():
-        raise InputError(f"{what}: {p} exists and is not a directory")
-    return p
+#: Words meaning "no limit" for weeks and max_jobs.
+_NONE = ("", "none", "null", "all")
 
 
 def validate(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=BACKFILLS, weeks=None,
@@ -327,7 +270,7 @@ def validate(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backf
     if isinstance(losses, str) and losses.strip().lower() == "all":
         ls = prediction.LOSSES
     else:
-        items = _as_list(losses, "losses")
+        items = check.as_list(losses, "losses")
         ls = []
         for i, x in enumerate(items):
             try:
@@ -338,7 +281,7 @@ def validate(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backf
                 raise InputError(f"losses: {loss.name} is given twice")
             ls.append(loss)
         ls = tuple(ls)
-    cs = tuple(_as_list(corrections, "corrections"))
+    cs = tuple(check.as_list(corrections, "corrections"))
     if not cs:
         raise InputError(f"corrections: give at least one of {CORRECTIONS}")
     for c in cs:
@@ -346,7 +289,7 @@ def validate(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backf
             raise InputError(f"corrections: {c!r} is not one of {CORRECTIONS}")
     if len(set(cs)) != len(cs):
         raise InputError("corrections: a correction is given twice")
-    bs = tuple(str(b).upper() for b in _as_list(backfills, "backfills"))
+    bs = tuple(str(b).upper() for b in check.as_list(backfills, "backfills"))
     if not bs:
         raise InputError(f"backfills: give at least one of {BACKFILLS}")
     for b in bs:
@@ -358,11 +301,11 @@ def validate(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backf
         raise InputError(f"overrun: expected one of {workload.OVERRUN_CHOICES}, got {overrun!r}")
     return Params(
         traces=specs, names=names, losses=tuple(ls), corrections=cs, backfills=bs,
-        weeks=_opt_int(weeks, "weeks", 1), skip_weeks=_int(skip_weeks, "skip_weeks", 0),
-        max_jobs=_opt_int(max_jobs, "max_jobs", 1), eta=_positive(eta, "eta"),
-        lam=_positive(lam, "lam", allow_zero=True), overrun=overrun, workers=_int(workers, "workers", 1),
-        outdir=_dir(outdir, paths.RESULTS / STUDY, "outdir"),
-        cache_dir=_dir(cache_dir, paths.RESULTS / "cache", "cache_dir"))
+        weeks=check.optional_integer(weeks, "weeks", 1, none_words=_NONE), skip_weeks=check.integer(skip_weeks, "skip_weeks", 0),
+        max_jobs=check.optional_integer(max_jobs, "max_jobs", 1, none_words=_NONE), eta=check.number(eta, "eta", 0.0, low_open=True),
+        lam=check.number(lam, "lam", 0.0), overrun=overrun, workers=check.integer(workers, "workers", 1),
+        outdir=check.directory(outdir, "outdir", paths.RESULTS / STUDY),
+        cache_dir=check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"))
 
 
 # ------------------------------------------------------------------- cells --
@@ -1031,25 +974,6 @@ def numbers(ds, sel, overall, corr, sd, logs, p: Params, timing=None) -> dict[st
 
 # --------------------------------------------------------------------- run --
 
-@contextlib.contextmanager
-def _scheduler(camps, scheduler, p: Params, log):
-    """One local dask cluster for both campaigns (started only if a cell must
-    be computed and no scheduler is given)."""
-    address = scheduler or os.environ.get(campaign.SCHEDULER_ENV)
-    pending = any(not campaign.Cache(p.cache_dir, c.name).has(c.key(q)) for c in camps for _, q in c.cells())
-    if address or not pending:
-        yield address
-        return
-    from dask.distributed import LocalCluster
-
-    cluster = LocalCluster(n_workers=p.workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                           silence_logs=40)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
-
-
 def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=BACKFILLS, weeks=None,
         skip_weeks=0, max_jobs=None, eta=prediction.DEFAULT_ETA, lam=prediction.DEFAULT_LAM, overrun="kill",
         workers=2, outdir=None, cache_dir=None, scheduler=None, log: Callable | None = print,
@@ -1077,9 +1001,8 @@ def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=
     log = log or (lambda *a, **k: None)
     out = p.outdir
     camps = (make_campaign(p), make_timing_campaign(p))
-    with _scheduler(camps, scheduler, p, log) as address:
-        ds, timing = (campaign.run(c, scheduler=address, workers=p.workers, cache_dir=p.cache_dir, progress=False,
-                                   log=log) for c in camps)
+    with campaign.Runner(p.workers, scheduler, p.cache_dir, log) as runner:
+        ds, timing = (runner.run(c) for c in camps)
     ds = _label_dataset(ds, p)
     timing = timing.assign_coords(trace=list(p.names))
     timing["engine"].attrs = {"long_name": "learned estimator: c (in the C core) or python (the reference, "
