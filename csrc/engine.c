@@ -16,7 +16,7 @@
 
 #include "internal.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+void sl_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err == NULL || errlen == 0)
         return;
@@ -281,75 +281,75 @@ int sl_sim_run(sl_sim *s, int64_t until)
 static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t errlen)
 {
     if (J->n < 0 || J->n > INT32_MAX - 1) {
-        set_err(err, errlen, "number of jobs %lld out of range", (long long)J->n);
+        sl_set_err(err, errlen, "number of jobs %lld out of range", (long long)J->n);
         return SL_EINVAL;
     }
     if (J->n > 0 && (!J->submit || !J->run || !J->req || !J->procs || !J->id)) {
-        set_err(err, errlen, "a job array is NULL");
+        sl_set_err(err, errlen, "a job array is NULL");
         return SL_EINVAL;
     }
     if (C->estimate == SL_EST_ARRAY && J->n > 0 && !J->estimate) {
-        set_err(err, errlen, "estimate=array but no estimate array given");
+        sl_set_err(err, errlen, "estimate=array but no estimate array given");
         return SL_EINVAL;
     }
     const int users = C->estimate == SL_EST_EASYPP || C->estimate == SL_EST_LEARNED;
     if (users && J->n > 0 && (!J->user || J->nusers < 1)) {
-        set_err(err, errlen, "estimate=%s needs the users of the jobs",
+        sl_set_err(err, errlen, "estimate=%s needs the users of the jobs",
                 C->estimate == SL_EST_EASYPP ? "easy++" : "learned");
         return SL_EINVAL;
     }
     if (J->n > 0 && J->divider != NULL && !J->cls) {
-        set_err(err, errlen, "a per-job divider needs the classes of the jobs");
+        sl_set_err(err, errlen, "a per-job divider needs the classes of the jobs");
         return SL_EINVAL;
     }
     if (C->divider > INT64_MAX / 4) {
-        set_err(err, errlen, "divider %lld too large", (long long)C->divider);
+        sl_set_err(err, errlen, "divider %lld too large", (long long)C->divider);
         return SL_EINVAL;
     }
     if (C->estimate == SL_EST_CALLBACK && !C->predict) {
-        set_err(err, errlen, "estimate=callback but no predict function given");
+        sl_set_err(err, errlen, "estimate=callback but no predict function given");
         return SL_EINVAL;
     }
     for (int64_t i = 0; i < J->n; i++) {
         if (i > 0 && J->submit[i] < J->submit[i - 1]) {
-            set_err(err, errlen, "job %lld (index %lld): field submit: %lld is before the previous job's %lld; jobs must be sorted by submit time",
+            sl_set_err(err, errlen, "job %lld (index %lld): field submit: %lld is before the previous job's %lld; jobs must be sorted by submit time",
                     (long long)J->id[i], (long long)i, (long long)J->submit[i], (long long)J->submit[i - 1]);
             return SL_EINVAL;
         }
         if (J->run[i] < 0) {
-            set_err(err, errlen, "job %lld (index %lld): field run: negative runtime %lld",
+            sl_set_err(err, errlen, "job %lld (index %lld): field run: negative runtime %lld",
                     (long long)J->id[i], (long long)i, (long long)J->run[i]);
             return SL_EINVAL;
         }
         if (J->req[i] < 0) {
-            set_err(err, errlen, "job %lld (index %lld): field req: negative requested time %lld",
+            sl_set_err(err, errlen, "job %lld (index %lld): field req: negative requested time %lld",
                     (long long)J->id[i], (long long)i, (long long)J->req[i]);
             return SL_EINVAL;
         }
         if (J->procs[i] < 1 || J->procs[i] > C->m) {
-            set_err(err, errlen, "job %lld (index %lld): field procs: %d processors, outside 1..m=%d",
+            sl_set_err(err, errlen, "job %lld (index %lld): field procs: %d processors, outside 1..m=%d",
                     (long long)J->id[i], (long long)i, (int)J->procs[i], (int)C->m);
             return SL_EINVAL;
         }
         if (users && (J->user[i] < 0 || J->user[i] >= J->nusers)) {
-            set_err(err, errlen, "job %lld (index %lld): field user: index %d outside 0..%d",
+            sl_set_err(err, errlen, "job %lld (index %lld): field user: index %d outside 0..%d",
                     (long long)J->id[i], (long long)i, (int)J->user[i], (int)J->nusers - 1);
             return SL_EINVAL;
         }
         if (C->estimate == SL_EST_ARRAY && J->estimate[i] < 0) {
-            set_err(err, errlen, "job %lld (index %lld): field estimate: negative estimate %lld",
+            sl_set_err(err, errlen, "job %lld (index %lld): field estimate: negative estimate %lld",
                     (long long)J->id[i], (long long)i, (long long)J->estimate[i]);
             return SL_EINVAL;
         }
         if (J->divider != NULL && J->divider[i] > INT64_MAX / 4) {
-            set_err(err, errlen, "job %lld (index %lld): field divider: divider %lld too large",
+            sl_set_err(err, errlen, "job %lld (index %lld): field divider: divider %lld too large",
                     (long long)J->id[i], (long long)i, (long long)J->divider[i]);
             return SL_EINVAL;
         }
         /* Keep every end time representable. */
         if (J->submit[i] > INT64_MAX / 4 || J->submit[i] < INT64_MIN / 4 || J->run[i] > INT64_MAX / 4 ||
             J->req[i] > INT64_MAX / 4 || (C->estimate == SL_EST_ARRAY && J->estimate[i] > INT64_MAX / 4)) {
-            set_err(err, errlen, "job %lld (index %lld): time value too large", (long long)J->id[i], (long long)i);
+            sl_set_err(err, errlen, "job %lld (index %lld): time value too large", (long long)J->id[i], (long long)i);
             return SL_EINVAL;
         }
     }
@@ -359,21 +359,21 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
 static int check_config(const sl_config *C, char *err, size_t errlen)
 {
     if (C->m < 1) {
-        set_err(err, errlen, "machine size m=%d must be >= 1", (int)C->m);
+        sl_set_err(err, errlen, "machine size m=%d must be >= 1", (int)C->m);
         return SL_EINVAL;
     }
     if (C->estimate < SL_EST_REQUESTED || C->estimate > SL_EST_LEARNED) {
-        set_err(err, errlen, "unknown estimate kind %d", (int)C->estimate);
+        sl_set_err(err, errlen, "unknown estimate kind %d", (int)C->estimate);
         return SL_EINVAL;
     }
     if (C->estimate == SL_EST_LEARNED && sl_learn_check(&C->learned, err, errlen) != SL_OK)
         return SL_EINVAL;
     if (C->correction < SL_CORR_NOW || C->correction > SL_CORR_DOUBLING) {
-        set_err(err, errlen, "unknown correction kind %d", (int)C->correction);
+        sl_set_err(err, errlen, "unknown correction kind %d", (int)C->correction);
         return SL_EINVAL;
     }
     if (C->overrun != SL_OVERRUN_KILL && C->overrun != SL_OVERRUN_RUN) {
-        set_err(err, errlen, "unknown overrun kind %d", (int)C->overrun);
+        sl_set_err(err, errlen, "unknown overrun kind %d", (int)C->overrun);
         return SL_EINVAL;
     }
     int rc = sl_policy_check(&C->primary, err, errlen, "primary");
@@ -453,7 +453,7 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     if (err && errlen)
         err[0] = '\0';
     if (!jobs || !cfg || !out || !sim) {
-        set_err(err, errlen, "NULL argument");
+        sl_set_err(err, errlen, "NULL argument");
         return SL_EINVAL;
     }
     *sim = NULL;
@@ -463,13 +463,13 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     if (rc != SL_OK)
         return rc;
     if (jobs->n > 0 && (!out->start || !out->end || !out->flags)) {
-        set_err(err, errlen, "an output array is NULL");
+        sl_set_err(err, errlen, "an output array is NULL");
         return SL_EINVAL;
     }
     const int32_t n = (int32_t)jobs->n;
     sl_sim *s = alloc_sim(n);
     if (s == NULL) {
-        set_err(err, errlen, "out of memory for %d jobs", (int)n);
+        sl_set_err(err, errlen, "out of memory for %d jobs", (int)n);
         return SL_ENOMEM;
     }
     s->J = *jobs;
@@ -478,14 +478,14 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     s->r0 = n > 0 ? jobs->submit[0] : 0;
     if (alloc_history(s) != SL_OK || (cfg->estimate == SL_EST_LEARNED && sl_learn_new(s) != SL_OK)) {
         sl_sim_free(s);
-        set_err(err, errlen, "out of memory for %d users", (int)jobs->nusers);
+        sl_set_err(err, errlen, "out of memory for %d users", (int)jobs->nusers);
         return SL_ENOMEM;
     }
     if (jobs->cls != NULL) {
         s->cls = malloc((size_t)(n > 0 ? n : 1));
         if (s->cls == NULL) {
             sl_sim_free(s);
-            set_err(err, errlen, "out of memory for %d jobs", (int)n);
+            sl_set_err(err, errlen, "out of memory for %d jobs", (int)n);
             return SL_ENOMEM;
         }
         for (int32_t j = 0; j < n; j++)

@@ -99,6 +99,8 @@ void sl_run_insert(sl_sim *s, int32_t j);
 void sl_run_remove(sl_sim *s, int32_t j);
 
 /* engine.c */
+/* Formats an error message into err (err may be NULL). */
+void sl_set_err(char *err, size_t errlen, const char *fmt, ...);
 void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags);
 
 /* multiqueue.c: the multiple-queue pass and its hooks in the event loop */

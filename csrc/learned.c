@@ -83,39 +83,29 @@ struct sl_learn {
     double phi[DIMP], g[DIMP];  /* scratch */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 int sl_learn_check(const sl_learned *p, char *err, size_t errlen)
 {
     if (p->over != SL_LOSS_SQUARED && p->over != SL_LOSS_LINEAR) {
-        set_err(err, errlen, "learned estimate: over-prediction branch %d is not 0 (squared) or 1 (linear)",
+        sl_set_err(err, errlen, "learned estimate: over-prediction branch %d is not 0 (squared) or 1 (linear)",
                 (int)p->over);
         return SL_EINVAL;
     }
     if (p->under != SL_LOSS_SQUARED && p->under != SL_LOSS_LINEAR) {
-        set_err(err, errlen, "learned estimate: under-prediction branch %d is not 0 (squared) or 1 (linear)",
+        sl_set_err(err, errlen, "learned estimate: under-prediction branch %d is not 0 (squared) or 1 (linear)",
                 (int)p->under);
         return SL_EINVAL;
     }
     if (p->weight < SL_WEIGHT_ONE || p->weight > SL_WEIGHT_LARGE_AREA) {
-        set_err(err, errlen, "learned estimate: unknown loss weight %d (0..4, gaussier2015 Table 3)",
+        sl_set_err(err, errlen, "learned estimate: unknown loss weight %d (0..4, gaussier2015 Table 3)",
                 (int)p->weight);
         return SL_EINVAL;
     }
     if (!isfinite(p->eta) || !(p->eta > 0.0)) {
-        set_err(err, errlen, "learned estimate: eta must be a finite number > 0, got %g", p->eta);
+        sl_set_err(err, errlen, "learned estimate: eta must be a finite number > 0, got %g", p->eta);
         return SL_EINVAL;
     }
     if (!isfinite(p->lam) || !(p->lam >= 0.0)) {
-        set_err(err, errlen, "learned estimate: lam must be a finite number >= 0, got %g", p->lam);
+        sl_set_err(err, errlen, "learned estimate: lam must be a finite number >= 0, got %g", p->lam);
         return SL_EINVAL;
     }
     return SL_OK;
