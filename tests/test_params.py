@@ -70,3 +70,22 @@ def test_choices_duration_directory(tmp_path):
     f.write_text("")
     with pytest.raises(InputError, match="outdir: .* is not a directory"):
         check.directory(str(f), "outdir", tmp_path)
+
+
+def test_as_record_is_json_friendly(tmp_path):
+    import json
+    from dataclasses import dataclass
+
+    from schedlab import traces
+
+    @dataclass
+    class P:
+        traces: tuple
+        one: object
+        policies: tuple
+        outdir: Path
+        n: int
+
+    rec = check.as_record(P((traces.resolve("KTH-SP2"),), traces.resolve("CTC-SP2"), ("FCFS", "SPF"), tmp_path, 3))
+    assert rec == {"traces": ["KTH-SP2"], "one": "CTC-SP2", "policies": ["FCFS", "SPF"], "outdir": str(tmp_path), "n": 3}
+    json.dumps(rec)

@@ -252,16 +252,8 @@ class Params:
     cache_dir: Path = field(default_factory=lambda: paths.RESULTS / "cache")
 
     def as_dict(self) -> dict[str, Any]:
-        out = {}
-        for k, v in self.__dict__.items():
-            if isinstance(v, tuple) and v and isinstance(v[0], _traces.TraceInfo):
-                v = [t.name for t in v]
-            elif isinstance(v, tuple):
-                v = list(v)
-            elif isinstance(v, Path):
-                v = str(v)
-            out[k] = v
-        return out
+        """JSON-friendly view (traces by name)."""
+        return check.as_record(self)
 
     def classifier_params(self) -> dict[str, Any]:
         """The parameters a classification depends on (cache keys)."""

@@ -20,7 +20,7 @@ from .. import sim
 from ..errors import InputError
 
 __all__ = ["as_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
-           "policy_names"]
+           "policy_names", "as_record"]
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
 #: the caller allows it (``as_list(..., none_is_empty=True)``).
@@ -168,3 +168,20 @@ def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ..
         if len(out) < 2:
             raise InputError(f"{name}: give FCFS and at least one other policy, got {out}")
     return tuple(out)
+
+
+def as_record(params) -> dict:
+    """A study's validated parameters (a dataclass) as JSON-friendly values:
+    traces by name, tuples as lists, paths as strings."""
+    from ..traces import TraceInfo
+
+    def plain(v):
+        if isinstance(v, TraceInfo):
+            return v.name
+        if isinstance(v, (tuple, list)):
+            return [plain(x) for x in v]
+        if isinstance(v, os.PathLike):
+            return os.fspath(v)
+        return v
+
+    return {k: plain(v) for k, v in vars(params).items()}

@@ -221,18 +221,7 @@ class Params:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly view (traces by name)."""
-        out = {}
-        for k, v in self.__dict__.items():
-            if isinstance(v, _traces.TraceInfo):
-                v = v.name
-            elif isinstance(v, tuple) and v and isinstance(v[0], _traces.TraceInfo):
-                v = [t.name for t in v]
-            elif isinstance(v, tuple):
-                v = list(v)
-            elif isinstance(v, Path):
-                v = str(v)
-            out[k] = v
-        return out
+        return check.as_record(self)
 
 
 def _traces_param(value, name: str) -> tuple[_traces.TraceInfo, ...]:
