@@ -1026,7 +1026,6 @@ def table_totals(res: Sequence[TraceResult], variants=THESIS_VARIANTS) -> Table:
     rows = []
     for r in res:
         for pol in r.schedule.policy.values.tolist():
-            base = r.total(pol, "base")
             row = [r.name, pol]
             for v in variants:
                 row.append(r.total(pol, v))
