@@ -39,6 +39,11 @@ const char *sl_status_message(int code)
 
 const char *sl_version(void) { return SL_VERSION; }
 
+#ifndef SL_SOURCE_HASH
+#define SL_SOURCE_HASH "unknown"
+#endif
+const char *sl_source_hash(void) { return SL_SOURCE_HASH; }
+
 const char *sl_sim_error(const sl_sim *sim) { return sim ? sim->err : "no simulation"; }
 
 /* ---------------------------------------------------------------- heap -- */

@@ -229,6 +229,8 @@ void sl_sim_free(sl_sim *sim);
 
 const char *sl_status_message(int code);
 const char *sl_version(void);
+/* sha256 (first 16 hex digits) of the C sources this core was built from. */
+const char *sl_source_hash(void);
 
 /* ---- Multiple-queue backfilling (lawson2005; csrc/multiqueue.c) -------------
  * The contract is the section "Multiple-queue backfilling" of SEMANTICS.md.

@@ -191,3 +191,22 @@ def test_runner_shares_one_cluster_and_starts_none_for_cached_campaigns(trace, t
         again = runner.run(a)
         assert runner.cluster is None and (runner.computed, runner.cached) == (0, 8)
     xr.testing.assert_identical(data_only(ds_a), data_only(again))
+
+
+def test_cache_keys_change_with_the_simulator_code(trace, monkeypatch):
+    from schedlab import _build, sim
+
+    # The loaded core was built from the C sources of this tree (a stale build would say so).
+    assert sim.SOURCE_HASH == _build.source_hash()
+    c = spec(trace)
+    _, params = c.cells()[0]
+    before = c.key(params)
+    assert c.key(params) == before                      # deterministic
+    monkeypatch.setattr(sim, "SOURCE_HASH", "0" * 16)     # as if the C code had changed
+    campaign.code_fingerprint.cache_clear()
+    try:
+        assert c.key(params) != before
+    finally:
+        monkeypatch.undo()
+        campaign.code_fingerprint.cache_clear()
+    assert c.key(params) == before

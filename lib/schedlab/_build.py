@@ -26,6 +26,17 @@ extern "Python" void sl_py_observe(void *, int32_t, int64_t, int64_t);
 """
 
 
+def source_hash() -> str:
+    """sha256 (16 hex digits) of every C source and header, compiled into the
+    core (``sl_source_hash``) so that campaign cache keys change with the C code."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted(CSRC.glob("*.[ch]")):
+        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def cdef_text() -> str:
     lines = (CSRC / "schedlab.h").read_text().splitlines()
     return "\n".join(line for line in lines if not line.lstrip().startswith("#"))
@@ -49,6 +60,7 @@ def make_builder(sanitize: bool = False) -> FFI:
         include_dirs=[str(CSRC)],
         extra_compile_args=cflags,
         extra_link_args=ldflags,
+        define_macros=[("SL_SOURCE_HASH", f'"{source_hash()}"')],
     )
     return ffi
 

@@ -21,7 +21,7 @@ merged) and returns ``{variable: (extra_dims, array)}``; the variables must
 be declared in :data:`schedlab.store.VARIABLES`.
 
 Each cell's result is cached on disk under a key of its inputs (cell
-function, parameters, trace sha256, C core and schedlab versions), written
+function, parameters, trace sha256, code fingerprint of the simulator), written
 atomically by the client as soon as it arrives: a re-run computes only what
 is missing, and a run killed halfway resumes without losing or duplicating a
 cell.  Cells run on a local dask cluster (all cores) or on an existing
@@ -130,9 +130,32 @@ class Campaign:
         from . import sim
 
         blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
-                "traces": {str(t): _trace_sha(t) for t in _traces_of(params)}}
+                "code": code_fingerprint(), "traces": {str(t): _trace_sha(t) for t in _traces_of(params)}}
         text = json.dumps(blob, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: The Python modules every simulation goes through (the cells of the studies
+#: carry their own ``version`` parameter, bumped when their results change).
+SIMULATION_MODULES = ("sim", "workload", "swf", "traces", "metrics")
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The code a cell's result depends on besides its parameters: the C
+    sources of the loaded core and the Python modules of
+    :data:`SIMULATION_MODULES` (sha256, 16 hex digits).  Part of every cache
+    key: a change of the simulator invalidates cached cells instead of mixing
+    results of two versions of it."""
+    import importlib.util
+
+    from . import sim
+
+    h = hashlib.sha256(sim.SOURCE_HASH.encode())
+    for name in SIMULATION_MODULES:
+        spec = importlib.util.find_spec(f"schedlab.{name}")
+        h.update(name.encode() + b"\0" + Path(spec.origin).read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def _traces_of(params: dict) -> list:
@@ -472,6 +495,8 @@ def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, 
         "Conventions": "CF-1.10",
         "schedlab_version": __version__,
         "core_version": sim.VERSION,
+        "core_source_sha256": sim.SOURCE_HASH,
+        "code_fingerprint": code_fingerprint(),
         "git_commit": _git_commit(),
         "traces_sha256": traces,
         "campaign": campaign.to_dict(),

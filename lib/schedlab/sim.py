@@ -52,6 +52,8 @@ CORRECTIONS = {"none": lib.SL_CORR_NOW, "requested": lib.SL_CORR_REQUESTED,
                "incremental": lib.SL_CORR_INCREMENTAL, "doubling": lib.SL_CORR_DOUBLING}
 OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
 VERSION = ffi.string(lib.sl_version()).decode()
+#: sha256 (16 hex digits) of the C sources the loaded core was built from.
+SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
 
 
 # ----------------------------------------------------------------- policies --
