@@ -130,8 +130,7 @@ DAY = workload.DAY
 WEEK = workload.WEEK
 
 PAPER = ("online-bandit: Online (Bandit) Policy Selection for EASY-Backfilling, anonymous "
-         "submission (SC format), §4-6, Eqs. 3-11, Tables 2-3, Figs. 2-6 "
-         "(../shared/papers/online-bandit-policy-selection-easy.md)")
+         "submission (SC format), §4-6, Eqs. 3-11, Tables 2-3, Figs. 2-6")
 
 #: The 12 policies of §4.1, in the order used for indices and ties.
 POLICIES: tuple[str, ...] = sim.BANDIT_POLICIES
