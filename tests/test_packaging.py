@@ -60,3 +60,18 @@ def test_cdef_is_the_header():
     text = cdef_text()
     for name in re.findall(r"\b(sl_\w+)\s*\(", text):
         assert hasattr(lib, name), name
+
+
+def test_nothing_reads_outside_the_clone():
+    # A user's clone has no ../shared (the papers and data of the development
+    # setting): no shipped file may point there.
+    import subprocess
+
+    import pytest
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    files = subprocess.run(["git", "ls-files", "lib", "notebooks", "paper", "params", "campaigns", "csrc",
+                            "Makefile", "README.md", "data/README.md"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    bad = [f for f in files if (ROOT / f).is_file() and "../shared" in (ROOT / f).read_text(errors="ignore")]
+    assert bad == []
