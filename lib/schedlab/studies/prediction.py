@@ -804,45 +804,14 @@ def _NullLocator():
     return NullLocator()
 
 
-def figure_errors(ds):
-    """gaussier2015 Fig. 4: ECDF of the prediction errors (estimate - duration)
-    of the main techniques, one panel per log (symmetric log scale, cut at
-    +-10^6 s)."""
+def _ecdf_figure(ds, variable: str, runs, xlabel: str, values=lambda x: x, axis=lambda ax: None):
+    """One ECDF panel per log of ``variable`` (quantiles over the jobs) for
+    each estimate of ``runs`` ((estimate, label, colour, line style)) present
+    in ``ds``; ``values`` maps the quantiles, ``axis`` sets up each panel."""
     traces = [str(x) for x in ds.trace.values]
     b, c = _fig_runs(ds)
     levels = ds["quantile"].values
     ests = [str(x) for x in ds.estimate.values]
-    n = len(traces)
-    with plots.style():
-        fig = plots.figure(min(2.4 * n, 12.0), 2.8)
-        axes = fig.subplots(1, n, squeeze=False, sharey=True)[0]
-        for ax, t in zip(axes, traces):
-            for e, label, colour, ls in FIG_ESTIMATES:
-                if e not in ests:
-                    continue
-                x = ds.error_quantiles.sel(trace=t, backfill=b, estimate=e, correction=c).values
-                ax.plot(x, levels, color=colour, ls=ls, label=label, drawstyle="steps-post")
-            ax.axvline(0, color="k", lw=0.6)
-            ax.set_xscale("symlog", linthresh=100)
-            ax.set_xlim(-1e6, 1e6)                 # +-11.6 days; the rare larger errors run off the sides
-            ax.set_xticks([-1e5, -1e3, 0, 1e3, 1e5])
-            ax.xaxis.set_minor_locator(_NullLocator())
-            ax.set_title(t)
-            ax.set_xlabel("estimate - duration (s)")
-        axes[0].set_ylabel("fraction of jobs")
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
-    return fig
-
-
-def figure_predicted(ds):
-    """gaussier2015 Fig. 5: ECDF of the predicted values (and, for the
-    clairvoyant estimate, of the durations), one panel per log (log scale)."""
-    traces = [str(x) for x in ds.trace.values]
-    b, c = _fig_runs(ds)
-    levels = ds["quantile"].values
-    ests = [str(x) for x in ds.estimate.values]
-    runs = (("clairvoyant", "actual duration", "k", ":"),) + FIG_ESTIMATES
     n = len(traces)
     with plots.style():
         fig = plots.figure(min(2.4 * n, 12.0), 2.8)
@@ -851,15 +820,37 @@ def figure_predicted(ds):
             for e, label, colour, ls in runs:
                 if e not in ests:
                     continue
-                x = ds.predicted_quantiles.sel(trace=t, backfill=b, estimate=e, correction=c).values
-                ax.plot(np.maximum(x, 0.5), levels, color=colour, ls=ls, label=label, drawstyle="steps-post")
-            ax.set_xscale("log")
+                x = ds[variable].sel(trace=t, backfill=b, estimate=e, correction=c).values
+                ax.plot(values(x), levels, color=colour, ls=ls, label=label, drawstyle="steps-post")
+            axis(ax)
             ax.set_title(t)
-            ax.set_xlabel("estimate at submission (s)")
+            ax.set_xlabel(xlabel)
         axes[0].set_ylabel("fraction of jobs")
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
     return fig
+
+
+def figure_errors(ds):
+    """gaussier2015 Fig. 4: ECDF of the prediction errors (estimate - duration)
+    of the main techniques, one panel per log (symmetric log scale, cut at
+    +-10^6 s)."""
+    def axis(ax):
+        ax.axvline(0, color="k", lw=0.6)
+        ax.set_xscale("symlog", linthresh=100)
+        ax.set_xlim(-1e6, 1e6)                 # +-11.6 days; the rare larger errors run off the sides
+        ax.set_xticks([-1e5, -1e3, 0, 1e3, 1e5])
+        ax.xaxis.set_minor_locator(_NullLocator())
+
+    return _ecdf_figure(ds, "error_quantiles", FIG_ESTIMATES, "estimate - duration (s)", axis=axis)
+
+
+def figure_predicted(ds):
+    """gaussier2015 Fig. 5: ECDF of the predicted values (and, for the
+    clairvoyant estimate, of the durations), one panel per log (log scale)."""
+    runs = (("clairvoyant", "actual duration", "k", ":"),) + FIG_ESTIMATES
+    return _ecdf_figure(ds, "predicted_quantiles", runs, "estimate at submission (s)",
+                        values=lambda x: np.maximum(x, 0.5), axis=lambda ax: ax.set_xscale("log"))
 
 
 def figure_triples(ds):
