@@ -163,17 +163,37 @@ def _keys(name: str, file: str) -> set[str]:
     return {name.lower(), file.lower(), _strip_suffixes(file).lower()}
 
 
+def _bundled() -> dict[str, TraceInfo]:
+    reg = paths.TRACE_REGISTRY
+    return _parse_registry(reg.read_text(encoding="utf-8"), reg, paths.TRACES)
+
+
+def _names_taken(infos: dict[str, TraceInfo]) -> dict[str, str]:
+    """Every key resolve() matches (lower-cased name, file, stem) -> trace name."""
+    return {key: name for name, info in infos.items() for key in _keys(name, info.file)}
+
+
+def _load_toml(where: Path, hint: str = "") -> dict:
+    """The tables of TOML file ``where`` ({} if there is none)."""
+    if not where.is_file():
+        return {}
+    try:
+        raw = tomllib.loads(where.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: {exc}{hint}") from exc
+    return {k: v for k, v in raw.items() if isinstance(v, dict)}
+
+
 def registry() -> dict[str, TraceInfo]:
     """The traces of ``data/traces.toml``, by short name, in file order,
     followed by those ``schedlab traces fetch`` registered in
     ``data/traces.local.toml``.  A local entry whose name or file is that of
     a bundled trace is ignored (with a warning): it cannot replace it."""
-    reg = paths.TRACE_REGISTRY
-    out = dict(_parse_registry(reg.read_text(encoding="utf-8"), reg, paths.TRACES))
+    out = dict(_bundled())
     local = paths.LOCAL_TRACE_REGISTRY
     if not local.is_file():
         return out
-    taken = {key: name for name, info in out.items() for key in _keys(name, info.file)}
+    taken = _names_taken(out)
     fetched = _parse_registry(local.read_text(encoding="utf-8"), local, paths.TRACES, "fetched")
     for name, info in fetched.items():
         clash = sorted(_keys(name, info.file) & taken.keys())
@@ -309,20 +329,12 @@ class Fetchable:
 def fetchable() -> dict[str, Fetchable]:
     """The logs ``schedlab traces fetch`` can download (``data/fetch.toml``), by name."""
     where = paths.FETCH_REGISTRY
-    if not where.is_file():
+    raw = _load_toml(where)
+    if not raw:
         return {}
-    try:
-        raw = tomllib.loads(where.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{where}: {exc}") from exc
-    bundled = {key: name for name, info in
-               _parse_registry(paths.TRACE_REGISTRY.read_text(encoding="utf-8"),
-                               paths.TRACE_REGISTRY, paths.TRACES).items()
-               for key in _keys(name, info.file)}
+    bundled = _names_taken(_bundled())
     out: dict[str, Fetchable] = {}
     for name, table in raw.items():
-        if not isinstance(table, dict):
-            continue
         for key in ("file", "url"):
             if not isinstance(table.get(key), str) or not table[key]:
                 raise InputError(f"{where}: [{name}] needs a string {key!r}")
@@ -351,15 +363,8 @@ def _find_fetchable(name: str) -> Fetchable:
 
 
 def _read_local() -> dict[str, dict]:
-    where = paths.LOCAL_TRACE_REGISTRY
-    if not where.is_file():
-        return {}
-    try:
-        raw = tomllib.loads(where.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{where}: {exc} (written by `schedlab traces fetch`; "
-                         f"delete it and fetch again)") from exc
-    return {k: v for k, v in raw.items() if isinstance(v, dict)}
+    return _load_toml(paths.LOCAL_TRACE_REGISTRY,
+                      " (written by `schedlab traces fetch`; delete it and fetch again)")
 
 
 def _toml_value(v) -> str:
