@@ -210,3 +210,13 @@ def test_cache_keys_change_with_the_simulator_code(trace, monkeypatch):
         monkeypatch.undo()
         campaign.code_fingerprint.cache_clear()
     assert c.key(params) == before
+
+
+def test_git_provenance_in_and_outside_a_checkout(tmp_path, monkeypatch):
+    from schedlab import paths
+    g = paths.git_state()
+    assert g["commit"] is None or len(g["commit"]) == 40
+    assert paths.git_commit().startswith(g["commit"] or "unknown")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)          # not a git checkout
+    assert paths.git_state() == {"commit": None, "dirty": None}
+    assert paths.git_commit() == "unknown"

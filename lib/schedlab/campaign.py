@@ -37,7 +37,6 @@ import itertools
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -300,19 +299,6 @@ def _batches(items: list, n_workers: int, batch: int | None) -> list[list]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _git_commit() -> str:
-    try:
-        head = subprocess.run(["git", "-C", str(paths.ROOT), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10)
-        if head.returncode != 0:
-            return "unknown"
-        dirty = subprocess.run(["git", "-C", str(paths.ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return head.stdout.strip() + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 class _Progress:
     """Cells done, rate and ETA on stderr."""
 
@@ -497,7 +483,7 @@ def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, 
         "core_version": sim.VERSION,
         "core_source_sha256": sim.SOURCE_HASH,
         "code_fingerprint": code_fingerprint(),
-        "git_commit": _git_commit(),
+        "git_commit": paths.git_commit(),
         "traces_sha256": traces,
         "campaign": campaign.to_dict(),
         "seeds": seeds,

@@ -60,7 +60,7 @@ def cmd_simulate(args) -> int:
         fields["status"] = np.where(sched.killed, 0, fields["status"])
         header = list(trace.header_lines) + [
             f"schedlab {__version__}: simulated {policy} (estimate {args.estimate}, overrun {args.overrun}) on m={m}",
-            f"schedlab: wait and run fields are simulated; status 0 marks jobs killed at their requested time",
+            "schedlab: wait and run fields are simulated; status 0 marks jobs killed at their requested time",
         ]
         swf.write_swf(args.output, fields, header)
         print(f"wrote       {args.output}")

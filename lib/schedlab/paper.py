@@ -33,17 +33,12 @@ def study_name(stem: str) -> str:
     return STUDY_KEYS.get(name, name)
 
 
-def _git_commit() -> str:
-    from .campaign import _git_commit as commit
-    return commit()
-
-
 def collect(results: Path, paper_dir: Path, profile: str) -> dict:
     """Copy figures/tables and merge numbers; returns the numbers written."""
     from .sim import VERSION
 
     gen = paper_dir / "generated"
-    numbers = {"meta": {"schedlab_version": __version__, "core_version": VERSION, "git_commit": _git_commit(),
+    numbers = {"meta": {"schedlab_version": __version__, "core_version": VERSION, "git_commit": paths.git_commit(),
                         "profile": profile,
                         "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}}
     for study_dir in sorted(p for p in Path(results).iterdir() if p.is_dir() and STEM.match(p.name)):

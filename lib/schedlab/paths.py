@@ -17,3 +17,29 @@ LOCAL_TRACE_REGISTRY = DATA / "traces.local.toml"
 RESULTS = ROOT / "results"
 NOTEBOOKS = ROOT / "notebooks"
 PAPER = ROOT / "paper"
+
+
+def git_state() -> dict:
+    """The checkout's commit and whether tracked files differ from it
+    (``{"commit": None, "dirty": None}`` outside a git checkout): the
+    provenance every result records."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=10)
+
+    try:
+        head = git("rev-parse", "HEAD")
+        if head.returncode != 0:
+            return {"commit": None, "dirty": None}
+        dirty = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": head.stdout.strip(), "dirty": bool(dirty)}
+
+
+def git_commit() -> str:
+    """:func:`git_state` as one string: the commit, "-dirty" appended when
+    tracked files changed, "unknown" outside a git checkout."""
+    g = git_state()
+    return "unknown" if g["commit"] is None else g["commit"] + ("-dirty" if g["dirty"] else "")

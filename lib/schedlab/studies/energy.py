@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 import time
 import warnings
 from dataclasses import asdict, dataclass, fields, replace
@@ -489,19 +488,6 @@ def _resolve_hosts(ds, hosts) -> list[str]:
     if unknown:
         raise InputError(f"hosts: {unknown} not in the data; known: {known}")
     return list(hosts)
-
-
-def _git_commit() -> dict[str, Any]:
-    try:
-        head = subprocess.run(["git", "-C", str(paths.ROOT), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(paths.ROOT), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "dirty": None}
-    if head.returncode != 0:
-        return {"commit": None, "dirty": None}
-    return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
 
 
 def _utc(minute: int) -> str:
@@ -1204,7 +1190,7 @@ def run(params: Params | None = None, outdir=None, **kw) -> dict[str, Any]:
     timings["total_s"] = seconds
     provenance = {
         "schedlab": __version__,
-        "git": _git_commit(),
+        "git": paths.git_state(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "wall_s": seconds,
         "timings": timings,

@@ -1028,7 +1028,6 @@ def run(traces=DEFAULT_TRACES, weeks=None, thresholds=THRESHOLDS, horizons=HORIZ
     ``seconds``.
     """
     from ..store import write_dataset
-    from ..campaign import _git_commit
 
     t_start = time.perf_counter()
     p = params or validate(traces, weeks, thresholds, horizons, pmax, initial, replays, trigger,
@@ -1089,7 +1088,7 @@ def run(traces=DEFAULT_TRACES, weeks=None, thresholds=THRESHOLDS, horizons=HORIZ
         **nums,
         "published_source": PAPER,
         "published_notes": list(PUBLISHED_NOTES),
-        "provenance": {"schedlab": __version__, "git_commit": _git_commit(),
+        "provenance": {"schedlab": __version__, "git_commit": paths.git_commit(),
                        "inputs": {r.name: {"spec": r.ref.spec, "sha256": campaign._trace_sha(r.ref.spec)}
                                   for r in results}},
         "wall_s": time.perf_counter() - t_start,

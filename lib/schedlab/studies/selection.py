@@ -1120,7 +1120,7 @@ def run(traces: Iterable = DEFAULT_TRACES, resamples=100, weeks=104, periods=("d
         "source": PAPER,
         "timing": _timing(datasets, p, wall_campaigns),
         "provenance": {
-            "schedlab": __version__, "core": sim.VERSION, "git_commit": campaign._git_commit(),
+            "schedlab": __version__, "core": sim.VERSION, "git_commit": paths.git_commit(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_s": seconds,
             "inputs": {t.name: {"path": str(t.path), "sha256": t.sha256, "m": t.m} for t in p.traces},
         },

@@ -58,7 +58,6 @@ Definitions (the choices where the thesis is terse are written here, once):
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -758,19 +757,6 @@ def numbers(stats: Sequence[TraceStats]) -> dict[str, Any]:
     return out
 
 
-def _git_commit() -> dict[str, Any]:
-    try:
-        head = subprocess.run(["git", "-C", str(paths.ROOT), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(paths.ROOT), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "dirty": None}
-    if head.returncode != 0:
-        return {"commit": None, "dirty": None}
-    return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
-
-
 # --------------------------------------------------------------------- run --
 
 def run(traces: Iterable = DEFAULT_TRACES, outdir=None) -> dict[str, Any]:
@@ -822,7 +808,7 @@ def run(traces: Iterable = DEFAULT_TRACES, outdir=None) -> dict[str, Any]:
         "published_notes": list(PUBLISHED_NOTES),
         "provenance": {
             "schedlab": __version__,
-            "git": _git_commit(),
+            "git": paths.git_state(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "wall_s": seconds,
             "parameters": {"traces": [s.name for s in stats], "outdir": str(out)},
