@@ -78,7 +78,6 @@ Choices where the thesis is silent (each a parameter):
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import tomllib
@@ -90,6 +89,7 @@ import numpy as np
 
 from . import paths
 from .errors import ChecksumError, InputError
+from .traces import sha256_file
 
 __all__ = [
     "ENERGY_DIR", "REGISTRY", "COLUMNS", "CHANNELS", "SAMPLE_PERIOD_S", "MAX_POWER_W",
@@ -182,15 +182,6 @@ def data_info(registry: str | os.PathLike | None = None) -> DataInfo:
                         credit=str(table.get("credit", "")),
                         extra={k: v for k, v in table.items() if k not in known})
     raise InputError(f"{reg}: no entry")
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def verify(path: str | os.PathLike, sha256: str) -> None:
