@@ -129,6 +129,33 @@ def _make_config(primary, backfill, threshold, threshold_backfill, mixed_primary
 # The simulator
 # ---------------------------------------------------------------------------
 
+def jobs_as_lists(submit, run, req, procs, ids, m, overrun):
+    """The job arrays as checked lists of ints, plus the duration actually
+    run d_j and the killed flag of each job (SEMANTICS.md, Jobs)."""
+    n = len(submit)
+    submit = [int(v) for v in submit]
+    run = [int(v) for v in run]
+    req = [int(v) for v in req]
+    procs = [int(v) for v in procs]
+    ids = list(range(1, n + 1)) if ids is None else [int(v) for v in ids]
+    if not (len(run) == len(req) == len(procs) == len(ids) == n):
+        raise ValueError("job arrays differ in length")
+    if m < 1:
+        raise ValueError("m must be >= 1")
+    for j in range(n):
+        if j > 0 and submit[j] < submit[j - 1]:
+            raise ValueError(f"job {j}: submit times not sorted")
+        if run[j] < 0 or req[j] < 0:
+            raise ValueError(f"job {j}: negative runtime or request")
+        if not 1 <= procs[j] <= m:
+            raise ValueError(f"job {j}: procs out of 1..m")
+    if overrun not in ("kill", "run"):
+        raise ValueError(f"unknown overrun {overrun!r}")
+    duration = [min(run[j], req[j]) if overrun == "kill" else run[j] for j in range(n)]
+    killed = [overrun == "kill" and run[j] > req[j] for j in range(n)]
+    return submit, run, req, procs, ids, duration, killed
+
+
 def reference_simulate(
     submit,
     run,
@@ -177,37 +204,9 @@ def reference_simulate(
     ``forced``, ``requeued``, ``first_start`` and ``predicted``.
     """
     n = len(submit)
-    submit = [int(v) for v in submit]
-    run = [int(v) for v in run]
-    req = [int(v) for v in req]
-    procs = [int(v) for v in procs]
-    ids = list(range(1, n + 1)) if ids is None else [int(v) for v in ids]
-    if not (len(run) == len(req) == len(procs) == len(ids) == n):
-        raise ValueError("job arrays differ in length")
-    if m < 1:
-        raise ValueError("m must be >= 1")
-    for j in range(n):
-        if j > 0 and submit[j] < submit[j - 1]:
-            raise ValueError(f"job {j}: submit times not sorted")
-        if run[j] < 0 or req[j] < 0:
-            raise ValueError(f"job {j}: negative runtime or request")
-        if not 1 <= procs[j] <= m:
-            raise ValueError(f"job {j}: procs out of 1..m")
-    if overrun not in ("kill", "run"):
-        raise ValueError(f"unknown overrun {overrun!r}")
+    submit, run, req, procs, ids, duration, killed = jobs_as_lists(submit, run, req, procs, ids, m, overrun)
     if correction not in CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r}")
-
-    # Duration actually run, and the killed flag.
-    duration = []
-    killed = []
-    for j in range(n):
-        if overrun == "kill":
-            duration.append(min(run[j], req[j]))
-            killed.append(run[j] > req[j])
-        else:
-            duration.append(run[j])
-            killed.append(False)
 
     # Job classes: small[j] is the class the job has now (a requeued job is large).
     if classes is None:

@@ -14,6 +14,8 @@ Entry point: :func:`reference_multiqueue`.  The event loop is the one of
 """
 from __future__ import annotations
 
+from reference import jobs_as_lists
+
 
 class DelayError(AssertionError):
     """A start made a protected reservation later."""
@@ -49,13 +51,7 @@ def reference_multiqueue(submit, run, req, procs, ids, m, *, estimate="requested
     t, job, partition, holder, holds ({partition: processors held there}).
     """
     n = len(submit)
-    submit = [int(v) for v in submit]
-    run = [int(v) for v in run]
-    req = [int(v) for v in req]
-    procs = [int(v) for v in procs]
-    ids = list(range(1, n + 1)) if ids is None else [int(v) for v in ids]
-    duration = [min(run[j], req[j]) if overrun == "kill" else run[j] for j in range(n)]
-    killed = [overrun == "kill" and run[j] > req[j] for j in range(n)]
+    submit, run, req, procs, ids, duration, killed = jobs_as_lists(submit, run, req, procs, ids, m, overrun)
     if isinstance(estimate, str):
         est = list(req) if estimate == "requested" else list(duration)
     else:
