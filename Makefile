@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make test-asan, make lab, make clean.
+# Other targets: make data, make bench, make test-asan, make lab, make lock, make clean.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -12,20 +12,43 @@ PROFILE ?= quick
 RESULTS := results
 
 CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproject.toml
+# Every dependency, direct and transitive, at an exact version with hashes:
+# uv.lock (make lock) exported for pip; installing needs nothing but python3.
+LOCK     := requirements.lock
 
-.PHONY: install test test-asan bench reproduce notebooks paper clean lab data
+.PHONY: install test test-asan bench reproduce notebooks paper clean lab data lock
 
 install: $(STAMP)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip setuptools wheel "cffi>=1.16"
 
-# (Re)builds the C core whenever a C source, the builder or the packaging changes.
-$(STAMP): $(CORE_SRC) | $(PY)
-	$(BIN)/pip install -q --no-build-isolation -e '.[test]'
+# Installs exactly the lock (build tools, runtime, test and lab groups), then
+# builds the C core into the editable package, checks that the environment
+# equals the lock (a missing or extra package stops here, it cannot hide), and
+# registers the environment as the Jupyter kernel `schedlab` that the notebooks
+# name: JupyterLab (make lab), papermill (make reproduce) and the tests run them
+# in this one environment.  Reruns when a C source, the packaging or the lock changes.
+$(STAMP): $(CORE_SRC) $(LOCK) | $(PY)
+	$(BIN)/pip install -q --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/pip install -q --no-build-isolation --no-deps -e .
+	$(BIN)/pip check
+	$(PY) -m schedlab.lockfile check
+	$(PY) -m ipykernel install --sys-prefix --name schedlab --display-name "schedlab" > /dev/null
 	$(PY) -c "import schedlab.sim as s; print('schedlab C core', s.VERSION, 'built')"
 	@touch $@
+
+# Refreshes the lock on purpose: every package to its newest release allowed by
+# pyproject.toml, for every supported Python (uv, in its own throw-away venv),
+# then requirements.lock and environment.yml from it.  Needs the network.
+UV_VERSION ?= 0.13.8
+UV_VENV    := build/uv
+lock:
+	$(PYTHON) -m venv $(UV_VENV) && $(UV_VENV)/bin/pip install -q "uv==$(UV_VERSION)"
+	$(UV_VENV)/bin/uv lock --upgrade
+	$(UV_VENV)/bin/uv export --frozen --all-extras --group build --no-emit-project --format requirements-txt -q -o $(LOCK)
+	$(MAKE) install
+	$(PY) -m schedlab.lockfile environment
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist; 2 = this machine's cores).
 TEST_WORKERS ?= 2
@@ -80,9 +103,9 @@ reproduce: install
 	$(MAKE) --output-sync=target -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
 	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
 
+# JupyterLab (in the lock) on notebooks/, with the `schedlab` kernel that
+# make install registered: "Run All" there runs what make reproduce runs.
 lab: install
-	$(BIN)/pip install -q jupyterlab ipykernel
-	$(PY) -m ipykernel install --sys-prefix --name schedlab --display-name "schedlab"
 	$(BIN)/jupyter lab notebooks/
 
 clean:

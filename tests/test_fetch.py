@@ -253,9 +253,9 @@ def test_truncated_gzip_is_refused(env, monkeypatch):
 
 @pytest.mark.parametrize("payload, match", [
     (b"<html><body>Not here</body></html>", "not a gz file"),
-    (gzip.compress(b"; MaxProcs: 4\n"), "no job lines"),
-    (gzip.compress(b"<html>\n<body>Moved</body>\n</html>\n"), "fields, not the 18 of SWF"),
-])
+    (gzip.compress(b"; MaxProcs: 4\n", mtime=0), "no job lines"),
+    (gzip.compress(b"<html>\n<body>Moved</body>\n</html>\n", mtime=0), "fields, not the 18 of SWF"),
+], ids=["html-page", "gzipped-header-only", "gzipped-html"])
 def test_what_is_not_an_swf_log_is_refused(env, payload, match):
     (env.archive / FILE).write_bytes(payload)
     with pytest.raises(InputError, match=match):

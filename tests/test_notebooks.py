@@ -20,7 +20,7 @@ def test_every_study_has_a_notebook():
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_is_committed_clean(nb):
     book = nbformat.read(str(nb), as_version=4)
-    assert book.metadata.kernelspec.name == "python3"
+    assert book.metadata.kernelspec.name == reproduce.KERNEL    # the project's kernel (make install)
     assert book.cells[0].cell_type == "markdown"           # says what the study is
     for c in book.cells:
         if c.cell_type == "code":

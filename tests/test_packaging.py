@@ -4,48 +4,62 @@ import re
 import tomllib
 
 import schedlab
-from schedlab import paths
+from schedlab import lockfile, paths
 
 ROOT = paths.ROOT
 
 
-# pip extras that conda-forge ships as packages of their own
-CONDA_EXTRAS = {"dask[distributed]": {"distributed"}}
-
-
-def _names(reqs):
-    names = set()
-    for r in reqs:
-        names.add(re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].strip().lower())
-        for pip_name, extra in CONDA_EXTRAS.items():
-            if r.replace(" ", "").lower().startswith(pip_name):
-                names |= extra
-    return names
-
-
 def _conda_deps():
-    deps, inside = [], False
+    """environment.yml's pinned dependencies (conda list and its pip: list) as {name: version}."""
+    deps = {}
     for line in (ROOT / "environment.yml").read_text().splitlines():
-        if line.startswith("dependencies:"):
-            inside = True
-            continue
-        if inside:
-            m = re.match(r"\s+-\s+([^#\s]+)", line)
-            if m and not m.group(1).endswith(":"):      # "- pip:" opens the pip sub-list
-                deps.append(m.group(1))
-            elif line and not line.startswith(" "):
-                inside = False
+        m = re.match(r"\s+-\s+([A-Za-z0-9_.\-]+)==(\S+)", line)
+        if m:
+            deps[lockfile.canonical(m.group(1))] = m.group(2)
     return deps
 
 
-def test_environment_yml_matches_pyproject():
+def test_environment_yml_pins_the_locked_versions():
+    locked = lockfile.requirements()
+    conda = _conda_deps()
+    wanted = set(lockfile.direct_versions()) | {"distributed"}
+    assert wanted - set(conda) == set(), f"environment.yml lacks {sorted(wanted - set(conda))}"
+    assert set(conda) - wanted == set(), f"environment.yml has {sorted(set(conda) - wanted)} not in pyproject.toml"
+    wrong = {n: (v, locked[n]) for n, v in conda.items() if locked[n] != v}
+    assert wrong == {}, f"environment.yml differs from the lock (theirs, lock's): {wrong}; run make lock"
+
+
+def test_the_installed_environment_is_the_lock():
+    # make install checks it too; this catches a package installed or removed by hand
+    assert lockfile.differences() == []
+
+
+def test_the_lock_covers_pyproject_and_every_supported_python():
+    import tomllib
+    lock = tomllib.loads((ROOT / "uv.lock").read_text())
     py = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = _names(py["dependencies"]) | _names(py["optional-dependencies"]["test"])
-    conda = _names(_conda_deps())
-    missing = wanted - conda
-    assert not missing, f"environment.yml lacks {sorted(missing)} from pyproject.toml"
-    extra = conda - wanted - {"python", "pip", "setuptools", "wheel", "c-compiler"}
-    assert not extra, f"environment.yml has {sorted(extra)} that pyproject.toml does not declare"
+    assert lock["requires-python"] == py["requires-python"]
+    names = {lockfile.canonical(p["name"]) for p in lock["package"]}
+    for group in lockfile.direct().values():
+        for req in group:
+            assert lockfile._req_name(req) in names, f"{req} of pyproject.toml is not in uv.lock: run make lock"
+    # requirements.lock is uv.lock exported: the same versions, each with hashes
+    text = (ROOT / "requirements.lock").read_text()
+    pinned = re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+?)\s", text, flags=re.M)
+    versions = {(lockfile.canonical(p["name"]), p["version"]) for p in lock["package"]}
+    assert pinned and all((lockfile.canonical(n), v) in versions for n, v in pinned)
+    for block in re.split(r"\n(?=\S)", text):
+        if "==" in block and not block.startswith("#"):
+            assert "--hash=sha256:" in block, block.splitlines()[0]
+
+
+def test_a_lock_line_that_is_not_pinned_is_refused(tmp_path):
+    import pytest
+    from schedlab.errors import InputError
+    f = tmp_path / "r.lock"
+    f.write_text("numpy==2.0 \\\n    --hash=sha256:00\nscipy>=1\n")
+    with pytest.raises(InputError, match=r"r.lock:3: not a pinned requirement"):
+        lockfile.requirements(f)
 
 
 def test_versions_agree():

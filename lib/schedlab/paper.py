@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
 import tempfile
@@ -35,12 +36,21 @@ def study_name(stem: str) -> str:
 
 def collect(results: Path, paper_dir: Path, profile: str) -> dict:
     """Copy figures/tables and merge numbers; returns the numbers written."""
+    from . import lockfile
     from .sim import VERSION
+    from .traces import sha256_file
 
     gen = paper_dir / "generated"
     numbers = {"meta": {"schedlab_version": __version__, "core_version": VERSION, "git_commit": paths.git_commit(),
                         "profile": profile,
-                        "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}}
+                        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        # the environment it ran in: the lock's versions of the direct
+                        # requirements, the lock's checksum, and whether what was
+                        # installed was exactly the lock
+                        "python": platform.python_version(),
+                        "locked": lockfile.direct_versions(),
+                        "lock_sha256": sha256_file(lockfile.UV_LOCK),
+                        "environment_is_lock": not lockfile.differences()}}
     for study_dir in sorted(p for p in Path(results).iterdir() if p.is_dir() and STEM.match(p.name)):
         nfile = study_dir / "numbers.json"
         if not nfile.exists():

@@ -30,6 +30,9 @@ from . import __version__, paths, sim, traces, workload
 from .errors import InputError
 
 PROFILES = ("quick", "full")
+#: The Jupyter kernel every notebook names and runs in: this environment,
+#: registered by ``make install`` (so JupyterLab runs what make reproduce runs).
+KERNEL = "schedlab"
 
 
 def baseline(names=None, policy="EASY-FCFS-FCFS", estimate="requested", overrun="kill") -> list[dict]:
@@ -127,7 +130,7 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
     out = results / "notebooks" / nb.name
     tmp = _atomic_path(out)
     try:
-        papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name="python3",
+        papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name=KERNEL,
                                    cwd=str(nb.parent), progress_bar=False)
         os.replace(tmp, out)
     finally:
