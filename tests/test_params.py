@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from schedlab.errors import InputError
-from schedlab.studies import params as check
+from schedlab import values as check
 
 
 def test_as_list_reads_every_form_papermill_passes(tmp_path):

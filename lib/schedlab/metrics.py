@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import InputError
+
 TAU = 10  # seconds, the bounded-slowdown constant of the papers
 
 
@@ -97,3 +99,26 @@ def summary(schedule, mask=None, tau: float = TAU) -> dict:
         "killed": int(schedule.killed[ok].sum()),
         "forced": int(schedule.forced[ok].sum()),
     }
+
+
+#: p~ >= PREMATURE_FACTOR * p makes a job premature (thesis §4.3.3).
+PREMATURE_FACTOR = 100
+#: The two readings of the thesis' definition: p~ >= 100 p ("ratio") or p~ - p >= 100 p ("difference").
+PREMATURE_READINGS = ("ratio", "difference")
+
+
+def premature(run, req, factor: float = PREMATURE_FACTOR, reading: str = "ratio") -> np.ndarray:
+    """Boolean mask of the premature jobs (thesis §4.3.3).
+
+    ``reading="ratio"``: p~ >= factor * p; ``reading="difference"``:
+    p~ - p >= factor * p.  Both also require p~ > p, which only matters for
+    p = 0 (a job with p = 0 is premature when p~ > 0).
+    """
+    if reading not in PREMATURE_READINGS:
+        raise InputError(f"reading must be one of {PREMATURE_READINGS}, got {reading!r}")
+    p = np.asarray(run, dtype=np.float64).reshape(-1)
+    pt = np.asarray(req, dtype=np.float64).reshape(-1)
+    if p.shape != pt.shape:
+        raise InputError(f"arrays of different lengths: {[p.shape[0], pt.shape[0]]}")
+    bound = factor * p if reading == "ratio" else (factor + 1.0) * p
+    return (pt >= bound) & (pt > p)

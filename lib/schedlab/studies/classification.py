@@ -125,8 +125,8 @@ from .. import __version__, campaign, metrics, paths, plots, sim, store, workloa
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json, write_text
-from . import params as check
-from .traces import validate_traces
+from .. import values as check
+
 
 __all__ = [
     "THESIS", "PUBLISHED", "CLAIMS", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS",
@@ -280,7 +280,7 @@ def validate(profile="custom", traces=DEFAULT_TRACES, weeks=None, policies=None,
     if not items:
         raise InputError("traces: give at least one trace (registry name or SWF path)")
     try:
-        infos = tuple(validate_traces(items))
+        infos = tuple(check.trace_list(items))
     except InputError as exc:
         raise InputError(f"traces: {exc}") from None
     thr = check.duration(threshold, "threshold")

@@ -51,7 +51,7 @@ import numpy as np
 from .. import __version__, energy, paths, plots
 from ..errors import InputError
 from . import Table, write_json, write_text
-from . import params as check
+from .. import values as check
 
 __all__ = [
     "STUDY", "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "CLASS_COLORS", "SENSITIVITY", "PERIODICITY_GRID",

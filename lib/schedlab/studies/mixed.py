@@ -108,8 +108,8 @@ from .. import traces as _traces
 from ..errors import InputError
 from ..sim import Jobs
 from . import Table, write_json
-from . import params as check
-from .traces import validate_traces
+from .. import values as check
+
 
 __all__ = [
     "THESIS", "PUBLISHED", "DEFAULT_TRACES", "THESIS_WEEKS", "THESIS_SPLIT", "THESIS_MONTHS",
@@ -312,7 +312,7 @@ def validate(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None,
     * ``workers`` (local dask workers), ``scheduler`` (address of an existing
       dask scheduler), ``cache_dir`` (default ``results/cache``).
     """
-    infos = tuple(validate_traces(traces))
+    infos = tuple(check.trace_list(traces))
     names = [i.name for i in infos]
     weeks_ = _per_trace(weeks, names, "weeks", THESIS_WEEKS)
     months_ = _per_trace(0 if months is False else months, names, "months", THESIS_MONTHS, minimum=0)
@@ -1448,7 +1448,7 @@ def time_optimisation(trace: str = "SDSC-SP2", week: int = 73, optimiser: str = 
     """Wall and CPU time of one weekly optimisation, in this process (no
     dask; the trace is loaded and the libraries imported before the clock
     starts)."""
-    info = validate_traces([trace])[0]
+    info = check.trace_list([trace])[0]
     if optimiser not in OPTIMISERS:
         raise InputError(f"optimiser must be one of {list(OPTIMISERS)}, got {optimiser!r}")
     if OPTIMISERS[optimiser][0] == "cma":
@@ -1476,7 +1476,7 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=int, default=1000)
     ap.add_argument("--optimisers", default=",".join(OPTIMISERS))
     args = ap.parse_args(argv)
-    trace_units(trace_arg(validate_traces([args.trace])[0]), "week")   # load outside the timing
+    trace_units(trace_arg(check.trace_list([args.trace])[0]), "week")   # load outside the timing
     for o in args.optimisers.split(","):
         r = time_optimisation(args.trace, args.week, o.strip(), args.budget)
         print(f"{r['trace']} week {r['week']} {r['optimiser']}: {r['evaluations']} simulations in "

@@ -89,7 +89,7 @@ from .. import traces as _traces
 from ..errors import InputError
 from ..sim import Jobs, Simulation, simulate
 from . import Table, write_json
-from . import params as check
+from .. import values as check
 
 STUDY = "multiqueue"
 WEEK = workload.WEEK

@@ -101,8 +101,8 @@ from .. import __version__, campaign, metrics, paths, plots, sim, stats, store, 
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json
-from . import params as check
-from .traces import PREMATURE_FACTOR, premature, validate_traces
+from .. import values as check
+from ..metrics import PREMATURE_FACTOR, premature
 
 __all__ = [
     "LELONG", "THESIS", "BANDIT", "PUBLISHED", "CLAIMS", "OVERRUN", "TABLE_POLICIES",
@@ -231,7 +231,7 @@ def _traces_param(value, name: str) -> tuple[_traces.TraceInfo, ...]:
     if not items:
         return ()
     try:
-        return tuple(validate_traces(items))
+        return tuple(check.trace_list(items))
     except InputError as exc:
         raise InputError(f"{name}: {exc}") from None
 

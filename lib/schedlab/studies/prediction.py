@@ -105,8 +105,8 @@ from .. import __version__, campaign, paths, plots, prediction, sim, workload
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json
-from . import params as check
-from .traces import validate_traces
+from .. import values as check
+
 
 __all__ = [
     "GAUSSIER", "PUBLISHED", "PUBLISHED_NAMES", "DEFAULT_TRACES", "LACKING", "CORRECTIONS", "BACKFILLS",
@@ -264,7 +264,7 @@ def validate(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backf
     * ``workers`` (local dask workers), ``outdir`` (None: results/prediction),
       ``cache_dir`` (None: results/cache).
     """
-    infos = validate_traces(traces)
+    infos = check.trace_list(traces)
     specs = tuple(i.name if i.registered else str(Path(i.path).resolve()) for i in infos)
     names = tuple(i.name for i in infos)
     if isinstance(losses, str) and losses.strip().lower() == "all":

@@ -112,8 +112,8 @@ from .. import __version__, campaign, paths, plots, sim, stats, store, workload
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json, write_text
-from . import params as check
-from .traces import validate_traces
+from .. import values as check
+
 
 __all__ = [
     "PAPER", "PUBLISHED_TABLE2", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "STRATEGIES",
@@ -228,7 +228,7 @@ def validate(traces=DEFAULT_TRACES, resamples=100, weeks=104, periods=("day", "w
     (``scheduler``, or ``$SCHEDLAB_SCHEDULER``, to use an existing
     cluster); ``outdir``: default ``results/selection``.
     """
-    infos = validate_traces(traces)
+    infos = check.trace_list(traces)
     threshold_s = check.duration(threshold, "threshold")
 
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):

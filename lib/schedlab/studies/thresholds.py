@@ -81,7 +81,7 @@ from .. import __version__, campaign, paths, plots, sim, stats, workload
 from .. import traces as _traces
 from ..errors import InputError
 from . import Table, write_json
-from . import params as check
+from .. import values as check
 
 __all__ = [
     "LELONG", "THESIS", "PUBLISHED", "DEFAULT_TRACES", "THESIS_TRACES", "THESIS_WEEKS",

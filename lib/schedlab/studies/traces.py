@@ -66,12 +66,12 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .. import __version__, paths, plots, workload
+from .. import __version__, metrics, paths, plots, workload
 from .. import traces as _traces
 from ..errors import InputError
 from ..sim import Jobs
 from . import Table, write_json, write_text
-from . import params as check
+from .. import values as check
 
 __all__ = [
     "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "DEFAULT_TRACES", "PREMATURE_FACTOR", "READINGS",
@@ -144,10 +144,10 @@ PUBLISHED_NOTES: tuple[str, ...] = (
 #: The six main traces, the notebook's default.
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N", "CEA-Curie")
 
-#: p~ >= PREMATURE_FACTOR * p makes a job premature (thesis §4.3.3).
-PREMATURE_FACTOR = 100
-#: The two readings of the thesis' definition (see the module docstring).
-READINGS = ("ratio", "difference")
+#: p~ >= PREMATURE_FACTOR * p makes a job premature (thesis §4.3.3); the two
+#: readings of the definition (see the module docstring).
+PREMATURE_FACTOR, READINGS = metrics.PREMATURE_FACTOR, metrics.PREMATURE_READINGS
+premature = metrics.premature
 
 #: The sets of jobs each comparison is computed on.
 JOBSETS: dict[str, str] = {
@@ -168,48 +168,8 @@ MONTH_DAYS = 365.25 / 12
 # -------------------------------------------------------------- parameters --
 
 def validate_traces(value) -> list[_traces.TraceInfo]:
-    """The traces of a study as a list of :class:`~schedlab.traces.TraceInfo`.
-
-    Accepts a list (or tuple) of registry names, paths and ``TraceInfo``, a
-    single name or path, a comma-separated string of names, or the text of a
-    YAML/JSON list (what ``papermill -p traces ...`` passes).  Raises
-    :class:`~schedlab.errors.InputError`, saying what is wrong, for an empty
-    list, a value that is not a name or path, an unknown trace, or two traces
-    with the same name (their outputs would collide).
-    """
-    items = _as_list(value)
-    if not items:
-        raise InputError("traces: give at least one trace (a registry name such as 'KTH-SP2' "
-                         "or a path to an SWF file)")
-    out: list[_traces.TraceInfo] = []
-    seen: dict[str, str] = {}
-    for i, item in enumerate(items):
-        if isinstance(item, _traces.TraceInfo):
-            info = item
-        elif isinstance(item, (str, os.PathLike)) and str(item).strip():
-            try:
-                info = _traces.resolve(item if isinstance(item, os.PathLike) else str(item).strip())
-            except InputError as exc:
-                raise InputError(f"traces[{i}]: {exc}") from None
-        else:
-            raise InputError(f"traces[{i}]: expected a registry name or a path to an SWF file, "
-                             f"got {item!r}")
-        key = info.name.lower()
-        if key in seen:
-            raise InputError(f"traces: {seen[key]!r} and {str(item)!r} are both named {info.name!r}; "
-                             "their outputs would overwrite each other (rename one file)")
-        seen[key] = str(item)
-        out.append(info)
-    return out
-
-
-def _as_list(value) -> list:
-    if isinstance(value, _traces.TraceInfo):
-        return [value]
-    if value is not None and not isinstance(value, (str, os.PathLike, list, tuple)):
-        raise InputError(f"traces: expected a list of trace names or paths, got {type(value).__name__} "
-                         f"{value!r}")
-    return check.as_list(value, "traces")
+    """:func:`schedlab.values.trace_list` (kept for the notebook)."""
+    return check.trace_list(value)
 
 
 def validate_outdir(value) -> Path:
@@ -225,20 +185,6 @@ def _arrays(*arrays) -> list[np.ndarray]:
     if len({a.shape[0] for a in out}) > 1:
         raise InputError(f"arrays of different lengths: {[a.shape[0] for a in out]}")
     return out
-
-
-def premature(run, req, factor: float = PREMATURE_FACTOR, reading: str = "ratio") -> np.ndarray:
-    """Boolean mask of the premature jobs (thesis §4.3.3).
-
-    ``reading="ratio"``: p~ >= factor * p; ``reading="difference"``:
-    p~ - p >= factor * p.  Both also require p~ > p, which only matters for
-    p = 0 (a job with p = 0 is premature when p~ > 0).
-    """
-    if reading not in READINGS:
-        raise InputError(f"reading must be one of {READINGS}, got {reading!r}")
-    p, pt = _arrays(run, req)
-    bound = factor * p if reading == "ratio" else (factor + 1.0) * p
-    return (pt >= bound) & (pt > p)
 
 
 def divider(run) -> float:

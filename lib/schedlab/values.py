@@ -1,4 +1,5 @@
-"""Checking a study's parameters: the readers every study's ``validate`` shares.
+"""Reading parameter values: the readers every study parameter, campaign and
+command line shares (pure Python: no compiled core needed).
 
 A notebook's parameters arrive from papermill (``params/<profile>/*.yaml`` or
 ``-p name value`` on the command line), so a list may come as a Python list,
@@ -16,10 +17,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import sim
-from ..errors import InputError
+from .errors import InputError
 
-__all__ = ["as_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
+__all__ = ["as_list", "trace_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
            "policy_names", "as_record"]
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
@@ -126,8 +126,10 @@ def duration(value, name: str) -> int | None:
     for none (:func:`schedlab.sim.parse_duration`)."""
     if isinstance(value, bool):
         raise InputError(f"{name}: expected a duration such as 40h, 200000 or none, got {value!r}")
+    from .sim import parse_duration
+
     try:
-        return sim.parse_duration(value)
+        return parse_duration(value)
     except InputError as exc:
         raise InputError(f"{name}: {exc}") from None
 
@@ -149,6 +151,8 @@ def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ..
     """Pure queue policy names (``"SPF"``, ``"lexp"`` ...), canonical, each
     once; with ``baseline`` (e.g. "the baseline of Table 6.6"), FCFS must be
     among them and at least one other policy."""
+    from . import sim
+
     out: list[str] = []
     for i, item in enumerate(as_list(value, name, none_is_empty=True)):
         if not isinstance(item, str):
@@ -173,7 +177,7 @@ def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ..
 def as_record(params) -> dict:
     """A study's validated parameters (a dataclass) as JSON-friendly values:
     traces by name, tuples as lists, paths as strings."""
-    from ..traces import TraceInfo
+    from .traces import TraceInfo
 
     def plain(v):
         if isinstance(v, TraceInfo):
@@ -185,3 +189,48 @@ def as_record(params) -> dict:
         return v
 
     return {k: plain(v) for k, v in vars(params).items()}
+
+
+def trace_list(value, name: str = "traces") -> list:
+    """The traces of a study as a list of :class:`~schedlab.traces.TraceInfo`:
+    the one reader of trace parameters, for every study and part of a study.
+
+    Accepts a list (or tuple) of registry names, paths and ``TraceInfo``, a
+    single name or path, a comma-separated string of names, or the text of a
+    YAML/JSON list (what ``papermill -p traces ...`` passes).  Raises
+    :class:`~schedlab.errors.InputError`, naming the parameter, for an empty
+    list, a value that is not a name or path, an unknown trace, or two traces
+    with the same name (their outputs would collide).
+    """
+    from . import traces as _traces
+
+    if isinstance(value, _traces.TraceInfo):
+        items = [value]
+    elif value is not None and not isinstance(value, (str, os.PathLike, list, tuple)):
+        raise InputError(f"{name}: expected a list of trace names or paths, got {type(value).__name__} "
+                         f"{value!r}")
+    else:
+        items = as_list(value, name)
+    if not items:
+        raise InputError(f"{name}: give at least one trace (a registry name such as 'KTH-SP2' "
+                         "or a path to an SWF file)")
+    out: list = []
+    seen: dict[str, str] = {}
+    for i, item in enumerate(items):
+        if isinstance(item, _traces.TraceInfo):
+            info = item
+        elif isinstance(item, (str, os.PathLike)) and str(item).strip():
+            try:
+                info = _traces.resolve(item if isinstance(item, os.PathLike) else str(item).strip())
+            except InputError as exc:
+                raise InputError(f"{name}[{i}]: {exc}") from None
+        else:
+            raise InputError(f"{name}[{i}]: expected a registry name or a path to an SWF file, "
+                             f"got {item!r}")
+        key = info.name.lower()
+        if key in seen:
+            raise InputError(f"{name}: {seen[key]!r} and {str(item)!r} are both named {info.name!r}; "
+                             "their outputs would overwrite each other (rename one file)")
+        seen[key] = str(item)
+        out.append(info)
+    return out
