@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["Table", "table_from_records", "write_bytes", "write_text", "write_json", "jsonable"]
+__all__ = ["Table", "table_from_records", "write_bytes", "write_text", "write_json", "jsonable", "load_published"]
 
 
 # ----------------------------------------------------------- atomic files --
@@ -167,3 +167,26 @@ def table_from_records(records: Sequence[dict[str, Any]], columns: Sequence[str]
     """A :class:`Table` from dicts (columns: ``columns``, else the keys of the first)."""
     cols = list(columns) if columns is not None else (list(records[0]) if records else [])
     return Table(cols, [[r.get(c) for c in cols] for r in records], **kw)
+
+
+# --------------------------------------------------------- published values --
+
+def load_published(package: str) -> dict[str, Any]:
+    """The published values a study compares with: ``published.toml`` of the
+    study package ``package`` (e.g. ``"schedlab.studies.policies"``), as
+    nested dicts.  Each top-level table holds one published table, figure or
+    claim, with a ``source`` key citing it (paper key, table or section)."""
+    import importlib.resources
+    import tomllib
+
+    from ..errors import InputError
+
+    res = importlib.resources.files(package) / "published.toml"
+    try:
+        text = res.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{package}: no published.toml beside the study") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{package.replace('.', '/')}/published.toml: {exc}") from None
