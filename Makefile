@@ -100,7 +100,7 @@ NOTEBOOK_JOBS ?= 2
 reproduce: install
 	$(BIN)/schedlab traces verify --bundled
 	$(PY) -m schedlab.reproduce baseline
-	$(MAKE) --output-sync=target -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
+	$(MAKE) --output-sync=line -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
 	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
 
 # JupyterLab (in the lock) on notebooks/, with the `schedlab` kernel that

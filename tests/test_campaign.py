@@ -203,12 +203,12 @@ def test_cache_keys_change_with_the_simulator_code(trace, monkeypatch):
     before = c.key(params)
     assert c.key(params) == before                      # deterministic
     monkeypatch.setattr(sim, "SOURCE_HASH", "0" * 16)     # as if the C code had changed
-    campaign.code_fingerprint.cache_clear()
+    campaign.cell_fingerprint.cache_clear()
     try:
         assert c.key(params) != before
     finally:
         monkeypatch.undo()
-        campaign.code_fingerprint.cache_clear()
+        campaign.cell_fingerprint.cache_clear()
     assert c.key(params) == before
 
 

@@ -129,31 +129,83 @@ class Campaign:
         from . import sim
 
         blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
-                "code": code_fingerprint(), "traces": {str(t): _trace_sha(t) for t in _traces_of(params)}}
+                "code": cell_fingerprint(self.cell),
+                "traces": {str(t): _trace_sha(t) for t in _traces_of(params)}}
         text = json.dumps(blob, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-#: The Python modules every simulation goes through (the cells of the studies
-#: carry their own ``version`` parameter, bumped when their results change).
-SIMULATION_MODULES = ("sim", "workload", "swf", "traces", "metrics")
-
-
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """The code a cell's result depends on besides its parameters: the C
-    sources of the loaded core and the Python modules of
-    :data:`SIMULATION_MODULES` (sha256, 16 hex digits).  Part of every cache
-    key: a change of the simulator invalidates cached cells instead of mixing
-    results of two versions of it."""
+def _module_file(name: str) -> Path | None:
     import importlib.util
 
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """The modules of schedlab and of ``name``'s own top-level package that
+    module ``name`` (file ``path``) imports, anywhere in its body
+    (function-level imports too), read from its source."""
+    import ast
+
+    ours = {"schedlab", name.split(".")[0]}
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] in ours}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] not in ours:
+                continue
+            found.add(mod)
+            # "from .pkg import name": name may itself be a module
+            found |= {f"{mod}.{a.name}" for a in node.names if _module_file(f"{mod}.{a.name}") is not None}
+    return {m for m in found if _module_file(m) is not None}
+
+
+@functools.lru_cache(maxsize=None)
+def module_closure(name: str) -> tuple[str, ...]:
+    """Module ``name`` and every module of schedlab or of its own package it imports, directly or not
+    (by reading their sources, not by importing them), sorted."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        f = _module_file(m)
+        if f is None:
+            continue
+        seen.add(m)
+        todo += sorted(_imports(m, f) - seen)
+    return tuple(sorted(seen))
+
+
+@functools.lru_cache(maxsize=None)
+def cell_fingerprint(cell: str) -> str:
+    """The code a cell's result depends on besides its parameters: the C
+    sources of the loaded core and the source of the cell function's module
+    and of every schedlab module it imports, directly or not (sha256, 16 hex
+    digits).  Derived from the sources, never a version number bumped by
+    hand: edit a cell or a helper it imports and its cached results are
+    recomputed; edit a table, a figure or another study and they are not."""
     from . import sim
 
+    f = resolve_cell(cell)
     h = hashlib.sha256(sim.SOURCE_HASH.encode())
-    for name in SIMULATION_MODULES:
-        spec = importlib.util.find_spec(f"schedlab.{name}")
-        h.update(name.encode() + b"\0" + Path(spec.origin).read_bytes() + b"\0")
+    for name in module_closure(f.__module__):
+        h.update(name.encode() + b"\0" + _module_file(name).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -332,9 +384,11 @@ def _client(scheduler: str | None, workers: int | None):
 
 
 def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None = None,
-        cache_dir=None, progress: bool = True, batch: int | None = None, log=print):
+        cache_dir=None, progress: bool = True, batch: int | None = None, log=print,
+        on_progress: Callable[[int, int, float], None] | None = None):
     """Run (or resume) a campaign; returns its xarray.Dataset.  ``log``:
-    where progress lines go (None: nowhere)."""
+    where progress lines go (None: nowhere); ``on_progress(done, total, t0)``
+    is called as cells arrive (the study driver's terminal progress)."""
     if log is None:
         def log(*args, **kwargs):
             return None
@@ -361,6 +415,8 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
                     for key, res in results:
                         cache.put(key, res)
                     bar.update(len(results))
+                    if on_progress is not None:
+                        on_progress(bar.done, len(todo), t0)
             finally:
                 bar.close()
         finally:
@@ -482,7 +538,7 @@ def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, 
         "schedlab_version": __version__,
         "core_version": sim.VERSION,
         "core_source_sha256": sim.SOURCE_HASH,
-        "code_fingerprint": code_fingerprint(),
+        "code_fingerprint": cell_fingerprint(campaign.cell),
         "git_commit": paths.git_commit(),
         "traces_sha256": traces,
         "campaign": campaign.to_dict(),

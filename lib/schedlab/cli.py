@@ -5,6 +5,8 @@
                             [--overrun kill|drop] [-m M] [-o out.swf]
     schedlab traces list | info NAME|PATH | verify
     schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
+    schedlab study list
+    schedlab study run NAME [--profile quick|full] [--set key=value ...] [--scheduler ADDR]
 """
 from __future__ import annotations
 
@@ -157,6 +159,49 @@ def cmd_campaign(args) -> int:
     return 0
 
 
+def _study_list() -> int:
+    import importlib
+
+    from .studies.registry import STUDIES
+
+    print(f"{'name':<15} {'notebook':<28} {'protocol':<9} papers")
+    for e in STUDIES:
+        mod = importlib.import_module(e.module)
+        ok = "yes" if hasattr(mod, "Params") and hasattr(mod, "compute") else "not yet"
+        print(f"{e.name:<15} {e.notebook:<28} {ok:<9} {e.papers}")
+    return 0
+
+
+def _settings(items) -> dict:
+    """``--set key=value`` pairs, each value read as YAML (10 -> int,
+    [a, b] -> list, 20h -> text), then checked by the study's validators."""
+    import yaml
+
+    out = {}
+    for item in items or []:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise SchedlabError(f"--set {item!r}: expected key=value")
+        try:
+            out[key.strip()] = yaml.safe_load(text) if text.strip() else None
+        except yaml.YAMLError:
+            out[key.strip()] = text
+    return out
+
+
+def cmd_study(args) -> int:
+    if args.action == "list":
+        return _study_list()
+    from .study import run_study
+
+    result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
+                       workers=args.workers, scheduler=args.scheduler, cache_dir=args.cache,
+                       progress=not args.no_progress)
+    from .study import relpath
+    print(f"outputs in {relpath(result['outdir'])} ({len(result['files'])} files, {result['seconds']:.1f} s)")
+    return 0
+
+
 def paths_results():
     from . import paths
     return paths.RESULTS
@@ -206,6 +251,22 @@ def build_parser() -> argparse.ArgumentParser:
     tf.add_argument("--all", action="store_true", help="every log of data/fetch.toml")
     tf.add_argument("--dest", default=None, help="directory to save them in (default data/traces)")
     tf.add_argument("--url", default=None, help="download from this URL instead (one name only; a mirror)")
+    st = sub.add_parser("study", help="the studies of the compendium: list them, run one",
+                        description="Run a study with the same driver as its notebook and make reproduce.")
+    st.set_defaults(func=cmd_study)
+    sa = st.add_subparsers(dest="action", required=True)
+    sa.add_parser("list", help="the registered studies")
+    sr = sa.add_parser("run", help="run one study (outputs in results/<profile>/<NN-study>/)")
+    sr.add_argument("name", help="study name (schedlab study list), notebook stem or number")
+    sr.add_argument("--profile", default="quick", choices=["quick", "full"])
+    sr.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="change one parameter (repeatable); the outputs then go to results/custom/")
+    sr.add_argument("--scheduler", default=None,
+                    help="address of a dask scheduler (a site cluster; default $SCHEDLAB_SCHEDULER, else local)")
+    sr.add_argument("--workers", type=int, default=None, help="local cluster workers (default: all cores)")
+    sr.add_argument("--cache", default=None, help="cache directory (default results/cache)")
+    sr.add_argument("--outdir", default=None, help="output folder (default results/<profile>/<NN-study>)")
+    sr.add_argument("--no-progress", action="store_true")
     return p
 
 

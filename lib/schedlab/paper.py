@@ -23,15 +23,12 @@ from . import __version__, paths
 STEM = re.compile(r"^\d+-(?P<study>[a-z0-9_-]+)$")
 
 
-#: Notebook stems whose study key (in numbers.json and paper/generated/) is shorter.
-STUDY_KEYS = {"policy-comparison": "policies", "mixed-policies": "mixed", "runtime-prediction": "prediction", "online-selection": "selection"}
-
-
 def study_name(stem: str) -> str:
-    """'01-policy-comparison' -> 'policies'; '03-mixed-policies' -> 'mixed'."""
-    m = STEM.match(stem)
-    name = m.group("study") if m else stem
-    return STUDY_KEYS.get(name, name)
+    """'01-policy-comparison' -> 'policies' (the registry's name: the study's
+    key in numbers.json and paper/generated/)."""
+    from .studies.registry import BY_STEM
+
+    return BY_STEM[stem].name if stem in BY_STEM else stem
 
 
 def collect(results: Path, paper_dir: Path, profile: str) -> dict:

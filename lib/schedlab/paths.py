@@ -17,6 +17,7 @@ LOCAL_TRACE_REGISTRY = DATA / "traces.local.toml"
 RESULTS = ROOT / "results"
 NOTEBOOKS = ROOT / "notebooks"
 PAPER = ROOT / "paper"
+PARAMS = ROOT / "params"
 
 
 def git_state() -> dict:

@@ -118,30 +118,87 @@ def notebook_params(stem: str, profile: str) -> dict:
 def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
     """Execute one notebook with papermill into ``results/<profile>/``:
     the executed copy in ``notebooks/``, its HTML in ``html/``, and the
-    study's outputs in ``<stem>/`` (its ``outdir`` parameter, unless the
-    parameters file sets one)."""
+    study's outputs in ``<stem>/``.  A study on the protocol
+    (:mod:`schedlab.study`) gets its profile's name and values and its driver
+    chooses the folder; its progress lines reach this terminal while papermill
+    keeps the kernel's output for the notebook."""
     import nbformat
     import papermill
-    from nbconvert import HTMLExporter
+
+    from .study import PROGRESS_ENV
 
     results = Path(results or paths.RESULTS / profile)
     params = notebook_params(nb.stem, profile)
-    params.setdefault("outdir", str(results / nb.stem))
+    if "profile" in notebook_parameters(nb):
+        params["profile"] = profile
+        if results != paths.RESULTS / profile:
+            params.setdefault("outdir", str(results / nb.stem))
+    else:
+        params.setdefault("outdir", str(results / nb.stem))
     out = results / "notebooks" / nb.name
     tmp = _atomic_path(out)
-    try:
-        papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name=KERNEL,
-                                   cwd=str(nb.parent), progress_bar=False)
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    html, _ = HTMLExporter().from_notebook_node(nbformat.read(out, as_version=4))
-    html_path = results / "html" / (nb.stem + ".html")
+    progress = _atomic_path(results / "notebooks" / f"{nb.stem}.progress")
+    old = os.environ.get(PROGRESS_ENV)
+    os.environ[PROGRESS_ENV] = progress
+    with _Tail(progress):
+        try:
+            papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name=KERNEL,
+                                       cwd=str(nb.parent), progress_bar=False)
+            os.replace(tmp, out)
+        finally:
+            if old is None:
+                os.environ.pop(PROGRESS_ENV, None)
+            else:
+                os.environ[PROGRESS_ENV] = old
+            for f in (tmp, progress):
+                if os.path.exists(f):
+                    os.unlink(f)
+    _write_html(out, results / "html" / (nb.stem + ".html"))
+    return out
+
+
+def _write_html(executed: Path, html_path: Path) -> None:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    html, _ = HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
     tmp = _atomic_path(html_path)
     Path(tmp).write_text(html)
     os.replace(tmp, html_path)
-    return out
+
+
+class _Tail:
+    """Prints the lines appended to a file while the block runs (a thread)."""
+
+    def __init__(self, path: str):
+        import threading
+
+        self.path, self.stop = path, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        pos = 0
+        while True:
+            stopping = self.stop.wait(1.0)
+            try:
+                with open(self.path) as fh:
+                    fh.seek(pos)
+                    chunk = fh.read()
+                    pos = fh.tell()
+            except FileNotFoundError:
+                chunk = ""
+            for line in chunk.splitlines():
+                print(line, flush=True)
+            if stopping:
+                return
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(timeout=5)
 
 
 def notebooks() -> list[Path]:

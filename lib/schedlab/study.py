@@ -1,0 +1,434 @@
+"""The study protocol and its one driver, :func:`run_study`.
+
+A study is a package ``schedlab.studies.<name>`` (registered in
+:mod:`schedlab.studies.registry`) that holds its science and nothing else:
+
+* ``Params``: a frozen dataclass subclassing :class:`Params`; every field is
+  declared once with :func:`param` (default = the quick profile's value,
+  unit, help text, validator).  ``params/<profile>/<stem>.yaml`` holds the
+  values of another profile that differ, the notebook's parameters cell is
+  generated from it (``python -m schedlab.study cells``), the command line's
+  ``--set key=value`` is read by the same validators.
+* ``compute(params, ctx) -> dict``: the study itself.  It runs its campaigns
+  through ``ctx.campaign`` (local cluster or any scheduler, the cache,
+  progress), writes tables, figures, datasets and data through ``ctx``
+  (atomically, into the folder the driver chose), and returns its key
+  numbers (``"numbers"``) and sentences (``"findings"``), plus whatever the
+  notebook shows.
+
+:func:`run_study` does everything else, the same way for the notebook
+(JupyterLab or papermill), ``make reproduce`` and ``schedlab study run``:
+reads and validates the parameters, chooses the output folder
+(``results/<profile>/<NN>-<study>/``; ``custom`` when the values match no
+profile), opens one campaign runner, shows progress in the terminal too
+(``$SCHEDLAB_PROGRESS``), and writes ``numbers.json`` (science, then
+``provenance`` with paths relative to the repository, then measured
+``timing``), ``findings.json`` and ``parameters.json``.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import difflib
+import importlib
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from . import __version__, paths
+from .errors import InputError
+from .studies.registry import STUDIES, Entry, get
+
+__all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath"]
+
+PROFILES = ("quick", "full")
+CUSTOM = "custom"
+#: File to which the driver appends progress lines (set by ``make reproduce``,
+#: whose terminal shows them while papermill keeps the kernel's output).
+PROGRESS_ENV = "SCHEDLAB_PROGRESS"
+
+
+# ------------------------------------------------------------- parameters --
+
+def param(default, *, help: str, unit: str = "", check: Callable[[Any, str], Any] | None = None):
+    """A study parameter: its default (the quick profile's value), unit, help
+    text and validator ``check(value, name) -> canonical value`` (raising
+    :class:`~schedlab.errors.InputError` naming ``name``).  Mutable defaults
+    (lists) are copied per instance."""
+    meta = {"help": help, "unit": unit, "check": check}
+    if isinstance(default, (list, dict, set)):
+        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Params:
+    """Base of every study's parameters (a frozen dataclass of :func:`param`
+    fields).  Values are validated by :func:`validate`, never by hand."""
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        out = {}
+        for f in dataclasses.fields(cls):
+            out[f.name] = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The values as JSON-friendly data: traces by name, paths relative
+        to the repository, tuples as lists."""
+        return {k: plain(getattr(self, k)) for k in self.names()}
+
+    def describe(self):
+        """The parameters as a :class:`~schedlab.studies.Table` (name, value, unit, meaning)."""
+        from .studies import Table
+
+        rows = []
+        for f in dataclasses.fields(self):
+            v = plain(getattr(self, f.name))
+            rows.append([f.name, v if isinstance(v, (int, float, str)) or v is None else repr(v),
+                         f.metadata.get("unit", ""), f.metadata.get("help", "")])
+        return Table(["parameter", "value", "unit", "meaning"], rows, title="Parameters")
+
+
+def plain(v):
+    """A parameter value as JSON-friendly data (see :meth:`Params.record`)."""
+    from .traces import TraceInfo
+
+    if isinstance(v, TraceInfo):
+        return v.name
+    if isinstance(v, (tuple, list)):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, os.PathLike):
+        return relpath(v)
+    return v
+
+
+def relpath(p) -> str:
+    """A path relative to the repository when inside it (``data/traces/x.swf.gz``),
+    else as given: what provenance records, so that results carry no machine paths."""
+    path = Path(os.fspath(p))
+    try:
+        return path.resolve().relative_to(paths.ROOT.resolve()).as_posix()
+    except ValueError:
+        return os.fspath(p)
+
+
+def validate(cls: type[Params], values: Mapping[str, Any], *, source: str = "parameters",
+             lines: Mapping[str, int] | None = None) -> Params:
+    """``cls`` from ``values`` (defaults for what is absent), each value read
+    by its field's validator.  An unknown name or a bad value raises
+    :class:`~schedlab.errors.InputError` naming ``source`` (and its line,
+    from ``lines``) and the parameter."""
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    where = lambda k: f"{source}:{lines[k]}" if lines and k in lines else source  # noqa: E731
+    for k in values:
+        if k not in known:
+            near = difflib.get_close_matches(str(k), list(known), n=2)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise InputError(f"{where(k)}: {k!r} is not a parameter of this study{hint}; "
+                             f"its parameters: {', '.join(known)}")
+    out = cls.defaults()
+    out.update(values)
+    for k, f in known.items():
+        check = f.metadata.get("check")
+        if check is not None:
+            try:
+                out[k] = check(out[k], k)
+            except InputError as exc:
+                raise InputError(f"{where(k)}: {exc}") from None
+    return cls(**out)
+
+
+def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, int], Path]:
+    """The values ``params/<profile>/<stem>.yaml`` sets, each key's line, and the file."""
+    import yaml
+
+    if profile not in PROFILES:
+        raise InputError(f"unknown profile {profile!r}; the profiles: {', '.join(PROFILES)}")
+    f = paths.PARAMS / profile / f"{entry.stem}.yaml"
+    if not f.exists():
+        raise InputError(f"{relpath(f)}: missing parameters file of study {entry.name} (profile {profile})")
+    text = f.read_text()
+    try:
+        values = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise InputError(f"{relpath(f)}: not valid YAML: {exc}") from None
+    if not isinstance(values, dict):
+        raise InputError(f"{relpath(f)}: expected a mapping of parameter names to values")
+    lines = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        key = line.split(":", 1)[0].strip()
+        if key in values and not line.startswith((" ", "\t", "-", "#")):
+            lines.setdefault(key, i)
+    return values, lines, f
+
+
+def profile_params(entry: Entry, profile: str) -> Params:
+    """The validated parameters of a profile."""
+    values, lines, f = load_profile(entry, profile)
+    return validate(study_module(entry).Params, values, source=relpath(f), lines=lines)
+
+
+def study_module(entry: Entry):
+    mod = importlib.import_module(entry.module)
+    if not hasattr(mod, "Params") or not hasattr(mod, "compute"):
+        raise InputError(f"{entry.module} does not follow the study protocol (Params and compute)")
+    return mod
+
+
+# ---------------------------------------------------------------- context --
+
+class Context:
+    """What a study's ``compute`` gets from the driver: where its outputs go,
+    its campaigns' runner, and the log that reaches the person who waits."""
+
+    def __init__(self, entry: Entry, profile: str, outdir: Path, *, workers: int, scheduler: str | None,
+                 cache_dir: Path, log: Callable[[str], None], progress: bool):
+        from . import campaign
+
+        self.entry, self.profile, self.outdir = entry, profile, Path(outdir)
+        self.files: list[Path] = []
+        self.timing: dict[str, float] = {}
+        self._log, self.progress = log, progress
+        self._progress_file = os.environ.get(PROGRESS_ENV) or None
+        self.runner = campaign.Runner(workers, scheduler, cache_dir, log=self.log)
+
+    # -- the terminal ---------------------------------------------------------
+    def log(self, text: str) -> None:
+        """A line for the reader (the notebook's output) and for the terminal
+        of ``make reproduce`` (the progress file)."""
+        if self._log is not None:
+            self._log(text)
+        self.progress_line(text)
+
+    def progress_line(self, text: str) -> None:
+        if self._progress_file:
+            with open(self._progress_file, "a") as fh:
+                fh.write(f"[{self.entry.stem}] {text}\n")
+
+    # -- campaigns ------------------------------------------------------------
+    def campaign(self, c):
+        """Run (or take from the cache) a campaign; returns its Dataset."""
+        last = [0.0]
+
+        def report(done: int, total: int, t0: float) -> None:
+            now = time.time()
+            if done < total and now - last[0] < 10:
+                return
+            last[0] = now
+            rate = done / max(now - t0, 1e-9)
+            eta = (total - done) / rate if rate > 0 else float("nan")
+            self.progress_line(f"campaign {c.name}: {done}/{total} cells, {rate:.2f} cells/s, ETA {eta:.0f} s")
+
+        return self.runner.run(c, progress=self.progress, on_progress=report)
+
+    @contextlib.contextmanager
+    def timer(self, name: str):
+        """Measures a step: ``timing[name]`` in seconds (kept apart from the science)."""
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timing[name] = round(time.perf_counter() - t, 2)
+
+    # -- outputs, each written atomically ------------------------------------
+    def path(self, *parts: str) -> Path:
+        return self.outdir.joinpath(*parts)
+
+    def table(self, name: str, table, folder: str = "tables"):
+        self.files += table.write(self.path(folder, name))
+        return table
+
+    def data(self, name: str, table):
+        """A table of data behind a figure, as CSV only (``data/<name>.csv``)."""
+        from .studies import write_text
+
+        self.files.append(write_text(self.path("data", f"{name}.csv"), table.to_csv()))
+        return table
+
+    def figure(self, name: str, fig) -> list[Path]:
+        from . import plots
+
+        written = plots.savefig(fig, self.path("figures", name))
+        self.files += written
+        return written
+
+    def dataset(self, name: str, ds) -> Path:
+        from . import store
+
+        p = store.write_dataset(ds, self.path("datasets", f"{name}.nc"))
+        self.files.append(p)
+        return p
+
+    def json(self, relname: str, obj) -> Path:
+        from .studies import write_json
+
+        p = write_json(self.path(relname), obj)
+        self.files.append(p)
+        return p
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+# ----------------------------------------------------------------- driver --
+
+def _namespace_values(cls: type[Params], namespace: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: namespace[k] for k in cls.names() if k in namespace}
+
+
+def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *, profile: str | None = None,
+              overrides: Mapping[str, Any] | None = None, outdir=None, workers: int | None = None,
+              scheduler: str | None = None, cache_dir=None, log: Callable[[str], None] | None = print,
+              progress: bool | None = None) -> dict[str, Any]:
+    """Run one study, the same way from every door.
+
+    ``namespace``: a notebook's ``globals()`` (its parameters cell: ``profile``,
+    every parameter of the study, and the execution options ``workers`` and
+    ``scheduler``); ``profile``: a profile's values (``params/<profile>/...``);
+    ``overrides``: values that replace them (``--set`` on the command line).
+    The output folder is ``results/<profile>/<stem>/`` when the values are the
+    profile's, ``results/custom/<stem>/`` otherwise, unless ``outdir`` is given.
+    ``workers`` (default: all cores), ``scheduler`` (a dask scheduler address,
+    default ``$SCHEDLAB_SCHEDULER``: a site cluster) and ``cache_dir``
+    (default ``results/cache``) only change where and how fast it runs.
+
+    Returns what the study's ``compute`` returned, plus ``params``, ``outdir``,
+    ``files``, ``timing`` and ``seconds``.
+    """
+    t0 = time.perf_counter()
+    entry = study if isinstance(study, Entry) else get(study)
+    mod = study_module(entry)
+    ns = dict(namespace or {})
+    profile = profile or ns.get("profile") or "quick"
+    base_values, lines, f = load_profile(entry, profile)
+    given = {**_namespace_values(mod.Params, ns), **(overrides or {})}
+    params = validate(mod.Params, {**base_values, **given},
+                      source=relpath(f) if not given else f"{relpath(f)} with the values given",
+                      lines=lines if not given else None)
+    reference = validate(mod.Params, base_values, source=relpath(f), lines=lines)
+    label = profile if params.record() == reference.record() else CUSTOM
+    out = Path(outdir) if outdir is not None else paths.RESULTS / label / entry.stem
+    workers = workers or ns.get("workers") or os.cpu_count() or 1
+    scheduler = scheduler or ns.get("scheduler") or None
+    cache_dir = Path(cache_dir) if cache_dir is not None else paths.RESULTS / "cache"
+    if progress is None:
+        progress = "ipykernel" in sys.modules or sys.stderr.isatty()
+    ctx = Context(entry, label, out, workers=int(workers), scheduler=scheduler, cache_dir=cache_dir, log=log,
+                  progress=progress)
+    ctx.log(f"study {entry.name} ({entry.stem}), profile {label}: outputs in {relpath(out)}")
+    try:
+        result = dict(mod.compute(params, ctx) or {})
+    finally:
+        ctx.close()
+    wall = time.perf_counter() - t0
+    numbers = dict(result.get("numbers") or {})
+    numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
+    numbers["timing"] = {**ctx.timing, "wall_s": round(wall, 1),
+                         "cells_computed": ctx.runner.computed, "cells_cached": ctx.runner.cached}
+    result["numbers"] = numbers
+    ctx.json("numbers.json", numbers)
+    ctx.json("findings.json", result.get("findings") or {})
+    ctx.json("parameters.json", params.record())
+    ctx.log(f"study {entry.name} done in {wall:.1f} s ({ctx.runner.computed} cells computed, "
+            f"{ctx.runner.cached} from the cache)")
+    result.update({"params": params, "profile": label, "outdir": out, "files": ctx.files,
+                   "timing": numbers["timing"], "seconds": wall})
+    return result
+
+
+def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_dir: Path,
+               scheduler: str | None) -> dict[str, Any]:
+    """What a result was made from, with no machine paths: versions, commit,
+    the study and profile, its parameters, each input trace's name, path
+    relative to the repository and sha256."""
+    from . import traces as _traces
+
+    inputs = {}
+    for name in params.names():
+        v = getattr(params, name)
+        for item in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(item, _traces.TraceInfo):
+                inputs[item.name] = {"path": relpath(item.path), "sha256": item.sha256,
+                                     "registered": item.registered}
+    try:
+        from .sim import VERSION as core
+    except ImportError:                 # a study that needs no compiled core
+        core = None
+    return {"schedlab": __version__, "core": core, "git": paths.git_state(), "study": entry.name,
+            "notebook": entry.notebook, "profile": profile, "parameters": params.record(), "inputs": inputs,
+            "outdir": relpath(outdir), "cache_dir": relpath(cache_dir),
+            "scheduler": "given" if scheduler else "local",
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+# --------------------------------------------------------- notebook cells --
+
+def parameters_cell(entry: Entry) -> str:
+    """The parameters cell of a study's notebook, generated from its Params
+    and its quick profile: "Run All" in JupyterLab runs the quick profile
+    into the folder ``make reproduce`` uses."""
+    mod = study_module(entry)
+    values, _, _ = load_profile(entry, "quick")
+    defaults = mod.Params.defaults()
+    lines = ["# Parameters (generated by `python -m schedlab.study cells` from the study's Params and",
+             f"# params/quick/{entry.stem}.yaml; papermill replaces them with another profile's).",
+             "# Change a value and the results go to results/custom/ instead of results/quick/.",
+             'profile = "quick"']
+    for f in dataclasses.fields(mod.Params):
+        v = values.get(f.name, defaults[f.name])
+        v = plain(v)
+        unit = f" [{f.metadata['unit']}]" if f.metadata.get("unit") else ""
+        lines.append(f"{f.name} = {v!r}  # {f.metadata.get('help', '')}{unit}".rstrip())
+    lines += ["workers = None  # dask workers of the local cluster (None: all cores)",
+              "scheduler = None  # or a dask scheduler address (a site cluster); default $SCHEDLAB_SCHEDULER"]
+    return "\n".join(lines) + "\n"
+
+
+def write_cells(entries=STUDIES) -> list[str]:
+    """Rewrites the parameters cell of each protocol study's notebook; returns the stems changed."""
+    import nbformat
+
+    changed = []
+    for entry in entries:
+        try:
+            study_module(entry)
+        except InputError:
+            continue
+        nb_path = paths.ROOT / entry.notebook
+        nb = nbformat.read(str(nb_path), as_version=4)
+        cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+        text = parameters_cell(entry)
+        if cell.source != text.rstrip("\n"):
+            cell.source = text.rstrip("\n")
+            nbformat.write(nb, str(nb_path))
+            changed.append(entry.stem)
+    return changed
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["cells"]:
+        for stem in write_cells():
+            print(f"rewrote the parameters cell of notebooks/{stem}.ipynb")
+        return 0
+    if argv[:1] == ["readme-table"]:
+        from .studies.registry import readme_table
+        print(readme_table(), end="")
+        return 0
+    print("usage: python -m schedlab.study cells | readme-table", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

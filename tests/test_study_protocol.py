@@ -1,0 +1,182 @@
+"""The study protocol (schedlab.study): the registry agrees with the
+notebooks, parameter files, paper and README; parameters are declared once
+and read by their validators, with errors naming file, line and parameter;
+the one driver runs a study into the folder of its profile with provenance
+free of machine paths; cache keys follow the code a cell runs."""
+import json
+import re
+import textwrap
+
+import pytest
+
+from schedlab import campaign, paths, study
+from schedlab.errors import InputError
+from schedlab.studies import registry
+from schedlab.studies.registry import STUDIES
+
+import protocol_example
+
+
+# ---------------------------------------------------------- the registry --
+
+def test_registry_matches_notebooks_and_parameter_files():
+    stems = [e.stem for e in STUDIES]
+    assert sorted(p.stem for p in paths.NOTEBOOKS.glob("*.ipynb")) == sorted(stems)
+    for profile in study.PROFILES:
+        assert sorted(p.stem for p in (paths.ROOT / "params" / profile).glob("*.yaml")) == sorted(stems)
+    assert len({e.name for e in STUDIES}) == len({e.number for e in STUDIES}) == len(STUDIES)
+
+
+def test_registry_matches_the_paper():
+    from schedlab import paper
+
+    text = (paths.PAPER / "paper.typ").read_text()
+    sections = re.findall(r'^#section\("([^"]+)", "([^"]+)", "([^"]+)", "([^"]+)"\)', text, flags=re.M)
+    assert sections == [(e.name, e.title, f"{e.stem}.ipynb", e.section) for e in STUDIES]
+    for e in STUDIES:
+        assert (paths.PAPER / e.section).exists()
+        assert paper.study_name(e.stem) == e.name
+
+
+def test_registry_matches_the_readme():
+    readme = (paths.ROOT / "README.md").read_text()
+    assert registry.readme_table() in readme, "README's study table: python -m schedlab.study readme-table"
+
+
+def test_registry_lookup():
+    assert registry.get("policies") is registry.get("01-policy-comparison") is registry.get("1")
+    with pytest.raises(InputError, match="unknown study 'nope'; the studies: traces, policies"):
+        registry.get("nope")
+
+
+# ----------------------------------------------------------- parameters --
+
+def test_validation_reads_values_and_names_file_line_and_parameter():
+    P = protocol_example.Params
+    p = study.validate(P, {"weeks": "3", "policies": "spf, fcfs"})
+    assert (p.weeks, p.policies, [t.name for t in p.traces]) == (3, ("SPF", "FCFS"), ["KTH-SP2"])
+    with pytest.raises(InputError, match=r"^p.yaml:4: 'wekes' is not a parameter of this study \(did you mean weeks\?\)"):
+        study.validate(P, {"wekes": 3}, source="p.yaml", lines={"wekes": 4})
+    with pytest.raises(InputError, match=r"^p.yaml:2: weeks: expected an integer >= 1, got 0"):
+        study.validate(P, {"weeks": 0}, source="p.yaml", lines={"weeks": 2})
+    assert P.defaults()["weeks"] == 2 and "resampled" in P().describe().to_markdown()
+
+
+# --------------------------------------------------------------- driver --
+
+@pytest.fixture
+def example(tmp_path, monkeypatch):
+    """The example study registered as study 9, with its own parameter files."""
+    entry = registry.Entry("example", 9, "example", "Example", "an example", "none")
+    monkeypatch.setattr(entry.__class__, "module", property(lambda self: "protocol_example"))
+    monkeypatch.setattr(registry, "BY_NAME", {**registry.BY_NAME, "example": entry})
+    root = tmp_path / "repo"
+    for profile, text in (("quick", "weeks: 1\n"), ("full", "weeks: 3\npolicies: [FCFS, SPF, LPF]\n")):
+        (root / "params" / profile).mkdir(parents=True)
+        (root / "params" / profile / "09-example.yaml").write_text(text)
+    monkeypatch.setattr(paths, "RESULTS", root / "results")
+    monkeypatch.setattr(paths, "PARAMS", root / "params")
+    return entry, root
+
+
+def test_the_driver_runs_a_profile_into_its_folder(example, monkeypatch):
+    entry, root = example
+    lines = []
+    r = study.run_study("example", profile="quick", workers=1, cache_dir=root / "cache", log=lines.append)
+    out = root / "results" / "quick" / "09-example"
+    assert r["outdir"] == out and r["profile"] == "quick" and r["params"].weeks == 1
+    numbers = json.loads((out / "numbers.json").read_text())
+    assert set(numbers["avg_wait_s"]) == {"KTH-SP2/FCFS", "KTH-SP2/SPF"}
+    prov = numbers["provenance"]
+    assert prov["inputs"]["KTH-SP2"]["path"] == "data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+    assert prov["parameters"] == {"traces": ["KTH-SP2"], "policies": ["FCFS", "SPF"], "weeks": 1}
+    assert numbers["timing"]["cells_computed"] == 2 and numbers["timing"]["wall_s"] > 0
+    assert str(paths.ROOT) not in json.dumps(numbers)          # no machine path
+    assert (out / "tables" / "avg_wait.csv").exists() and (out / "parameters.json").exists()
+    assert any("study example" in line for line in lines)
+    # the same values given by hand are still the quick profile; another value is custom
+    again = study.run_study("example", {"profile": "quick", "weeks": 1}, workers=1, cache_dir=root / "cache",
+                            log=None)
+    assert again["profile"] == "quick" and again["timing"]["cells_cached"] == 2
+    other = study.run_study("example", overrides={"weeks": 2}, workers=1, cache_dir=root / "cache", log=None)
+    assert other["outdir"] == root / "results" / "custom" / "09-example"
+
+
+def test_the_driver_reports_progress_to_a_file(example, monkeypatch, tmp_path):
+    entry, root = example
+    progress = tmp_path / "progress.log"
+    monkeypatch.setenv(study.PROGRESS_ENV, str(progress))
+    study.run_study("example", profile="full", workers=1, cache_dir=root / "cache", log=None)
+    text = progress.read_text()
+    assert "[09-example] study example" in text and "campaign example-KTH-SP2: 3/3 cells" in text
+
+
+def test_a_bad_profile_value_names_the_file_and_line(example):
+    entry, root = example
+    (root / "params" / "quick" / "09-example.yaml").write_text("# tiny\nweeks: 1\npolicies: [FCFS, NOPE]\n")
+    with pytest.raises(InputError, match=r"/params/quick/09-example.yaml:3: policies\[1\]"):
+        study.run_study("example", workers=1, log=None)
+
+
+# ---------------------------------------------------------- cache keys --
+
+@pytest.fixture
+def code(tmp_path, monkeypatch):
+    """A package of two cells: one imports a helper, the other nothing;
+    tables.py is imported by neither."""
+    pkg = tmp_path / "code" / "fakestudy"
+    pkg.mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "helper.py": "def scale(x):\n    return 2 * x\n",
+        "cells.py": "from . import helper\n\ndef cell(p):\n    return helper.scale(p)\n",
+        "other.py": "def cell(p):\n    from schedlab import metrics\n    return p\n",
+        "tables.py": "from .cells import cell\n\nTITLE = 'a table'\n",
+    }
+    for name, text in files.items():
+        (pkg / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path / "code"))
+    campaign.cell_fingerprint.cache_clear()
+    campaign.module_closure.cache_clear()
+    yield pkg
+    campaign.cell_fingerprint.cache_clear()
+    campaign.module_closure.cache_clear()
+
+
+def _prints(cells=("fakestudy.cells:cell", "fakestudy.other:cell")):
+    campaign.cell_fingerprint.cache_clear()
+    campaign.module_closure.cache_clear()
+    return [campaign.cell_fingerprint(c) for c in cells]
+
+
+def test_editing_a_cell_or_its_helper_invalidates_exactly_its_cells(code):
+    a, b = _prints()
+    (code / "tables.py").write_text("from .cells import cell\n\nTITLE = 'another table'\n")
+    assert _prints() == [a, b]                       # a table: no cell depends on it
+    (code / "helper.py").write_text("def scale(x):\n    return 3 * x\n")
+    a2, b2 = _prints()
+    assert a2 != a and b2 == b                       # the helper of the first cell only
+    (code / "cells.py").write_text("from . import helper\n\ndef cell(p):\n    return helper.scale(p) + 0\n")
+    a3, b3 = _prints()
+    assert a3 not in (a, a2) and b3 == b
+    assert "schedlab.metrics" in campaign.module_closure("fakestudy.other")
+    assert "fakestudy.tables" not in campaign.module_closure("fakestudy.cells")
+
+
+def test_a_changed_trace_file_changes_the_keys_of_its_cells_only(tmp_path):
+    from test_study_traces import write_tiny
+
+    t1, t2 = write_tiny(tmp_path / "a.swf"), write_tiny(tmp_path / "b.swf")
+    c = campaign.Campaign("keys", {"trace": [str(t1), str(t2)]}, {"workload": "original"})
+    before = [c.key(p) for _, p in c.cells()]
+    with open(t1, "a") as fh:
+        fh.write("; an edited header comment\n")
+    campaign._trace_sha.cache_clear()
+    after = [c.key(p) for _, p in c.cells()]
+    assert after[0] != before[0] and after[1] == before[1]
+
+
+def test_the_real_studies_cells_do_not_depend_on_their_figures():
+    for cell in ("simulate",):
+        mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
+        assert "schedlab.plots" not in mods and "schedlab.sim" in mods and "schedlab.campaign" in mods
