@@ -164,11 +164,11 @@ def _study_list() -> int:
 
     from .studies.registry import STUDIES
 
-    print(f"{'name':<15} {'notebook':<28} {'protocol':<9} papers")
+    print(f"{'name':<15} {'notebook':<38} {'protocol':<9} papers")
     for e in STUDIES:
         mod = importlib.import_module(e.module)
         ok = "yes" if hasattr(mod, "Params") and hasattr(mod, "compute") else "not yet"
-        print(f"{e.name:<15} {e.notebook:<28} {ok:<9} {e.papers}")
+        print(f"{e.name:<15} {e.notebook:<38} {ok:<9} {e.papers}")
     return 0
 
 

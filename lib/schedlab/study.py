@@ -334,7 +334,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     wall = time.perf_counter() - t0
     numbers = dict(result.get("numbers") or {})
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
-    numbers["timing"] = {**ctx.timing, "wall_s": round(wall, 1),
+    numbers["timing"] = {**numbers.get("timing", {}), **ctx.timing, "wall_s": round(wall, 1),
                          "cells_computed": ctx.runner.computed, "cells_cached": ctx.runner.cached}
     result["numbers"] = numbers
     ctx.json("numbers.json", numbers)
