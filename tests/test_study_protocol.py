@@ -180,3 +180,37 @@ def test_the_real_studies_cells_do_not_depend_on_their_figures():
     for cell in ("simulate",):
         mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
         assert "schedlab.plots" not in mods and "schedlab.sim" in mods and "schedlab.campaign" in mods
+
+
+# ------------------------------------------- every study, one contract --
+
+@pytest.mark.parametrize("entry", STUDIES, ids=lambda e: e.name)
+def test_every_study_follows_the_protocol(entry):
+    import dataclasses
+    import importlib
+
+    import nbformat
+
+    from schedlab.studies import load_published
+
+    mod = importlib.import_module(entry.module)
+    if not hasattr(mod, "compute"):
+        pytest.skip(f"{entry.name} is not on the study protocol yet")
+    assert issubclass(mod.Params, study.Params) and dataclasses.is_dataclass(mod.Params)
+    for f in dataclasses.fields(mod.Params):
+        assert f.metadata.get("help"), f"{entry.name}.Params.{f.name}: no help text"
+        assert f.metadata.get("check") is not None, f"{entry.name}.Params.{f.name}: no validator"
+        assert f.name not in ("outdir", "cache_dir", "workers", "scheduler", "profile"), \
+            f"{entry.name}.Params.{f.name}: the driver's business, not the study's"
+    for profile in study.PROFILES:
+        study.profile_params(entry, profile)                  # every profile validates
+    # the notebook: its parameters cell is generated from Params and the quick profile,
+    # and it runs the study through the driver
+    nb = nbformat.read(str(paths.ROOT / entry.notebook), as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assert cell.source == study.parameters_cell(entry).rstrip("\n"), \
+        f"{entry.notebook}: parameters cell out of date (python -m schedlab.study cells)"
+    assert any(f'run_study("{entry.name}", globals())' in c.source for c in nb.cells if c.cell_type == "code")
+    published = load_published(entry.module)
+    for name, table in published.items():
+        assert isinstance(table, dict) and table.get("source"), f"{entry.name} published.toml [{name}]: no source"
