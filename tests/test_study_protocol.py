@@ -108,7 +108,9 @@ def test_the_driver_reports_progress_to_a_file(example, monkeypatch, tmp_path):
     monkeypatch.setenv(study.PROGRESS_ENV, str(progress))
     study.run_study("example", profile="full", workers=1, cache_dir=root / "cache", log=None)
     text = progress.read_text()
-    assert "[09-example] study example" in text and "campaign example-KTH-SP2: 3/3 cells" in text
+    assert "study example (09-example), profile full" in text
+    assert "campaign example-KTH-SP2: 3 cells, 0 from cache, 3 to compute" in text
+    assert re.search(r"campaign example-KTH-SP2: 3/3 cells computed, [0-9.]+ cells/s, done", text)
 
 
 def test_a_bad_profile_value_names_the_file_and_line(example):
@@ -214,3 +216,15 @@ def test_every_study_follows_the_protocol(entry):
     published = load_published(entry.module)
     for name, table in published.items():
         assert isinstance(table, dict) and table.get("source"), f"{entry.name} published.toml [{name}]: no source"
+
+
+def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys):
+    # papermill keeps the kernel's output in the notebook; the progress file reaches the terminal
+    from schedlab import reproduce
+
+    f = tmp_path / "p.log"
+    f.write_text("")
+    with reproduce._Tail(str(f), "[01-x] "):
+        with open(f, "a") as fh:
+            fh.write("campaign c: 3/10 cells computed, 1.00 cells/s, ETA 7 s\n")
+    assert capsys.readouterr().out == "[01-x] campaign c: 3/10 cells computed, 1.00 cells/s, ETA 7 s\n"

@@ -51,6 +51,19 @@ from . import __version__, paths
 from .errors import InputError
 
 SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
+#: A file to which campaigns (and the study driver) append progress lines:
+#: ``make reproduce`` sets it and prints them, since papermill keeps the
+#: kernel's own output inside the notebook.
+PROGRESS_ENV = "SCHEDLAB_PROGRESS"
+PROGRESS_EVERY = 10.0     # seconds between two progress lines of a campaign
+
+
+def progress_line(text: str) -> None:
+    """Append a line to ``$SCHEDLAB_PROGRESS`` (nothing when it is unset)."""
+    target = os.environ.get(PROGRESS_ENV)
+    if target:
+        with open(target, "a") as fh:
+            fh.write(text.rstrip("\n") + "\n")
 
 # ------------------------------------------------------------------- spec --
 
@@ -384,11 +397,11 @@ def _client(scheduler: str | None, workers: int | None):
 
 
 def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None = None,
-        cache_dir=None, progress: bool = True, batch: int | None = None, log=print,
-        on_progress: Callable[[int, int, float], None] | None = None):
+        cache_dir=None, progress: bool = True, batch: int | None = None, log=print):
     """Run (or resume) a campaign; returns its xarray.Dataset.  ``log``:
-    where progress lines go (None: nowhere); ``on_progress(done, total, t0)``
-    is called as cells arrive (the study driver's terminal progress)."""
+    where progress lines go (None: nowhere); a progress bar on stderr when
+    ``progress``, and lines of cells done, rate and ETA every
+    :data:`PROGRESS_EVERY` seconds to ``$SCHEDLAB_PROGRESS`` when it is set."""
     if log is None:
         def log(*args, **kwargs):
             return None
@@ -399,6 +412,17 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
     todo = [(k, p) for _, k, p in keyed if not cache.has(k)]
     n_cached = len(keyed) - len(todo)
     log(f"campaign {campaign.name}: {len(keyed)} cells, {n_cached} from cache, {len(todo)} to compute")
+    progress_line(f"campaign {campaign.name}: {len(keyed)} cells, {n_cached} from cache, {len(todo)} to compute")
+    last = [time.time()]
+
+    def report(done: int) -> None:
+        now = time.time()
+        if done < len(todo) and now - last[0] < PROGRESS_EVERY:
+            return
+        last[0] = now
+        rate = done / max(now - t0, 1e-9)
+        eta = f"ETA {(len(todo) - done) / rate:.0f} s" if done < len(todo) else "done"
+        progress_line(f"campaign {campaign.name}: {done}/{len(todo)} cells computed, {rate:.2f} cells/s, {eta}")
     n_workers = 0
     if todo:
         client, cluster = _client(scheduler, workers)
@@ -415,8 +439,7 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
                     for key, res in results:
                         cache.put(key, res)
                     bar.update(len(results))
-                    if on_progress is not None:
-                        on_progress(bar.done, len(todo), t0)
+                    report(bar.done)
             finally:
                 bar.close()
         finally:

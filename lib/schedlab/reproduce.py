@@ -125,7 +125,7 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
     import nbformat
     import papermill
 
-    from .study import PROGRESS_ENV
+    from .campaign import PROGRESS_ENV
 
     results = Path(results or paths.RESULTS / profile)
     params = notebook_params(nb.stem, profile)
@@ -140,7 +140,7 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
     progress = _atomic_path(results / "notebooks" / f"{nb.stem}.progress")
     old = os.environ.get(PROGRESS_ENV)
     os.environ[PROGRESS_ENV] = progress
-    with _Tail(progress):
+    with _Tail(progress, f"[{nb.stem}] "):
         try:
             papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name=KERNEL,
                                        cwd=str(nb.parent), progress_bar=False)
@@ -170,10 +170,10 @@ def _write_html(executed: Path, html_path: Path) -> None:
 class _Tail:
     """Prints the lines appended to a file while the block runs (a thread)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, prefix: str = ""):
         import threading
 
-        self.path, self.stop = path, threading.Event()
+        self.path, self.prefix, self.stop = path, prefix, threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
@@ -188,7 +188,7 @@ class _Tail:
             except FileNotFoundError:
                 chunk = ""
             for line in chunk.splitlines():
-                print(line, flush=True)
+                print(self.prefix + line, flush=True)
             if stopping:
                 return
 

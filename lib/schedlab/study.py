@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from . import __version__, paths
+from .campaign import PROGRESS_ENV
 from .errors import InputError
 from .studies.registry import STUDIES, Entry, get
 
@@ -47,9 +48,6 @@ __all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate"
 
 PROFILES = ("quick", "full")
 CUSTOM = "custom"
-#: File to which the driver appends progress lines (set by ``make reproduce``,
-#: whose terminal shows them while papermill keeps the kernel's output).
-PROGRESS_ENV = "SCHEDLAB_PROGRESS"
 
 
 # ------------------------------------------------------------- parameters --
@@ -200,7 +198,6 @@ class Context:
         self.files: list[Path] = []
         self.timing: dict[str, float] = {}
         self._log, self.progress = log, progress
-        self._progress_file = os.environ.get(PROGRESS_ENV) or None
         self.runner = campaign.Runner(workers, scheduler, cache_dir, log=self.log)
 
     # -- the terminal ---------------------------------------------------------
@@ -212,25 +209,14 @@ class Context:
         self.progress_line(text)
 
     def progress_line(self, text: str) -> None:
-        if self._progress_file:
-            with open(self._progress_file, "a") as fh:
-                fh.write(f"[{self.entry.stem}] {text}\n")
+        from .campaign import progress_line
+
+        progress_line(text)
 
     # -- campaigns ------------------------------------------------------------
     def campaign(self, c):
         """Run (or take from the cache) a campaign; returns its Dataset."""
-        last = [0.0]
-
-        def report(done: int, total: int, t0: float) -> None:
-            now = time.time()
-            if done < total and now - last[0] < 10:
-                return
-            last[0] = now
-            rate = done / max(now - t0, 1e-9)
-            eta = (total - done) / rate if rate > 0 else float("nan")
-            self.progress_line(f"campaign {c.name}: {done}/{total} cells, {rate:.2f} cells/s, ETA {eta:.0f} s")
-
-        return self.runner.run(c, progress=self.progress, on_progress=report)
+        return self.runner.run(c, progress=self.progress)
 
     @contextlib.contextmanager
     def timer(self, name: str):
