@@ -228,3 +228,12 @@ def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys
         with open(f, "a") as fh:
             fh.write("campaign c: 3/10 cells computed, 1.00 cells/s, ETA 7 s\n")
     assert capsys.readouterr().out == "[01-x] campaign c: 3/10 cells computed, 1.00 cells/s, ETA 7 s\n"
+
+
+def test_campaign_provenance_records_repository_paths_only():
+    trace = paths.TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
+    c = campaign.Campaign("prov", {"primary": ["FCFS"]}, {"trace": str(trace), "workload": "resample", "weeks": 1})
+    attrs = campaign.provenance(c, 0, 1, 0.1, 1)
+    assert attrs["campaign"]["params"]["trace"] == "data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+    assert list(attrs["traces_sha256"]) == ["data/traces/KTH-SP2-1996-2.1-cln.swf.gz"]
+    assert str(paths.ROOT) not in json.dumps(attrs, default=str)

@@ -553,7 +553,13 @@ def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, 
     traces = {}
     for _, p in campaign.cells():
         for t in _traces_of(p):
-            traces[str(t)] = _trace_sha(str(t))
+            traces[paths.relative(t) if os.path.sep in str(t) else str(t)] = _trace_sha(str(t))
+    spec = campaign.to_dict()
+    spec["params"] = {k: (paths.relative(v) if k == "trace" and isinstance(v, str) and os.path.sep in v else v)
+                      for k, v in spec["params"].items()}
+    if "trace" in spec["dims"]:
+        spec["dims"]["trace"] = [paths.relative(t) if isinstance(t, str) and os.path.sep in t else t
+                                 for t in spec["dims"]["trace"]]
     seeds = sorted({p["seed"] for _, p in campaign.cells() if "seed" in p}, key=str)
     return {
         "title": f"schedlab campaign {campaign.name}",
@@ -564,7 +570,7 @@ def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, 
         "code_fingerprint": cell_fingerprint(campaign.cell),
         "git_commit": paths.git_commit(),
         "traces_sha256": traces,
-        "campaign": campaign.to_dict(),
+        "campaign": spec,
         "seeds": seeds,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "wall_time_s": round(wall, 3),

@@ -44,3 +44,14 @@ def git_commit() -> str:
     tracked files changed, "unknown" outside a git checkout."""
     g = git_state()
     return "unknown" if g["commit"] is None else g["commit"] + ("-dirty" if g["dirty"] else "")
+
+
+def relative(p) -> str:
+    """A path relative to the repository when inside it (``data/traces/x.swf.gz``),
+    else as given: what provenance records, so that results carry no machine
+    paths and two clones of one commit write the same files."""
+    path = Path(os.fspath(p))
+    try:
+        return path.resolve().relative_to(ROOT.resolve()).as_posix()
+    except (ValueError, OSError):
+        return os.fspath(p)

@@ -112,13 +112,8 @@ def plain(v):
 
 
 def relpath(p) -> str:
-    """A path relative to the repository when inside it (``data/traces/x.swf.gz``),
-    else as given: what provenance records, so that results carry no machine paths."""
-    path = Path(os.fspath(p))
-    try:
-        return path.resolve().relative_to(paths.ROOT.resolve()).as_posix()
-    except ValueError:
-        return os.fspath(p)
+    """:func:`schedlab.paths.relative` (what provenance records)."""
+    return paths.relative(p)
 
 
 def validate(cls: type[Params], values: Mapping[str, Any], *, source: str = "parameters",
