@@ -275,8 +275,8 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     """Run one study, the same way from every door.
 
     ``namespace``: a notebook's ``globals()`` (its parameters cell: ``profile``,
-    every parameter of the study, and the execution options ``workers`` and
-    ``scheduler``); ``profile``: a profile's values (``params/<profile>/...``);
+    every parameter of the study, and the execution options ``outdir``,
+    ``workers`` and ``scheduler``); ``profile``: a profile's values (``params/<profile>/...``);
     ``overrides``: values that replace them (``--set`` on the command line).
     The output folder is ``results/<profile>/<stem>/`` when the values are the
     profile's, ``results/custom/<stem>/`` otherwise, unless ``outdir`` is given.
@@ -299,6 +299,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
                       lines=lines if not given else None)
     reference = validate(mod.Params, base_values, source=relpath(f), lines=lines)
     label = profile if params.record() == reference.record() else CUSTOM
+    outdir = outdir if outdir is not None else ns.get("outdir")
     out = Path(outdir) if outdir is not None else paths.RESULTS / label / entry.stem
     workers = workers or ns.get("workers") or os.cpu_count() or 1
     scheduler = scheduler or ns.get("scheduler") or None
@@ -371,7 +372,9 @@ def parameters_cell(entry: Entry) -> str:
         v = plain(v)
         unit = f" [{f.metadata['unit']}]" if f.metadata.get("unit") else ""
         lines.append(f"{f.name} = {v!r}  # {f.metadata.get('help', '')}{unit}".rstrip())
-    lines += ["workers = None  # dask workers of the local cluster (None: all cores)",
+    lines += ["# where and how it runs (not the science):",
+              "outdir = None  # None: results/<profile>/<NN-study>/ (results/custom/ for changed values)",
+              "workers = None  # dask workers of the local cluster (None: all cores)",
               "scheduler = None  # or a dask scheduler address (a site cluster); default $SCHEDLAB_SCHEDULER"]
     return "\n".join(lines) + "\n"
 
