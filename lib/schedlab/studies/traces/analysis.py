@@ -66,12 +66,12 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .. import __version__, metrics, paths, plots, workload
-from .. import traces as _traces
-from ..errors import InputError
-from ..sim import Jobs
-from . import Table, write_json, write_text
-from .. import values as check
+from ... import __version__, metrics, paths, plots, workload
+from ... import traces as _traces
+from ...errors import InputError
+from ...sim import Jobs
+from .. import Table, write_json, write_text
+from ... import values as check
 
 __all__ = [
     "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "DEFAULT_TRACES", "PREMATURE_FACTOR", "READINGS",
