@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, SimulationError
-from .jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, Jobs, Mixed,
-                   Policy, PolicyLike, _int_array, _policy_name, as_policy, default_scales, format_duration,
+# the job table, durations and policy names, re-exported: schedlab.sim.Jobs, .Policy ... keep working
+from .jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS,  # noqa: F401
+                   Jobs, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration,
                    parse_duration)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
