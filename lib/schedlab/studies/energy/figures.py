@@ -48,10 +48,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import __version__, energy, paths, plots
-from ..errors import InputError
-from . import Table, write_json, write_text
-from .. import values as check
+from ... import __version__, energy, paths, plots
+from ...errors import InputError
+from .. import Table, write_json, write_text
+from ... import values as check
 
 __all__ = [
     "STUDY", "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "CLASS_COLORS", "SENSITIVITY", "PERIODICITY_GRID",
@@ -1197,7 +1197,7 @@ def run(params: Params | None = None, outdir=None, **kw) -> dict[str, Any]:
         "input": {"file": ds_all.attrs["source_file"], "sha256": ds_all.attrs["sha256"],
                   "path": str(p.data) if p.data else "data/energy (registry data/energy.toml)"},
     }
-    from ..store import write_dataset
+    from ...store import write_dataset
     attrs = {"title": "energy profiles (schedlab study 9, thesis zrigui2021 ch. 7)",
              "parameters": p.as_dict(), "schedlab_version": __version__,
              "git_commit": provenance["git"]["commit"] or "", "input_sha256": ds_all.attrs["sha256"],
