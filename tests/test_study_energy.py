@@ -187,3 +187,17 @@ def test_notebook_runs_on_a_small_csv(csv, tmp_path):
     shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
                     if c.cell_type == "code" for o in c.outputs)
     assert "Class shares" in shown and "the thesis reports about 75%" in shown
+
+
+def test_published_values_are_data_with_their_sources():
+    from schedlab.studies import load_published
+
+    doc = load_published("schedlab.studies.energy")
+    for name, table in doc.items():
+        assert table["source"].startswith("zrigui2021 §"), name
+    assert study.PUBLISHED["predictable_pct"] == 75.0 and study.PUBLISHED["jobs"] == 21885
+    assert study.PUBLISHED["n_windows"] == 6 and study.PUBLISHED["periodicity_threshold"] == 1.0
+    assert len(study.PUBLISHED) == 18 and len(study.PUBLISHED_NOTES) == 3
+    # every value of the file is one key of PUBLISHED, each table's values in file order
+    values = [k for t in doc.values() for k in t if k not in ("source", "notes", "approximate", "unit")]
+    assert values == list(study.PUBLISHED)

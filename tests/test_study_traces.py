@@ -217,6 +217,22 @@ def test_published_values_are_quoted():
         assert rows[1] + rows[2] == pytest.approx(50, abs=0.1)
 
 
+def test_published_values_are_data_with_their_sources():
+    from schedlab.studies import load_published
+
+    doc = load_published("schedlab.studies.traces")
+    assert list(doc) == list(study.PUBLISHED) == ["table_3_1", "table_4_1", "table_6_1", "table_6_2"]
+    for name, table in doc.items():
+        assert table["source"].startswith("zrigui2021 §"), name
+        assert table["traces"], name
+    # the thesis prints no mean runtime for HPC2N: absent in the file, None here
+    assert study.PUBLISHED["table_3_1"]["HPC2N"] == {"cpus": 240, "months": 42, "jobs": 202871,
+                                                      "mean_runtime_s": None}
+    assert all(isinstance(v, tuple) and len(v) == 3 for t in ("table_6_1", "table_6_2")
+               for v in study.PUBLISHED[t].values())
+    assert len(study.PUBLISHED_NOTES) == 4 and "MetaCentrum" in study.PUBLISHED_NOTES[3]
+
+
 def test_table_text():
     t = Table(["a", "b", "c"], [["x|y", 1.23456, float("nan")], ["z", None, 3]], title="T",
               digits={"b": 1}, notes=["n"])

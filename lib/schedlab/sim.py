@@ -9,18 +9,27 @@
 The semantics are those of ``csrc/SEMANTICS.md``.  Arrays given to the core
 are checked (dtype, contiguity, length, values) before a pointer to them
 reaches C, and kept referenced for as long as C holds that pointer.
+
+The job table, durations and policy names live in :mod:`schedlab.jobs` (no
+compiled core needed); this module re-exports them (``schedlab.sim.Jobs``,
+``schedlab.sim.Policy``, ``schedlab.sim.parse_duration`` ...) and maps them
+to the core's constants.
 """
 from __future__ import annotations
 
 import math
-import re
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .errors import InputError, SimulationError
+# the job table, durations and policy names, re-exported: schedlab.sim.Jobs, .Policy ... keep working
+from .jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS,  # noqa: F401
+                   Jobs, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration,
+                   parse_duration)
+from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
 try:
     from ._core import ffi, lib
@@ -30,21 +39,10 @@ except ImportError as exc:  # pragma: no cover - only without a build
         "`pip install --no-build-isolation -e .` (or run `make install`)"
     ) from exc
 
-#: Pure policy names, in the order of ``enum sl_policy_kind``.
-POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF",
-            "SRF", "LRF", "SEXP", "LEXP", "WFP")
-#: Queue orders beyond the pure policies: SJBF (shortest *estimate* first,
-#: gaussier2015's EASY-SJBF backfilling; the estimate is the scheduler's
-#: prediction, see ``estimate=``).  Kind numbers of ``enum sl_policy_kind``.
+#: Kind numbers of ``enum sl_policy_kind`` for every queue order of
+#: :data:`schedlab.jobs.QUEUE_ORDERS` (the pure policies in their order, then SJBF).
 _KINDS = {**{name: i for i, name in enumerate(POLICIES)}, "SJBF": lib.SL_SJBF}
-#: The 7 policies of lelong2017 (EXP there is "largest expansion first").
-LELONG_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
-#: The 12 policies of online-bandit §4.1 and thesis §3.1.4.
-BANDIT_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
-                   "SAF", "LAF", "SRF", "LRF", "SEXP", "LEXP")
-#: Features of the mixed linear policy, in the order of ``enum sl_feature``.
-FEATURES = ("q", "req", "submit", "ratio", "exp", "area")
-_ALIASES = {"EXP": "LEXP", "EASY": "FCFS"}
+assert tuple(_KINDS) == QUEUE_ORDERS and lib.SL_WFP == len(POLICIES) - 1
 ESTIMATES = {"requested": lib.SL_EST_REQUESTED, "actual": lib.SL_EST_ACTUAL, "easy++": lib.SL_EST_EASYPP}
 #: ``estimate="learned"``: :class:`Learned` with its defaults.
 LEARNED = "learned"
@@ -54,257 +52,6 @@ OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
 VERSION = ffi.string(lib.sl_version()).decode()
 #: sha256 (16 hex digits) of the C sources the loaded core was built from.
 SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
-
-
-# ----------------------------------------------------------------- policies --
-
-@dataclass(frozen=True)
-class Mixed:
-    """Mixed linear policy: key = sum_i w_i * f_i / s_i, lowest first.
-
-    ``weights`` has 6 entries in the order of :data:`FEATURES` (or 3: q,
-    req, submit, the rest zero).  ``scales`` default to
-    :func:`default_scales` of the simulated jobs.  Pure policies are the
-    vertices: e.g. ``Mixed((0, 0, 1))`` is FCFS, ``Mixed((0,0,0,0,0,1))`` SAF.
-    """
-
-    weights: tuple[float, ...]
-    scales: tuple[float, ...] | None = None
-
-    def __post_init__(self):
-        w = tuple(float(x) for x in self.weights)
-        if len(w) == 3:
-            w = w + (0.0, 0.0, 0.0)
-        if len(w) != 6 or not all(np.isfinite(w)):
-            raise InputError(f"mixed policy: need 3 or 6 finite weights, got {self.weights!r}")
-        object.__setattr__(self, "weights", w)
-        if self.scales is not None:
-            s = tuple(float(x) for x in self.scales)
-            if len(s) != 6 or not all(np.isfinite(x) and x > 0 for x in s):
-                raise InputError(f"mixed policy: need 6 finite positive scales, got {self.scales!r}")
-            object.__setattr__(self, "scales", s)
-
-    def __str__(self):
-        return "MIXED(" + ",".join(f"{w:g}" for w in self.weights) + ")"
-
-
-PolicyLike = str | Mixed
-
-
-def _policy_name(p: PolicyLike) -> PolicyLike:
-    if isinstance(p, Mixed):
-        return p
-    if not isinstance(p, str):
-        raise InputError(f"a queue policy is a name or Mixed(...), got {p!r}")
-    name = _ALIASES.get(p.strip().upper(), p.strip().upper())
-    if name.startswith("MIXED(") and name.endswith(")"):
-        try:
-            return Mixed(tuple(float(x) for x in name[6:-1].split(",")))
-        except ValueError:
-            raise InputError(f"bad mixed policy {p!r}: expected MIXED(w1,...,w6)") from None
-    if name not in _KINDS:
-        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(_KINDS)} or MIXED(w...)")
-    return name
-
-
-_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([smhdw]?)\s*$", re.I)
-_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_duration(x) -> int | None:
-    """Seconds from 3600, "3600", "90m", "20h", "2.31d", "1w"; None for
-    None, "none", "inf" (no threshold)."""
-    if x is None:
-        return None
-    if isinstance(x, (int, np.integer)):
-        if x < 0:
-            raise InputError(f"duration must be >= 0, got {x}")
-        return int(x)
-    if isinstance(x, float):
-        if not np.isfinite(x):
-            return None
-        if x < 0:
-            raise InputError(f"duration must be >= 0, got {x}")
-        return int(round(x))
-    s = str(x).strip().lower()
-    if s in ("", "none", "inf", "off", "no"):
-        return None
-    m = _DURATION.match(s)
-    if not m:
-        raise InputError(f"bad duration {x!r}: expected e.g. 3600, 90m, 20h, 2.31d")
-    return int(round(float(m.group(1)) * _UNITS[m.group(2)]))
-
-
-def format_duration(seconds: int | None) -> str:
-    if seconds is None:
-        return "none"
-    for unit, n in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds and seconds % n == 0:
-            return f"{seconds // n}{unit}"
-    return f"{seconds}s"
-
-
-@dataclass(frozen=True)
-class Policy:
-    """EASY-P_R-P_B with an optional waiting-time threshold (seconds)."""
-
-    primary: PolicyLike = "FCFS"
-    backfill: PolicyLike = "FCFS"
-    threshold: int | None = None
-    threshold_backfill: bool = False
-
-    def __post_init__(self):
-        object.__setattr__(self, "primary", _policy_name(self.primary))
-        object.__setattr__(self, "backfill", _policy_name(self.backfill))
-        object.__setattr__(self, "threshold", parse_duration(self.threshold))
-        object.__setattr__(self, "threshold_backfill", bool(self.threshold_backfill))
-
-    @classmethod
-    def parse(cls, spec: str, threshold=None, threshold_backfill: bool = False) -> "Policy":
-        """``"EASY-SPF-FCFS"``, ``"SPF-FCFS"`` or ``"SPF"`` (both queues)."""
-        if not isinstance(spec, str) or not spec.strip():
-            raise InputError(f"bad policy spec {spec!r}: expected e.g. EASY-SPF-FCFS")
-        parts = re.split(r"-(?![^(]*\))", spec.strip())
-        if parts[0].upper() == "EASY" and len(parts) > 1:
-            parts = parts[1:]
-        if len(parts) == 1:
-            parts = parts * 2
-        if len(parts) != 2:
-            raise InputError(f"bad policy spec {spec!r}: expected EASY-<primary>-<backfill>, e.g. EASY-SPF-FCFS")
-        return cls(parts[0], parts[1], threshold, threshold_backfill)
-
-    def __str__(self):
-        s = f"EASY-{self.primary}-{self.backfill}"
-        if self.threshold is not None:
-            s += f" T={format_duration(self.threshold)}"
-        return s
-
-
-def as_policy(policy, threshold=None, threshold_backfill=None) -> Policy:
-    """A Policy from a spec string or a Policy; explicit threshold arguments
-    override the policy's own."""
-    if isinstance(policy, Policy):
-        p = policy
-    elif isinstance(policy, str):
-        p = Policy.parse(policy)
-    elif isinstance(policy, tuple) and len(policy) == 2:
-        p = Policy(*policy)
-    else:
-        raise InputError(f"bad policy {policy!r}: expected 'EASY-<P_R>-<P_B>' or a Policy")
-    if threshold is not None or threshold_backfill is not None:
-        p = Policy(p.primary, p.backfill,
-                   p.threshold if threshold is None else threshold,
-                   p.threshold_backfill if threshold_backfill is None else threshold_backfill)
-    return p
-
-
-# --------------------------------------------------------------------- jobs --
-
-def _int_array(name: str, x, dtype, n: int | None = None) -> np.ndarray:
-    a = np.asarray(x)
-    if a.ndim != 1:
-        raise InputError(f"{name}: expected a 1-d array, got shape {a.shape}")
-    if a.dtype.kind == "f":
-        if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
-            bad = int(np.flatnonzero(~np.isfinite(a) | (a != np.round(a)))[0])
-            raise InputError(f"{name}: non-integer value {a[bad]!r} at index {bad}")
-    elif a.dtype.kind not in "iub" and a.size:
-        raise InputError(f"{name}: expected integers, got dtype {a.dtype}")
-    info = np.iinfo(dtype)
-    if a.size and (a.min() < info.min or a.max() > info.max):
-        raise InputError(f"{name}: values outside the range of {np.dtype(dtype).name}")
-    a = np.ascontiguousarray(a, dtype=dtype)
-    if n is not None and a.shape[0] != n:
-        raise InputError(f"{name}: length {a.shape[0]}, expected {n}")
-    return a
-
-
-@dataclass(frozen=True, eq=False)
-class Jobs:
-    """Jobs as a struct of arrays: submit r, runtime p, requested time p~,
-    processors q, id (default 1..n), user (optional), and optionally the
-    source file and line of each job (for error messages)."""
-
-    submit: np.ndarray
-    run: np.ndarray
-    req: np.ndarray
-    procs: np.ndarray
-    id: np.ndarray | None = None
-    user: np.ndarray | None = None
-    source: str | None = None
-    lines: np.ndarray | None = field(default=None, repr=False)
-
-    def __post_init__(self):
-        submit = _int_array("submit", self.submit, np.int64)
-        n = submit.shape[0]
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
-        set_("submit", submit)
-        set_("run", _int_array("run", self.run, np.int64, n))
-        set_("req", _int_array("req", self.req, np.int64, n))
-        set_("procs", _int_array("procs", self.procs, np.int32, n))
-        set_("id", np.arange(1, n + 1, dtype=np.int64) if self.id is None else _int_array("id", self.id, np.int64, n))
-        if self.user is not None:
-            set_("user", _int_array("user", self.user, np.int64, n))
-        if self.lines is not None:
-            set_("lines", _int_array("lines", self.lines, np.int64, n))
-        for a in (self.submit, self.run, self.req, self.procs, self.id):
-            a.setflags(write=False)
-
-    def __len__(self):
-        return int(self.submit.shape[0])
-
-    @property
-    def n(self) -> int:
-        return len(self)
-
-    def where(self, i: int) -> str:
-        """Human-readable location of job i (file:line when known)."""
-        loc = f"job {int(self.id[i])} (index {i})"
-        if self.source is not None and self.lines is not None:
-            loc = f"{self.source}:{int(self.lines[i])}: " + loc
-        return loc
-
-    def subset(self, index) -> "Jobs":
-        """The jobs selected by a boolean mask or an index array."""
-        pick = lambda a: None if a is None else a[index]  # noqa: E731
-        return Jobs(self.submit[index], self.run[index], self.req[index], self.procs[index],
-                    self.id[index], pick(self.user), self.source, pick(self.lines))
-
-    def sorted(self) -> "Jobs":
-        """Sorted by (submit, id), stable; unchanged if already sorted."""
-        if len(self) < 2 or (np.all(np.diff(self.submit) >= 0)):
-            return self
-        return self.subset(np.lexsort((self.id, self.submit)))
-
-    def validate(self, m: int) -> None:
-        """Raise InputError naming the first bad job and field (vectorised)."""
-        checks = [
-            ("run", self.run < 0, "negative runtime"),
-            ("req", self.req < 0, "negative requested time"),
-            ("procs", (self.procs < 1) | (self.procs > m), f"processors outside 1..m={m}"),
-        ]
-        if len(self) > 1:
-            unsorted = np.zeros(len(self), bool)
-            unsorted[1:] = np.diff(self.submit) < 0
-            checks.insert(0, ("submit", unsorted, "submit time before the previous job's (sort the jobs)"))
-        for fname, bad, msg in checks:
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                value = getattr(self, fname)[i]
-                raise InputError(f"{self.where(i)}: field {fname}: {msg} ({value}); "
-                                 f"{int(bad.sum())} job(s) affected")
-
-
-def default_scales(jobs: Jobs) -> tuple[float, ...]:
-    """Default feature scales of the mixed policy: the mean of each feature
-    over the jobs (the submit feature, a time, is scaled by the mean
-    requested time; the expansion factor by 1)."""
-    if len(jobs) == 0:
-        return (1.0,) * 6
-    req = jobs.req.astype(float)
-    q = jobs.procs.astype(float)
-    means = (q.mean(), req.mean(), req.mean(), (req / q).mean(), 1.0, (req * q).mean())
-    return tuple(float(x) if x > 0 and np.isfinite(x) else 1.0 for x in means)
 
 
 # ----------------------------------------------------------------- schedule --
@@ -394,9 +141,8 @@ class Learned:
     lam: float | None = None
 
     def __post_init__(self):
-        from . import prediction        # lazily: prediction builds on this module
-        object.__setattr__(self, "loss", prediction.Loss.parse(self.loss))
-        for name, default, low in (("eta", prediction.DEFAULT_ETA, "> 0"), ("lam", prediction.DEFAULT_LAM, ">= 0")):
+        object.__setattr__(self, "loss", Loss.parse(self.loss))
+        for name, default, low in (("eta", DEFAULT_ETA, "> 0"), ("lam", DEFAULT_LAM, ">= 0")):
             v = getattr(self, name)
             v = default if v is None else v
             ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \

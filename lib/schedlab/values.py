@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import InputError
+from .jobs import POLICIES, Policy, parse_duration
 
 __all__ = ["as_list", "trace_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
            "policy_names", "as_record"]
@@ -123,11 +124,9 @@ def choices(value, name: str, allowed: Sequence[str]) -> tuple[str, ...]:
 
 def duration(value, name: str) -> int | None:
     """A duration in seconds (``"40h"``, ``72000``, ``"2.31d"``) or ``None``
-    for none (:func:`schedlab.sim.parse_duration`)."""
+    for none (:func:`schedlab.jobs.parse_duration`)."""
     if isinstance(value, bool):
         raise InputError(f"{name}: expected a duration such as 40h, 200000 or none, got {value!r}")
-    from .sim import parse_duration
-
     try:
         return parse_duration(value)
     except InputError as exc:
@@ -151,17 +150,15 @@ def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ..
     """Pure queue policy names (``"SPF"``, ``"lexp"`` ...), canonical, each
     once; with ``baseline`` (e.g. "the baseline of Table 6.6"), FCFS must be
     among them and at least one other policy."""
-    from . import sim
-
     out: list[str] = []
     for i, item in enumerate(as_list(value, name, none_is_empty=True)):
         if not isinstance(item, str):
             raise InputError(f"{name}[{i}]: expected a policy name such as 'SPF', got {item!r}")
         try:
-            canon = sim.Policy(item, item).primary
+            canon = Policy(item, item).primary
         except InputError as exc:
             raise InputError(f"{name}[{i}]: {exc}") from None
-        if not isinstance(canon, str) or canon not in sim.POLICIES:
+        if not isinstance(canon, str) or canon not in POLICIES:
             raise InputError(f"{name}[{i}]: a pure queue policy is needed here, got {item!r}")
         if canon in out:
             raise InputError(f"{name}: {item!r} is listed twice (as {canon})")

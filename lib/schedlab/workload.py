@@ -1,7 +1,7 @@
 """Workloads: from SWF records to simulator jobs, with cleaning, per-user
 weekly resampling, a temporal train/test split and period slicing.
 
-* :func:`clean` -- SWF trace -> :class:`~schedlab.sim.Jobs`; follows DESIGN §2
+* :func:`clean` -- SWF trace -> :class:`~schedlab.jobs.Jobs`; follows DESIGN §2
   (lelong2017 §7.2, online-bandit §6.1.1); every filter reports how many jobs
   it changed or removed and why (:class:`CleanReport`).
 * :func:`resample` / :func:`resample_weeks` -- per-user weekly resampling
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import InputError
-from .sim import Jobs, parse_duration
+from .jobs import Jobs, parse_duration
 
 #: Seconds in a day, a week, and a calendar-free "month" (30 days).
 DAY = 86400

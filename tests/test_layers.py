@@ -1,0 +1,136 @@
+"""Dependencies point one way (DESIGN §1): the job table, durations and policy
+names (``schedlab.jobs``) are below the simulator, so reading, cleaning and
+resampling a trace never loads the compiled core; the simulator does not
+import the prediction module built on it; and no study imports another."""
+import ast
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from schedlab import paths
+from schedlab.studies.registry import STUDIES
+
+LIB = paths.ROOT / "lib"
+STUDIES_DIR = LIB / "schedlab" / "studies"
+
+
+def _module_name(path) -> str:
+    rel = path.relative_to(LIB).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imported(path, source: str | None = None) -> set[str]:
+    """Every module (and ``module.name`` of a ``from module import name``)
+    that the file at ``path`` (or ``source``, as if it were that file)
+    imports anywhere in its body, made absolute."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    text = path.read_text() if source is None else source
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(text, str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            found.add(mod)
+            found |= {f"{mod}.{a.name}" for a in node.names}
+    return found
+
+
+def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
+    script = textwrap.dedent("""
+        import sys
+        from schedlab import paths
+        # the committed registry only, as for the rest of the suite (tests/conftest.py)
+        paths.LOCAL_TRACE_REGISTRY = paths.ROOT / "no-such-dir" / "traces.local.toml"
+        import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.values, schedlab.workload
+        from schedlab import jobs, traces, values, workload
+
+        trace = traces.load("KTH-SP2")
+        cleaned, report = workload.clean(trace, m=traces.resolve("KTH-SP2").m)
+        assert isinstance(cleaned, jobs.Jobs) and len(cleaned) > 20000, len(cleaned)
+        sample = workload.resample(cleaned, 3, seed=1)
+        assert isinstance(sample.jobs, jobs.Jobs) and len(sample.jobs) > 0
+        assert workload.split(cleaned)[0].n > 0
+        assert values.policy_names("spf, exp", "policies") == ("SPF", "LEXP")
+        assert values.duration("20h", "threshold") == 72000
+        assert str(jobs.Policy.parse("EASY-SPF-FCFS", "2.31d")) == "EASY-SPF-FCFS T=199584s"
+        loaded = sorted(m for m in sys.modules if m.startswith("schedlab"))
+        print(" ".join(loaded))
+        for forbidden in ("schedlab._core", "schedlab.sim", "schedlab.prediction"):
+            assert forbidden not in sys.modules, (forbidden, loaded)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert "schedlab.jobs" in out.stdout.split()
+
+
+def test_the_simulator_does_not_import_the_prediction_built_on_it():
+    out = subprocess.run([sys.executable, "-c", "import sys, schedlab.sim; print('schedlab.prediction' in sys.modules)"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+    sim = _imported(LIB / "schedlab" / "sim.py")
+    assert not any(m == "schedlab.prediction" or m.startswith("schedlab.prediction.") for m in sim), \
+        "schedlab.sim imports schedlab.prediction (even lazily): the two would depend on each other"
+
+
+@pytest.mark.parametrize("module", ["jobs", "losses"])
+def test_the_bottom_layer_imports_only_errors(module):
+    ours = {m for m in _imported(LIB / "schedlab" / f"{module}.py") if m.startswith("schedlab")}
+    assert ours <= {"schedlab.errors", "schedlab.errors.InputError"}, ours
+
+
+def _study_of(path) -> str | None:
+    """The study a file under lib/schedlab/studies belongs to (None: the
+    package's shared helpers and registry)."""
+    first = path.relative_to(STUDIES_DIR).parts[0]
+    name = first[:-3] if first.endswith(".py") else first
+    return name if name in {e.name for e in STUDIES} else None
+
+
+#: Imports across studies that predate this test, owned by the study that
+#: makes them: (importing study, imported study) -> why it is tolerated for now.
+#: Remove an entry when its import goes (e.g. read the other study's
+#: published.toml with schedlab.studies.load_published instead).
+KNOWN = {
+    ("classification", "traces"): "table_dividers reads the thesis' Table 6.1 dividers from "
+                                  "schedlab.studies.traces.PUBLISHED",
+}
+
+
+def test_no_study_imports_another_study():
+    names = {e.name for e in STUDIES}
+    files = sorted(STUDIES_DIR.rglob("*.py"))
+    assert files
+    bad = []
+    for f in files:
+        own = _study_of(f)
+        for mod in _imported(f):
+            parts = mod.split(".")
+            if parts[:2] != ["schedlab", "studies"] or len(parts) < 3 or parts[2] not in names:
+                continue
+            other = parts[2]
+            if other != own and (own, other) not in KNOWN:
+                bad.append(f"{f.relative_to(paths.ROOT)} imports {mod}")
+    assert not bad, "a study imports another study:\n" + "\n".join(sorted(set(bad)))
+
+
+def test_the_study_import_check_sees_relative_and_absolute_imports():
+    source = "from .. import energy\nfrom ..policies import Params\nimport schedlab.studies.mixed\n"
+    got = _imported(STUDIES_DIR / "traces" / "cells.py", source)       # a module of a study package
+    assert {"schedlab.studies.energy", "schedlab.studies.policies.Params", "schedlab.studies.mixed"} <= got
+    got = _imported(STUDIES_DIR / "traces.py", "from . import energy\nfrom .policies import Params\n")
+    assert {"schedlab.studies.energy", "schedlab.studies.policies.Params"} <= got
+    assert _study_of(STUDIES_DIR / "traces" / "cells.py") == _study_of(STUDIES_DIR / "traces.py") == "traces"
+    assert _study_of(STUDIES_DIR / "registry.py") is None
