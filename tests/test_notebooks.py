@@ -34,7 +34,8 @@ def test_notebook_is_committed_clean(nb):
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_parameter_files_name_only_notebook_parameters(nb, profile):
     params = reproduce.notebook_params(nb.stem, profile)     # raises on an unknown key
-    assert params, f"params/{profile}/{nb.stem}.yaml is empty"
+    if "profile" not in reproduce.notebook_parameters(nb):   # on the protocol, {} means the defaults
+        assert params, f"params/{profile}/{nb.stem}.yaml is empty"
 
 
 def test_a_misspelt_parameter_is_refused(tmp_path, monkeypatch):

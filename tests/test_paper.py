@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from schedlab import paper, paths
-from schedlab.studies import traces as traces_study
+from schedlab.study import run_study
 
 from test_study_traces import write_tiny
 
@@ -21,7 +21,7 @@ def paper_copy(tmp_path):
 def test_paper_compiles_from_a_generated_study(tmp_path, paper_copy):
     trace = write_tiny(tmp_path / "tiny.swf")
     results = tmp_path / "results" / "quick"
-    traces_study.run([str(trace)], outdir=results / "00-traces")
+    run_study("traces", overrides={"traces": [str(trace)]}, outdir=results / "00-traces", log=None)
     pdf = paper.build("quick", results=results, paper_dir=paper_copy)
     assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 10_000
     numbers = json.loads((paper_copy / "numbers.json").read_text())

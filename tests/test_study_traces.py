@@ -183,28 +183,18 @@ def test_histograms_of_the_trace(tiny_stats):
 # ------------------------------------------------------------- parameters --
 
 def test_validate_traces(tiny):
-    assert [i.name for i in study.validate_traces(["KTH-SP2", str(tiny)])] == ["KTH-SP2", "tiny"]
-    assert [i.name for i in study.validate_traces("kth-sp2")] == ["KTH-SP2"]
-    assert [i.name for i in study.validate_traces(tiny)] == ["tiny"]
-    assert [i.name for i in study.validate_traces("KTH-SP2, CTC-SP2")] == ["KTH-SP2", "CTC-SP2"]
-    assert [i.name for i in study.validate_traces("['KTH-SP2', 'HPC2N']")] == ["KTH-SP2", "HPC2N"]
+    validate_traces = lambda v: study.Params.__dataclass_fields__["traces"].metadata["check"](v, "traces")  # noqa: E731
+    assert [i.name for i in validate_traces(["KTH-SP2", str(tiny)])] == ["KTH-SP2", "tiny"]
+    assert [i.name for i in validate_traces("kth-sp2")] == ["KTH-SP2"]
+    assert [i.name for i in validate_traces(tiny)] == ["tiny"]
+    assert [i.name for i in validate_traces("KTH-SP2, CTC-SP2")] == ["KTH-SP2", "CTC-SP2"]
+    assert [i.name for i in validate_traces("['KTH-SP2', 'HPC2N']")] == ["KTH-SP2", "HPC2N"]
     for bad, msg in (([], "at least one"), (None, "at least one"), ("", "at least one"),
                      (["nope-trace"], r"traces\[0\]: unknown trace"), ([3], "expected a registry"),
                      (["KTH-SP2", "kth-sp2"], "both named"), (42, "expected a list"),
                      ("[KTH-SP2", "cannot read")):
         with pytest.raises(InputError, match=msg):
-            study.validate_traces(bad)
-
-
-def test_validate_outdir(tmp_path):
-    assert study.validate_outdir(None) == paths.RESULTS / "traces"
-    assert study.validate_outdir(str(tmp_path)) == tmp_path.resolve()
-    f = tmp_path / "file"
-    f.write_text("x")
-    with pytest.raises(InputError, match="not a directory"):
-        study.validate_outdir(f)
-    with pytest.raises(InputError):
-        study.validate_outdir(3)
+            validate_traces(bad)
 
 
 # ----------------------------------------------------------------- outputs --
@@ -244,14 +234,17 @@ def test_table_text():
 
 
 def test_run_writes_everything(tiny, tmp_path):
+    from schedlab.study import run_study
+
     out = tmp_path / "out"
-    res = study.run([str(tiny)], out)
+    res = run_study("traces", overrides={"traces": [str(tiny)]}, outdir=out, log=None)
+    assert res["profile"] == "custom"
     names = sorted(str(p.relative_to(out)) for p in res["files"])
     expected = sorted([f"tables/{t}.{ext}" for t in ("traces", "weekly", "cleaning", "premature",
                                                        "classes", "areas") for ext in ("csv", "md")]
                       + ["figures/weekly.png", "figures/weekly.pdf", "figures/runtimes.png",
                          "figures/runtimes.pdf", "data/weekly.csv", "data/runtime_histograms.csv",
-                         "numbers.json"])
+                         "numbers.json", "findings.json", "parameters.json"])
     assert names == expected
     assert all((out / n).stat().st_size > 0 for n in names)
     assert not list(out.rglob("*.tmp"))
@@ -292,7 +285,7 @@ def test_notebook_runs_on_a_new_trace(tiny, tmp_path):
     out = tmp_path / "out"
     papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"),
                                parameters={"traces": [str(tiny)], "outdir": str(out)},
-                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+                               kernel_name="schedlab", progress_bar=False, cwd=str(tmp_path))
     for rel in ("numbers.json", "tables/premature.md", "tables/classes.csv", "figures/weekly.png",
                 "figures/runtimes.pdf", "data/weekly.csv"):
         assert (out / rel).is_file(), rel

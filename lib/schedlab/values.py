@@ -20,7 +20,7 @@ import numpy as np
 from .errors import InputError
 from .jobs import POLICIES, Policy, parse_duration
 
-__all__ = ["as_list", "trace_list", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
+__all__ = ["as_list", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
            "policy_names", "as_record"]
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
@@ -231,3 +231,8 @@ def trace_list(value, name: str = "traces") -> list:
         seen[key] = str(item)
         out.append(info)
     return out
+
+
+def trace_tuple(value, name: str = "traces") -> tuple:
+    """:func:`trace_list` as a tuple (the value of a frozen study parameter)."""
+    return tuple(trace_list(value, name))

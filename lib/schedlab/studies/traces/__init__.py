@@ -13,9 +13,9 @@ traces (registry names or paths to any SWF file):
   median actual runtime), the small non-premature / small premature shares
   (Table 6.1) and the shares of the total area p*q (Table 6.2).
 
-The notebook ``notebooks/00-traces.ipynb`` only validates its parameters
-(:func:`validate_traces`, :func:`validate_outdir`) and calls :func:`run`,
-which writes tables (CSV and Markdown), figures (PNG and PDF), the data
+The notebook ``notebooks/00-traces.ipynb`` holds its parameters and calls
+the driver (``run_study("traces", globals())``), which runs :func:`compute`
+and writes tables (CSV and Markdown), figures (PNG and PDF), the data
 behind the figures (CSV) and ``numbers.json``.  Every computation is a
 plain function of arrays (:func:`premature`, :func:`divider`,
 :func:`size_classes`, :func:`class_stats`, :func:`weekly`,
@@ -60,7 +60,7 @@ validators), :mod:`~schedlab.studies.traces.cells` (one trace read, cleaned
 and characterised), :mod:`~schedlab.studies.traces.analysis` (the pure
 computations), :mod:`~schedlab.studies.traces.tables`,
 :mod:`~schedlab.studies.traces.figures`, :mod:`~schedlab.studies.traces.report`
-(the key numbers), :mod:`~schedlab.studies.traces.run` (the pipeline) and
+(the key numbers), :mod:`~schedlab.studies.traces.run` (:func:`compute`) and
 ``published.toml`` (the thesis' values, each table with its source; read by
 :mod:`~schedlab.studies.traces.published`).  Every public name is
 re-exported here.
@@ -71,18 +71,18 @@ from .analysis import (DAY, JOBSETS, MONTH_DAYS, RUNTIME_EDGES, WEEK, ClassStats
                        class_stats, divider, histogram, jobsets, premature, size_classes, weekly)
 from .cells import TraceStats, characterise
 from .figures import figure_runtimes, figure_weekly
-from .params import DEFAULT_TRACES, PREMATURE_FACTOR, READINGS, STUDY, validate_outdir, validate_traces
+from .params import DEFAULT_TRACES, PREMATURE_FACTOR, READINGS, STUDY, Params
 from .published import PUBLISHED, PUBLISHED_NOTES, THESIS, published_for
 from .report import numbers
-from .run import run
+from .run import compute
 from .tables import (data_histograms, data_weekly, table_areas, table_classes, table_cleaning, table_premature,
                      table_traces, table_weekly, tables)
 
 __all__ = [
     "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "DEFAULT_TRACES", "PREMATURE_FACTOR", "READINGS",
     "JOBSETS", "RUNTIME_EDGES", "Weekly", "Histogram", "ClassStats", "TraceStats",
-    "validate_traces", "validate_outdir", "premature", "divider", "size_classes",
+    "Params", "compute", "premature", "divider", "size_classes",
     "class_stats", "weekly", "histogram", "jobsets", "characterise", "published_for", "tables",
     "data_weekly", "data_histograms",
-    "figure_weekly", "figure_runtimes", "numbers", "run",
+    "figure_weekly", "figure_runtimes", "numbers",
 ]

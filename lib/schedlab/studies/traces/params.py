@@ -1,17 +1,17 @@
-"""The parameters of the traces study: the traces to characterise (and the
-output directory), their defaults, and the definition of premature jobs.
-"""
+"""The parameters of the traces study, declared once: the traces to
+characterise; and the definition of premature jobs."""
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
 
-from ... import metrics, paths
-from ... import traces as _traces
+from ... import metrics
 from ... import values as check
+from ...study import Params as StudyParams
+from ...study import param
 
 STUDY = "traces"
 
-#: The six main traces, the notebook's default.
+#: The six main traces, the default.
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N", "CEA-Curie")
 
 #: p~ >= PREMATURE_FACTOR * p makes a job premature (thesis §4.3.3); the two
@@ -19,14 +19,9 @@ DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE"
 PREMATURE_FACTOR, READINGS = metrics.PREMATURE_FACTOR, metrics.PREMATURE_READINGS
 
 
-# ----------------------------------------------------------- validators --
+@dataclass(frozen=True)
+class Params(StudyParams):
+    """The traces study's parameters (cheap: the quick and full profiles are the same)."""
 
-def validate_traces(value) -> list[_traces.TraceInfo]:
-    """:func:`schedlab.values.trace_list` (kept for the notebook)."""
-    return check.trace_list(value)
-
-
-def validate_outdir(value) -> Path:
-    """The output directory: ``None`` (or "") means ``results/traces`` under the
-    project root (:mod:`schedlab.paths`); otherwise a path, made absolute."""
-    return check.directory(value, "outdir", paths.RESULTS / STUDY)
+    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+                          help="traces to characterise: registry names (schedlab traces list) or SWF paths")
