@@ -97,12 +97,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import __version__, campaign, metrics, paths, plots, sim, stats, store, workload
-from .. import traces as _traces
-from ..errors import InputError
-from . import Table, write_json
-from .. import values as check
-from ..metrics import PREMATURE_FACTOR, premature
+from ... import __version__, campaign, metrics, paths, plots, sim, stats, store, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .. import Table, write_json
+from ... import values as check
+from ...metrics import PREMATURE_FACTOR, premature
 
 __all__ = [
     "LELONG", "THESIS", "BANDIT", "PUBLISHED", "CLAIMS", "OVERRUN", "TABLE_POLICIES",

@@ -77,11 +77,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import __version__, campaign, paths, plots, sim, stats, workload
-from .. import traces as _traces
-from ..errors import InputError
-from . import Table, write_json
-from .. import values as check
+from ... import __version__, campaign, paths, plots, sim, stats, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .. import Table, write_json
+from ... import values as check
 
 __all__ = [
     "LELONG", "THESIS", "PUBLISHED", "DEFAULT_TRACES", "THESIS_TRACES", "THESIS_WEEKS",
@@ -1306,7 +1306,7 @@ def run(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESHOLDS,
     """
     import xarray as xr
 
-    from ..store import write_dataset
+    from ...store import write_dataset
 
     t0 = time.perf_counter()
     p = params or validate(traces, sweep_traces, thresholds, threshold, weeks, policies, fig5_trace,
