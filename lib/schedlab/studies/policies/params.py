@@ -93,8 +93,8 @@ SWAPS: dict[str, tuple[tuple[str, str], ...]] = {
                                         ("SRF", "LRF"), ("SEXP", "LEXP")),
 }
 
+#: The traces of the thesis part and of the online-bandit part (the defaults).
 DEFAULT_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N")
-
 BANDIT_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
 
 

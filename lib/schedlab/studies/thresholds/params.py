@@ -80,28 +80,21 @@ THESIS_TABLES = {_DATA[key]["trace"]: _DATA[key]["table"] for key in _THESIS_SUM
 
 # ---------------------------------------------------------------- choices --
 
+#: The weeks the thesis used per trace (thesis §5.2) and its traces (Tables 5.2-5.5).
 THESIS_WEEKS = {"SDSC-SP2": 100, "SDSC-BLUE": 100, "KTH-SP2": 45, "CTC-SP2": 45}
-
 THESIS_TRACES = tuple(THESIS_TABLES)
 
 #: The five logs of lelong2017 Table 3 (the notebook's default).
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
-
 DEFAULT_THRESHOLDS: tuple[str, ...] = ("2h", "5h", "10h", "20h", "40h", "60h", "100h", "none")
 
 CRITERIA = ("mean", "mean-ratio")
-
 FINISH = ("recorded", "run", "req")
-
 #: Metrics every simulation cell of the study records.
 METRICS = ["avg_wait", "max_wait", "mean_bsld", "jobs"]
-
 BASELINE = ("FCFS", "FCFS")
-
 LEVEL = 0.95
-
 N_BOOT = 2000
-
 HOUR = 3600.0
 
 #: The policies on which the thesis checks are run (when simulated at all).
