@@ -16,6 +16,7 @@ import pytest
 from schedlab import paths, sim, store
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
+from schedlab.studies.thresholds.analysis import _spearman
 from schedlab.swf import write_swf
 
 WEEK = 7 * 86400
@@ -115,10 +116,10 @@ def test_gain_ci_and_ratio_of_means():
 
 
 def test_spearman():
-    assert study._spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
-    assert study._spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
-    assert study._spearman([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(0.8)
-    assert math.isnan(study._spearman([1, 2], [1, 2]))
+    assert _spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert _spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert _spearman([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(0.8)
+    assert math.isnan(_spearman([1, 2], [1, 2]))
 
 
 # ------------------------------------------------------------- threshold --

@@ -1,0 +1,210 @@
+"""The simulations of the policies study: the campaign cells
+(:func:`thesis_cell`, :func:`bandit_cell`, :func:`same_policy_cell`; the
+lelong2017 pairs use the campaign's built-in ``simulate`` cell), the
+workloads they run on, the campaigns of a run (:func:`campaigns`) and the
+one direct simulation behind the MaxWait table (:func:`largest_waits`)."""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ... import campaign, metrics, sim, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .analysis import bsld_classes, cumulative_by_week, premature_ratio, top_procs
+from .params import OVERRUN, TABLE_POLICIES, TABLE_VARIANTS, TOP, WEEK, Params
+
+# ------------------------------------------------------------------ cells --
+
+@functools.lru_cache(maxsize=8)
+def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
+    info = _traces.resolve(trace)
+    jobs, _ = workload.clean(_traces.load(info), m=m or info.m, overrun=overrun)
+    return jobs, int(m or info.m or (jobs.procs.max() if len(jobs) else 1))
+
+
+_PART_KEYS = {"thesis": 1, "bandit": 2}
+
+
+@functools.lru_cache(maxsize=2)
+def _resampled(trace: str, m: int | None, overrun: str, weeks: int, seed: int, part: str,
+               sample: int) -> sim.Jobs:
+    jobs, _ = _cleaned(trace, m, overrun)
+    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(_PART_KEYS[part], int(sample)))
+    return workload.resample(jobs, int(weeks), ss).jobs
+
+
+def source_weeks(trace: str, m: int | None = None, overrun: str = "kill") -> int:
+    """Number of weeks the cleaned trace spans (first to last submission):
+    the length of a thesis sample "proportional to the original trace"."""
+    jobs, _ = _cleaned(str(trace), m, overrun)
+    if len(jobs) == 0:
+        raise InputError(f"{trace}: no jobs left after cleaning")
+    return int(workload.period_edges(jobs, WEEK).size - 1)
+
+
+_CELL_KEYS = {"trace", "m", "overrun", "workload", "weeks", "seed", "sample", "policy", "threshold",
+              "threshold_backfill", "top", "cumulative"}
+
+
+def _cell_setup(p: dict, part: str):
+    unknown = set(p) - _CELL_KEYS
+    if unknown:
+        raise InputError(f"{part} cell: unknown parameter(s) {sorted(unknown)}")
+    trace, m, overrun = str(p["trace"]), p.get("m"), p.get("overrun", "kill")
+    if p.get("workload", "resample") == "original":
+        jobs, m_ = _cleaned(trace, m, overrun)
+    else:
+        jobs = _resampled(trace, m, overrun, int(p["weeks"]), int(p["seed"]), part, int(p["sample"]))
+        m_ = _cleaned(trace, m, overrun)[1]
+    policy = sim.Policy(p["policy"], p["policy"], p.get("threshold"), bool(p.get("threshold_backfill", False)))
+    return jobs, m_, policy
+
+
+def schedule_outputs(schedule: sim.Schedule, n_weeks: int | None = None, origin: int = 0,
+                     week: int = WEEK, top: int = TOP) -> dict[str, tuple[tuple[str, ...], Any]]:
+    """What the thesis part needs of one simulated schedule, as cell outputs:
+    aggregates, the premature/standard bsld split, the bsld categories, the q
+    of the ``top`` most delayed jobs and (with ``n_weeks``) the cumulative
+    weekly means of bsld, pp-bsld and wait."""
+    b = metrics.bsld(schedule)
+    summ = schedule.summary()
+    prem, std, n_prem = premature_ratio(b, schedule.jobs.run, schedule.jobs.req)
+    out = {
+        "jobs": ((), summ["jobs"]), "avg_wait": ((), summ["avg_wait"]), "max_wait": ((), summ["max_wait"]),
+        "sum_wait": ((), summ["sum_wait"]), "mean_bsld": ((), summ["mean_bsld"]),
+        "max_bsld": ((), summ["max_bsld"]), "mean_ppbsld": ((), summ["mean_ppbsld"]),
+        "backfilled": ((), summ["backfilled"]), "forced": ((), summ["forced"]),
+        "premature_jobs": ((), n_prem), "mean_bsld_premature": ((), prem), "mean_bsld_standard": ((), std),
+        "bsld_class_jobs": (("bsld_class",), bsld_classes(b)),
+        "top_bsld_procs": (("rank",), top_procs(b, schedule.jobs.procs, top)),
+    }
+    if n_weeks is not None:
+        end = schedule.end
+        for name, v in (("cum_mean_bsld", b), ("cum_mean_ppbsld", metrics.ppbsld(schedule)),
+                        ("cum_avg_wait", metrics.wait(schedule))):
+            out[name] = (("week",), cumulative_by_week(v, end, n_weeks, origin, week)[2])
+    return out
+
+
+def thesis_cell(p: dict) -> dict:
+    """One (trace, sample, policy) of the thesis part: EASY-P-P with the
+    threshold on a resampled trace (``workload: resample``; ``sample`` picks
+    the seed) or on the cleaned log (``workload: original``); outputs of
+    :func:`schedule_outputs` (cumulative weekly means unless ``cumulative``
+    is false)."""
+    jobs, m, policy = _cell_setup(p, "thesis")
+    s = sim.simulate(jobs, m, policy)
+    cumulative = p.get("cumulative", True) and p.get("workload", "resample") != "original"
+    n_weeks = int(p["weeks"]) if cumulative else None
+    return schedule_outputs(s, n_weeks, 0, WEEK, int(p.get("top", TOP)))
+
+
+def bandit_cell(p: dict) -> dict:
+    """One (trace, sample, policy) of the online-bandit part: EASY(P, Θ) on a
+    resampled trace of ``weeks`` weeks; total, mean and max waiting time,
+    backfilled and forced jobs, and the total wait of the jobs finished by
+    the end of each week (for the curves of online-bandit Fig. 2)."""
+    jobs, m, policy = _cell_setup(p, "bandit")
+    s = sim.simulate(jobs, m, policy)
+    summ = s.summary()
+    out = {k: ((), summ[k]) for k in ("jobs", "sum_wait", "avg_wait", "max_wait", "backfilled", "forced")}
+    out["cum_sum_wait"] = (("week",), cumulative_by_week(metrics.wait(s), s.end, int(p["weeks"]))[0])
+    return out
+
+
+def same_policy_cell(p: dict) -> dict:
+    """The campaign's built-in ``simulate`` cell with one ``policy`` for both
+    queues (EASY-P-P), so that a grid can sweep the pairs P_R = P_B only."""
+    q = dict(p)
+    pol = q.pop("policy")
+    q["primary"] = q["backfill"] = pol
+    return campaign.simulate_cell(q)
+
+
+campaign.register_cell("policies-same")(same_policy_cell)
+
+campaign.register_cell("policies-thesis")(thesis_cell)
+
+campaign.register_cell("policies-bandit")(bandit_cell)
+
+_THESIS_CELL = "schedlab.studies.policies.cells:thesis_cell"
+
+_BANDIT_CELL = "schedlab.studies.policies.cells:bandit_cell"
+
+_SAME_CELL = "schedlab.studies.policies.cells:same_policy_cell"
+
+
+# -------------------------------------------------------------- campaigns --
+
+def _ref(info: _traces.TraceInfo) -> str:
+    """How a campaign names a trace: the registry name, or the file path."""
+    return info.name if info.registered else str(info.path)
+
+
+def _thresholds(threshold: int | None) -> list[str]:
+    """Threshold labels of the original-log check: the chosen one, then none."""
+    main = sim.format_duration(threshold)
+    return [main] if main == "none" else [main, "none"]
+
+
+def campaigns(p: Params) -> dict[str, campaign.Campaign]:
+    """Every campaign of the study for parameters ``p``, by key:
+    ``lelong``, ``tables``, ``thesis:<trace>``, ``thesis-original``,
+    ``bandit:<trace>``.  Parts with no trace are left out."""
+    out: dict[str, campaign.Campaign] = {}
+    if p.lelong_trace is not None:
+        out["lelong"] = campaign.Campaign(
+            f"policies-lelong-{p.lelong_trace.name}", cell="simulate",
+            dims={"primary": list(p.lelong_policies), "backfill": list(p.lelong_policies)},
+            params={"trace": _ref(p.lelong_trace), "m": p.lelong_trace.m, "overrun": OVERRUN["lelong"],
+                    "workload": "resample", "weeks": p.lelong_weeks, "seed": p.seed,
+                    "estimate": "requested"},
+            metrics=["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled"])
+    if p.table_traces:
+        out["tables"] = campaign.Campaign(
+            "policies-tables", cell=_SAME_CELL,
+            dims={"trace": [_ref(t) for t in p.table_traces], **TABLE_VARIANTS,
+                  "policy": list(TABLE_POLICIES)},
+            params={"workload": "original"},
+            metrics=["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled", "utilisation"])
+    common = {"threshold_backfill": False, "overrun": OVERRUN["thesis"], "seed": p.seed, "top": TOP}
+    for t in p.thesis_traces:
+        weeks = p.thesis_weeks or source_weeks(_ref(t), t.m, OVERRUN["thesis"])
+        out[f"thesis:{t.name}"] = campaign.Campaign(
+            f"policies-thesis-{t.name}", cell=_THESIS_CELL,
+            dims={"sample": list(range(p.thesis_samples)), "policy": list(p.thesis_policies)},
+            params={"trace": _ref(t), "m": t.m, "workload": "resample", "weeks": weeks,
+                    "threshold": p.thesis_threshold, **common})
+    if p.thesis_traces:
+        out["thesis-original"] = campaign.Campaign(
+            "policies-thesis-original", cell=_THESIS_CELL,
+            dims={"trace": [_ref(t) for t in p.thesis_traces], "policy": list(p.thesis_policies),
+                  "overrun": ["kill", "drop"], "threshold": _thresholds(p.thesis_threshold)},
+            params={"workload": "original", "cumulative": False,
+                    **{k: v for k, v in common.items() if k != "overrun"}})
+    for t in p.bandit_traces:
+        out[f"bandit:{t.name}"] = campaign.Campaign(
+            f"policies-bandit-{t.name}", cell=_BANDIT_CELL,
+            dims={"sample": list(range(p.bandit_samples)), "policy": list(p.bandit_policies)},
+            params={"trace": _ref(t), "m": t.m, "overrun": OVERRUN["bandit"], "workload": "resample",
+                    "weeks": p.bandit_weeks, "seed": p.seed, "threshold": p.bandit_threshold,
+                    "threshold_backfill": True})
+    return out
+
+
+# ------------------------------------------------------- direct simulation --
+
+def largest_waits(trace: str, policy: str, n: int = 6, overrun: str = "drop", m: int | None = None) -> list[dict]:
+    """The ``n`` largest waits of EASY-P-P on the cleaned original log (a
+    single deterministic simulation, the one behind Table 2): which jobs set
+    MaxWait, and how close the next ones are."""
+    jobs, m_ = _cleaned(trace, m, overrun)
+    s = sim.simulate(jobs, m_, sim.Policy(policy, policy))
+    w = s.wait
+    order = np.lexsort((np.arange(w.size), -w))[:n]
+    return [{"rank": k + 1, "job": int(jobs.id[i]), "submit": int(jobs.submit[i]), "wait": int(w[i]),
+             "q": int(jobs.procs[i]), "req": int(jobs.req[i]), "run": int(jobs.run[i])}
+            for k, i in enumerate(order)]

@@ -1,0 +1,178 @@
+"""The simulations of the thresholds study: the thesis' original-weeks cell
+(:func:`thesis_cell`; the resampled weeks of lelong2017 use the campaign's
+built-in ``simulate`` cell), the campaigns of a run, the thesis checks
+(:func:`thesis_checks`) and the facts of lelong2017 Table 3 read from a log
+(:func:`_table3_row`)."""
+from __future__ import annotations
+
+import functools
+from datetime import datetime, timezone
+
+import numpy as np
+
+from ... import campaign, sim, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .analysis import ThesisResult
+from .params import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, Params, TraceRef, threshold_label
+
+# ------------------------------------------------------------------ cells --
+
+@functools.lru_cache(maxsize=16)
+def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_weeks: int | None,
+                  finish: str) -> tuple[list, int]:
+    """The original weeks of a trace as in thesis §5.2 (cached per process)."""
+    info = _traces.resolve(trace)
+    swf = _traces.load(trace)
+    m = m or info.m
+    jobs, _ = workload.clean(swf, m=m, overrun=overrun)
+    fin = workload.recorded_finish(swf, jobs) if finish == "recorded" else finish
+    weeks = workload.weeks(jobs, crossing="drop", skip_first=skip_first, finish=fin, shift=True)
+    if n_weeks is not None:
+        weeks = weeks[:n_weeks]
+    return weeks, int(m or jobs.procs.max())
+
+
+THESIS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
+                      "finish": "recorded", "primary": "FCFS", "backfill": "same", "threshold": None,
+                      "threshold_backfill": False, "estimate": "requested", "metrics": None}
+
+
+@campaign.register_cell("thresholds-thesis-weeks")
+def thesis_cell(p: dict) -> dict:
+    """Campaign cell: EASY-P_R-P_B on the original weeks of a trace (thesis
+    §5.2: ``skip_first`` weeks skipped, then ``n_weeks`` consecutive weeks,
+    jobs crossing their week's end removed by ``finish``); ``backfill="same"``
+    orders both queues by ``primary``.  Returns each metric over ``week``."""
+    unknown = set(p) - set(THESIS_CELL_PARAMS)
+    if unknown:
+        raise InputError(f"thesis cell: unknown parameter(s) {sorted(unknown)}; "
+                         f"known: {sorted(THESIS_CELL_PARAMS)}")
+    q = {**THESIS_CELL_PARAMS, **p}
+    if q["trace"] is None:
+        raise InputError("thesis cell: a 'trace' parameter is required")
+    if q["finish"] not in FINISH:
+        raise InputError(f"thesis cell: finish must be one of {FINISH}, got {q['finish']!r}")
+    n = None if q["n_weeks"] is None else int(q["n_weeks"])
+    sets, m = _thesis_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n, q["finish"])
+    back = q["primary"] if q["backfill"] == "same" else q["backfill"]
+    policy = sim.Policy(q["primary"], back, q["threshold"], q["threshold_backfill"])
+    metrics = tuple(q["metrics"] or METRICS)
+    out = {k: np.full(len(sets), np.nan) for k in metrics}
+    for i, jobs in enumerate(sets):
+        if len(jobs) == 0:
+            if "jobs" in out:
+                out["jobs"][i] = 0
+            continue
+        s = sim.simulate(jobs, m, policy, estimate=q["estimate"]).summary()
+        for k in metrics:
+            out[k][i] = s[k]
+    return {k: (("week",), v) for k, v in out.items()}
+
+
+# ------------------------------------------------------------- campaigns --
+
+def _base_params(p: Params, ref: TraceRef) -> dict:
+    return {"trace": ref.spec, "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
+            "seed": p.seed, "estimate": "requested"}
+
+
+def fig5_campaigns(p: Params) -> list[campaign.Campaign]:
+    """Fig. 5: the policies with ``fig5_backfill`` backfilling, at T and
+    without threshold, on resampled weeks of the whole trace; and the baseline."""
+    ref = p.fig5_trace
+    name = f"thresholds-fig5-{ref.name}"
+    base = {**_base_params(p, ref), "half": "all"}
+    return [
+        campaign.Campaign(name, {"threshold": [threshold_label(p.threshold), "none"],
+                                 "primary": list(p.policies)},
+                          {**base, "backfill": p.fig5_backfill}, metrics=METRICS),
+        campaign.Campaign(name, {"primary": ["FCFS"]}, {**base, "backfill": "FCFS", "threshold": None},
+                          metrics=METRICS),
+    ]
+
+
+def traintest_campaigns(p: Params, ref: TraceRef, thresholds) -> list[campaign.Campaign]:
+    """The train/test grid of one trace: the non-FCFS primaries at every
+    threshold, and the FCFS primaries once (the threshold changes nothing
+    for them)."""
+    name = f"thresholds-traintest-{ref.name}"
+    base = _base_params(p, ref)
+    others = [x for x in p.policies if x != "FCFS"]
+    return [
+        campaign.Campaign(name, {"half": ["train", "test"],
+                                 "threshold": [threshold_label(t) for t in thresholds],
+                                 "primary": others, "backfill": list(p.policies)}, base, metrics=METRICS),
+        campaign.Campaign(name, {"half": ["train", "test"], "primary": ["FCFS"],
+                                 "backfill": list(p.policies)}, {**base, "threshold": None},
+                          metrics=METRICS),
+    ]
+
+
+def thesis_n_weeks(p: Params, ref: TraceRef) -> int | None:
+    if p.thesis_weeks is not None:
+        return p.thesis_weeks
+    return THESIS_WEEKS.get(ref.name)
+
+
+def thesis_campaign(p: Params, ref: TraceRef, finish=None, policies=None, thresholds=None
+                    ) -> campaign.Campaign:
+    return campaign.Campaign(
+        f"thresholds-thesis-{ref.name}",
+        {"finish": list(finish or [p.thesis_finish]),
+         "threshold": [threshold_label(t) for t in (thresholds or p.thesis_thresholds)],
+         "primary": list(policies or p.thesis_policies)},
+        {"trace": ref.spec, "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+         "backfill": "same"},
+        cell="schedlab.studies.thresholds.cells:thesis_cell", metrics=METRICS)
+
+
+def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.Runner, log) -> None:
+    """Fill ``r.checks``: the sums of :data:`CHECK_POLICIES` with the
+    crossing judged the other ways and with the jobs that overran their
+    request kept (no threshold) and, at the thesis' thresholds, with the
+    threshold leading the backfilling order too."""
+    checked = [pol for pol in CHECK_POLICIES if pol in p.thesis_policies]
+    if not checked:
+        return
+    if None in r.thresholds:
+        k = r.thresholds.index(None)
+        r.checks[(p.thesis_finish, None)] = {pol: r.sums[pol][k] for pol in checked}
+        others = [f for f in FINISH if f != p.thesis_finish]
+        ds = cluster.run(thesis_campaign(p, ref, finish=others, policies=checked, thresholds=[None]))
+        for f in others:
+            r.checks[(f, None)] = {pol: float(np.nansum(ds.mean_bsld.sel(finish=f, threshold="none",
+                                                                          primary=pol).values))
+                                   for pol in checked}
+        if p.overrun == "drop":
+            c = thesis_campaign(p, ref, policies=checked, thresholds=[None])
+            c.params["overrun"] = "kill"
+            ds = cluster.run(c)
+            r.checks[("overrun_kill", None)] = {
+                pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold="none",
+                                                      primary=pol).values)) for pol in checked}
+    ths = [t for t in r.thresholds if t is not None]
+    if ths:
+        c = thesis_campaign(p, ref, policies=checked, thresholds=ths)
+        c.params["threshold_backfill"] = True
+        ds = cluster.run(c)
+        for t in ths:
+            k = r.thresholds.index(t)
+            r.checks[(p.thesis_finish, t)] = {pol: r.sums[pol][k] for pol in checked}
+            r.checks[("threshold_backfill", t)] = {
+                pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold=threshold_label(t),
+                                                      primary=pol).values)) for pol in checked}
+
+
+# ---------------------------------------------------------------- table 3 --
+
+def _table3_row(ref: TraceRef, overrun: str) -> dict:
+    swf = _traces.load(ref.spec)
+    jobs, _ = workload.clean(swf, m=ref.m, overrun=overrun)
+    sub = jobs.submit
+    year = None
+    if swf.unix_start_time is not None and len(jobs):
+        year = datetime.fromtimestamp(int(swf.unix_start_time) + int(sub.min()), timezone.utc).year
+    months = float(sub.max() - sub.min()) / (365.25 / 12 * 86400) if len(jobs) else float("nan")
+    return {"trace": ref.name, "year": year, "m": ref.m, "jobs_in_file": swf.n, "jobs": len(jobs),
+            "months": months}
