@@ -271,7 +271,7 @@ def test_cells_agree_with_direct_simulation(tiny):
     assert study.grid_cell(cell)["mean_bsld"][1][7] == study.weekly_bsld(
         jobs, m, study.mixed_policy(w, scales), thr, bf) == a.weeks.grid[2, 7]
     c = study.make_campaign("search", a.info, "week", [1, 2], optimisers=["xnes3"], budget=5)
-    assert c.cell == "schedlab.studies.mixed:search_cell" and campaign.resolve_cell(c.cell) is study.search_cell
+    assert c.cell == "schedlab.studies.mixed.run:search_cell" and campaign.resolve_cell(c.cell) is study.search_cell
 
 
 def test_campaign_specs_load_and_share_the_full_profile_cache():
@@ -279,7 +279,7 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
     assert specs
     for path in specs:
         c = campaign.Campaign.from_yaml(path)
-        assert c.cell.startswith("schedlab.studies.mixed:")
+        assert c.cell.startswith("schedlab.studies.mixed.run:")
         _, p = c.cells()[0]
         assert set(p) - {"metrics"} <= study._CELL_KEYS
     # the same cells, hence the same cache entries, as the full profile of the notebook

@@ -121,11 +121,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import __version__, campaign, metrics, paths, plots, sim, store, workload
-from .. import traces as _traces
-from ..errors import InputError
-from . import Table, write_json, write_text
-from .. import values as check
+from ... import __version__, campaign, metrics, paths, plots, sim, store, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .. import Table, write_json, write_text
+from ... import values as check
 
 
 __all__ = [
@@ -790,7 +790,7 @@ def classify_cell(p: dict) -> dict:
 
 
 campaign.register_cell("classification-classify")(classify_cell)
-_CLASSIFY_CELL = "schedlab.studies.classification:classify_cell"
+_CLASSIFY_CELL = "schedlab.studies.classification.cells:classify_cell"
 
 
 def classify_trace(trace: str, m: int | None = None, *, weeks: int | None = None, trees: int = 100,
@@ -842,7 +842,7 @@ def schedule_cell(p: dict) -> dict:
 
 
 campaign.register_cell("classification-schedule")(schedule_cell)
-_SCHEDULE_CELL = "schedlab.studies.classification:schedule_cell"
+_SCHEDULE_CELL = "schedlab.studies.classification.cells:schedule_cell"
 
 
 # -------------------------------------------------------------- campaigns --
@@ -1093,7 +1093,7 @@ def table_small_large(res: Sequence[TraceResult]) -> Table:
 
 
 def table_dividers(res: Sequence[TraceResult]) -> Table:
-    from .traces import PUBLISHED as TRACES_PUBLISHED
+    from ..traces import PUBLISHED as TRACES_PUBLISHED
     rows = []
     for r in res:
         a = r.divider_summary()

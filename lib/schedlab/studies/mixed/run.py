@@ -102,13 +102,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .. import __version__, optim, paths, plots, sim, store, workload
-from .. import campaign as _campaign
-from .. import traces as _traces
-from ..errors import InputError
-from ..sim import Jobs
-from . import Table, write_json
-from .. import values as check
+from ... import __version__, optim, paths, plots, sim, store, workload
+from ... import campaign as _campaign
+from ... import traces as _traces
+from ...errors import InputError
+from ...sim import Jobs
+from .. import Table, write_json
+from ... import values as check
 
 
 __all__ = [
@@ -520,7 +520,7 @@ def search_cell(p: dict) -> dict:
             "optimisation_time": ((), r.seconds), "best_so_far": (("evaluation",), hist)}
 
 
-_CELLS = {kind: f"schedlab.studies.mixed:{kind}_cell" for kind in ("pure", "grid", "search")}
+_CELLS = {kind: f"schedlab.studies.mixed.run:{kind}_cell" for kind in ("pure", "grid", "search")}
 
 
 def _slug(name: str) -> str:
