@@ -20,8 +20,6 @@ if TYPE_CHECKING:
 RTOL = 1e-3
 
 
-# ---------------------------------------------------------------- analysis --
-
 def best_index(values, points=None, rtol: float = 1e-9) -> int:
     """Index of the lowest value; among ties (within ``rtol``), the point
     closest to the mean of the tied points (without ``points``: the first).
