@@ -16,6 +16,7 @@ import pytest
 from schedlab import campaign, optim, paths, sim, swf
 from schedlab.errors import InputError
 from schedlab.studies import mixed as study
+from schedlab.studies.mixed import cells
 
 DAY = 86400
 
@@ -87,8 +88,8 @@ def test_each_pure_policy_is_a_vertex_job_by_job(policy):
     first, +w_r earliest submission first (FCFS = (0,0,1))."""
     jobs, m = generated_week(seed=4, n=80)
     scales = (3.0, 5000.0, 7000.0, 900.0, 1.0, 20000.0)          # fixed, not the week's means
-    pure = sim.simulate(jobs, m, study._policy(policy, None, "same"))
-    mixed = sim.simulate(jobs, m, study._policy(study.mixed_policy(VERTEX[policy], scales), None, "same"))
+    pure = sim.simulate(jobs, m, cells._policy(policy, None, "same"))
+    mixed = sim.simulate(jobs, m, cells._policy(study.mixed_policy(VERTEX[policy], scales), None, "same"))
     np.testing.assert_array_equal(pure.start, mixed.start)
 
 
@@ -96,9 +97,9 @@ def test_the_order_only_depends_on_the_direction_of_w():
     jobs, m = generated_week(seed=5, n=80)
     scales = sim.default_scales(jobs)
     w = np.array([0.3, -0.5, 0.2])
-    a = sim.simulate(jobs, m, study._policy(study.mixed_policy(w, scales), 20000, "same"))
-    b = sim.simulate(jobs, m, study._policy(study.mixed_policy(7.5 * w, scales), 20000, "same"))
-    c = sim.simulate(jobs, m, study._policy(study.mixed_policy(-w, scales), 20000, "same"))
+    a = sim.simulate(jobs, m, cells._policy(study.mixed_policy(w, scales), 20000, "same"))
+    b = sim.simulate(jobs, m, cells._policy(study.mixed_policy(7.5 * w, scales), 20000, "same"))
+    c = sim.simulate(jobs, m, cells._policy(study.mixed_policy(-w, scales), 20000, "same"))
     np.testing.assert_array_equal(a.start, b.start)
     assert not np.array_equal(a.start, c.start)
     assert np.sum(np.abs(optim.normalise(7.5 * w))) == pytest.approx(1.0)
@@ -171,7 +172,7 @@ def test_bundled_weeks_and_a_vertex_on_a_real_week():
     assert study.full_units("SDSC-SP2") >= 100 and study.full_units("KTH-SP2") >= 45
     cell = {"trace": "SDSC-SP2", "unit": 70, "threshold": "200000"}
     pure = study.pure_cell(cell)["mean_bsld"][1]
-    jobs, m, scales, thr, bf = study._cell_setup(cell, "test")
+    jobs, m, scales, thr, bf = cells._cell_setup(cell, "test")
     saf = study.weekly_bsld(jobs, m, study.mixed_policy((0, 0, 0, 0, 0, 1), scales), thr, bf)
     assert saf == pure[study.POLICIES.index("SAF")]
     from schedlab import traces, workload
@@ -265,13 +266,13 @@ def test_cells_agree_with_direct_simulation(tiny):
     trace, _, res = tiny
     a = res["analyses"][0]
     cell = {"trace": str(trace), "unit": 3, "threshold": "200000", "resolution": 3}
-    jobs, m, scales, thr, bf = study._cell_setup(cell, "test")
+    jobs, m, scales, thr, bf = cells._cell_setup(cell, "test")
     assert scales == a.scales
     w = optim.l1_lattice(3, 3)[7]
     assert study.grid_cell(cell)["mean_bsld"][1][7] == study.weekly_bsld(
         jobs, m, study.mixed_policy(w, scales), thr, bf) == a.weeks.grid[2, 7]
     c = study.make_campaign("search", a.info, "week", [1, 2], optimisers=["xnes3"], budget=5)
-    assert c.cell == "schedlab.studies.mixed:search_cell" and campaign.resolve_cell(c.cell) is study.search_cell
+    assert c.cell == "schedlab.studies.mixed.cells:search_cell" and campaign.resolve_cell(c.cell) is study.search_cell
 
 
 def test_campaign_specs_load_and_share_the_full_profile_cache():
@@ -279,9 +280,9 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
     assert specs
     for path in specs:
         c = campaign.Campaign.from_yaml(path)
-        assert c.cell.startswith("schedlab.studies.mixed:")
+        assert c.cell.startswith("schedlab.studies.mixed.cells:")
         _, p = c.cells()[0]
-        assert set(p) - {"metrics"} <= study._CELL_KEYS
+        assert set(p) - {"metrics"} <= cells._CELL_KEYS
     # the same cells, hence the same cache entries, as the full profile of the notebook
     from schedlab import traces
     info = traces.resolve("SDSC-SP2")

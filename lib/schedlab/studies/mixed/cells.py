@@ -1,0 +1,185 @@
+"""The simulations of the mixed-policies study: a trace's weeks (months),
+the weekly average bsld of a policy, the campaign cells -- the 12 pure
+policies (:func:`pure_cell`), a grid of mixed policies (:func:`grid_cell`),
+one black-box search (:func:`search_cell`) on one period -- and the
+campaigns that run them (:func:`make_campaign`)."""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from ... import campaign as _campaign
+from ... import metrics, optim, sim, workload
+from ... import traces as _traces
+from ...errors import InputError
+from ...sim import Jobs
+from .params import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label
+
+#: Version of each kind of cell, part of its cache key: bump it when the
+#: cell's computation (or the optimiser it calls) changes.
+CELL_VERSION = {"pure": 1, "grid": 1, "search": 2}
+
+
+# ---------------------------------------------------------------- workload --
+
+def trace_arg(info: _traces.TraceInfo) -> str:
+    """How a campaign names a trace: registry name, or the file's path."""
+    return info.name if info.registered else str(info.path)
+
+
+@functools.lru_cache(maxsize=16)
+def trace_units(trace: str, period: str = "week", skip_first: int = 1):
+    """``(units, m, scales)`` of a trace: its weeks (or 30-day months) as
+    :func:`schedlab.workload.weeks` slices them -- first period dropped,
+    jobs whose recorded finish lies after their period's end removed --,
+    the machine size and the per-trace feature scales (means over the whole
+    cleaned trace).  Cached per process: the cells of a worker share it."""
+    if period not in PERIODS:
+        raise InputError(f"period must be one of {PERIODS}, got {period!r}")
+    info = _traces.resolve(trace)
+    swf = _traces.load(info)
+    jobs, _ = workload.clean(swf, m=info.m)
+    m = info.m or int(jobs.procs.max())
+    finish = workload.recorded_finish(swf, jobs)
+    units = workload.weeks(jobs, period=period, crossing="drop", skip_first=skip_first, finish=finish)
+    return units, int(m), sim.default_scales(jobs)
+
+
+def full_units(trace: str, period: str = "week") -> int:
+    """Number of complete periods after the first (the last one, cut short
+    by the end of the log, is not counted)."""
+    units, _, _ = trace_units(trace, period)
+    return max(len(units) - 1, 0)
+
+
+def mixed_policy(weights, scales) -> sim.Mixed:
+    """The engine's mixed policy for 3 or 6 weights, with fixed scales."""
+    w = np.asarray(weights, dtype=float).ravel()
+    return sim.Mixed(tuple(w.tolist()), tuple(scales))
+
+
+def _policy(primary, threshold, backfill: str) -> sim.Policy:
+    return sim.Policy(primary, primary if backfill == "same" else backfill, threshold)
+
+
+def weekly_bsld(jobs: Jobs, m: int, primary, threshold=THRESHOLD, backfill: str = "same") -> float:
+    """Average bounded slowdown (tau = 10 s) of ``jobs`` simulated alone
+    under EASY-``primary``-(``primary`` or FCFS) with ``threshold``; NaN
+    for no jobs."""
+    if len(jobs) == 0:
+        return float("nan")
+    s = sim.simulate(jobs, m, _policy(primary, threshold, backfill))
+    return float(np.mean(metrics.bsld(s)))
+
+
+
+# ------------------------------------------------------------------- cells --
+
+_CELL_KEYS = {"trace", "period", "skip_first", "unit", "threshold", "backfill", "version",
+              "resolution", "features", "optimiser", "budget", "sigma0", "penalty", "patience", "seed"}
+
+
+def _cell_setup(p: dict, kind: str):
+    unknown = set(p) - _CELL_KEYS
+    if unknown:
+        raise InputError(f"mixed {kind} cell: unknown parameter(s) {sorted(unknown)}")
+    units, m, scales = trace_units(str(p["trace"]), str(p.get("period", "week")), int(p.get("skip_first", 1)))
+    unit = int(p["unit"])
+    if not 1 <= unit <= len(units):
+        raise InputError(f"mixed {kind} cell: {p.get('period', 'week')} {unit} out of range 1..{len(units)} "
+                         f"for {p['trace']}")
+    thr = p.get("threshold", _thr_label(THRESHOLD))
+    threshold = None if thr in (None, "none") else int(thr)
+    backfill = p.get("backfill", "same")
+    if backfill not in BACKFILL_CHOICES:
+        raise InputError(f"mixed {kind} cell: backfill must be one of {BACKFILL_CHOICES}, got {backfill!r}")
+    return units[unit - 1], m, scales, threshold, backfill
+
+
+def pure_cell(p: dict) -> dict:
+    """The 12 pure policies on one period: ``mean_bsld`` (policy) and ``jobs``."""
+    jobs, m, _, thr, bf = _cell_setup(p, "pure")
+    out = np.array([weekly_bsld(jobs, m, pol, thr, bf) for pol in POLICIES])
+    return {"mean_bsld": (("policy",), out), "jobs": ((), np.int64(len(jobs)))}
+
+
+def grid_cell(p: dict) -> dict:
+    """Every point of the lattice (``features``, ``resolution``) on one
+    period: ``mean_bsld`` (point), in :func:`schedlab.optim.l1_lattice` order."""
+    jobs, m, scales, thr, bf = _cell_setup(p, "grid")
+    points = optim.l1_lattice(int(p.get("features", 3)), int(p["resolution"]))
+    if len(jobs) == 0:
+        return {"mean_bsld": (("point",), np.full(len(points), np.nan))}
+    out = np.array([weekly_bsld(jobs, m, mixed_policy(w, scales), thr, bf) for w in points])
+    return {"mean_bsld": (("point",), out)}
+
+
+def _seed(seed: int, unit: int, optimiser: str) -> int:
+    ss = np.random.SeedSequence([int(seed), int(unit), list(OPTIMISERS).index(optimiser)])
+    return int(ss.generate_state(1)[0])
+
+
+def search_cell(p: dict) -> dict:
+    """One black-box optimisation (``optimiser`` of :data:`OPTIMISERS`) on
+    one period: the best ``mean_bsld`` found, its ``weights`` (6, zeros
+    beyond the optimiser's features), the ``evaluations`` and
+    ``optimisation_time`` spent, and ``best_so_far`` after each evaluation
+    (NaN past the last one)."""
+    jobs, m, scales, thr, bf = _cell_setup(p, "search")
+    name = p["optimiser"]
+    if name not in OPTIMISERS:
+        raise InputError(f"mixed search cell: optimiser must be one of {list(OPTIMISERS)}, got {name!r}")
+    method, d = OPTIMISERS[name]
+    budget = int(p["budget"])
+    hist = np.full(budget, np.nan)
+    if len(jobs) == 0:
+        return {"mean_bsld": ((), np.nan), "weights": (("feature",), np.full(6, np.nan)),
+                "evaluations": ((), np.int64(0)), "optimisation_time": ((), 0.0),
+                "best_so_far": (("evaluation",), hist)}
+
+    def f(w):
+        return weekly_bsld(jobs, m, mixed_policy(w, scales), thr, bf)
+
+    r = optim.minimise_l1(f, d, method, budget, seed=_seed(p.get("seed", 0), p["unit"], name),
+                          sigma0=float(p.get("sigma0", 0.5)), penalty=float(p.get("penalty", 0.01)),
+                          patience=int(p.get("patience", 8)))
+    w6 = np.zeros(6)
+    w6[:d] = r.x
+    hist[:r.evaluations] = r.history
+    return {"mean_bsld": ((), r.f), "weights": (("feature",), w6), "evaluations": ((), np.int64(r.evaluations)),
+            "optimisation_time": ((), r.seconds), "best_so_far": (("evaluation",), hist)}
+
+
+_CELLS = {kind: f"schedlab.studies.mixed.cells:{kind}_cell" for kind in ("pure", "grid", "search")}
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "trace"
+
+
+def make_campaign(kind: str, info: _traces.TraceInfo, period: str, units: Sequence[int], *,
+                  thresholds: Sequence[int | None] = (THRESHOLD,), backfill: str = "same",
+                  resolution: int | None = None, optimisers: Sequence[str] = (), budget: int = 0,
+                  sigma0: float = 0.5, penalty: float = 0.01, patience: int = 8, seed: int = 0,
+                  tag: str = "") -> _campaign.Campaign:
+    """The campaign of one kind ("pure", "grid", "search") on one trace:
+    dims (threshold, unit) for pure and grid, (unit, optimiser) for search."""
+    params: dict[str, Any] = {"trace": trace_arg(info), "period": period, "skip_first": 1,
+                              "backfill": backfill, "version": CELL_VERSION.get(kind, 0)}
+    units = [int(u) for u in units]
+    if kind in ("pure", "grid"):
+        dims = {"threshold": [_thr_label(t) for t in thresholds], "unit": units}
+        if kind == "grid":
+            params.update(resolution=int(resolution), features=3)
+    elif kind == "search":
+        dims = {"unit": units, "optimiser": list(optimisers)}
+        params.update(threshold=_thr_label(thresholds[0]), budget=int(budget), sigma0=float(sigma0),
+                      penalty=float(penalty), patience=int(patience), seed=int(seed))
+    else:
+        raise InputError(f"unknown campaign kind {kind!r}")
+    name = f"mixed-{kind}{tag}-{_slug(info.name)}-{period}"
+    return _campaign.Campaign(name, dims, params, _CELLS[kind])
+
