@@ -129,7 +129,7 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
 
     results = Path(results or paths.RESULTS / profile)
     params = notebook_params(nb.stem, profile)
-    if "profile" in notebook_parameters(nb):
+    if _on_protocol(nb.stem):
         params["profile"] = profile
         if results != paths.RESULTS / profile:
             params.setdefault("outdir", str(results / nb.stem))
@@ -155,6 +155,16 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
                     os.unlink(f)
     _write_html(out, results / "html" / (nb.stem + ".html"))
     return out
+
+
+def _on_protocol(stem: str) -> bool:
+    """Whether the study of notebook ``stem`` runs through the driver (schedlab.study)."""
+    import importlib
+
+    from .studies.registry import BY_STEM
+
+    entry = BY_STEM.get(stem)
+    return entry is not None and hasattr(importlib.import_module(entry.module), "compute")
 
 
 def _write_html(executed: Path, html_path: Path) -> None:
