@@ -84,12 +84,12 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .. import __version__, campaign, metrics, paths, plots, workload
-from .. import traces as _traces
-from ..errors import InputError
-from ..sim import Jobs, Simulation, simulate
-from . import Table, write_json
-from .. import values as check
+from ... import __version__, campaign, metrics, paths, plots, workload
+from ... import traces as _traces
+from ...errors import InputError
+from ...sim import Jobs, Simulation, simulate
+from .. import Table, write_json
+from ... import values as check
 
 STUDY = "multiqueue"
 WEEK = workload.WEEK
@@ -995,7 +995,7 @@ def _dataset(parts: Sequence[Any], names: Sequence[str]):
     """Concatenate per-trace datasets along ``trace`` (weeks: outer join)."""
     import xarray as xr
 
-    from ..store import VARIABLES
+    from ...store import VARIABLES
     ds = xr.concat([d.expand_dims(trace=[n]) for d, n in zip(parts, names)], dim="trace", join="outer")
     for v in list(ds.data_vars):
         if VARIABLES[v].is_int:
@@ -1027,7 +1027,7 @@ def run(traces=DEFAULT_TRACES, weeks=None, thresholds=THRESHOLDS, horizons=HORIZ
     ``tables``, ``figures``, ``datasets``, ``numbers``, ``files``, ``outdir``,
     ``seconds``.
     """
-    from ..store import write_dataset
+    from ...store import write_dataset
 
     t_start = time.perf_counter()
     p = params or validate(traces, weeks, thresholds, horizons, pmax, initial, replays, trigger,

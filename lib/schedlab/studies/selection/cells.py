@@ -108,11 +108,11 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .. import __version__, campaign, paths, plots, sim, stats, store, workload
-from .. import traces as _traces
-from ..errors import InputError
-from . import Table, write_json, write_text
-from .. import values as check
+from ... import __version__, campaign, paths, plots, sim, stats, store, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .. import Table, write_json, write_text
+from ... import values as check
 
 
 __all__ = [

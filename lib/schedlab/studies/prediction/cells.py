@@ -101,11 +101,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import __version__, campaign, paths, plots, prediction, sim, workload
-from .. import traces as _traces
-from ..errors import InputError
-from . import Table, write_json
-from .. import values as check
+from ... import __version__, campaign, paths, plots, prediction, sim, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .. import Table, write_json
+from ... import values as check
 
 
 __all__ = [
@@ -984,7 +984,7 @@ def run(traces=DEFAULT_TRACES, losses="all", corrections=CORRECTIONS, backfills=
     Returns a dict: ``params``, ``dataset``, ``timing``, ``tables``, ``figures``,
     ``selection``, ``numbers``, ``files``, ``outdir``, ``seconds``.
     """
-    from ..store import write_dataset
+    from ...store import write_dataset
 
     t0 = time.perf_counter()
     p = params or validate(traces, losses, corrections, backfills, weeks, skip_weeks, max_jobs, eta, lam,
