@@ -265,14 +265,6 @@ def fixed(w: Workload, estimate: str, partitions: int = PMAX, criteria: str = "p
         return sim.schedule
 
 
-def lawson_slowdown_at(jobs: Jobs, start: np.ndarray, dur: np.ndarray, horizon: int) -> np.ndarray:
-    """s = 1 + wait / max(10, d) at time ``horizon``: a job not started by
-    then counts with its wait so far (horizon - submit)."""
-    started = (start >= 0) & (start <= horizon)
-    wait = np.where(started, start - jobs.submit, horizon - jobs.submit).astype(np.float64)
-    return 1.0 + wait / np.maximum(dur.astype(np.float64), 10.0)
-
-
 @dataclass
 class Test:
     """One online-simulation test at a week boundary."""
@@ -329,8 +321,8 @@ def online(w: Workload, estimate: str = "requested", threshold: float = 10.0, ho
             done = (sched.end >= 0) & (sched.end <= b)
             if trigger == "week":
                 done &= sched.end >= b - WEEK
-            measure = float(np.mean(1.0 + (sched.start[done] - jobs.submit[done]) /
-                                    np.maximum(dur[done], 10.0))) if done.any() else 0.0
+            s_done = metrics.lawson_slowdown_at(jobs.submit[done], sched.start[done], dur[done], b)
+            measure = float(np.mean(s_done)) if done.any() else 0.0
             if measure > threshold:
                 end = b + int(horizon) * WEEK
                 waiting = (jobs.submit <= b) & (sched.start < 0)
@@ -343,7 +335,7 @@ def online(w: Workload, estimate: str = "requested", threshold: float = 10.0, ho
                         if replay == "queued":
                             c.set_cutoff(b)
                         c.run(until=end)
-                        s = lawson_slowdown_at(jobs, c.schedule.start, dur, end)[replayed]
+                        s = metrics.lawson_slowdown_at(jobs.submit, c.schedule.start, dur, end)[replayed]
                         scores[p] = float(s.mean()) if s.size else 0.0
                 best = min(scores.values())
                 chosen = current if scores[current] == best else min(p for p, v in scores.items() if v == best)
