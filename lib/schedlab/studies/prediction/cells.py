@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, prediction, sim, workload
+from ... import campaign, metrics, prediction, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
 from .params import BASE_ESTIMATES, LEARNED, Params
@@ -98,7 +98,7 @@ def prediction_cell(p: dict) -> dict:
     wall = time.perf_counter() - t0
     summ = s.summary()
     ok = s.start >= 0
-    d = (s.end - s.start)[ok].astype(np.float64)
+    d = metrics.duration(s)[ok]
     e = s.predicted[ok].astype(np.float64)
     qual = prediction.quality(e, d, jobs.procs[ok])
     levels = int(q["levels"])

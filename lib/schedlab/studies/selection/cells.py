@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ... import campaign, sim, workload
+from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
 from .params import DAY, PERIODS, POLICIES, STRATEGIES, WEEK, Params
@@ -80,7 +80,7 @@ def period_costs(jobs: sim.Jobs, m: int, edges: np.ndarray, policies: Sequence[s
         part = jobs.subset(slice(lo, hi))
         for i, pol in enumerate(pols):
             s = sim.simulate(part, m, pol)
-            w = (s.start - part.submit).astype(np.float64)
+            w = metrics.wait(s)
             exact[t, i] = w.sum()
             noisy[t, i] = (rng.uniform(1.0 - noise, 1.0 + noise, size=w.size) * w).sum()
     return exact, noisy, np.diff(b)
@@ -188,7 +188,7 @@ def finished_in(schedule: sim.Schedule, lo: int, hi: int) -> tuple[float, int]:
     """Total wait and number of the jobs of ``schedule`` that finished in
     [lo, hi): what the bandit measures in a period (Eq. 8's w and l)."""
     done = (schedule.start >= 0) & (schedule.end >= lo) & (schedule.end < hi)
-    return float((schedule.start[done] - schedule.jobs.submit[done]).sum()), int(done.sum())
+    return float(metrics.wait(schedule)[done].sum()), int(done.sum())
 
 
 def run_strategy(strategy: str, jobs: sim.Jobs, m: int, edges: np.ndarray, *,
@@ -233,7 +233,7 @@ def cumulative_by_week(schedule: sim.Schedule, n_weeks: int, origin: int = 0) ->
     (``origin + (k+1) * WEEK``); jobs finishing after the last week count in
     the last one, so its value is the total wait of all the jobs."""
     ok = schedule.start >= 0
-    wait = (schedule.start[ok] - schedule.jobs.submit[ok]).astype(np.float64)
+    wait = metrics.wait(schedule)[ok]
     k = np.clip((schedule.end[ok] - origin) // WEEK, 0, n_weeks - 1)
     return np.cumsum(np.bincount(k, weights=wait, minlength=n_weeks))
 
