@@ -114,6 +114,15 @@ def test_slowdown_ratio_hand_worked():
     assert weekly.tolist() == pytest.approx([10.0, -0.5])
 
 
+def test_lawson_slowdown_at_a_time_hand_worked():
+    # at t = 1000: A started at 100 after 100 s of wait (s = 1 + 100/50); B not
+    # started yet (start -1), 900 s waited so far for a 5 s job (d -> 10 s);
+    # C starts after t (2000): counted with its wait so far, 1000 - 400.
+    from schedlab.metrics import lawson_slowdown_at
+    s = lawson_slowdown_at([0, 100, 400], [100, -1, 2000], [50, 5, 300], 1000)
+    assert s.tolist() == pytest.approx([3.0, 91.0, 3.0])
+
+
 # ---------------------------------------------------------------- online --
 
 def test_online_without_tests_is_the_fixed_policy(work):

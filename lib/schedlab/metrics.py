@@ -122,3 +122,17 @@ def premature(run, req, factor: float = PREMATURE_FACTOR, reading: str = "ratio"
         raise InputError(f"arrays of different lengths: {[p.shape[0], pt.shape[0]]}")
     bound = factor * p if reading == "ratio" else (factor + 1.0) * p
     return (pt >= bound) & (pt > p)
+
+
+# ------------------------------------------ Lawson's slowdown at a time --
+
+def lawson_slowdown_at(submit, start, duration, at) -> np.ndarray:
+    """Lawson's slowdown s = 1 + wait / max(10, d) of each job as seen at
+    time ``at`` (lawson2005 §2.2, for online simulation): a job that has not
+    started by ``at`` (``start`` < 0 or later than ``at``) counts with its
+    wait so far, ``at - submit`` (a lower bound); ``duration`` is the time
+    each job runs, or will run."""
+    submit, start = np.asarray(submit), np.asarray(start)
+    started = (start >= 0) & (start <= at)
+    wait = np.where(started, start - submit, at - submit).astype(np.float64)
+    return 1.0 + wait / np.maximum(np.asarray(duration).astype(np.float64), 10.0)

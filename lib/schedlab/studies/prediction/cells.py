@@ -1,0 +1,162 @@
+"""The simulations of the runtime-prediction study (gaussier2015): the
+cleaned logs and their windows, the campaign cell -- one heuristic triple
+(prediction, correction, backfilling) on one log -- and the two campaigns
+built from the parameters (the grid, and the cost of learning with each
+engine)."""
+from __future__ import annotations
+
+import functools
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from ... import campaign, metrics, prediction, sim, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .params import BASE_ESTIMATES, LEARNED, Params
+
+WEEK = workload.WEEK
+#: Quantile levels of the prediction errors and predicted values stored per cell.
+N_LEVELS = 201
+#: The campaign cell of the study (module:function).
+CELL = "schedlab.studies.prediction.cells:prediction_cell"
+
+
+@functools.lru_cache(maxsize=8)
+def _cleaned(trace: str, overrun: str) -> tuple[sim.Jobs, int, int, int | None]:
+    """(cleaned jobs, m, jobs in the file, UnixStartTime) of a log; cached per process."""
+    info = _traces.resolve(trace)
+    swf = _traces.load(info)
+    m = info.m if info.m is not None else swf.max_procs
+    if m is None:
+        raise InputError(f"{info.path}: the header gives no machine size (MaxProcs)")
+    jobs, _ = workload.clean(swf, m=int(m), overrun=overrun)
+    return jobs, int(m), swf.n, swf.unix_start_time
+
+
+@functools.lru_cache(maxsize=16)
+def load_jobs(trace: str, weeks: int | None, skip_weeks: int, max_jobs: int | None,
+              overrun: str = "kill") -> tuple[sim.Jobs, int]:
+    """The cleaned jobs of a log (or of its window) and m; cached per process."""
+    jobs, m, _, _ = _cleaned(trace, overrun)
+    if len(jobs) and (weeks is not None or skip_weeks):
+        t0 = int(jobs.submit[0]) + skip_weeks * WEEK
+        keep = jobs.submit >= t0
+        if weeks is not None:
+            keep &= jobs.submit < t0 + weeks * WEEK
+        jobs = jobs.subset(keep)
+    if max_jobs is not None and len(jobs) > max_jobs:
+        jobs = jobs.subset(np.arange(max_jobs))
+    return jobs, m
+
+
+CELL_PARAMS = {"trace": None, "weeks": None, "skip_weeks": 0, "max_jobs": None, "overrun": "kill",
+               "backfill": "FCFS", "estimate": "requested", "correction": "incremental",
+               "eta": prediction.DEFAULT_ETA, "lam": prediction.DEFAULT_LAM, "levels": N_LEVELS,
+               "version": prediction.VERSION, "engine": "c"}
+
+
+def _quantiles(x: np.ndarray, levels: int) -> np.ndarray:
+    if x.size == 0:
+        return np.full(levels, np.nan)
+    return np.quantile(x, np.linspace(0.0, 1.0, levels))
+
+
+@campaign.register_cell("prediction")
+def prediction_cell(p: dict) -> dict:
+    """Campaign cell: one heuristic triple (``estimate``, ``correction``,
+    ``backfill``) on one log: EASY-FCFS-<backfill> with that estimate
+    (learned ones with ``engine`` "c", the default, or "python").
+    Returns the schedule's summary metrics, the quality of the estimates at
+    submission (MAE, mean E-Loss, share under-predicted, quantiles of the
+    errors and of the estimates over ``quantile``) and the simulation's wall
+    time."""
+    unknown = set(p) - set(CELL_PARAMS)
+    if unknown:
+        raise InputError(f"prediction cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(CELL_PARAMS)}")
+    q = {**CELL_PARAMS, **p}
+    if q["trace"] is None:
+        raise InputError("prediction cell: a 'trace' parameter is required")
+    jobs, m = load_jobs(str(q["trace"]), None if q["weeks"] is None else int(q["weeks"]), int(q["skip_weeks"]),
+                        None if q["max_jobs"] is None else int(q["max_jobs"]), str(q["overrun"]))
+    policy = sim.Policy("FCFS", str(q["backfill"]))
+    est = str(q["estimate"])
+    engine = str(q["engine"])
+    if engine not in prediction.ENGINES:
+        raise InputError(f"prediction cell: engine must be one of {prediction.ENGINES}, got {engine!r}")
+    t0 = time.perf_counter()
+    if est.startswith(LEARNED):
+        s, _ = prediction.simulate_learned(jobs, m, policy, est[len(LEARNED):], str(q["correction"]),
+                                           float(q["eta"]), float(q["lam"]), overrun="kill", engine=engine)
+    elif est in BASE_ESTIMATES:
+        s = sim.simulate(jobs, m, policy, estimate=BASE_ESTIMATES[est], correction=str(q["correction"]))
+    else:
+        raise InputError(f"prediction cell: unknown estimate {est!r}; expected one of {list(BASE_ESTIMATES)} "
+                         f"or '{LEARNED}<loss>'")
+    wall = time.perf_counter() - t0
+    summ = s.summary()
+    ok = s.start >= 0
+    d = metrics.duration(s)[ok]
+    e = s.predicted[ok].astype(np.float64)
+    qual = prediction.quality(e, d, jobs.procs[ok])
+    levels = int(q["levels"])
+    out = {k: ((), summ[k]) for k in ("mean_bsld", "avg_wait", "max_wait", "max_bsld", "utilisation",
+                                      "jobs", "backfilled", "killed")}
+    out.update({
+        "mae": ((), qual["mae"]),
+        "mean_eloss": ((), qual[f"mean_loss:{prediction.E_LOSS.name}"]),
+        "underpredicted": ((), qual["under_share"]),
+        "error_quantiles": (("quantile",), _quantiles(e - d, levels)),
+        "predicted_quantiles": (("quantile",), _quantiles(e, levels)),
+        "simulation_time": ((), wall),
+    })
+    return out
+
+
+def make_campaign(p: Params) -> campaign.Campaign:
+    """The grid of the study: trace x backfill x estimate x correction."""
+    return campaign.Campaign(
+        "prediction",
+        {"trace": list(p.traces), "backfill": list(p.backfills), "estimate": p.estimates,
+         "correction": list(p.corrections)},
+        {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
+         "eta": p.eta, "lam": p.lam, "levels": N_LEVELS, "version": prediction.VERSION},
+        cell=CELL)
+
+
+#: The learned triple the timing campaign runs with each engine (the paper's recommended one).
+TIMING_ESTIMATE = LEARNED + prediction.E_LOSS.name
+
+
+def _timing_triple(p: Params) -> tuple[str, str]:
+    """(correction, backfill) of the timing campaign: incremental / SJBF if in the grid."""
+    c = "incremental" if "incremental" in p.corrections else p.corrections[0]
+    b = "SJBF" if "SJBF" in p.backfills else p.backfills[0]
+    return c, b
+
+
+def make_timing_campaign(p: Params) -> campaign.Campaign:
+    """The cost of learning with each engine: E-Loss / incremental /
+    EASY-SJBF (or the grid's first correction and backfilling order) on every
+    log, with the C estimator and with the Python reference."""
+    c, b = _timing_triple(p)
+    return campaign.Campaign(
+        "prediction-timing",
+        {"trace": list(p.traces), "engine": list(prediction.ENGINES)},
+        {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
+         "estimate": TIMING_ESTIMATE, "correction": c, "backfill": b,
+         "eta": p.eta, "lam": p.lam, "levels": N_LEVELS, "version": prediction.VERSION},
+        cell=CELL)
+
+
+def _log_row(spec: str, name: str, p: Params) -> dict[str, Any]:
+    full, m, in_file, unix_start = _cleaned(spec, p.overrun)
+    jobs, _ = load_jobs(spec, p.weeks, p.skip_weeks, p.max_jobs, p.overrun)
+    year = None
+    if unix_start is not None and len(full):
+        year = datetime.fromtimestamp(int(unix_start) + int(full.submit.min()), timezone.utc).year
+    months = float(jobs.submit.max() - jobs.submit.min()) / (365.25 / 12 * 86400) if len(jobs) else float("nan")
+    return {"trace": name, "year": year, "m": m, "jobs_in_file": in_file, "jobs": len(full),
+            "jobs_simulated": len(jobs), "months": months}

@@ -1,0 +1,382 @@
+"""The simulations of the online-selection study (online-bandit §4-6): the
+mechanics (EASY(P, Θ), the periods, the costs full and noisy feedback learn
+from, the selection rules, the epsilon-greedy bandit, the stepped system and
+the strategies on a job set), the campaign cells -- a fixed policy, or a
+strategy, on one resampled trace -- and the campaigns built from the
+parameters."""
+from __future__ import annotations
+
+import functools
+import time
+import zlib
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ... import campaign, metrics, sim, workload
+from ... import traces as _traces
+from ...errors import InputError
+from .params import DAY, PERIODS, POLICIES, STRATEGIES, WEEK, Params
+
+#: Cleaning: schedlab.workload.clean with its defaults follows §6.1.1 (jobs
+#: using more processors than the machine removed, a missing processor
+#: count replaced by the other, negative runtimes or submit times removed);
+#: it also removes jobs without a requested time (EASY needs one) and keeps
+#: jobs running past their request, killed there by the simulator.
+CLEANING = "kill"
+
+#: Spawn keys of the random streams (after the resample index).
+_STREAM = {"noise": 1, "bandit": 2, "random": 3}
+
+
+# -------------------------------------------------------------- mechanics --
+
+def easy(policy: str, threshold: int | None = 40 * 3600) -> sim.Policy:
+    """EASY(P, Θ): P for starting and backfilling, the jobs that waited more
+    than Θ leading both orders in FCFS order (§4.2, Algorithm 1)."""
+    return sim.Policy(policy, policy, threshold, threshold_backfill=True)
+
+
+def period_edges(n_periods: int, length: int, origin: int = 0) -> np.ndarray:
+    """Boundaries e_0 < ... < e_n of ``n_periods`` consecutive periods of
+    ``length`` seconds from ``origin``: period t is [e_t, e_{t+1})."""
+    if n_periods < 1 or length < 1:
+        raise InputError(f"need n_periods >= 1 and length >= 1, got {n_periods}, {length}")
+    return origin + length * np.arange(n_periods + 1, dtype=np.int64)
+
+
+def period_bounds(jobs: sim.Jobs, edges: np.ndarray) -> np.ndarray:
+    """Positions b with jobs[b[t]:b[t+1]] the jobs submitted in period t
+    (jobs sorted by submit time, as the simulator requires)."""
+    return np.searchsorted(jobs.submit, np.asarray(edges), "left")
+
+
+def period_costs(jobs: sim.Jobs, m: int, edges: np.ndarray, policies: Sequence[str] = POLICIES,
+                 threshold: int | None = 40 * 3600, noise: float = 0.15,
+                 rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The costs full and noisy feedback learn from (§5.1-5.2).
+
+    For every period t and policy P_i: the jobs submitted in period t are
+    simulated alone, from an empty machine, under EASY(P_i, Θ) until they
+    are all done; ``exact[t, i]`` is the sum of their waits (Eq. 3),
+    ``noisy[t, i]`` the sum of the waits each rescaled by its own factor
+    uniform in [1 - noise, 1 + noise] (Eq. 6; ``rng`` draws them, one per
+    job and policy).  ``submitted[t]`` is l(Δ_t), the number of those jobs.
+    A period without jobs costs 0 for every policy.
+    """
+    edges = np.asarray(edges, dtype=np.int64)
+    if rng is None:
+        rng = np.random.default_rng(0)
+    b = period_bounds(jobs, edges)
+    n_t = len(edges) - 1
+    exact = np.zeros((n_t, len(policies)))
+    noisy = np.zeros((n_t, len(policies)))
+    pols = [easy(p, threshold) for p in policies]
+    for t in range(n_t):
+        lo, hi = int(b[t]), int(b[t + 1])
+        if hi == lo:
+            continue
+        part = jobs.subset(slice(lo, hi))
+        for i, pol in enumerate(pols):
+            s = sim.simulate(part, m, pol)
+            w = metrics.wait(s)
+            exact[t, i] = w.sum()
+            noisy[t, i] = (rng.uniform(1.0 - noise, 1.0 + noise, size=w.size) * w).sum()
+    return exact, noisy, np.diff(b)
+
+
+def select_simulated(costs: np.ndarray, decay: float = 1.0) -> np.ndarray:
+    """The policy full (or noisy) feedback uses in each period: in period T,
+    argmin_i sum_{t<T} decay^(T-1-t) costs[t, i] (Eqs. 4-5, 7); ties, and
+    period 0 (no feedback yet), go to the lowest index."""
+    costs = np.asarray(costs, dtype=np.float64)
+    acc = np.zeros(costs.shape[1])
+    out = np.empty(costs.shape[0], dtype=np.int64)
+    for t in range(costs.shape[0]):
+        out[t] = int(np.argmin(acc))
+        acc = decay * acc + costs[t]
+    return out
+
+
+class EpsilonGreedy:
+    """The epsilon-greedy bandit of §5.3 over ``n_arms`` policies (costs: lower is better).
+
+    :meth:`update` after each period with the policy in force, the total
+    wait of the jobs that finished during the period and their number;
+    :meth:`estimates` is Eq. 8, numerator decayed by ``decay`` per period,
+    denominator not; :meth:`select` is Eq. 9 with probability 1 - epsilon
+    (ties to the lowest index; a policy without measured jobs counts as 0,
+    so each is tried once), a uniform draw otherwise.
+    """
+
+    def __init__(self, n_arms: int, epsilon: float, decay: float = 1.0,
+                 rng: np.random.Generator | None = None):
+        if n_arms < 1:
+            raise InputError(f"n_arms must be >= 1, got {n_arms}")
+        if not 0.0 <= epsilon <= 1.0:
+            raise InputError(f"epsilon must be in [0, 1], got {epsilon}")
+        if not 0.0 <= decay <= 1.0:
+            raise InputError(f"decay must be in [0, 1], got {decay}")
+        self.n_arms, self.epsilon, self.decay = int(n_arms), float(epsilon), float(decay)
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.num = np.zeros(self.n_arms)          # sum_t 1(i, t) decay^(T-1-t) w(t; i)
+        self.den = np.zeros(self.n_arms)          # sum_t 1(i, t) l(Δ_t)
+        self.plays = np.zeros(self.n_arms, dtype=np.int64)
+        self.explorations = 0
+
+    def estimates(self) -> np.ndarray:
+        """w(-> T; P_i) of Eq. 8 (0 for a policy without measured jobs)."""
+        out = np.zeros(self.n_arms)
+        seen = self.den > 0
+        out[seen] = self.num[seen] / self.den[seen]
+        return out
+
+    def select(self) -> int:
+        if self.epsilon > 0.0 and self.rng.random() < self.epsilon:
+            self.explorations += 1
+            return int(self.rng.integers(self.n_arms))
+        return int(np.argmin(self.estimates()))
+
+    def update(self, arm: int, wait_sum: float, jobs: int) -> None:
+        if not 0 <= arm < self.n_arms:
+            raise InputError(f"arm {arm} out of range 0..{self.n_arms - 1}")
+        self.num *= self.decay
+        self.num[arm] += float(wait_sum)
+        self.den[arm] += int(jobs)
+        self.plays[arm] += 1
+
+
+def run_stepped(jobs: sim.Jobs, m: int, edges: np.ndarray, choose: Callable[[int], int],
+                policies: Sequence[str] = POLICIES, threshold: int | None = 40 * 3600,
+                observe: Callable[[int, int, sim.Simulation], None] | None = None
+                ) -> tuple[sim.Schedule, np.ndarray]:
+    """The scheduled system: one simulation of ``jobs``, stepped period by
+    period.  At the start of period t, ``choose(t)`` gives the index of the
+    policy set for it; the simulation then processes every event before
+    e_{t+1}; ``observe(t, i, simulation)`` sees the state at that point.
+    After the last period the simulation runs to the end under the last
+    policy.  Returns the schedule and the policy index of every period."""
+    edges = np.asarray(edges, dtype=np.int64)
+    n_t = len(edges) - 1
+    chosen = np.empty(n_t, dtype=np.int64)
+    with sim.Simulation(jobs, m, easy(policies[0], threshold)) as s:
+        for t in range(n_t):
+            i = int(choose(t))
+            if not 0 <= i < len(policies):
+                raise InputError(f"period {t}: policy index {i} out of range 0..{len(policies) - 1}")
+            chosen[t] = i
+            s.set_policy(easy(policies[i], threshold))
+            s.run(until=int(edges[t + 1]) - 1)
+            if observe is not None:
+                observe(t, i, s)
+        s.run()
+        return s.schedule, chosen
+
+
+@dataclass
+class StrategyRun:
+    """A strategy's scheduled system: its schedule, the policy index of each
+    period, and (bandit) the number of explorations."""
+
+    schedule: sim.Schedule
+    chosen: np.ndarray
+    explorations: int = -1
+
+
+def finished_in(schedule: sim.Schedule, lo: int, hi: int) -> tuple[float, int]:
+    """Total wait and number of the jobs of ``schedule`` that finished in
+    [lo, hi): what the bandit measures in a period (Eq. 8's w and l)."""
+    done = (schedule.start >= 0) & (schedule.end >= lo) & (schedule.end < hi)
+    return float(metrics.wait(schedule)[done].sum()), int(done.sum())
+
+
+def run_strategy(strategy: str, jobs: sim.Jobs, m: int, edges: np.ndarray, *,
+                 policies: Sequence[str] = POLICIES, threshold: int | None = 40 * 3600,
+                 costs: np.ndarray | None = None, epsilon: float = 0.5, decay: float = 1.0,
+                 rng: np.random.Generator | None = None) -> StrategyRun:
+    """Run one strategy on ``jobs`` with the periods ``edges``.
+
+    ``full`` / ``noisy`` need ``costs`` (``period_costs``' exact or noisy
+    matrix); ``bandit`` uses ``epsilon``, ``decay`` and ``rng``; ``random``
+    draws a policy per period with ``rng``.  A policy name instead of a
+    strategy runs that policy in every period (the stepped fixed policy)."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    if strategy in ("full", "noisy"):
+        if costs is None:
+            raise InputError(f"strategy {strategy!r} needs the period costs (period_costs)")
+        plan = select_simulated(costs, decay)
+        sched, chosen = run_stepped(jobs, m, edges, lambda t: plan[t], policies, threshold)
+        return StrategyRun(sched, chosen)
+    if strategy == "random":
+        sched, chosen = run_stepped(jobs, m, edges, lambda t: int(rng.integers(len(policies))),
+                                    policies, threshold)
+        return StrategyRun(sched, chosen)
+    if strategy == "bandit":
+        bandit = EpsilonGreedy(len(policies), epsilon, decay, rng)
+
+        def observe(t: int, i: int, s: sim.Simulation) -> None:
+            w, n = finished_in(s.schedule, int(edges[t]), int(edges[t + 1]))
+            bandit.update(i, w, n)
+
+        sched, chosen = run_stepped(jobs, m, edges, lambda t: bandit.select(), policies, threshold, observe)
+        return StrategyRun(sched, chosen, bandit.explorations)
+    if strategy in policies:
+        i = list(policies).index(strategy)
+        sched, chosen = run_stepped(jobs, m, edges, lambda t: i, policies, threshold)
+        return StrategyRun(sched, chosen)
+    raise InputError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES} or a policy")
+
+
+def cumulative_by_week(schedule: sim.Schedule, n_weeks: int, origin: int = 0) -> np.ndarray:
+    """Total wait of the jobs finished by the end of each week
+    (``origin + (k+1) * WEEK``); jobs finishing after the last week count in
+    the last one, so its value is the total wait of all the jobs."""
+    ok = schedule.start >= 0
+    wait = metrics.wait(schedule)[ok]
+    k = np.clip((schedule.end[ok] - origin) // WEEK, 0, n_weeks - 1)
+    return np.cumsum(np.bincount(k, weights=wait, minlength=n_weeks))
+
+
+def daily_choices(chosen: np.ndarray, length: int, n_days: int) -> np.ndarray:
+    """The policy index in force on each day, from the per-period indices of
+    periods of ``length`` seconds (a multiple of a day, or a day)."""
+    day = np.arange(n_days, dtype=np.int64) * DAY
+    return np.asarray(chosen)[np.minimum(day // length, len(chosen) - 1)]
+
+
+# ------------------------------------------------------------------ cells --
+
+@functools.lru_cache(maxsize=8)
+def _cleaned(trace: str, m: int | None) -> tuple[sim.Jobs, int]:
+    info = _traces.resolve(trace)
+    m = m or info.m
+    jobs, _ = workload.clean(_traces.load(info), m=m, overrun=CLEANING)
+    if len(jobs) == 0:
+        raise InputError(f"{trace}: no jobs left after cleaning")
+    return jobs, int(m or jobs.procs.max())
+
+
+@functools.lru_cache(maxsize=2)
+def resampled(trace: str, m: int | None, weeks: int, seed: int, sample: int) -> tuple[sim.Jobs, int]:
+    """Resampled trace ``sample`` of ``trace`` (``weeks`` weeks, one
+    continuous trace from time 0; §6.1.3) and the machine size."""
+    jobs, m_ = _cleaned(str(trace), m)
+    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(sample),))
+    return workload.resample(jobs, int(weeks), ss).jobs, m_
+
+
+def _rng(seed: int, sample: int, stream: str, period: str, trace: str) -> np.random.Generator:
+    """The random stream of a strategy: independent across resamples,
+    streams, periods and traces (the trace by a CRC-32 of its name)."""
+    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(sample), _STREAM[stream],
+                                                              PERIODS[period] // DAY,
+                                                              zlib.crc32(str(trace).encode())))
+    return np.random.default_rng(ss)
+
+
+@functools.lru_cache(maxsize=2)
+def _costs(trace: str, m: int | None, weeks: int, seed: int, sample: int, period: str,
+           threshold: int | None, noise: float) -> tuple[np.ndarray, np.ndarray]:
+    jobs, m_ = resampled(trace, m, weeks, seed, sample)
+    edges = period_edges(int(weeks) * WEEK // PERIODS[period], PERIODS[period])
+    exact, noisy, _ = period_costs(jobs, m_, edges, POLICIES, threshold, noise,
+                                   _rng(seed, sample, "noise", period, trace))
+    return exact, noisy
+
+
+#: Version of the cells' semantics, a parameter of every cell: the campaign
+#: cache keys cells by their parameters (not by code), so a change of what a
+#: cell computes must bump it.
+CELL_VERSION = 2
+
+_COMMON_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold", "version"}
+_FIXED_KEYS = _COMMON_KEYS | {"policy"}
+_STRATEGY_KEYS = _COMMON_KEYS | {"period", "strategy", "epsilon", "decay", "noise"}
+
+
+def _check_keys(p: dict, known: set, what: str) -> None:
+    unknown = set(p) - known
+    missing = {"trace", "weeks", "seed", "sample"} - set(p)
+    if unknown or missing:
+        raise InputError(f"{what} cell: unknown parameter(s) {sorted(unknown)}, missing {sorted(missing)}")
+
+
+def _outputs(schedule: sim.Schedule, weeks: int) -> dict:
+    summ = schedule.summary()
+    out = {k: ((), summ[k]) for k in ("jobs", "sum_wait", "avg_wait", "max_wait", "forced")}
+    out["cum_sum_wait"] = (("week",), cumulative_by_week(schedule, weeks))
+    return out
+
+
+def fixed_cell(p: dict) -> dict:
+    """One (trace, resample, policy): EASY(P, Θ) on the whole resampled
+    trace, one-shot.  Outputs: jobs, total/mean/max wait, forced jobs, the
+    cumulative total wait by week and the cell's compute time."""
+    t0 = time.process_time()
+    _check_keys(p, _FIXED_KEYS, "selection-fixed")
+    jobs, m = resampled(str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"]))
+    s = sim.simulate(jobs, m, easy(str(p["policy"]), p.get("threshold")))
+    out = _outputs(s, int(p["weeks"]))
+    out["compute_time"] = ((), time.process_time() - t0)
+    return out
+
+
+def strategy_cell(p: dict) -> dict:
+    """One (trace, resample, period, strategy): the stepped system under a
+    selection strategy.  Outputs: those of :func:`fixed_cell`, the policy
+    in force each day (index in :data:`POLICIES`) and the bandit's number of
+    explorations (-1 for the other strategies).  Full and noisy feedback of
+    the same resample and period share the period costs (cached per
+    worker process)."""
+    t0 = time.process_time()
+    _check_keys(p, _STRATEGY_KEYS, "selection-strategies")
+    trace, m, weeks, seed, sample = str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"])
+    period, strategy = str(p["period"]), str(p["strategy"])
+    if period not in PERIODS or strategy not in STRATEGIES:
+        raise InputError(f"selection-strategies cell: period {period!r} / strategy {strategy!r} unknown")
+    threshold = p.get("threshold")
+    jobs, m_ = resampled(trace, m, weeks, seed, sample)
+    edges = period_edges(weeks * WEEK // PERIODS[period], PERIODS[period])
+    costs = None
+    if strategy in ("full", "noisy"):
+        exact, noisy = _costs(trace, m, weeks, seed, sample, period, threshold, float(p.get("noise", 0.15)))
+        costs = exact if strategy == "full" else noisy
+    r = run_strategy(strategy, jobs, m_, edges, threshold=threshold, costs=costs,
+                     epsilon=float(p.get("epsilon", 0.5)), decay=float(p.get("decay", 1.0)),
+                     rng=_rng(seed, sample, strategy, period, trace) if strategy in _STREAM else None)
+    out = _outputs(r.schedule, weeks)
+    out["policy_chosen"] = (("day",), daily_choices(r.chosen, PERIODS[period], weeks * 7))
+    out["explorations"] = ((), r.explorations)
+    out["compute_time"] = ((), time.process_time() - t0)
+    return out
+
+
+campaign.register_cell("selection-fixed")(fixed_cell)
+campaign.register_cell("selection-strategies")(strategy_cell)
+FIXED_CELL = "schedlab.studies.selection.cells:fixed_cell"
+STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
+
+
+def _ref(info: _traces.TraceInfo) -> str:
+    return info.name if info.registered else str(info.path)
+
+
+def campaigns(p: Params) -> dict[str, campaign.Campaign]:
+    """The campaigns of the study, two per trace: ``fixed:<trace>`` (resample
+    x policy) and ``strategies:<trace>`` (resample x period x strategy).
+    The strategy dimension is innermost, so that the full and noisy cells of
+    a resample and period usually land in one batch and share its costs."""
+    out = {}
+    for t in p.traces:
+        common = {"trace": _ref(t), "m": t.m, "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold,
+                  "version": CELL_VERSION}
+        out[f"fixed:{t.name}"] = campaign.Campaign(
+            f"selection-fixed-{t.name}", cell=FIXED_CELL,
+            dims={"sample": list(range(p.resamples)), "policy": list(POLICIES)}, params=common)
+        out[f"strategies:{t.name}"] = campaign.Campaign(
+            f"selection-strategies-{t.name}", cell=STRATEGY_CELL,
+            dims={"sample": list(range(p.resamples)), "period": list(p.periods),
+                  "strategy": list(p.strategies)},
+            params={**common, "epsilon": p.epsilon, "decay": p.decay, "noise": p.noise})
+    return out
