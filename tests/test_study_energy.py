@@ -55,40 +55,50 @@ TINY = {"hosts": "all", "sensitivity": {"stationarity": [0.05, 0.1], "min_shift"
         "synthetic_signals": 3, "synthetic_noises": [0.0, 0.1]}
 
 
+def run(outdir, **kw):
+    """The study through its driver, into ``outdir``."""
+    from schedlab.study import run_study
+    return run_study("energy", overrides=kw, outdir=outdir, log=None)
+
+
+def validate(**kw):
+    from schedlab import study as protocol
+    return protocol.validate(study.Params, kw)
+
+
 @pytest.fixture(scope="module")
 def result(csv, tmp_path_factory):
-    return study.run(outdir=tmp_path_factory.mktemp("out"), data=str(csv), **TINY)
+    return run(tmp_path_factory.mktemp("out"), data=str(csv), **TINY)
 
 
 # -------------------------------------------------------------- parameters --
 
 def test_validate_defaults_and_errors(csv):
-    p = study.validate()
-    assert (p.hosts, p.method, p.criterion, p.periodicity, p.min_cycles) == ("dahu", "segments", "acf", 0.4, 3.0)
-    assert study.validate(criterion="share").periodicity == 0.3          # the criterion's default
-    assert study.validate(criterion="share", periodicity=0.5).periodicity == 0.5
-    assert study.validate(hosts="node1, node2").hosts == ("node1", "node2")
-    assert study.validate(hosts='["node1"]').hosts == ("node1",)
-    assert study.validate(days="2").days == 2.0
+    p = validate()
+    assert (p.hosts, p.method, p.criterion, p.periodicity, p.min_cycles) == (study.params.QUICK_HOSTS, "segments",
+                                                                             "acf", 0.4, 3.0)
+    assert validate(hosts="dahu").hosts == "dahu"
+    assert validate(criterion="share").periodicity == 0.3          # the criterion's default
+    assert validate(criterion="share", periodicity=0.5).periodicity == 0.5
+    assert validate(hosts="node1, node2").hosts == ("node1", "node2")
+    assert validate(hosts='["node1"]').hosts == ("node1",)
+    assert validate(days="2").days == 2.0
     bad = [({"method": "jobs"}, "method"), ({"hosts": []}, "hosts"), ({"days": -1}, "days"),
            ({"data": "/no/such/file.csv"}, "data"), ({"n_windows": 1}, "n_windows"),
            ({"trim": 2.5}, "trim"), ({"stationarity": "high"}, "stationarity"),
            ({"sensitivity": {"colour": [1]}}, "sensitivity"), ({"include_idle": "maybe"}, "include_idle"),
-           ({"sensitivity": {"criterion": ["wavelet"]}}, "criterion"), ({"windows": 3}, "unknown"),
+           ({"sensitivity": {"criterion": ["wavelet"]}}, "criterion"), ({"windows": 3}, "not a parameter of this study"),
            ({"range_quantiles": [0.9, 0.1]}, "range_quantiles")]
     for kw, what in bad:
         with pytest.raises(InputError, match=what):
-            study.validate(**kw)
-    with pytest.raises(InputError, match="not a directory"):
-        study.validate_outdir(csv)
-    assert study.validate_outdir(None) == paths.RESULTS / "energy"
+            validate(**kw)
 
 
 def test_run_refuses_unknown_hosts(csv, tmp_path):
     with pytest.raises(InputError, match="not in the data"):
-        study.run(outdir=tmp_path, data=str(csv), hosts=["node9"], sensitivity=False, synthetic_signals=0)
+        run(tmp_path, data=str(csv), hosts=["node9"], sensitivity=False, synthetic_signals=0)
     with pytest.raises(InputError, match="matches no host"):
-        study.run(outdir=tmp_path, data=str(csv), sensitivity=False, synthetic_signals=0)   # hosts "dahu"
+        run(tmp_path, data=str(csv), hosts="dahu", sensitivity=False, synthetic_signals=0)
 
 
 # --------------------------------------------------------------------- run --
@@ -165,10 +175,10 @@ def test_profiles_dataset(result):
 # ---------------------------------------------------------------- notebook --
 
 def test_params_files_are_valid():
-    import yaml
-    for profile in ("quick", "full"):
-        params = yaml.safe_load((paths.ROOT / "params" / profile / "05-energy.yaml").read_text())
-        study.validate(**params)
+    from schedlab import study as protocol
+    from schedlab.studies.registry import get
+    assert protocol.profile_params(get("energy"), "quick").hosts == study.params.QUICK_HOSTS
+    assert protocol.profile_params(get("energy"), "full").hosts == "dahu"
 
 
 def test_notebook_runs_on_a_small_csv(csv, tmp_path):
@@ -179,7 +189,7 @@ def test_notebook_runs_on_a_small_csv(csv, tmp_path):
         parameters={"data": str(csv), "hosts": "all", "compare_methods": False,
                     "sensitivity": {"variability": [0.05, 0.1]}, "synthetic_signals": 2,
                     "outdir": str(out)},
-        kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+        kernel_name="schedlab", progress_bar=False, cwd=str(tmp_path))
     doc = json.loads((out / "numbers.json").read_text())
     assert doc["data"]["hosts"] == 2 and doc["parameters"]["compare_methods"] is False
     assert set(doc["methods"]) == {"segments"}

@@ -13,8 +13,9 @@ A study is a package ``schedlab.studies.<name>`` (registered in
   through ``ctx.campaign`` (local cluster or any scheduler, the cache,
   progress), writes tables, figures, datasets and data through ``ctx``
   (atomically, into the folder the driver chose), and returns its key
-  numbers (``"numbers"``) and sentences (``"findings"``), plus whatever the
-  notebook shows.
+  numbers (``"numbers"``) and sentences (``"findings"``), the inputs that
+  are not traces (``"inputs"``: name -> path relative to the repository,
+  checksum), plus whatever the notebook shows.
 
 :func:`run_study` does everything else, the same way for the notebook
 (JupyterLab or papermill), ``make reproduce`` and ``schedlab study run``:
@@ -244,10 +245,14 @@ class Context:
         self.files += written
         return written
 
-    def dataset(self, name: str, ds) -> Path:
+    def dataset(self, name: str, ds, folder: str = "datasets") -> Path:
+        """A dataset as netCDF (``<folder>/<name>.nc``), its provenance
+        completed with the versions and commit (no machine paths)."""
         from . import store
 
-        p = store.write_dataset(ds, self.path("datasets", f"{name}.nc"))
+        ds.attrs.setdefault("schedlab_version", __version__)
+        ds.attrs.setdefault("git_commit", paths.git_commit())
+        p = store.write_dataset(ds, self.path(folder, f"{name}.nc") if folder else self.path(f"{name}.nc"))
         self.files.append(p)
         return p
 
@@ -316,6 +321,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     wall = time.perf_counter() - t0
     numbers = dict(result.get("numbers") or {})
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
+    numbers["provenance"]["inputs"].update(result.get("inputs") or {})   # inputs that are not traces
     numbers["timing"] = {**numbers.get("timing", {}), **ctx.timing, "wall_s": round(wall, 1),
                          "cells_computed": ctx.runner.computed, "cells_cached": ctx.runner.cached}
     result["numbers"] = numbers

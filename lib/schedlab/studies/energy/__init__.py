@@ -31,17 +31,17 @@ see ``data/README.md``), per node and minute -- but no job table.  So:
 * **sensitivity** of the shares to each parameter, one at a time;
 * **the tree on generated signals** of known class across noise levels.
 
-The notebook ``notebooks/05-energy.ipynb`` validates its parameters
-(:func:`validate`) and calls :func:`run`, which writes tables, figures,
-``data/profiles.csv``, ``profiles.nc`` and ``numbers.json``.
+The notebook ``notebooks/05-energy.ipynb`` holds its parameters and calls the
+driver (``run_study("energy", globals())``), which runs :func:`compute` and
+writes tables, figures, ``data/profiles.csv``, ``profiles.nc`` and ``numbers.json``.
 
-The package: :mod:`~schedlab.studies.energy.params` (:class:`Params`,
-:func:`validate`), :mod:`~schedlab.studies.energy.cells` (cutting,
+The package: :mod:`~schedlab.studies.energy.params` (:class:`Params`, each
+parameter declared once), :mod:`~schedlab.studies.energy.cells` (cutting,
 preprocessing and classifying the profiles; the sensitivity runs),
 :mod:`~schedlab.studies.energy.analysis` (pure functions of the classified
 profiles), :mod:`~schedlab.studies.energy.tables`,
 :mod:`~schedlab.studies.energy.figures`, :mod:`~schedlab.studies.energy.report`
-(the key numbers), :mod:`~schedlab.studies.energy.run` (the pipeline) and
+(the key numbers), :mod:`~schedlab.studies.energy.run` (:func:`compute`) and
 ``published.toml`` (the thesis' values, each with its source; read by
 :mod:`~schedlab.studies.energy.published`).  The library part, the tests of
 the tree and the data, is :mod:`schedlab.energy`.  Every public name is
@@ -54,16 +54,15 @@ from .cells import analyse, sensitivity
 from .figures import (CLASS_COLORS, figure_aggregation, figure_distribution, figure_examples, figure_history,
                       figure_methods, figure_outliers, figure_overview, figure_periodograms, figure_sensitivity,
                       figure_synthetic)
-from .params import (PERIODICITY_GRID, SEGMENT_MIN_SIZE, SENSITIVITY, STUDY, Params, validate,
-                     validate_outdir)
+from .params import PERIODICITY_GRID, SEGMENT_MIN_SIZE, SENSITIVITY, STUDY, Params
 from .published import PUBLISHED, PUBLISHED_NOTES, THESIS
 from .report import numbers
-from .run import run
+from .run import compute
 from .tables import (profiles_dataset, profiles_table, table_classes, table_data, table_funnel, table_hosts,
                      table_methods, table_sensitivity, table_synthetic, table_units)
 
 __all__ = [
     "STUDY", "THESIS", "PUBLISHED", "PUBLISHED_NOTES", "CLASS_COLORS", "SENSITIVITY", "PERIODICITY_GRID",
-    "Params", "validate", "validate_outdir", "Analysis", "analyse", "shares", "sensitivity",
-    "numbers", "run",
+    "Params", "compute", "Analysis", "analyse", "shares", "sensitivity",
+    "numbers",
 ]

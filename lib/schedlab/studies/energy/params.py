@@ -1,20 +1,22 @@
-"""The parameters of the energy study: :class:`Params` (every parameter and
-its default), :func:`validate` (checks them and names the parameter at
-fault), the sensitivity grid and the fixed minimum length of a segment.
+"""The parameters of the energy study, declared once (:class:`Params`: each
+with its default -- the quick profile's value --, unit, meaning and
+validator), the sensitivity grid and the fixed minimum length of a segment.
 """
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ... import energy, paths
+from ... import energy
 from ... import values as check
 from ...errors import InputError
+from ...study import Params as StudyParams
+from ...study import param
 
 STUDY = "energy"
 
@@ -44,55 +46,9 @@ SEGMENT_MIN_SIZE = 30
 _TREE_KEYS = ("n_windows", "stationarity", "variability", "periodicity", "criterion", "min_cycles")
 
 
-@dataclass(frozen=True)
-class Params:
-    """The study's parameters (see the module docstring and :func:`validate`)."""
+# ----------------------------------------------------------- validators --
 
-    data: str | None = None
-    hosts: tuple[str, ...] | str = "dahu"
-    days: float | None = None
-    channel: str = "pp0"
-    method: str = "segments"
-    min_shift: float = 0.25
-    window: int = 360
-    idle_level: float = 0.1
-    include_idle: bool = False
-    min_length: int = 30
-    trim: int = 5
-    zscore: float = 3.0
-    max_gap: int = 5
-    n_windows: int = 6
-    stationarity: float = 0.1
-    variability: float = 0.1
-    periodicity: float | None = None
-    criterion: str = "acf"
-    min_cycles: float = 3.0
-    range_quantiles: tuple[float, float] = (0.001, 0.999)
-    compare_methods: bool = True
-    sensitivity: Any = True
-    synthetic_signals: int = 50
-    synthetic_noises: tuple[float, ...] = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
-    seed: int = 0
-
-    @property
-    def tree(self) -> energy.Tree:
-        kw = {k: getattr(self, k) for k in _TREE_KEYS}
-        if kw["periodicity"] is None:
-            kw["periodicity"] = energy.DEFAULT_PERIODICITY[self.criterion]
-        return energy.Tree(**kw)
-
-    @property
-    def preprocessing(self) -> energy.Preprocessing:
-        return energy.Preprocessing(min_length=self.min_length, trim=self.trim, zscore=self.zscore,
-                                    max_gap=self.max_gap)
-
-    def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["sensitivity"] = self.sensitivity
-        return d
-
-
-def _number(name, v, *, integer=False, minimum=None, positive=False, maximum=None):
+def _number(v, name, *, integer=False, minimum=None, positive=False, maximum=None):
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         if isinstance(v, str):
             try:
@@ -118,7 +74,7 @@ def _number(name, v, *, integer=False, minimum=None, positive=False, maximum=Non
     return v
 
 
-def _bool(name, v):
+def _bool(v, name):
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, str) and v.strip().lower() in ("true", "false", "yes", "no", "1", "0"):
@@ -126,99 +82,151 @@ def _bool(name, v):
     raise InputError(f"{name}: expected true or false, got {v!r}")
 
 
-def validate(**kw) -> Params:
-    """The study's parameters, checked: a :class:`Params`, or an
-    :class:`~schedlab.errors.InputError` that names the parameter and says
-    what is expected.  Unknown names are refused."""
-    names = {f.name for f in fields(Params)}
-    unknown = sorted(set(kw) - names - {"outdir"})
-    if unknown:
-        raise InputError(f"unknown parameter(s) {unknown}; known: {sorted(names)}")
-    kw.pop("outdir", None)
-    d = Params()
-    out: dict[str, Any] = {}
-    data = kw.get("data", d.data)
-    if data is not None:
-        if not isinstance(data, (str, os.PathLike)) or not str(data).strip():
-            raise InputError(f"data: expected a path to a CSV in the bundled format or None, got {data!r}")
-        p = Path(data).expanduser()
-        if not p.is_file():
-            raise InputError(f"data: {p} is not a file")
-        data = str(p)
-    out["data"] = data
-    hosts = kw.get("hosts", d.hosts)
-    if isinstance(hosts, str) and hosts.strip().lower() in ("dahu", "all"):
-        hosts = hosts.strip().lower()
-    else:
-        hosts = tuple(str(h) for h in check.as_list(hosts, "hosts"))
-        if not hosts:
-            raise InputError("hosts: give 'dahu', 'all' or a non-empty list of host names")
-    out["hosts"] = hosts
-    days = kw.get("days", d.days)
-    out["days"] = None if days is None else _number("days", days, positive=True)
-    for name, choices in (("channel", ("pp0", "dram", "pp0+dram")), ("method", energy.METHODS),
-                          ("criterion", energy.CRITERIA)):
-        v = kw.get(name, getattr(d, name))
+def number(**kw):
+    """A validator of numbers (see :func:`_number`'s keywords)."""
+    return lambda v, name: _number(v, name, **kw)
+
+
+def optional(check_):
+    return lambda v, name: None if v is None else check_(v, name)
+
+
+def choice(choices):
+    def check_(v, name):
         if v not in choices:
             raise InputError(f"{name}: expected one of {list(choices)}, got {v!r}")
-        out[name] = v
-    out["min_shift"] = _number("min_shift", kw.get("min_shift", d.min_shift), minimum=0.0)
-    out["window"] = _number("window", kw.get("window", d.window), integer=True, minimum=1)
-    out["idle_level"] = _number("idle_level", kw.get("idle_level", d.idle_level))
-    out["include_idle"] = _bool("include_idle", kw.get("include_idle", d.include_idle))
-    for name in ("min_length", "trim", "max_gap"):
-        out[name] = _number(name, kw.get(name, getattr(d, name)), integer=True, minimum=0)
-    out["min_length"] = max(out["min_length"], 1)
-    out["zscore"] = _number("zscore", kw.get("zscore", d.zscore), minimum=0.0)
-    out["n_windows"] = _number("n_windows", kw.get("n_windows", d.n_windows), integer=True, minimum=2)
-    for name in ("stationarity", "variability", "min_cycles"):
-        out[name] = _number(name, kw.get(name, getattr(d, name)), minimum=0.0)
-    per = kw.get("periodicity", None)
-    out["periodicity"] = (energy.DEFAULT_PERIODICITY[out["criterion"]] if per is None
-                          else _number("periodicity", per, minimum=0.0))
-    q = check.as_list(kw.get("range_quantiles", d.range_quantiles), "range_quantiles")
+        return v
+    return check_
+
+
+def _data(v, name):
+    if v is None:
+        return None
+    if not isinstance(v, (str, os.PathLike)) or not str(v).strip():
+        raise InputError(f"{name}: expected a path to a CSV in the bundled format or None, got {v!r}")
+    p = Path(v).expanduser()
+    if not p.is_file():
+        raise InputError(f"{name}: {p} is not a file")
+    return str(p)
+
+
+def _hosts(v, name):
+    if isinstance(v, str) and v.strip().lower() in ("dahu", "all"):
+        return v.strip().lower()
+    hosts = tuple(str(h) for h in check.as_list(v, name))
+    if not hosts:
+        raise InputError(f"{name}: give 'dahu', 'all' or a non-empty list of host names")
+    return hosts
+
+
+def _quantiles(v, name):
+    q = check.as_list(v, name)
     if len(q) != 2:
-        raise InputError(f"range_quantiles: expected [low, high], got {q!r}")
-    q = (_number("range_quantiles[0]", q[0], minimum=0.0, maximum=1.0),
-         _number("range_quantiles[1]", q[1], minimum=0.0, maximum=1.0))
+        raise InputError(f"{name}: expected [low, high], got {q!r}")
+    q = (_number(q[0], f"{name}[0]", minimum=0.0, maximum=1.0), _number(q[1], f"{name}[1]", minimum=0.0, maximum=1.0))
     if not q[0] < q[1]:
-        raise InputError(f"range_quantiles: need low < high, got {list(q)}")
-    out["range_quantiles"] = q
-    out["compare_methods"] = _bool("compare_methods", kw.get("compare_methods", d.compare_methods))
-    sens = kw.get("sensitivity", d.sensitivity)
+        raise InputError(f"{name}: need low < high, got {list(q)}")
+    return q
+
+
+def _sensitivity(sens, name):
     if isinstance(sens, (bool, str)) and not (isinstance(sens, str) and sens.strip().startswith("{")):
-        sens = _bool("sensitivity", sens)
-    else:
-        if isinstance(sens, str):
-            import yaml
-            sens = yaml.safe_load(sens)
-        if not isinstance(sens, dict):
-            raise InputError("sensitivity: expected true, false or a mapping parameter -> list of values")
-        bad = sorted(set(sens) - set(SENSITIVITY))
-        if bad:
-            raise InputError(f"sensitivity: unknown parameter(s) {bad}; known: {sorted(SENSITIVITY)}")
-        sens = {k: [v for v in check.as_list(vals, f"sensitivity.{k}")] for k, vals in sens.items()}
-        for k, vals in sens.items():
-            if k == "criterion":
-                bad = [v for v in vals if v not in energy.CRITERIA]
-                if bad:
-                    raise InputError(f"sensitivity.criterion: {bad} not in {list(energy.CRITERIA)}")
-                continue
-            integer = k in ("n_windows", "trim", "min_length")
-            sens[k] = [_number(f"sensitivity.{k}", v, integer=integer,
-                               minimum=2 if k == "n_windows" else 0) for v in vals]
-    out["sensitivity"] = sens
-    out["synthetic_signals"] = _number("synthetic_signals", kw.get("synthetic_signals", d.synthetic_signals),
-                                       integer=True, minimum=0)
-    noises = check.as_list(kw.get("synthetic_noises", d.synthetic_noises), "synthetic_noises")
-    out["synthetic_noises"] = tuple(_number("synthetic_noises", v, minimum=0.0) for v in noises)
-    out["seed"] = _number("seed", kw.get("seed", d.seed), integer=True, minimum=0)
-    p = Params(**out)
-    p.tree                                  # noqa: B018 -- validates the tree
-    return p
+        return _bool(sens, name)
+    if isinstance(sens, str):
+        import yaml
+        sens = yaml.safe_load(sens)
+    if not isinstance(sens, dict):
+        raise InputError(f"{name}: expected true, false or a mapping parameter -> list of values")
+    bad = sorted(set(sens) - set(SENSITIVITY))
+    if bad:
+        raise InputError(f"{name}: unknown parameter(s) {bad}; known: {sorted(SENSITIVITY)}")
+    sens = {k: [v for v in check.as_list(vals, f"{name}.{k}")] for k, vals in sens.items()}
+    for k, vals in sens.items():
+        if k == "criterion":
+            bad = [v for v in vals if v not in energy.CRITERIA]
+            if bad:
+                raise InputError(f"{name}.criterion: {bad} not in {list(energy.CRITERIA)}")
+            continue
+        integer = k in ("n_windows", "trim", "min_length")
+        sens[k] = [_number(v, f"{name}.{k}", integer=integer, minimum=2 if k == "n_windows" else 0) for v in vals]
+    return sens
 
 
-def validate_outdir(value) -> Path:
-    """The output directory (``None``: ``results/energy`` under the project
-    root), made absolute; it must not be an existing file."""
-    return check.directory(value, "outdir", paths.RESULTS / STUDY)
+def _noises(v, name):
+    return tuple(_number(x, name, minimum=0.0) for x in check.as_list(v, name))
+
+
+# ------------------------------------------------------------- parameters --
+
+#: The ten nodes of the quick profile (the full one takes dahu33-72, the thesis' 40).
+QUICK_HOSTS = tuple(f"dahu{i}" for i in range(33, 43))
+
+
+@dataclass(frozen=True)
+class Params(StudyParams):
+    """The study's parameters (see the package docstring for every definition)."""
+
+    data: str | None = param(None, check=_data,
+                             help="None: the bundled Gricad dahu data; or a CSV in the same format")
+    hosts: tuple[str, ...] | str = param(QUICK_HOSTS, check=_hosts,
+                                         help='"dahu" (dahu33-72, the thesis\' 40 nodes), "all", or a list of hosts')
+    days: float | None = param(None, unit="days", check=optional(number(positive=True)),
+                               help="None: every day; or only the first `days` days")
+    channel: str = param("pp0", check=choice(("pp0", "dram", "pp0+dram")), help="pp0 (cores), dram, or pp0+dram")
+    method: str = param("segments", check=choice(energy.METHODS),
+                        help="how profiles are cut: segments | episodes | windows")
+    min_shift: float = param(0.25, check=number(minimum=0.0),
+                             help="segments: level change that separates two profiles (share of the range)")
+    window: int = param(360, unit="min", check=number(integer=True, minimum=1), help="windows: minutes per profile")
+    idle_level: float = param(0.1, check=number(),
+                              help="profiles whose mean is below this share of the range are idle")
+    include_idle: bool = param(False, check=_bool, help="count idle profiles in the shares?")
+    min_length: int = param(30, unit="min", check=lambda v, n: max(_number(v, n, integer=True, minimum=0), 1),
+                            help="shorter profiles are dropped (thesis: 30)")
+    trim: int = param(5, unit="min", check=number(integer=True, minimum=0), help="cut at each end of a profile")
+    zscore: float = param(3.0, check=number(minimum=0.0), help="outlier threshold in standard deviations (0: none)")
+    max_gap: int = param(5, unit="min", check=number(integer=True, minimum=0),
+                         help="longest gap bridged inside a profile")
+    n_windows: int = param(6, check=number(integer=True, minimum=2),
+                           help="windows of the stationarity test (thesis: 6)")
+    stationarity: float = param(0.1, check=number(minimum=0.0),
+                                help="threshold on the sd of the window means (thesis: 0.1)")
+    variability: float = param(0.1, check=number(minimum=0.0), help="threshold on the sd (thesis: 0.1)")
+    periodicity: float | None = param(None, check=optional(number(minimum=0.0)),
+                                      help="the periodicity criterion's threshold; None: the criterion's default")
+    criterion: str = param("acf", check=choice(energy.CRITERIA), help="periodicity: acf | share | density")
+    min_cycles: float = param(3.0, check=number(minimum=0.0),
+                              help="the dominant period must repeat at least this often")
+    range_quantiles: tuple[float, float] = param((0.001, 0.999), check=_quantiles,
+                                                 help="quantiles of a processor's power taken as its range")
+    compare_methods: bool = param(True, check=_bool, help="also cut profiles the other two ways")
+    sensitivity: Any = param(True, check=_sensitivity,
+                             help="True: the default grid; False; or {parameter: [values]}")
+    synthetic_signals: int = param(20, check=number(integer=True, minimum=0),
+                                   help="generated signals per kind and noise level (0: skip)")
+    synthetic_noises: tuple[float, ...] = param((0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3), check=_noises,
+                                                help="noise levels of the generated signals (share of the range)")
+    seed: int = param(0, check=number(integer=True, minimum=0), help="seed of the generated signals")
+
+    def __post_init__(self):
+        if self.periodicity is None:                    # the criterion's default threshold
+            object.__setattr__(self, "periodicity", energy.DEFAULT_PERIODICITY[self.criterion])
+        try:
+            self.tree                                   # noqa: B018 -- validates the tree
+        except (ValueError, InputError) as exc:
+            raise InputError(f"parameters of the tree: {exc}") from None
+
+    @property
+    def tree(self) -> energy.Tree:
+        kw = {k: getattr(self, k) for k in _TREE_KEYS}
+        return energy.Tree(**kw)
+
+    @property
+    def preprocessing(self) -> energy.Preprocessing:
+        return energy.Preprocessing(min_length=self.min_length, trim=self.trim, zscore=self.zscore,
+                                    max_gap=self.max_gap)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["sensitivity"] = self.sensitivity
+        return d
