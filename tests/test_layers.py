@@ -103,10 +103,7 @@ def _study_of(path) -> str | None:
 #: makes them: (importing study, imported study) -> why it is tolerated for now.
 #: Remove an entry when its import goes (e.g. read the other study's
 #: published.toml with schedlab.studies.load_published instead).
-KNOWN = {
-    ("classification", "traces"): "table_dividers reads the thesis' Table 6.1 dividers from "
-                                  "schedlab.studies.traces.PUBLISHED",
-}
+KNOWN: dict = {}      # (study, other study) -> why; empty: no study imports another
 
 
 def test_no_study_imports_another_study():

@@ -1,8 +1,8 @@
-"""The studies of the compendium: one module per study, holding all of its
-logic; the study's notebook (``notebooks/NN-<study>.ipynb``) only validates
-its parameters, calls the module and shows what it returns.
-
-* :mod:`schedlab.studies.traces` -- Study 1, workload characterisation.
+"""The studies of the compendium: one package per study, registered in
+:mod:`schedlab.studies.registry` and run by the one driver
+:func:`schedlab.study.run_study`; the study's notebook
+(``notebooks/NN-<study>.ipynb``) holds its parameters cell, calls the driver
+and shows what it returns.
 
 This package also holds the small output helpers the studies share:
 :class:`Table` (rows with named columns, written as CSV and Markdown) and
