@@ -237,3 +237,20 @@ def test_campaign_provenance_records_repository_paths_only():
     assert attrs["campaign"]["params"]["trace"] == "data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
     assert list(attrs["traces_sha256"]) == ["data/traces/KTH-SP2-1996-2.1-cln.swf.gz"]
     assert str(paths.ROOT) not in json.dumps(attrs, default=str)
+
+
+def test_the_command_line_runs_the_same_driver(tmp_path, capsys):
+    from schedlab import cli
+    from test_study_traces import write_tiny
+
+    trace = write_tiny(tmp_path / "tiny.swf")
+    assert cli.main(["study", "list"]) == 0
+    assert "traces" in capsys.readouterr().out
+    out = tmp_path / "out"
+    assert cli.main(["study", "run", "traces", "--set", f"traces=[{trace}]", "--outdir", str(out),
+                     "--no-progress"]) == 0
+    numbers = json.loads((out / "numbers.json").read_text())
+    assert list(numbers["traces"]) == ["tiny"] and numbers["provenance"]["profile"] == "custom"
+    assert cli.main(["study", "run", "traces", "--set", "tracez=KTH-SP2", "--outdir", str(out)]) == 2
+    assert "'tracez' is not a parameter of this study (did you mean traces?)" in capsys.readouterr().err
+    assert cli.main(["study", "run", "nope"]) == 2
