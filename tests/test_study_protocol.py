@@ -100,6 +100,12 @@ def test_the_driver_runs_a_profile_into_its_folder(example, monkeypatch):
     assert again["profile"] == "quick" and again["timing"]["cells_cached"] == 2
     other = study.run_study("example", overrides={"weeks": 2}, workers=1, cache_dir=root / "cache", log=None)
     assert other["outdir"] == root / "results" / "custom" / "09-example"
+    # a file an earlier run wrote and this one did not is removed from the driver's folder
+    (out / "tables" / "gone.csv").write_text("x\n")
+    lines.clear()
+    study.run_study("example", profile="quick", workers=1, cache_dir=root / "cache", log=lines.append)
+    assert not (out / "tables" / "gone.csv").exists() and (out / "tables" / "avg_wait.csv").exists()
+    assert any("removed results/quick/09-example/tables/gone.csv" in line or "gone.csv" in line for line in lines)
 
 
 def test_the_driver_reports_progress_to_a_file(example, monkeypatch, tmp_path):

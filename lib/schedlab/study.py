@@ -328,11 +328,24 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     ctx.json("numbers.json", numbers)
     ctx.json("findings.json", result.get("findings") or {})
     ctx.json("parameters.json", params.record())
+    if outdir is None:          # the driver's own folder: what this run did not write is stale
+        for stale in _stale_files(out, ctx.files):
+            stale.unlink()
+            ctx.log(f"removed {relpath(stale)} (written by an earlier run, not by this one)")
     ctx.log(f"study {entry.name} done in {wall:.1f} s ({ctx.runner.computed} cells computed, "
             f"{ctx.runner.cached} from the cache)")
     result.update({"params": params, "profile": label, "outdir": out, "files": ctx.files,
                    "timing": numbers["timing"], "seconds": wall})
     return result
+
+
+def _stale_files(out: Path, written) -> list[Path]:
+    """Output files under ``out`` (tables, figures, data, datasets and the
+    top-level results) that a run did not write."""
+    keep = {Path(p).resolve() for p in written}
+    found = [f for f in out.rglob("*") if f.is_file() and not f.name.startswith(".")
+             and f.suffix in (".csv", ".md", ".png", ".pdf", ".nc", ".json")]
+    return sorted(f for f in found if f.resolve() not in keep)
 
 
 def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_dir: Path,
