@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 import yaml
