@@ -1,13 +1,12 @@
 """Study 8 (schedlab.studies.multiqueue): the criteria of the fixed-P runs,
 the slowdown ratio on a hand-worked case, the online simulation policy's
 tests and reconfigurations on a generated workload, parameter validation,
-and the notebook under papermill on a generated trace."""
+and the notebook (through the driver) on a generated trace."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
@@ -17,7 +16,11 @@ from schedlab import paths
 from schedlab.errors import InputError
 from schedlab.sim import Jobs, Policy, Schedule
 from schedlab.studies import multiqueue as study
+from schedlab.studies.registry import get
+from schedlab.study import profile_params, validate
 from schedlab.swf import write_swf
+
+from test_study_prediction import execute_notebook, shown_markdown
 
 WEEK = study.WEEK
 NOTEBOOK = paths.NOTEBOOKS / "08-multiqueue.ipynb"
@@ -177,16 +180,23 @@ def test_online_candidate_scores_follow_the_horizon(work):
 # ----------------------------------------------------------- parameters --
 
 def test_validate_parameters(tmp_path):
-    p = study.validate(weeks=5, outdir=tmp_path)
-    assert [t.name for t in p.traces] == list(study.DEFAULT_TRACES) and all(t.weeks == 5 for t in p.traces)
-    assert p.replays == ("oracle", "queued") and p.initial == 4 and p.fig8_trace == "CTC-SP2"
-    p = study.validate(traces=["KTH-SP2"], weeks=None, replays="queued", thresholds=[10, 2.5, 10])
-    assert p.traces[0].weeks == 48 and p.thresholds == (2.5, 10.0) and p.fig8_trace is None
+    p = validate(study.Params, {"weeks": 5})
+    assert [t.name for t in p.traces] == list(study.DEFAULT_TRACES) and all(t.weeks == 5 for t in p.refs)
+    assert p.replays == ("oracle", "queued") and p.initial == 4 and p.fig8_trace.name == "CTC-SP2"
+    p = validate(study.Params, {"traces": ["KTH-SP2"], "weeks": None, "replays": "queued",
+                                "thresholds": [10, 2.5, 10]})
+    assert p.refs[0].weeks == 48 and p.thresholds == (2.5, 10.0) and p.fig8_trace is None
+    assert validate(study.Params, {}).refs[0].weeks == 20                   # the quick profile's cut
+    assert profile_params(get("multiqueue"), "full").refs[2].weeks == 104   # the paper's sizes
+    p = validate(study.Params, {"weeks": {"kth-sp2": 3, "CTC-SP2": 4}, "pmax": 3})
+    assert [r.weeks for r in p.refs] == [3, 4, None, None] and p.initial == 3
+    assert validate(study.Params, {"fig8_trace": "SDSC-SP2"}).fig8_trace.name == "SDSC-SP2"
     for bad in (dict(traces=["no-such-trace"]), dict(thresholds=[0.5]), dict(replays=["future"]),
                 dict(weeks=0), dict(pmax=17), dict(horizons=[0]), dict(online_estimates=["perfect"]),
-                dict(trigger="always"), dict(traces=[])):
+                dict(trigger="always"), dict(traces=[]), dict(initial=5), dict(weeks={"HPC2N": 3}),
+                dict(fig8_trace="HPC2N"), dict(fig8_params=[[5, 0]]), dict(workers=2)):
         with pytest.raises(InputError):
-            study.validate(**bad)
+            validate(study.Params, bad)
 
 
 # ------------------------------------------------------------- notebook --
@@ -201,16 +211,12 @@ def write_trace(path: Path, jobs: Jobs, m: int) -> Path:
 
 
 def test_notebook_runs_on_a_generated_trace(tmp_path):
-    papermill = pytest.importorskip("papermill")
     trace = write_trace(tmp_path / "gen.swf", generated(n=200), 16)
     out = tmp_path / "out"
-    papermill.execute_notebook(
-        str(NOTEBOOK), str(tmp_path / "executed.ipynb"),
-        parameters={"traces": [str(trace)], "weeks": 3, "thresholds": [1.5, 1000], "horizons": [1],
-                    "workers": 1, "outdir": str(out), "cache_dir": str(tmp_path / "cache")},
-        kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    executed = execute_notebook(NOTEBOOK, tmp_path, {"traces": [str(trace)], "weeks": 3, "thresholds": [1.5, 1000],
+                                                     "horizons": [1], "workers": 1, "outdir": str(out)})
     for rel in ("numbers.json", "tables/fig4.csv", "tables/table3.md", "tables/table2.csv",
-                "figures/fig4.png", "figures/fig7.pdf", "fixed.nc", "online.nc"):
+                "figures/fig4.png", "figures/fig7.pdf", "datasets/fixed.nc", "datasets/online.nc"):
         assert (out / rel).is_file(), rel
     assert not (out / "figures" / "fig8.png").exists()         # CTC-SP2 is not among the traces
     doc = json.loads((out / "numbers.json").read_text())
@@ -218,11 +224,12 @@ def test_notebook_runs_on_a_generated_trace(tmp_path):
     assert g["weeks"] == 3 and g["fixed"]["user"]["P1"] == 0.0 and g["fixed"]["exact"]["P1"] == 0.0
     assert set(g["online"]["user"]) == {"oracle", "queued"}
     assert set(g["online"]["user"]["oracle"]["grid"]) == {"1.5/1", "1000/1"}
+    prov = doc["provenance"]
+    assert prov["inputs"]["gen"]["sha256"] and prov["parameters"]["fig8_trace"] is None
+    assert "parameters" not in doc and "wall_s" not in doc and doc["timing"]["cells_computed"] > 0
     from schedlab.store import read_dataset
-    ds = read_dataset(out / "online.nc")
+    ds = read_dataset(out / "datasets" / "online.nc")
     assert ds.online_tests.sel(trace="gen", threshold=1000.0).values.max() == 0
     assert ds.weekly_partitions.dtype == np.int64
-    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
-    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
-                    if c.cell_type == "code" for o in c.outputs)
+    shown = shown_markdown(executed)
     assert "lawson2005 Table 3" in shown and "| gen |" in shown

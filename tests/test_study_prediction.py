@@ -1,7 +1,7 @@
-"""Study 5 (runtime prediction, gaussier2015): parameters, the window of a
+"""Study 6 (runtime prediction, gaussier2015): parameters, the window of a
 log, the campaign cell on a generated trace, the tables and the
 leave-one-log-out selection on a made-up grid whose answers are known, the
-campaign spec, and the notebook under papermill with tiny parameters."""
+campaign spec, and the notebook (through the driver) with tiny parameters."""
 from __future__ import annotations
 
 import json
@@ -11,9 +11,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, prediction, store
+from schedlab import campaign, paths, prediction, reproduce, store
 from schedlab.errors import InputError
 from schedlab.studies import prediction as study
+from schedlab.studies.registry import get
+from schedlab.study import profile_params, validate
 from schedlab.swf import write_swf
 
 WEEK = 7 * 86400
@@ -42,23 +44,27 @@ def tiny(tmp_path_factory) -> list[Path]:
 
 # -------------------------------------------------------------- parameters --
 
-def test_validate_defaults_and_errors(tmp_path):
-    p = study.validate(outdir=tmp_path)
-    assert p.names == study.DEFAULT_TRACES and len(p.losses) == 20
+def test_validate_defaults_and_errors():
+    p = validate(study.Params, {})
+    assert [t.name for t in p.traces] == list(study.DEFAULT_TRACES) and len(p.losses) == 20
     assert len(p.estimates) == 23 and p.estimates[:3] == ["clairvoyant", "requested", "easy++"]
     assert "learned:sq/lin/log(qp)" in p.estimates
-    assert p.weeks is None and p.max_jobs is None and p.outdir == tmp_path
-    q = study.validate(["KTH-SP2"], losses="E-Loss, sq/sq/1", corrections="[incremental]", backfills="sjbf",
-                       weeks="2", skip_weeks=1, max_jobs="null")
-    assert q.losses == (prediction.E_LOSS, prediction.SQUARED_LOSS) and q.backfills == ("SJBF",)
+    assert (p.weeks, p.skip_weeks, p.max_jobs) == (2, 5, None)           # the quick profile's window
+    full = profile_params(get("prediction"), "full")
+    assert full.weeks is None and full.skip_weeks == 0 and full.max_jobs is None
+    q = validate(study.Params, {"traces": ["KTH-SP2"], "losses": "E-Loss, sq/sq/1", "corrections": "[incremental]",
+                                "backfills": "sjbf", "weeks": "2", "skip_weeks": 1, "max_jobs": "null"})
+    assert q.losses == (prediction.E_LOSS.name, prediction.SQUARED_LOSS.name) and q.backfills == ("SJBF",)
     assert (q.weeks, q.skip_weeks, q.max_jobs, q.corrections) == (2, 1, None, ("incremental",))
+    assert validate(study.Params, {"weeks": "none"}).weeks is None
     for kw, match in [(dict(losses=["E-Loss", "sq/lin/log(qp)"]), "twice"), (dict(losses=["sq/cube/1"]), "losses"),
+                      (dict(losses=[]), "losses"),
                       (dict(corrections=["none"]), "corrections"), (dict(backfills=["LPF"]), "backfills"),
                       (dict(weeks=0), "weeks"), (dict(eta=0), "eta"), (dict(lam=-1), "lam"),
                       (dict(traces=[]), "traces"), (dict(traces=["NO-SUCH-LOG"]), "traces"),
-                      (dict(workers=0), "workers"), (dict(overrun="run"), "overrun")]:
+                      (dict(overrun="run"), "overrun"), (dict(workers=2), "not a parameter")]:
         with pytest.raises(InputError, match=match):
-            study.validate(**kw)
+            validate(study.Params, kw)
 
 
 def test_window_of_a_log(tiny):
@@ -194,10 +200,11 @@ def test_tables_and_selection_on_a_made_up_grid():
 
 def test_campaign_spec_file_is_the_full_grid():
     spec = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "prediction-gaussier2015.yaml")
-    grid = study.make_campaign(study.validate())
+    grid = study.make_campaign(profile_params(get("prediction"), "full"))
     assert spec.to_dict() == grid.to_dict()
     assert len(spec.cells()) == 5 * 2 * 23 * 3
-    timing = study.make_timing_campaign(study.validate(corrections=["doubling", "requested"], backfills=["FCFS"]))
+    timing = study.make_timing_campaign(validate(study.Params, {"corrections": ["doubling", "requested"],
+                                                                "backfills": ["FCFS"]}))
     assert timing.dims["engine"] == ["c", "python"] and len(timing.cells()) == 5 * 2
     assert (timing.params["estimate"], timing.params["correction"], timing.params["backfill"]) == \
         ("learned:sq/lin/log(qp)", "doubling", "FCFS")
@@ -214,29 +221,48 @@ def test_published_values_are_consistent():
 
 # -------------------------------------------------------------- notebook --
 
+def execute_notebook(notebook: Path, tmp_path: Path, params: dict):
+    """Run ``notebook`` in the project's kernel as papermill does (the values
+    in a cell after the parameters cell), with the results folder (and so the
+    campaigns' cache) under ``tmp_path``; returns the executed notebook."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    lines = ["import pathlib", "import schedlab.paths",
+             f"schedlab.paths.RESULTS = pathlib.Path({str(tmp_path / 'results')!r})   # the cache too"]
+    lines += [f"{k} = {v!r}" for k, v in params.items()]
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell("\n".join(lines)))
+    NotebookClient(nb, kernel_name=reproduce.KERNEL, timeout=1200,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    return nb
+
+
+def shown_markdown(nb) -> str:
+    return "".join(o.get("data", {}).get("text/markdown", "") for c in nb.cells
+                   if c.cell_type == "code" for o in c.outputs)
+
+
 def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
-    papermill = pytest.importorskip("papermill")
     out = tmp_path / "out"
     params = {"traces": [str(p) for p in tiny], "losses": ["E-Loss", "sq/sq/1"],
               "corrections": ["requested", "incremental"], "backfills": ["FCFS", "SJBF"],
-              "weeks": 2, "skip_weeks": 0, "max_jobs": 150, "workers": 1, "outdir": str(out),
-              "cache_dir": str(tmp_path / "cache")}
-    papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"), parameters=params,
-                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
-    for rel in ("numbers.json", "prediction.nc", "tables/table1.csv", "tables/table6.md", "tables/table7.csv",
-                "tables/table8.csv", "tables/table4.csv", "tables/selected.csv", "tables/slowdown.csv", "figures/errors.png",
-                "figures/predicted.pdf", "figures/triples.png"):
+              "weeks": 2, "skip_weeks": 0, "max_jobs": 150, "workers": 1, "outdir": str(out)}
+    executed = execute_notebook(NOTEBOOK, tmp_path, params)
+    for rel in ("numbers.json", "datasets/prediction.nc", "tables/table1.csv", "tables/table6.md",
+                "tables/table7.csv", "tables/table8.csv", "tables/table4.csv", "tables/selected.csv",
+                "tables/slowdown.csv", "figures/errors.png", "figures/predicted.pdf", "figures/triples.png"):
         assert (out / rel).is_file(), rel
     doc = json.loads((out / "numbers.json").read_text())
     assert doc["traces"] == ["tinyA", "tinyB"] and doc["n_cells"] == 2 * 2 * 5 * 2
     assert set(doc["table7"]) == {"tinyA", "tinyB"} and doc["jobs_simulated"]["tinyA"] <= 150
-    assert doc["slowdown"]["overall"] > 1 and doc["slowdown"]["overall_speedup"] > 1
+    assert doc["timing"]["slowdown"]["overall"] > 1 and doc["timing"]["slowdown"]["overall_speedup"] > 1
     assert doc["engines_identical"] is True
-    assert (out / "timing.nc").is_file()
-    ds = store.read_dataset(out / "prediction.nc")
+    assert doc["provenance"]["parameters"]["max_jobs"] == 150 and doc["provenance"]["profile"] == "custom"
+    assert (out / "datasets" / "timing.nc").is_file()
+    assert (tmp_path / "results" / "cache" / "prediction").is_dir()          # not the project's cache
+    ds = store.read_dataset(out / "datasets" / "prediction.nc")
     assert ds.mean_bsld.dims == ("trace", "backfill", "estimate", "correction")
     assert ds.error_quantiles.sizes["quantile"] == study.N_LEVELS
-    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
-    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
-                    if c.cell_type == "code" for o in c.outputs)
+    shown = shown_markdown(executed)
     assert "gaussier2015 Table 7" in shown and "| tinyA |" in shown

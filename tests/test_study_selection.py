@@ -2,13 +2,12 @@
 inputs (Eqs. 4-5, 8-9), the noisy costs (Eq. 6), the stepped system against
 a one-shot simulation, convergence on a generated trace where one policy is
 strictly best every day, the campaign cells and specs, and the notebook
-under papermill on a tiny generated trace."""
+(through the driver) on a tiny generated trace."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 import yaml
@@ -16,7 +15,11 @@ import yaml
 from schedlab import paths, sim, store
 from schedlab.errors import InputError
 from schedlab.studies import selection as study
+from schedlab.studies.registry import get
+from schedlab.study import profile_params, validate
 from schedlab.swf import write_swf
+
+from test_study_prediction import execute_notebook, shown_markdown
 
 DAY = 86400
 WEEK = 7 * DAY
@@ -215,36 +218,37 @@ def test_published_table2_and_swapped_reading():
     sw = study.swapped(pub["KTH-SP2"])
     assert (sw["SPF"], sw["LPF"], sw["SQF"], sw["LQF"], sw["SAF"], sw["LAF"]) == (-16, 5, -16, 3, -12, 15)
     assert sw["LEXP"] == pub["KTH-SP2"]["LEXP"]
-    assert set(study.MISSING_TRACES) | set(study.DEFAULT_TRACES) == set(pub)
+    assert set(study.MISSING_TRACES) | set(study.PAPER_TRACES) == set(pub)
 
 
 # ------------------------------------------------------------- parameters --
 
 def test_validate():
-    p = study.validate(traces="KTH-SP2", resamples="3", weeks=2, periods="week, day",
-                       strategies=["bandit", "full"], threshold="40h")
+    p = validate(study.Params, {"traces": "KTH-SP2", "resamples": "3", "weeks": 2, "periods": "week, day",
+                                "strategies": ["bandit", "full"], "threshold": "40h"})
     assert p.periods == ("day", "week") and p.strategies == ("full", "bandit")
-    assert p.threshold == 144000 and p.resamples == 3 and p.outdir == paths.RESULTS / "selection"
-    assert study.validate(traces=["KTH-SP2"], threshold=None).threshold is None
+    assert p.threshold == 144000 and p.resamples == 3 and [t.name for t in p.traces] == ["KTH-SP2"]
+    assert validate(study.Params, {"threshold": None}).threshold is None
+    assert validate(study.Params, {}).threshold == 144000                  # Θ = 40 h, the default
     for kw, msg in ((dict(resamples=0), "resamples"), (dict(weeks=1.5), "weeks"),
                     (dict(periods=["month"]), "periods"), (dict(periods=[]), "periods"),
                     (dict(strategies=["greedy"]), "strategies"), (dict(epsilon=1.5), "epsilon"),
                     (dict(decay=-0.1), "decay"), (dict(noise=1.0), "noise"), (dict(seed=-1), "seed"),
-                    (dict(workers=0), "workers"), (dict(traces=["nope"]), "unknown trace"),
-                    (dict(threshold="soon"), "duration"), (dict(scheduler=3), "scheduler")):
+                    (dict(traces=["nope"]), "unknown trace"), (dict(threshold="soon"), "duration"),
+                    (dict(workers=2), "not a parameter"), (dict(scheduler="tcp://x:1"), "not a parameter")):
         with pytest.raises(InputError, match=msg):
-            study.validate(**{"traces": ["KTH-SP2"], **kw})
+            validate(study.Params, {"traces": ["KTH-SP2"], **kw})
 
 
 def test_params_files_validate_and_campaign_specs_match_the_full_profile():
     for profile in ("quick", "full"):
-        raw = yaml.safe_load((paths.ROOT / "params" / profile / "07-online-selection.yaml").read_text())
-        p = study.validate(**raw, profile=profile)
+        p = profile_params(get("selection"), profile)
         if profile == "quick":
             assert p.resamples * p.weeks * len(p.traces) <= 1000
+            assert p == validate(study.Params, {})                       # the quick profile is the defaults
         else:
             assert (p.resamples, p.weeks, p.periods, p.strategies) == (100, 104, ("day", "week"), study.STRATEGIES)
-            assert [t.name for t in p.traces] == list(study.DEFAULT_TRACES)
+            assert [t.name for t in p.traces] == list(study.PAPER_TRACES)
             camps = study.campaigns(p)
     specs = sorted((paths.ROOT / "campaigns").glob("selection-*.yaml"))
     assert specs
@@ -279,8 +283,7 @@ def tiny(tmp_path_factory) -> Path:
 
 
 def test_cells_return_declared_variables(tiny):
-    common = {"trace": str(tiny), "m": 8, "weeks": 2, "seed": 1, "sample": 0, "threshold": 144000,
-              "version": study.CELL_VERSION}
+    common = {"trace": str(tiny), "m": 8, "weeks": 2, "seed": 1, "sample": 0, "threshold": 144000}
     fx = study.fixed_cell({**common, "policy": "SAF"})
     outs = [fx]
     for strategy in study.STRATEGIES:
@@ -299,39 +302,37 @@ def test_cells_return_declared_variables(tiny):
     assert fx["sum_wait"][1] == sim.simulate(jobs, m, study.easy("SAF")).wait.sum()
     with pytest.raises(InputError, match="unknown parameter"):
         study.fixed_cell({**common, "policy": "SAF", "typo": 1})
+    with pytest.raises(InputError, match=r"unknown parameter\(s\) \['version'\]"):    # no hand-made version
+        study.fixed_cell({**common, "policy": "SAF", "version": 2})
 
 
 # --------------------------------------------------------------- notebook --
 
 def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
-    papermill = pytest.importorskip("papermill")
     out = tmp_path / "out"
-    cache = tmp_path / "cache"
     params = {"traces": [str(tiny)], "resamples": 2, "weeks": 2, "periods": ["day", "week"],
               "epsilon": 0.5, "decay": 1.0, "workers": 1, "outdir": str(out)}
-    papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"),
-                               parameters={**params, "cache_dir": str(cache)},   # keep results/ clean
-                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    executed = execute_notebook(NOTEBOOK, tmp_path, params)      # the cache under tmp_path: results/ stays clean
     for rel in ("numbers.json", "tables/table2.csv", "tables/table2_ci.md", "tables/table3.csv",
                 "tables/table3_ci.md", "figures/fixed.png", "figures/strategies_day.pdf",
                 "figures/strategies_week.png", "figures/share_noisy.png", "figures/share_bandit.pdf",
-                "data/fixed-tiny.nc", "data/strategies-tiny.nc", "data/curves.csv", "data/shares.csv"):
+                "datasets/fixed-tiny.nc", "datasets/strategies-tiny.nc", "data/curves.csv", "data/shares.csv"):
         assert (out / rel).is_file(), rel
     doc = json.loads((out / "numbers.json").read_text())
     per = doc["per_trace"]["tiny"]
     assert set(per["strategies"]) == {f"{s}_{d}" for s in study.STRATEGIES for d in ("day", "week")}
     assert per["fixed"]["FCFS"]["pct"] == 0.0
-    assert doc["timing"]["cells"] == 2 * 12 + 2 * 2 * 4
-    ds = store.read_dataset(out / "data" / "strategies-tiny.nc")
+    assert doc["timing"]["cells"] == doc["timing"]["cells_computed"] == 2 * 12 + 2 * 2 * 4
+    assert doc["timing"]["projected_full_profile_cpu_s"] > 0 and doc["timing"]["campaigns_s"] > 0
+    assert "parameters" not in doc and doc["provenance"]["parameters"]["resamples"] == 2
+    ds = store.read_dataset(out / "datasets" / "strategies-tiny.nc")
     assert ds.policy_chosen.dtype == np.int64 and ds.policy_chosen.shape == (2, 2, 4, 14)
     assert list(ds.strategy.values) == list(study.STRATEGIES)
     t3 = (out / "tables" / "table3.csv").read_text().splitlines()
     assert t3[0].startswith("trace,best fixed P,best fixed %,Random day,Random week,Full day")
-    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
-    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
-                    if c.cell_type == "code" for o in c.outputs)
+    shown = shown_markdown(executed)
     assert "Table 3 (first complete version)" in shown and "| tiny |" in shown
-    assert (cache / "selection-fixed-tiny").is_dir()
+    assert (tmp_path / "results" / "cache" / "selection-fixed-tiny").is_dir()
     compile_section(out, tmp_path / "paper")
 
 

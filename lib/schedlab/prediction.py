@@ -107,11 +107,7 @@ from .sim import Learned
 __all__ = ["FEATURES", "N_FEATURES", "BRANCHES", "WEIGHTS", "Loss", "LOSSES", "E_LOSS", "SQUARED_LOSS",
            "loss_by_name", "polynomial", "poly_dim", "NAG", "FeatureTracker", "LearnedEstimator",
            "simulate_learned", "TrainedModel", "Learned", "ENGINES", "prediction_errors", "quality",
-           "DEFAULT_ETA", "DEFAULT_LAM", "VERSION"]
-
-#: Bumped whenever a change alters what the estimator predicts (campaign
-#: cells pass it in their parameters, so cached results are recomputed).
-VERSION = "2"     # 2: dot products summed left to right (the C core's order)
+           "DEFAULT_ETA", "DEFAULT_LAM"]
 
 DAY = 86400
 WEEK = 7 * DAY

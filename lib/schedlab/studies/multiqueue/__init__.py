@@ -74,24 +74,27 @@ where it matters):
 * **Initial P** of the online policy (``initial``): 4, the multiple-queue
   policy of §2.3 that online simulation adapts.
 
-The package: :mod:`.params` (:class:`Params`, :func:`validate`),
-:mod:`.cells` (the simulations, the cells and the campaigns),
+The package: :mod:`.params` (:class:`Params`, declared once; defaults = the
+quick profile), :mod:`.cells` (the simulations, the cells and the
+campaigns; they import none of the study's parameters, tables or figures,
+and carry no version: their cache keys follow their code),
 :mod:`.analysis` (pure functions on the datasets), :mod:`.tables`,
 :mod:`.figures`, :mod:`.report` (:func:`numbers`), :mod:`.run`
-(:func:`run`, which the notebook ``notebooks/08-multiqueue.ipynb`` calls
-after :func:`validate`) and ``published.toml`` (lawson2005's values, with
-their sources, read by :mod:`.published`).
+(:func:`compute`, which the driver runs for the notebook
+``notebooks/08-multiqueue.ipynb``: ``run_study("multiqueue", globals())``)
+and ``published.toml`` (lawson2005's values, with their sources, read by
+:mod:`.published`).
 """
 from __future__ import annotations
 
 from .analysis import TraceResult
-from .cells import (CELL_PARAMS, WEEK, OnlineResult, Test, Workload, balanced_criteria, baseline, cut,
+from .cells import (CELL_PARAMS, WEEK, OnlineResult, Test, TraceRef, Workload, balanced_criteria, baseline, cut,
                     estimates_of, fixed, fixed_campaign, fixed_cell, initial_criteria, load, mean_slowdown, online,
                     online_campaign, online_cell, ratio)
 from .figures import figure_fig4, figure_fig5, figure_fig6, figure_fig7, figure_fig8, figure_fig9
-from .params import (CRITERIA, DEFAULT_TRACES, ESTIMATES, FIG8_PARAMS, HORIZONS, PAPER_WEEKS, PMAX, REPLAYS,
-                     SEMANTICS, STUDY, THRESHOLDS, TRIGGERS, Params, TraceRef, validate, validate_outdir)
+from .params import (CRITERIA, DEFAULT_TRACES, ESTIMATES, FIG8_PARAMS, FIG8_TRACE, HORIZONS, PAPER_WEEKS, PMAX,
+                     REPLAYS, STUDY, THRESHOLDS, TRIGGERS, Params)
 from .published import PAPER, PAPER_NAMES, PUBLISHED, PUBLISHED_NOTES
 from .report import numbers
-from .run import run
+from .run import compute
 from .tables import table_fig4, table_fig6, table_table1, table_table2, table_table3

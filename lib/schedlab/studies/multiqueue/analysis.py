@@ -9,8 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .cells import Workload
-from .params import TraceRef
+from .cells import TraceRef, Workload
 
 
 @dataclass

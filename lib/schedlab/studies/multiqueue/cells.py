@@ -17,10 +17,37 @@ from ... import traces as _traces
 from ... import values as check
 from ...errors import InputError
 from ...sim import Jobs, Simulation, simulate
-from .params import CRITERIA, ESTIMATES, PMAX, REPLAYS, SEMANTICS, TRIGGERS, Params, TraceRef, _criteria_for
-
 
 WEEK = workload.WEEK
+#: Online candidates 1..PMAX partitions, and the fixed P of Figs. 4-5 (lawson2005).
+PMAX = 4
+#: The estimates of the runs: label -> ``estimate=`` of :func:`schedlab.sim.simulate`.
+ESTIMATES = {"exact": "actual", "user": "requested"}
+#: What an online simulation replays (see the package's docstring).
+REPLAYS = ("oracle", "queued")
+#: The measure that triggers an online-simulation test.
+TRIGGERS = ("cumulative", "week")
+#: The partitioning criteria of a fixed-P run: from the previous week's
+#: completed jobs (Figure 3) or a priori from the week's own jobs.
+CRITERIA = ("previous", "oracle")
+
+
+@dataclass(frozen=True)
+class TraceRef:
+    """A trace as the cells load it: ``spec`` (registry name or absolute path),
+    ``name`` (its short name) and ``weeks`` simulated (None: the whole trace)."""
+
+    spec: str
+    name: str
+    weeks: int | None
+
+
+def _criteria_for(estimate: str, criteria: str) -> str:
+    """The paper's pairing: exact estimates with a priori criteria, user
+    estimates with Figure 3's (previous week)."""
+    if criteria == "paper":
+        return "oracle" if estimate == "exact" else "previous"
+    return check.choice(criteria, "criteria", CRITERIA)
 
 
 @dataclass(frozen=True)
@@ -222,7 +249,7 @@ def mean_slowdown(schedule) -> float:
 
 CELL_PARAMS = {"trace": None, "weeks": None, "estimate": "user", "partitions": PMAX, "criteria": "paper",
                "threshold": 10.0, "horizon": 2, "pmax": PMAX, "initial": PMAX, "replay": "oracle",
-               "trigger": "cumulative", "semantics": SEMANTICS}
+               "trigger": "cumulative"}
 
 
 def _cell_args(p: dict, allowed: Iterable[str]) -> dict:
@@ -252,7 +279,7 @@ def _common(w: Workload, base, other) -> dict:
 def fixed_cell(p: dict) -> dict:
     """Multiple-queue backfilling with a fixed P on a trace, against
     single-queue EASY: R aggregated and per week."""
-    q = _cell_args(p, ("trace", "weeks", "estimate", "partitions", "criteria", "semantics"))
+    q = _cell_args(p, ("trace", "weeks", "estimate", "partitions", "criteria"))
     est = check.choice(q["estimate"], "estimate", tuple(ESTIMATES))
     w = load(str(q["trace"]), q["weeks"])
     s = fixed(w, ESTIMATES[est], int(q["partitions"]), _criteria_for(est, q["criteria"]))
@@ -264,7 +291,7 @@ def online_cell(p: dict) -> dict:
     """The online simulation policy on a trace, against single-queue EASY:
     R, the tests and the partition changes."""
     q = _cell_args(p, ("trace", "weeks", "estimate", "threshold", "horizon", "pmax", "initial", "replay",
-                       "trigger", "semantics"))
+                       "trigger"))
     est = check.choice(q["estimate"], "estimate", tuple(ESTIMATES))
     w = load(str(q["trace"]), q["weeks"])
     res = online(w, ESTIMATES[est], float(q["threshold"]), int(q["horizon"]), int(q["pmax"]), int(q["initial"]),
@@ -280,17 +307,19 @@ def online_cell(p: dict) -> dict:
     return out
 
 
-def fixed_campaign(p: Params, ref: TraceRef) -> campaign.Campaign:
+def fixed_campaign(p, ref: TraceRef) -> campaign.Campaign:
+    """Fixed P = 1..``p.pmax`` on trace ``ref`` with each estimate (``p``: the study's Params)."""
     return campaign.Campaign(f"multiqueue-fixed-{ref.name}",
                              {"estimate": list(ESTIMATES), "partitions": list(range(1, p.pmax + 1))},
-                             {"trace": ref.spec, "weeks": ref.weeks, "criteria": "paper", "semantics": SEMANTICS},
+                             {"trace": ref.spec, "weeks": ref.weeks, "criteria": "paper"},
                              cell=f"{__name__}:fixed_cell")
 
 
-def online_campaign(p: Params, ref: TraceRef) -> campaign.Campaign:
+def online_campaign(p, ref: TraceRef) -> campaign.Campaign:
+    """The online-simulation grid (estimate x replay x T x L) on trace ``ref``."""
     return campaign.Campaign(f"multiqueue-online-{ref.name}",
                              {"estimate": list(p.online_estimates), "replay": list(p.replays),
                               "threshold": list(p.thresholds), "horizon": list(p.horizons)},
                              {"trace": ref.spec, "weeks": ref.weeks, "pmax": p.pmax, "initial": p.initial,
-                              "trigger": p.trigger, "semantics": SEMANTICS},
+                              "trigger": p.trigger},
                              cell=f"{__name__}:online_cell")

@@ -1,146 +1,160 @@
-"""The parameters of the multiple-queue study: :class:`Params` (one
-:class:`TraceRef` per trace), :func:`validate` and the defaults and choices
-they read."""
+"""The parameters of the multiple-queue study, declared once
+(:class:`Params`; defaults = the quick profile), and the choices they read."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ... import paths
 from ... import values as check
 from ...errors import InputError
+from ...study import Params as StudyParams
+from ...study import param
+from ...traces import TraceInfo
+from .cells import CRITERIA, ESTIMATES, PMAX, REPLAYS, TRIGGERS, TraceRef
 
+__all__ = ["STUDY", "DEFAULT_TRACES", "PAPER_WEEKS", "THRESHOLDS", "HORIZONS", "PMAX", "PMAX_LIMIT", "ESTIMATES",
+           "REPLAYS", "TRIGGERS", "CRITERIA", "FIG8_TRACE", "FIG8_PARAMS", "TraceRef", "Params"]
 
 STUDY = "multiqueue"
 DEFAULT_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE")
-#: Weeks simulated per trace: Table 2's "# Weeks".
+#: Weeks simulated per trace: Table 2's "# Weeks" (``weeks: null``, the full profile).
 PAPER_WEEKS = {"CTC-SP2": 48, "KTH-SP2": 48, "SDSC-SP2": 104, "SDSC-BLUE": 104}
 THRESHOLDS = (2.5, 5.0, 7.5, 10.0, 25.0, 50.0, 75.0, 100.0)
 HORIZONS = (1, 2)
-PMAX = 4
 #: The largest number of partitions the study accepts (pmax).
 PMAX_LIMIT = 16
-ESTIMATES = {"exact": "actual", "user": "requested"}
-REPLAYS = ("oracle", "queued")
-TRIGGERS = ("cumulative", "week")
-CRITERIA = ("previous", "oracle")
-
+#: The trace of the paper's Figs. 8-9.
+FIG8_TRACE = "CTC-SP2"
 #: Figure 8/9's parameter choices (T, L) for CTC (our reading, see PUBLISHED_NOTES).
 FIG8_PARAMS = ((5.0, 1), (5.0, 2), (100.0, 1), (100.0, 2))
 
-#: Part of every campaign cell's parameters, hence of its cache key: bump it
-#: whenever the engine's multiple-queue semantics or this module's
-#: simulation logic (fixed, online, ratio) change, so that cells computed by
-#: an older version are never reused.
-SEMANTICS = "lawson2005-lend-1"
+
+def _weeks(value, name: str):
+    """None (the paper's Table 2 sizes for its traces, else whole traces), one
+    integer for every trace, or a mapping trace (name or path) -> integer."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
+        return None
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            info = check.trace_list([k], f"{name}[{k}]")[0]
+            out[info.name] = check.integer(v, f"{name}[{info.name}]", 1)
+        return out
+    return check.integer(value, name, 1)
+
+
+def _sorted_unique(read):
+    """A validator: the items of a list, each read by ``read(item, name)``, sorted, each once, at least one."""
+    def validate(value, name: str) -> tuple:
+        out = tuple(sorted({read(x, name) for x in check.as_list(value, name)}))
+        if not out:
+            raise InputError(f"{name}: give at least one value")
+        return out
+    return validate
+
+
+def _ordered_choices(allowed: tuple[str, ...]):
+    """A validator: some of ``allowed``, in the order given (the first one
+    matters), repeats dropped, at least one."""
+    def validate(value, name: str) -> tuple[str, ...]:
+        out = tuple(dict.fromkeys(check.choice(x, name, allowed) for x in check.as_list(value, name)))
+        if not out:
+            raise InputError(f"{name}: give at least one of {list(allowed)}")
+        return out
+    return validate
+
+
+def _pmax(value, name: str) -> int:
+    v = check.integer(value, name, 1)
+    if v > PMAX_LIMIT:
+        raise InputError(f"{name}: expected an integer between 1 and {PMAX_LIMIT}, got {value!r}")
+    return v
+
+
+def _one_trace(value, name: str):
+    """A trace (registry name or SWF path, read as ``traces`` is) or None."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
+        return None
+    infos = check.trace_list(value, name)
+    if len(infos) != 1:
+        raise InputError(f"{name}: expected one trace, got {len(infos)}")
+    return infos[0]
+
+
+def _pairs(value, name: str) -> tuple[tuple[float, int], ...]:
+    """(T, L) pairs: ``[[5, 1], [5, 2]]`` or ``["5/1", "5/2"]``."""
+    out = []
+    for i, x in enumerate(check.as_list(value, name)):
+        if isinstance(x, str) and "/" in x:
+            x = x.split("/")
+        x = list(x) if isinstance(x, (list, tuple)) else [x]
+        if len(x) != 2:
+            raise InputError(f"{name}[{i}]: expected a (T, L) pair, got {x!r}")
+        out.append((check.number(x[0], f"{name}[{i}] threshold", 1.0), check.integer(x[1], f"{name}[{i}] horizon", 1)))
+    if not out:
+        raise InputError(f"{name}: give at least one (T, L) pair, e.g. [[5, 1], [5, 2]]")
+    return tuple(out)
 
 
 @dataclass(frozen=True)
-class TraceRef:
-    spec: str             # registry name or path (what campaign cells load)
-    name: str             # short name (registry name or file stem)
-    weeks: int | None     # weeks simulated (None: the whole trace)
+class Params(StudyParams):
+    """The multiple-queue study's parameters.  The defaults are the quick
+    profile: the paper's four traces cut to their first 20 weeks (the paper:
+    48 or 104), the whole T/L grid of Table 3, user estimates for online
+    simulation, both replays."""
 
+    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+                          help="traces: registry names or SWF paths")
+    weeks: int | dict | None = param(20, unit="weeks", check=_weeks,
+                                     help="weeks simulated from the first submission: an integer for every trace, "
+                                          "{trace: weeks}, or None (the paper's Table 2 sizes, else whole traces)")
+    thresholds: tuple = param(THRESHOLDS, check=_sorted_unique(lambda x, n: check.number(x, n, 1.0)),
+                              help="thresholds T (bounded slowdown) of the online-simulation grid (Table 3)")
+    horizons: tuple = param(HORIZONS, unit="weeks", check=_sorted_unique(lambda x, n: check.integer(x, n, 1)),
+                            help="horizons L of the online-simulation grid (Table 3)")
+    pmax: int = param(PMAX, check=_pmax,
+                      help="largest number of partitions: online candidates 1..pmax; Figs. 4-5 use pmax")
+    initial: int | None = param(None, check=lambda v, n: check.optional_integer(v, n, 1),
+                                help="partitions of the online policy at the start (None: pmax)")
+    replays: tuple = param(REPLAYS, check=_ordered_choices(REPLAYS),
+                           help="what online simulations replay, each run in turn (the first feeds Tables 1-2 and "
+                                "Figs. 6-9): oracle (waiting jobs and those submitted in the horizon), queued")
+    trigger: str = param("cumulative", check=lambda v, n: check.choice(v, n, TRIGGERS),
+                         help="the trigger measure: cumulative (every job completed so far) or week (the last week's)")
+    online_estimates: tuple = param(("user",), check=_ordered_choices(tuple(ESTIMATES)),
+                                    help="estimates of the online-simulation runs: user (the paper's) and/or exact")
+    fig8_trace: TraceInfo | None = param(None, check=_one_trace,
+                               help="trace of Figs. 8-9, among traces (None: CTC-SP2, the paper's, when among "
+                                    "traces, else no Figs. 8-9)")
+    fig8_params: tuple = param(FIG8_PARAMS, check=_pairs, help="the (T, L) choices of Figs. 8-9")
 
-@dataclass(frozen=True)
-class Params:
-    """Validated parameters of :func:`run` (see :func:`validate`)."""
+    def __post_init__(self):
+        names = [getattr(t, "name", t) for t in self.traces]
+        if self.initial is None:
+            object.__setattr__(self, "initial", self.pmax)
+        elif isinstance(self.initial, int) and isinstance(self.pmax, int) and self.initial > self.pmax:
+            raise InputError(f"initial: expected an integer between 1 and pmax = {self.pmax}, got {self.initial!r}")
+        if self.fig8_trace is None:
+            paper = next((t for t in self.traces if getattr(t, "name", t) == FIG8_TRACE), None)
+            object.__setattr__(self, "fig8_trace", paper)
+        elif getattr(self.fig8_trace, "name", self.fig8_trace) not in names:
+            raise InputError(f"fig8_trace: {getattr(self.fig8_trace, 'name', self.fig8_trace)!r} is not among "
+                             f"traces {names}")
+        if isinstance(self.weeks, dict):
+            unknown = [k for k in self.weeks if k not in names]
+            if unknown:
+                raise InputError(f"weeks: {unknown} not among traces {names}")
 
-    traces: tuple[TraceRef, ...]
-    thresholds: tuple[float, ...]
-    horizons: tuple[int, ...]
-    pmax: int
-    initial: int
-    replays: tuple[str, ...]
-    trigger: str
-    online_estimates: tuple[str, ...]
-    fig8_trace: str | None
-    fig8_params: tuple[tuple[float, int], ...]
-    workers: int
-    outdir: Path
-    cache_dir: Path
+    def weeks_of(self, name: str) -> int | None:
+        """Weeks simulated of trace ``name`` (None: the whole trace)."""
+        if isinstance(self.weeks, dict):
+            return self.weeks.get(name)
+        if self.weeks is None:
+            return PAPER_WEEKS.get(name)
+        return self.weeks
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"traces": [t.name for t in self.traces], "weeks": {t.name: t.weeks for t in self.traces},
-                "thresholds": list(self.thresholds), "horizons": list(self.horizons), "pmax": self.pmax,
-                "initial": self.initial, "replays": list(self.replays), "trigger": self.trigger,
-                "online_estimates": list(self.online_estimates), "fig8_trace": self.fig8_trace,
-                "fig8_params": [list(x) for x in self.fig8_params], "workers": self.workers,
-                "outdir": str(self.outdir), "semantics": SEMANTICS}
-
-
-def validate(traces=DEFAULT_TRACES, weeks=None, thresholds=THRESHOLDS, horizons=HORIZONS, pmax=PMAX,
-             initial=None, replays=REPLAYS, trigger="cumulative", online_estimates=("user",),
-             fig8_trace="CTC-SP2", fig8_params=FIG8_PARAMS, workers=2, outdir=None, cache_dir=None) -> Params:
-    """Check every parameter of the study (clear errors for the notebook's
-    parameters cell) and return :class:`Params`.
-
-    ``weeks``: weeks simulated per trace: None (the paper's for its four
-    traces, else the whole trace), one integer for all, or a mapping trace ->
-    integer (traces not in it: as None)."""
-    items = check.as_list(traces, "traces")
-    infos = check.trace_list(items, "traces")
-    if weeks is not None and not isinstance(weeks, dict):
-        weeks = {str(n).strip(): weeks for n in items}
-    refs = []
-    for spec, info in zip(items, infos):
-        spec = str(spec).strip()
-        w = None
-        if weeks is not None:
-            w = weeks.get(spec, weeks.get(info.name))
-        elif info.name in PAPER_WEEKS:
-            w = PAPER_WEEKS[info.name]
-        if w is not None:
-            w = check.integer(w, f"weeks of {info.name}", 1)
-        refs.append(TraceRef(spec, info.name, w))
-    seen = {r.name for r in refs}
-    ths = sorted({check.number(t, "thresholds", 1.0) for t in check.as_list(thresholds, "thresholds")})
-    if not ths:
-        raise InputError("thresholds: give at least one threshold T (a bounded slowdown >= 1)")
-    hors = sorted({check.integer(h, "horizons", 1) for h in check.as_list(horizons, "horizons")})
-    if not hors:
-        raise InputError("horizons: give at least one horizon L (weeks >= 1)")
-    pmax = check.integer(pmax, "pmax", 1)
-    if pmax > PMAX_LIMIT:
-        raise InputError(f"pmax: expected an integer between 1 and {PMAX_LIMIT}, got {pmax!r}")
-    initial = pmax if initial is None else check.integer(initial, "initial", 1)
-    if initial > pmax:
-        raise InputError(f"initial: expected an integer between 1 and pmax = {pmax}, got {initial!r}")
-    ests = [check.choice(e, "online_estimates", tuple(ESTIMATES))
-            for e in check.as_list(online_estimates, "online_estimates")]
-    reps = [check.choice(r, "replays", REPLAYS) for r in check.as_list(replays, "replays")]
-    if not ests or not reps:
-        raise InputError("online_estimates and replays need at least one value each")
-    if fig8_trace is not None and fig8_trace not in seen:
-        fig8_trace = None                   # e.g. the notebook on a user's own trace
-    f8 = tuple((float(t), check.integer(h, "fig8_params horizon", 1)) for t, h in
-               (_pair(x) for x in check.as_list(fig8_params, "fig8_params")))
-    if not f8:
-        raise InputError("fig8_params: give at least one (T, L) pair, e.g. [[5, 1], [5, 2]]")
-    return Params(tuple(refs), tuple(ths), tuple(hors), pmax, initial, tuple(dict.fromkeys(reps)),
-                  check.choice(trigger, "trigger", TRIGGERS), tuple(dict.fromkeys(ests)), fig8_trace, f8,
-                  check.integer(workers, "workers", 1), validate_outdir(outdir),
-                  check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"))
-
-
-def _pair(x) -> tuple:
-    if isinstance(x, str) and "/" in x:
-        x = x.split("/")
-    x = list(x)
-    if len(x) != 2:
-        raise InputError(f"fig8_params: expected (T, L) pairs, got {x!r}")
-    return float(x[0]), x[1]
-
-
-def validate_outdir(outdir) -> Path:
-    """``None`` -> ``results/multiqueue``; otherwise the directory, made absolute."""
-    return check.directory(outdir, "outdir", paths.RESULTS / STUDY)
-
-
-def _criteria_for(estimate: str, criteria: str) -> str:
-    """The paper's pairing: exact estimates with a priori criteria, user
-    estimates with Figure 3's (previous week)."""
-    if criteria == "paper":
-        return "oracle" if estimate == "exact" else "previous"
-    return check.choice(criteria, "criteria", CRITERIA)
+    @property
+    def refs(self) -> tuple[TraceRef, ...]:
+        """The traces as the cells load them, with their weeks."""
+        return tuple(TraceRef(t.name if t.registered else str(Path(t.path).resolve()), t.name, self.weeks_of(t.name))
+                     for t in self.traces)

@@ -7,7 +7,8 @@ from typing import Sequence
 
 from .. import Table
 from .analysis import TraceResult, _label
-from .params import ESTIMATES, Params, _criteria_for
+from .cells import _criteria_for
+from .params import ESTIMATES, Params
 from .published import PUBLISHED, _published_r
 
 

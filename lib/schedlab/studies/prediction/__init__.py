@@ -1,4 +1,4 @@
-"""Study 5 -- runtime prediction for backfilling (gaussier2015).
+"""Study 6 -- runtime prediction for backfilling (gaussier2015).
 
 Reproduces, from the logs of the Parallel Workloads Archive, the experiments
 of gaussier2015 (:data:`GAUSSIER`): EASY-backfilling scheduled with four
@@ -50,8 +50,9 @@ Definitions (the choices where the paper is terse are written here, once):
   defaults (jobs with p > p~ are kept and killed at p~ by the simulator, so
   no estimate is ever needed beyond p~); m from the registry (CEA-Curie: the
   80640 cores of its thin nodes, as the paper's Table 4).  ``weeks`` /
-  ``skip_weeks`` / ``max_jobs`` cut a window of each log (the quick profile);
-  by default the whole log.
+  ``skip_weeks`` / ``max_jobs`` cut a window of each log (the quick profile,
+  the defaults: two weeks, five weeks after the first submission); the full
+  profile simulates the whole logs.
 * **AVEbsld** (§5.3): mean over the jobs of max((wait + d) / max(d, 10), 1),
   d the duration run (:func:`schedlab.metrics.bsld`).
 * **EASY** = requested / FCFS backfilling; **EASY++** = AVE_2 / incremental /
@@ -86,36 +87,39 @@ Definitions (the choices where the paper is terse are written here, once):
   engines' cells must agree on everything but the wall time (checked:
   ``engines_identical``).
 
-The notebook ``notebooks/06-runtime-prediction.ipynb`` validates its
-parameters (:func:`validate`) and calls :func:`run`.
+The notebook ``notebooks/06-runtime-prediction.ipynb`` holds its parameters
+and calls the driver (``run_study("prediction", globals())``), which runs
+:func:`compute`.
 
-The package: :mod:`.params` (:class:`Params`, :func:`validate`),
-:mod:`.cells` (the simulations: the cell and the campaigns),
-:mod:`.analysis` (pure functions on the datasets), :mod:`.tables`,
-:mod:`.figures`, :mod:`.report` (:func:`numbers`), :mod:`.run`
-(:func:`run`) and ``published.toml`` (gaussier2015's values, with their
-sources, read by :mod:`.published`).
+The package: :mod:`.params` (:class:`Params`, declared once; defaults = the
+quick profile), :mod:`.cells` (the simulations: the cell, its estimate labels
+and the campaigns; it imports nothing of the study's tables, figures or
+parameters, so that editing them keeps the cached cells), :mod:`.analysis`
+(pure functions on the datasets), :mod:`.tables`, :mod:`.figures`,
+:mod:`.report` (:func:`numbers`), :mod:`.run` (:func:`compute`) and
+``published.toml`` (gaussier2015's values, with their sources, read by
+:mod:`.published`).
 """
 from __future__ import annotations
 
 from .analysis import (T8_ESTIMATES, Selection, correlations, easy, easypp, engines_identical, loo_selection,
                        slowdowns, table6_values, triple_label)
-from .cells import (CELL, CELL_PARAMS, N_LEVELS, TIMING_ESTIMATE, WEEK, load_jobs, make_campaign,
-                    make_timing_campaign, prediction_cell)
+from .cells import (BASE_ESTIMATES, CELL, CELL_PARAMS, LEARNED, N_LEVELS, TIMING_ESTIMATE, WEEK, estimate_labels,
+                    learned_label, load_jobs, log_row, make_campaign, make_timing_campaign, prediction_cell,
+                    trace_spec)
 from .figures import FIG_ESTIMATES, figure_errors, figure_predicted, figure_triples
-from .params import (BACKFILLS, BASE_ESTIMATES, CORRECTIONS, DEFAULT_TRACES, LACKING, LEARNED, STUDY, Params,
-                     estimate_labels, learned_label, validate)
+from .params import BACKFILLS, CORRECTIONS, DEFAULT_TRACES, LACKING, STUDY, Params
 from .published import COLUMNS, GAUSSIER, PUBLISHED, PUBLISHED_NAMES, T6_ROWS
 from .report import numbers
-from .run import run
+from .run import compute
 from .tables import (table1, table4, table6, table7, table8, table_correlations, table_selected,
                      table_slowdown)
 
 __all__ = [
     "GAUSSIER", "PUBLISHED", "PUBLISHED_NAMES", "DEFAULT_TRACES", "LACKING", "CORRECTIONS", "BACKFILLS",
-    "BASE_ESTIMATES", "Params", "validate", "estimate_labels", "learned_label", "triple_label",
+    "BASE_ESTIMATES", "Params", "compute", "estimate_labels", "learned_label", "triple_label",
     "load_jobs", "prediction_cell", "make_campaign", "table4", "table1", "table6", "loo_selection",
     "table7", "table_selected", "correlations", "table8", "slowdowns", "make_timing_campaign",
     "engines_identical", "figure_errors", "figure_predicted",
-    "figure_triples", "numbers", "run",
+    "figure_triples", "numbers", "log_row", "trace_spec",
 ]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import prediction
-from .params import LEARNED, learned_label
+from .cells import LEARNED, learned_label
 
 
 def _short(estimate: str) -> str:

@@ -8,20 +8,39 @@ from __future__ import annotations
 import functools
 import time
 from datetime import datetime, timezone
-from typing import Any
+from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
 from ... import campaign, metrics, prediction, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
-from .params import BASE_ESTIMATES, LEARNED, Params
 
 WEEK = workload.WEEK
 #: Quantile levels of the prediction errors and predicted values stored per cell.
 N_LEVELS = 201
 #: The campaign cell of the study (module:function).
 CELL = "schedlab.studies.prediction.cells:prediction_cell"
+#: Non-learned estimates: label -> ``estimate=`` of :func:`schedlab.sim.simulate`.
+BASE_ESTIMATES: dict[str, str] = {"clairvoyant": "actual", "requested": "requested", "easy++": "easy++"}
+#: Prefix of the labels of learned estimates (``learned:<loss>``).
+LEARNED = "learned:"
+
+
+def learned_label(loss) -> str:
+    return LEARNED + prediction.Loss.parse(loss).name
+
+
+def estimate_labels(losses: Sequence) -> list[str]:
+    """The ``estimate`` labels of the grid: clairvoyant, requested, easy++, learned:<loss>..."""
+    return list(BASE_ESTIMATES) + [learned_label(x) for x in losses]
+
+
+def trace_spec(info) -> str:
+    """What a cell loads for a :class:`~schedlab.traces.TraceInfo`: its
+    registry name, or its absolute path."""
+    return info.name if info.registered else str(Path(info.path).resolve())
 
 
 @functools.lru_cache(maxsize=8)
@@ -54,8 +73,7 @@ def load_jobs(trace: str, weeks: int | None, skip_weeks: int, max_jobs: int | No
 
 CELL_PARAMS = {"trace": None, "weeks": None, "skip_weeks": 0, "max_jobs": None, "overrun": "kill",
                "backfill": "FCFS", "estimate": "requested", "correction": "incremental",
-               "eta": prediction.DEFAULT_ETA, "lam": prediction.DEFAULT_LAM, "levels": N_LEVELS,
-               "version": prediction.VERSION, "engine": "c"}
+               "eta": prediction.DEFAULT_ETA, "lam": prediction.DEFAULT_LAM, "levels": N_LEVELS, "engine": "c"}
 
 
 def _quantiles(x: np.ndarray, levels: int) -> np.ndarray:
@@ -115,14 +133,14 @@ def prediction_cell(p: dict) -> dict:
     return out
 
 
-def make_campaign(p: Params) -> campaign.Campaign:
-    """The grid of the study: trace x backfill x estimate x correction."""
+def make_campaign(p) -> campaign.Campaign:
+    """The grid of the study (``p``: its Params): trace x backfill x estimate x correction."""
     return campaign.Campaign(
         "prediction",
-        {"trace": list(p.traces), "backfill": list(p.backfills), "estimate": p.estimates,
+        {"trace": [trace_spec(t) for t in p.traces], "backfill": list(p.backfills), "estimate": p.estimates,
          "correction": list(p.corrections)},
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
-         "eta": p.eta, "lam": p.lam, "levels": N_LEVELS, "version": prediction.VERSION},
+         "eta": p.eta, "lam": p.lam, "levels": N_LEVELS},
         cell=CELL)
 
 
@@ -130,28 +148,31 @@ def make_campaign(p: Params) -> campaign.Campaign:
 TIMING_ESTIMATE = LEARNED + prediction.E_LOSS.name
 
 
-def _timing_triple(p: Params) -> tuple[str, str]:
+def _timing_triple(p) -> tuple[str, str]:
     """(correction, backfill) of the timing campaign: incremental / SJBF if in the grid."""
     c = "incremental" if "incremental" in p.corrections else p.corrections[0]
     b = "SJBF" if "SJBF" in p.backfills else p.backfills[0]
     return c, b
 
 
-def make_timing_campaign(p: Params) -> campaign.Campaign:
+def make_timing_campaign(p) -> campaign.Campaign:
     """The cost of learning with each engine: E-Loss / incremental /
     EASY-SJBF (or the grid's first correction and backfilling order) on every
     log, with the C estimator and with the Python reference."""
     c, b = _timing_triple(p)
     return campaign.Campaign(
         "prediction-timing",
-        {"trace": list(p.traces), "engine": list(prediction.ENGINES)},
+        {"trace": [trace_spec(t) for t in p.traces], "engine": list(prediction.ENGINES)},
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
          "estimate": TIMING_ESTIMATE, "correction": c, "backfill": b,
-         "eta": p.eta, "lam": p.lam, "levels": N_LEVELS, "version": prediction.VERSION},
+         "eta": p.eta, "lam": p.lam, "levels": N_LEVELS},
         cell=CELL)
 
 
-def _log_row(spec: str, name: str, p: Params) -> dict[str, Any]:
+def log_row(info, p) -> dict[str, Any]:
+    """A log of Table 4 (``info``: a TraceInfo of ``p.traces``): its year,
+    machine size, jobs in the file, after cleaning and in the window."""
+    spec, name = trace_spec(info), info.name
     full, m, in_file, unix_start = _cleaned(spec, p.overrun)
     jobs, _ = load_jobs(spec, p.weeks, p.skip_weeks, p.max_jobs, p.overrun)
     year = None

@@ -24,9 +24,12 @@ strategies on a job set (:func:`run_strategy`), the campaign cells
 curves, shares of policies); the tables (:mod:`.tables`), figures
 (:mod:`.figures`) and numbers (:mod:`.report`); the parameters
 (:mod:`.params`); the published values (``published.toml``, with their
-sources, read by :mod:`.published`); and :func:`run` (:mod:`.run`), which
-the notebook ``notebooks/07-online-selection.ipynb`` calls after
-:func:`validate`.
+sources, read by :mod:`.published`); and :func:`compute` (:mod:`.run`),
+which the driver runs for the notebook ``notebooks/07-online-selection.ipynb``
+(``run_study("selection", globals())``).  The parameters are declared once in
+:class:`Params` (defaults = the quick profile); the cells import none of the
+study's parameters, tables or figures, and carry no version: their cache keys
+follow their code.
 
 How the paper is read (each choice is written here once):
 
@@ -102,23 +105,22 @@ their Table 2 rows are the published values only.
 from __future__ import annotations
 
 from .analysis import SWAP_PQA, TraceResult, analyse, change, change_ci, curve, shares, swapped
-from .cells import (CELL_VERSION, CLEANING, FIXED_CELL, STRATEGY_CELL, EpsilonGreedy, StrategyRun, campaigns,
+from .cells import (CLEANING, FIXED_CELL, STRATEGY_CELL, EpsilonGreedy, StrategyRun, campaigns,
                     cumulative_by_week, daily_choices, easy, finished_in, fixed_cell, period_bounds, period_costs,
-                    period_edges, resampled, run_stepped, run_strategy, select_simulated, strategy_cell)
+                    period_edges, resampled, run_stepped, run_strategy, select_simulated, strategy_cell, trace_ref)
 from .figures import POLICY_COLORS, STRATEGY_COLORS, figure_fixed, figure_shares, figure_strategies
-from .params import (DAY, DEFAULT_TRACES, MISSING_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, WEEK, Params,
-                     validate)
+from .params import DAY, MISSING_TRACES, PAPER_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, WEEK, Params
 from .published import PAPER, PUBLISHED_TABLE2, TABLE2_COLUMNS
 from .report import numbers, table2_agreement
-from .run import run
+from .run import compute
 from .tables import data_curves, data_shares, table2, table2_ci, table3, table3_ci, tables
 
 __all__ = [
-    "PAPER", "PUBLISHED_TABLE2", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "STRATEGIES",
-    "PERIODS", "CLEANING", "Params", "validate", "easy", "period_edges", "period_bounds",
+    "PAPER", "PUBLISHED_TABLE2", "MISSING_TRACES", "PAPER_TRACES", "POLICIES", "STRATEGIES",
+    "PERIODS", "CLEANING", "Params", "compute", "easy", "period_edges", "period_bounds",
     "period_costs", "select_simulated", "EpsilonGreedy", "run_stepped", "run_strategy",
     "StrategyRun", "cumulative_by_week", "daily_choices", "fixed_cell", "strategy_cell",
     "campaigns", "change", "change_ci", "curve", "shares", "TraceResult", "analyse", "tables",
     "swapped", "table2_agreement", "SWAP_PQA",
-    "figure_fixed", "figure_strategies", "figure_shares", "numbers", "run",
+    "figure_fixed", "figure_strategies", "figure_shares", "numbers", "trace_ref",
 ]

@@ -17,7 +17,15 @@ import numpy as np
 from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
-from .params import DAY, PERIODS, POLICIES, STRATEGIES, WEEK, Params
+
+DAY = workload.DAY
+WEEK = workload.WEEK
+#: The 12 policies of §4.1, in the order used for indices and ties.
+POLICIES: tuple[str, ...] = sim.BANDIT_POLICIES
+#: Selection strategies of §5 and §6.1.4.
+STRATEGIES: tuple[str, ...] = ("full", "noisy", "bandit", "random")
+#: Policy periods Δ (§6.1.4), in seconds.
+PERIODS: dict[str, int] = {"day": DAY, "week": WEEK}
 
 #: Cleaning: schedlab.workload.clean with its defaults follows §6.1.1 (jobs
 #: using more processors than the machine removed, a missing processor
@@ -285,12 +293,7 @@ def _costs(trace: str, m: int | None, weeks: int, seed: int, sample: int, period
     return exact, noisy
 
 
-#: Version of the cells' semantics, a parameter of every cell: the campaign
-#: cache keys cells by their parameters (not by code), so a change of what a
-#: cell computes must bump it.
-CELL_VERSION = 2
-
-_COMMON_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold", "version"}
+_COMMON_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold"}
 _FIXED_KEYS = _COMMON_KEYS | {"policy"}
 _STRATEGY_KEYS = _COMMON_KEYS | {"period", "strategy", "epsilon", "decay", "noise"}
 
@@ -358,19 +361,19 @@ FIXED_CELL = "schedlab.studies.selection.cells:fixed_cell"
 STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 
 
-def _ref(info: _traces.TraceInfo) -> str:
+def trace_ref(info: _traces.TraceInfo) -> str:
     return info.name if info.registered else str(info.path)
 
 
-def campaigns(p: Params) -> dict[str, campaign.Campaign]:
-    """The campaigns of the study, two per trace: ``fixed:<trace>`` (resample
-    x policy) and ``strategies:<trace>`` (resample x period x strategy).
+def campaigns(p) -> dict[str, campaign.Campaign]:
+    """The campaigns of the study (``p``: its Params), two per trace:
+    ``fixed:<trace>`` (resample x policy) and ``strategies:<trace>``
+    (resample x period x strategy).
     The strategy dimension is innermost, so that the full and noisy cells of
     a resample and period usually land in one batch and share its costs."""
     out = {}
     for t in p.traces:
-        common = {"trace": _ref(t), "m": t.m, "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold,
-                  "version": CELL_VERSION}
+        common = {"trace": trace_ref(t), "m": t.m, "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
         out[f"fixed:{t.name}"] = campaign.Campaign(
             f"selection-fixed-{t.name}", cell=FIXED_CELL,
             dims={"sample": list(range(p.resamples)), "policy": list(POLICIES)}, params=common)

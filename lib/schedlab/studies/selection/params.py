@@ -1,95 +1,52 @@
-"""The parameters of the online-selection study: :class:`Params`,
-:func:`validate` and the defaults and choices they read."""
+"""The parameters of the online-selection study, declared once
+(:class:`Params`; defaults = the quick profile), and the choices they read."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
-from ... import paths, sim, workload
-from ... import traces as _traces
 from ... import values as check
-from ...errors import InputError
+from ...study import Params as StudyParams
+from ...study import param
+from .cells import DAY, PERIODS, POLICIES, STRATEGIES, WEEK
 
+__all__ = ["STUDY", "DAY", "WEEK", "POLICIES", "STRATEGIES", "PERIODS", "MISSING_TRACES", "PAPER_TRACES", "Params"]
 
 STUDY = "selection"
-DAY = workload.DAY
-WEEK = workload.WEEK
-
-#: The 12 policies of §4.1, in the order used for indices and ties.
-POLICIES: tuple[str, ...] = sim.BANDIT_POLICIES
-#: Selection strategies of §5 and §6.1.4.
-STRATEGIES: tuple[str, ...] = ("full", "noisy", "bandit", "random")
-#: Policy periods Δ (§6.1.4), in seconds.
-PERIODS: dict[str, int] = {"day": DAY, "week": WEEK}
 #: Traces of the paper that the compendium does not bundle.
 MISSING_TRACES: tuple[str, ...] = ("ANL-Intrepid", "UniLu-Gaia")
-#: The paper's traces that we have (Table 1 order).
-DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
+#: The paper's traces that we have (Table 1 order): the full profile's.
+PAPER_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
 
 #: The strategies as tables and figures name them.
 _STRATEGY_LABEL = {"full": "Full", "noisy": "Noisy", "bandit": "Bandit", "random": "Random"}
 
 
+def _unit(low: float, high: float, high_open: bool = False):
+    return lambda v, n: check.number(v, n, low, high, high_open=high_open)
+
+
 @dataclass(frozen=True)
-class Params:
-    """The validated parameters of the study (see :func:`validate`)."""
+class Params(StudyParams):
+    """The online-selection study's parameters.  The defaults are the quick
+    profile: three of the five traces, 5 resampled traces of one year each
+    (the paper: 100 of two years), both policy periods, every strategy."""
 
-    traces: tuple[_traces.TraceInfo, ...]
-    resamples: int = 100
-    weeks: int = 104
-    periods: tuple[str, ...] = ("day", "week")
-    strategies: tuple[str, ...] = STRATEGIES
-    epsilon: float = 0.5
-    decay: float = 1.0
-    noise: float = 0.15
-    threshold: int | None = 40 * 3600
-    seed: int = 2017
-    workers: int = 2
-    scheduler: str | None = None
-    outdir: Path = field(default_factory=lambda: paths.RESULTS / STUDY)
-    cache_dir: Path = field(default_factory=lambda: paths.RESULTS / "cache")
-    profile: str = "custom"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"traces": [t.name for t in self.traces], "resamples": self.resamples,
-                "weeks": self.weeks, "periods": list(self.periods), "strategies": list(self.strategies),
-                "epsilon": self.epsilon, "decay": self.decay, "noise": self.noise,
-                "threshold_s": self.threshold, "seed": self.seed, "workers": self.workers,
-                "scheduler": self.scheduler, "outdir": str(self.outdir),
-                "cache_dir": str(self.cache_dir), "profile": self.profile}
-
-
-def validate(traces=DEFAULT_TRACES, resamples=100, weeks=104, periods=("day", "week"),
-             strategies=STRATEGIES, epsilon=0.5, decay=1.0, noise=0.15, threshold="40h",
-             seed=2017, workers=2, scheduler=None, outdir=None, cache_dir=None,
-             profile="custom") -> Params:
-    """Check every parameter and say what is wrong, before any computation.
-
-    ``traces``: registry names or SWF paths (the machine size of an
-    unregistered file comes from its header); ``resamples``: resampled
-    traces per trace (§6.1.4: 100); ``weeks``: their length (two years: 104);
-    ``periods``: among ``day``, ``week``; ``strategies``: among ``full``,
-    ``noisy``, ``bandit``, ``random``; ``epsilon``: exploration probability
-    of the bandit in [0, 1]; ``decay``: λ of Eqs. 4, 7, 8 in [0, 1];
-    ``noise``: half-width of the noisy feedback's factor, in [0, 1);
-    ``threshold``: Θ (``"40h"``; ``None`` for none); ``seed``: of the
-    resampling and of every random choice; ``workers``: local dask workers
-    (``scheduler``, or ``$SCHEDLAB_SCHEDULER``, to use an existing
-    cluster); ``outdir``: default ``results/selection``.
-    """
-    infos = check.trace_list(traces)
-    threshold_s = check.duration(threshold, "threshold")
-
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise InputError(f"scheduler: expected an address such as 'tcp://host:8786' or None, got {scheduler!r}")
-    return Params(
-        traces=tuple(infos), resamples=check.integer(resamples, "resamples", 1), weeks=check.integer(weeks, "weeks", 1),
-        periods=check.choices(periods, "periods", tuple(PERIODS)),
-        strategies=check.choices(strategies, "strategies", STRATEGIES),
-        epsilon=check.number(epsilon, "epsilon", 0.0, 1.0), decay=check.number(decay, "decay", 0.0, 1.0),
-        noise=check.number(noise, "noise", 0.0, 1.0, high_open=True), threshold=threshold_s,
-        seed=check.integer(seed, "seed", 0), workers=check.integer(workers, "workers", 1),
-        scheduler=scheduler.strip() if isinstance(scheduler, str) else None,
-        outdir=check.directory(outdir, "outdir", paths.RESULTS / STUDY),
-        cache_dir=check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"), profile=str(profile))
+    traces: tuple = param(("KTH-SP2", "CTC-SP2", "SDSC-SP2"), check=check.trace_tuple,
+                          help="traces: registry names or SWF paths (an unregistered file's header gives m)")
+    resamples: int = param(5, check=lambda v, n: check.integer(v, n, 1),
+                           help="resampled traces per trace (paper: 100)")
+    weeks: int = param(52, unit="weeks", check=lambda v, n: check.integer(v, n, 1),
+                       help="length of each resampled trace (paper: 104, two years)")
+    periods: tuple = param(("day", "week"), check=lambda v, n: check.choices(v, n, tuple(PERIODS)),
+                           help="policy periods Δ among day, week")
+    strategies: tuple = param(STRATEGIES, check=lambda v, n: check.choices(v, n, STRATEGIES),
+                              help="selection strategies among full, noisy, bandit, random")
+    epsilon: float = param(0.5, check=_unit(0.0, 1.0),
+                           help="exploration probability of the bandit (paper's figures: 0.5)")
+    decay: float = param(1.0, check=_unit(0.0, 1.0), help="λ of Eqs. 4, 7, 8: decay of past feedback (paper: 1)")
+    noise: float = param(0.15, check=_unit(0.0, 1.0, high_open=True),
+                         help="half-width of the noisy simulator's factor (paper: 0.15)")
+    threshold: int | None = param(40 * 3600, unit="s", check=check.duration,
+                                  help="Θ of EASY(P, Θ): jobs that waited longer lead the queue (40h; None: none)")
+    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0),
+                      help="seed of the resampling and of every random choice")

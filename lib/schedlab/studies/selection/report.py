@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .analysis import SWAP_PQA, TraceResult, _pct, _sign, swapped
-from .params import Params, _STRATEGY_LABEL
+from .params import _STRATEGY_LABEL
 from .published import PUBLISHED_TABLE2, TABLE2_COLUMNS
 
 
@@ -44,7 +44,7 @@ def _triple(t: tuple[float, float, float]) -> dict[str, float]:
     return {"pct": _pct(t[0]), "low_pct": _pct(t[1]), "high_pct": _pct(t[2])}
 
 
-def numbers(results: Sequence[TraceResult], p: Params) -> dict[str, Any]:
+def numbers(results: Sequence[TraceResult]) -> dict[str, Any]:
     """Key numbers for the paper: per trace and across traces."""
     per = {}
     for r in results:

@@ -1,37 +1,34 @@
-"""The pipeline of the online-selection study, :func:`run`: the campaigns,
-then the datasets, tables, figures and numbers written under ``outdir``."""
+"""The online-selection study, :func:`compute`: the campaigns, then the
+datasets, tables, figures and numbers handed to the driver
+(:func:`schedlab.study.run_study`), which writes them."""
 from __future__ import annotations
 
-import time
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
-from ... import __version__, campaign, paths, plots, sim, store
-from .. import write_json, write_text
 from .analysis import analyse
-from .cells import _ref, campaigns
+from .cells import campaigns, trace_ref
 from .figures import figure_fixed, figure_shares, figure_strategies
-from .params import DEFAULT_TRACES, MISSING_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, Params, validate
+from .params import MISSING_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, Params
 from .published import PAPER, PUBLISHED_TABLE2
 from .report import numbers
 from .tables import data_curves, data_shares, tables
 
 
-def _timing(datasets: dict[str, Any], p: Params, wall: float) -> dict[str, Any]:
+def _timing(datasets: dict[str, Any], p: Params, workers: int) -> dict[str, Any]:
     """Measured compute time per cell and the projection of the full
-    profile (100 resamples of 104 weeks, both periods, every strategy) from it."""
+    profile (100 resamples of 104 weeks, both periods, every strategy) from
+    it, on ``workers`` workers (the driver adds the wall time and the cells
+    computed and cached)."""
     per_trace = {}
-    total_cells, computed = 0, 0
+    total_cells = 0
     projected = 0.0
     scale = 104 / p.weeks
     for key, ds in datasets.items():
         kind, name = key.split(":", 1)
         t = ds.compute_time.values
         total_cells += int(t.size)
-        computed += int(ds.attrs.get("cells_computed", 0))
         mean = float(np.nanmean(t))
         per_trace.setdefault(name, {})[f"{kind}_cell_s"] = mean
         if kind == "fixed":
@@ -45,46 +42,33 @@ def _timing(datasets: dict[str, Any], p: Params, wall: float) -> dict[str, Any]:
                         projected += float(by.sel(period=d, strategy=s)) * scale * 100
                     else:
                         projected += float(np.nanmean(by.values)) * scale * 100
-    return {"wall_s": wall, "cells": total_cells, "cells_computed": computed,
-            "cell_seconds_mean": per_trace, "workers": p.workers,
+    return {"cells": total_cells, "cell_seconds_mean": per_trace, "workers": workers,
             "projected_full_profile_cpu_s": projected,
-            "projected_full_profile_wall_s": projected / max(p.workers, 1),
+            "projected_full_profile_wall_s": projected / max(workers, 1),
             "projection_note": "CPU seconds per cell measured here, scaled linearly to 104 weeks and "
                                "100 resamples of the traces run here, both periods and every strategy, "
                                "divided by the workers"}
 
 
-def run(traces: Iterable = DEFAULT_TRACES, resamples=100, weeks=104, periods=("day", "week"),
-        strategies=STRATEGIES, epsilon=0.5, decay=1.0, noise=0.15, threshold="40h", seed=2017,
-        workers=2, scheduler=None, outdir=None, cache_dir=None, profile="custom", log=print,
-        n_boot: int = 2000) -> dict[str, Any]:
-    """Run the study and write its outputs under ``outdir`` (default
-    ``results/selection``), each file atomically:
+def compute(params: Params, ctx) -> dict[str, Any]:
+    """Run the study's campaigns through ``ctx`` and hand it:
 
-    * ``data/{fixed,strategies}-<trace>.nc`` -- the campaigns' datasets;
+    * ``datasets/{fixed,strategies}-<trace>.nc`` -- the campaigns' datasets;
     * ``tables/{table2,table2_ci,table3,table3_ci}.{csv,md}``;
     * ``figures/fixed``, ``figures/strategies_<period>``,
       ``figures/share_{noisy,bandit}`` (``.png`` and ``.pdf``);
-    * ``data/{curves,shares}.csv`` -- the data behind the figures;
-    * ``numbers.json`` -- key numbers, the published Table 2, timing,
-      parameters and provenance.
+    * ``data/{curves,shares}.csv`` -- the data behind the figures.
 
-    Parameters: see :func:`validate`.  Returns a dict with ``params``,
-    ``results`` (one :class:`TraceResult` per trace), ``tables``,
-    ``figures``, ``numbers``, ``files``, ``outdir`` and ``seconds``.
+    Returns ``numbers`` (key numbers, the published Table 2, and under
+    ``timing`` the measured time per cell and the projection of the
+    paper-sized campaign), ``findings``, ``results`` (one
+    :class:`TraceResult` per trace), ``datasets``, ``tables`` and ``figures``.
     """
-    t0 = time.perf_counter()
-    p = traces if isinstance(traces, Params) else validate(
-        traces, resamples, weeks, periods, strategies, epsilon, decay, noise, threshold, seed, workers,
-        scheduler, outdir, cache_dir, profile)
-    out = p.outdir
-    camps = campaigns(p)
+    p = params
     datasets: dict[str, Any] = {}
-    with campaign.Runner(p.workers, p.scheduler, p.cache_dir, log) as runner:
-        for key, c in camps.items():
-            datasets[key] = runner.run(c)
-    wall_campaigns = time.perf_counter() - t0
-    files: list[Path] = []
+    with ctx.timer("campaigns_s"):
+        for key, c in campaigns(p).items():
+            datasets[key] = ctx.campaign(c)
     results = []
     for t in p.traces:
         fx = datasets[f"fixed:{t.name}"]
@@ -92,38 +76,27 @@ def run(traces: Iterable = DEFAULT_TRACES, resamples=100, weeks=104, periods=("d
         st["day"].attrs.update({"long_name": "day since the start of the resampled trace"})
         st.attrs["policies"] = list(POLICIES)
         for kind, ds in (("fixed", fx), ("strategies", st)):
-            files.append(store.write_dataset(ds, out / "data" / f"{kind}-{t.name}.nc"))
-        results.append(analyse(t.name, _ref(t), fx, st, seed=p.seed, n_boot=n_boot))
-    tabs = tables(results, p.epsilon)
-    for name, table in tabs.items():
-        files += table.write(out / "tables" / name)
-    files.append(write_text(out / "data" / "curves.csv", data_curves(results).to_csv()))
-    files.append(write_text(out / "data" / "shares.csv", data_shares(results).to_csv()))
-    figs = {"fixed": plots.savefig(figure_fixed(results), out / "figures" / "fixed")}
+            ctx.dataset(f"{kind}-{t.name}", ds)
+        results.append(analyse(t.name, trace_ref(t), fx, st, seed=p.seed))
+    tabs = {name: ctx.table(name, table) for name, table in tables(results, p.epsilon).items()}
+    ctx.data("curves", data_curves(results))
+    ctx.data("shares", data_shares(results))
+    figs = {"fixed": ctx.figure("fixed", figure_fixed(results))}
     for d in p.periods:
-        figs[f"strategies_{d}"] = plots.savefig(figure_strategies(results, d), out / "figures" / f"strategies_{d}")
+        figs[f"strategies_{d}"] = ctx.figure(f"strategies_{d}", figure_strategies(results, d))
     for s in ("noisy", "bandit"):
         if s in p.strategies:
-            figs[f"share_{s}"] = plots.savefig(figure_shares(results, s), out / "figures" / f"share_{s}")
-    for v in figs.values():
-        files += v
-    nums = numbers(results, p)
-    seconds = time.perf_counter() - t0
+            figs[f"share_{s}"] = ctx.figure(f"share_{s}", figure_shares(results, s))
+    nums = numbers(results)
     doc = {
         "study": STUDY,
         **nums,
-        "parameters": p.as_dict(),
         "policies": list(POLICIES),
         "missing_traces": list(MISSING_TRACES),
         "published_table2": PUBLISHED_TABLE2,
         "source": PAPER,
-        "timing": _timing(datasets, p, wall_campaigns),
-        "provenance": {
-            "schedlab": __version__, "core": sim.VERSION, "git_commit": paths.git_commit(),
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_s": seconds,
-            "inputs": {t.name: {"path": str(t.path), "sha256": t.sha256, "m": t.m} for t in p.traces},
-        },
+        "timing": _timing(datasets, p, ctx.runner.workers),
     }
-    files.append(write_json(out / "numbers.json", doc))
-    return {"params": p, "results": results, "datasets": datasets, "tables": tabs, "figures": figs,
-            "numbers": doc, "files": files, "outdir": out, "seconds": time.perf_counter() - t0}
+    findings = {r.name: f"best fixed policy {r.best_fixed}" for r in results}
+    return {"numbers": doc, "findings": findings, "results": results, "datasets": datasets, "tables": tabs,
+            "figures": figs}
