@@ -180,8 +180,29 @@ def test_a_changed_trace_file_changes_the_keys_of_its_cells_only(tmp_path):
     with open(t1, "a") as fh:
         fh.write("; an edited header comment\n")
     campaign._trace_sha.cache_clear()
+    campaign._trace_identity.cache_clear()
     after = [c.key(p) for _, p in c.cells()]
     assert after[0] != before[0] and after[1] == before[1]
+
+
+def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
+    import dataclasses
+
+    from schedlab import traces
+
+    c = campaign.Campaign("keys-m", {"primary": ["FCFS"]}, {"trace": "KTH-SP2", "workload": "original"})
+    _, params = c.cells()[0]
+    campaign._trace_identity.cache_clear()
+    before = c.key(params)
+    real = traces.resolve
+    monkeypatch.setattr(traces, "resolve", lambda t: dataclasses.replace(real(t), m=real(t).m + 1))
+    campaign._trace_identity.cache_clear()
+    try:
+        assert c.key(params) != before
+    finally:
+        monkeypatch.undo()
+        campaign._trace_identity.cache_clear()
+    assert c.key(params) == before
 
 
 def test_the_real_studies_cells_do_not_depend_on_their_figures():

@@ -143,7 +143,7 @@ class Campaign:
 
         blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
                 "code": cell_fingerprint(self.cell),
-                "traces": {str(t): _trace_sha(t) for t in _traces_of(params)}}
+                "traces": {str(t): _trace_identity(t) for t in _traces_of(params)}}
         text = json.dumps(blob, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -225,6 +225,16 @@ def cell_fingerprint(cell: str) -> str:
 def _traces_of(params: dict) -> list:
     t = params.get("trace")
     return [] if t is None else (list(t) if isinstance(t, (list, tuple)) else [t])
+
+
+@functools.lru_cache(maxsize=256)
+def _trace_identity(name_or_path: str) -> dict:
+    """What a cell knows of a trace besides its parameters: the file's sha256
+    and the machine size the registry gives it (a cell that simulates on the
+    registry's m must be recomputed when that m changes)."""
+    from . import traces
+
+    return {"sha256": _trace_sha(name_or_path), "m": traces.resolve(name_or_path).m}
 
 
 @functools.lru_cache(maxsize=256)
