@@ -51,7 +51,7 @@ VARIABLES: dict[str, Var] = {
     "backfilled": Var("number of jobs started by backfilling", "1", "int64", -1),
     "killed": Var("number of jobs killed at their requested time", "1", "int64", -1),
     "forced": Var("number of jobs started after waiting more than the threshold", "1", "int64", -1),
-    # Study 2 (policies): per-job quantities summarised by the policies cells.
+    # Study 1 (policies): per-job quantities summarised by the policies cells.
     "cum_avg_wait": Var("mean waiting time of the jobs finished by the end of each week", "s", "float64", NAN),
     "cum_mean_bsld": Var("mean bounded slowdown of the jobs finished by the end of each week", "1", "float64", NAN),
     "cum_mean_ppbsld": Var("mean per-processor bounded slowdown of the jobs finished by the end of each week",
@@ -64,7 +64,7 @@ VARIABLES: dict[str, Var] = {
     "premature_jobs": Var("number of premature jobs (requested time >= 100 x runtime)", "1", "int64", -1),
     "mean_bsld_premature": Var("mean bounded slowdown of the premature jobs", "1", "float64", NAN),
     "mean_bsld_standard": Var("mean bounded slowdown of the standard (non-premature) jobs", "1", "float64", NAN),
-    # Study 4 (mixed policies): black-box searches of the mixed-policy weights.
+    # Study 3 (mixed policies): black-box searches of the mixed-policy weights.
     "weights": Var("weights of the mixed linear policy on its features (q, p~, r, p~/q, x, p~q), ||w||_1 = 1",
                    "1", "float64", NAN),
     "evaluations": Var("number of objective evaluations (simulations) an optimisation used", "1", "int64", -1),
@@ -77,7 +77,7 @@ VARIABLES: dict[str, Var] = {
     "explorations": Var("number of periods in which the epsilon-greedy bandit chose a policy at random",
                         "1", "int64", -1),
     "compute_time": Var("CPU time (of the worker process) spent computing one campaign cell", "s", "float64", NAN),
-    # Study 5 (runtime prediction, gaussier2015): quality of the scheduler's runtime estimates.
+    # Study 6 (runtime prediction, gaussier2015): quality of the scheduler's runtime estimates.
     "mae": Var("mean absolute error |e - d| of the runtime estimates at submission (d: duration run)",
                "s", "float64", NAN),
     "mean_eloss": Var("mean E-Loss of the runtime estimates at submission (gaussier2015 Eq. 3: "
@@ -90,7 +90,7 @@ VARIABLES: dict[str, Var] = {
     "predicted_quantiles": Var("quantiles of the runtime estimates at submission over the jobs",
                                "s", "float64", NAN),
     "simulation_time": Var("wall time of one simulation (C core and estimator callbacks)", "s", "float64", NAN),
-    # Study 6 (classification): weekly small/large classifier and small-first scheduling.
+    # Study 4 (classification): weekly small/large classifier and small-first scheduling.
     "divider": Var("job-size divider of the week: median runtime of the jobs known at its start", "s",
                    "float64", NAN),
     "train_jobs": Var("number of jobs the weekly classifier was trained on", "1", "int64", -1),

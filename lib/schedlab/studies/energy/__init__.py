@@ -1,4 +1,4 @@
-"""Study 9 -- energy profiles: preprocessing and the stationarity /
+"""Study 5 -- energy profiles: preprocessing and the stationarity /
 variability / periodicity tree of thesis ch. 7 on real RAPL measurements.
 
 The thesis (zrigui2021, :data:`THESIS`) classifies the energy profiles of

@@ -1,4 +1,4 @@
-"""Study 1 -- traces: workload characterisation.
+"""Study 0 -- traces: workload characterisation.
 
 What the thesis (zrigui2021, see :data:`THESIS`) reports about its workloads,
 recomputed from the logs of the Parallel Workloads Archive, for any list of
