@@ -5,6 +5,7 @@ simulator."""
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -74,7 +75,7 @@ def test_twenty_distinct_losses_with_e_loss_and_names_round_trip():
 
 @pytest.mark.parametrize("loss", P.LOSSES, ids=lambda x: x.name)
 def test_each_loss_gradient_matches_finite_differences(loss):
-    rng = np.random.default_rng(hash(loss.name) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(loss.name.encode()))     # not hash(): it changes with the hash seed
     p = rng.uniform(1, 5e4, 50)
     q = rng.integers(1, 500, 50).astype(float)
     f = p + rng.choice([-1, 1], 50) * rng.uniform(5, 3e4, 50)      # away from the kink f = p
