@@ -1,13 +1,20 @@
 """Shared test set-up.
 
-The suite never sees traces fetched on this machine (``make data`` writes
+Hypothesis runs derandomized (see below).  The suite never sees traces fetched on this machine (``make data`` writes
 ``data/traces.local.toml``): the tests of the registry check the committed
 one, whatever was downloaded since.  Tests of fetching point the local
 registry somewhere of their own.
 """
 import pytest
+from hypothesis import settings
 
 from schedlab import paths
+
+# Property tests draw the same examples on every run and machine (derandomize),
+# never time out on a loaded machine (deadline) and keep no example database
+# between runs: `make test` passes every time or fails every time.
+settings.register_profile("schedlab", derandomize=True, deadline=None, database=None)
+settings.load_profile("schedlab")
 
 
 @pytest.fixture(autouse=True, scope="session")
