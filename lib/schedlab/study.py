@@ -281,7 +281,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
 
     ``namespace``: a notebook's ``globals()`` (its parameters cell: ``profile``,
     every parameter of the study, and the execution options ``outdir``,
-    ``workers`` and ``scheduler``); ``profile``: a profile's values (``params/<profile>/...``);
+    ``workers``, ``cache_dir`` and ``scheduler``); ``profile``: a profile's values (``params/<profile>/...``);
     ``overrides``: values that replace them (``--set`` on the command line).
     The output folder is ``results/<profile>/<stem>/`` when the values are the
     profile's, ``results/custom/<stem>/`` otherwise, unless ``outdir`` is given.
@@ -308,6 +308,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     out = Path(outdir) if outdir is not None else paths.RESULTS / label / entry.stem
     workers = workers or ns.get("workers") or os.cpu_count() or 1
     scheduler = scheduler or ns.get("scheduler") or None
+    cache_dir = cache_dir if cache_dir is not None else ns.get("cache_dir")
     cache_dir = Path(cache_dir) if cache_dir is not None else paths.RESULTS / "cache"
     if progress is None:
         progress = "ipykernel" in sys.modules or sys.stderr.isatty()
@@ -394,6 +395,7 @@ def parameters_cell(entry: Entry) -> str:
     lines += ["# where and how it runs (not the science):",
               "outdir = None  # None: results/<profile>/<NN-study>/ (results/custom/ for changed values)",
               "workers = None  # dask workers of the local cluster (None: all cores)",
+              "cache_dir = None  # the cache of computed cells (None: results/cache)",
               "scheduler = None  # or a dask scheduler address (a site cluster); default $SCHEDLAB_SCHEDULER"]
     return "\n".join(lines) + "\n"
 

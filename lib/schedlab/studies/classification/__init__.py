@@ -112,13 +112,13 @@ The package: :mod:`.params` (defaults, choices, :func:`validate`),
 the weekly forest, the scheduling variants; the cells and campaigns),
 :mod:`.analysis` (scores and per-trace results), :mod:`.tables`,
 :mod:`.figures`, :mod:`.report` (:func:`numbers`, :func:`findings`),
-:mod:`.run` (the pipeline) and ``published.toml`` (the thesis' values, with
+:mod:`.run` (:func:`compute`, run by the driver :func:`schedlab.study.run_study`) and ``published.toml`` (the thesis' values, with
 their sources).
 """
 from __future__ import annotations
 
 from .analysis import TraceResult, predictions_from, scores
-from .cells import (FEATURE_LABELS, FEATURE_NAMES, FEATURES, LAGS, OUTCOMES, SCHEDULE_CELL_VERSION, Prepared,
+from .cells import (FEATURE_LABELS, FEATURE_NAMES, FEATURES, LAGS, OUTCOMES, Prepared,
                     campaign_schedule, campaigns_classify, classify_cell, classify_trace, completion_classes,
                     confusion, cumulative_sum_by_period, effective_dividers, feature_matrix, features, fit_week,
                     history_features, kill_dividers, known_finish, month_edges, pack_classes, prepare,
@@ -127,24 +127,24 @@ from .cells import (FEATURE_LABELS, FEATURE_NAMES, FEATURES, LAGS, OUTCOMES, SCH
 from .figures import (VARIANT_COLORS, figure_cumulative, figure_importance, figure_monthly, figure_small_large,
                       figure_totals, figure_weekly_scores)
 from .params import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, MISSING_TRACES, MONTH, POLICIES,
-                     STUDY, THESIS_VARIANTS, THRESHOLD, VARIANT_LABELS, VARIANTS, WEEK, Params, validate)
+                     STUDY, THESIS_VARIANTS, THRESHOLD, VARIANT_LABELS, VARIANTS, WEEK, Params)
 from .report import findings, numbers
 from .tables import (CLAIMS, PUBLISHED, SMALL_LARGE_CLAIM, THESIS, table_6_4, table_6_5, table_6_6,
                      table_dividers, table_gains, table_small_large, table_totals, table_weekly_summary)
-from .run import run  # last: the name ``run`` is the function, not the module
+from .run import compute
 
 __all__ = [
     "THESIS", "PUBLISHED", "CLAIMS", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS",
-    "FEATURES", "OUTCOMES", "Params", "validate", "week_edges", "known_finish", "weekly_dividers",
+    "FEATURES", "OUTCOMES", "Params", "compute", "week_edges", "known_finish", "weekly_dividers",
     "completion_classes", "temporal_features", "history_features", "features", "training_mask",
     "fit_week", "confusion", "scores", "kill_dividers", "simulate_variant", "schedule_outputs",
     "pack_classes", "unpack_classes", "classify_cell", "schedule_cell", "classify_trace",
-    "campaigns_classify", "campaign_schedule", "run", "Prepared", "prepare", "feature_matrix",
+    "campaigns_classify", "campaign_schedule", "Prepared", "prepare", "feature_matrix",
     "effective_dividers", "true_classes", "TraceResult", "numbers", "findings",
     # also public, and reached as study.<name> before the package
     "STUDY", "WEEK", "DAY", "MONTH", "THESIS_VARIANTS", "VARIANT_LABELS", "VARIANT_COLORS", "FEATURE_NAMES",
     "FEATURE_LABELS", "LAGS", "HISTORIES", "DIVIDER_WINDOWS", "FINISHES", "THRESHOLD", "SMALL_LARGE_CLAIM",
-    "SCHEDULE_CELL_VERSION", "cumulative_sum_by_period", "month_edges", "predictions_from", "table_6_4",
+    "cumulative_sum_by_period", "month_edges", "predictions_from", "table_6_4",
     "table_6_5", "table_6_6", "table_totals", "table_gains", "table_small_large", "table_dividers",
     "table_weekly_summary", "figure_weekly_scores", "figure_importance", "figure_cumulative", "figure_monthly",
     "figure_small_large", "figure_totals",

@@ -17,7 +17,41 @@ import numpy as np
 from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
-from .params import DIVIDER_WINDOWS, FINISHES, HISTORIES, MONTH, THRESHOLD, VARIANTS, WEEK, Params
+
+# The constants the cells need live here, not in params.py: the cells then
+# import nothing of the study's parameters or of the driver, so their cache
+# keys (which follow the code the cells import) do not move when those do.
+WEEK = workload.WEEK
+DAY = workload.DAY
+MONTH = workload.MONTH
+
+MISSING_TRACES = ("MetaCentrum",)
+DEFAULT_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N")
+POLICIES = ("FCFS", "SPF", "SAF", "WFP")
+#: Scheduling variants: name -> description.
+VARIANTS: dict[str, str] = {
+    "base": "EASY-P-P on the requested times (no classes)",
+    "classification": "classes from the weekly classifier, small first; false small jobs run to completion",
+    "classification-idempotent": "classes from the weekly classifier, small first; a job running as small "
+                                 "is killed at the divider of its week and requeued as large",
+    "class-clairvoyant": "true classes (p <= divider of the job's week), small first",
+    "runtime-clairvoyant": "no classes; the heuristic and the backfilling get the actual duration "
+                           "min(p, p~) instead of p~",
+    "easy++": "no classes; EASY++ (Tsafrir et al., as gaussier2015 §3 describes it): predictions = mean of "
+              "the user's last two completed runtimes, incremental correction of expired predictions, "
+              "backfilling in SJBF order; the reference of Table 6.6",
+}
+#: The variants the thesis' figures compare (easy++ only feeds Table 6.6).
+THESIS_VARIANTS = ("base", "classification", "classification-idempotent", "class-clairvoyant",
+                   "runtime-clairvoyant")
+VARIANT_LABELS = {"base": "base", "classification": "classification",
+                  "classification-idempotent": "classif.-idempotent", "class-clairvoyant": "class-clairvoyant",
+                  "runtime-clairvoyant": "runtime-clairvoyant", "easy++": "EASY++"}
+HISTORIES = ("completed", "previous-weeks")
+DIVIDER_WINDOWS = ("all", "week")
+FINISHES = ("log", "easy-fcfs")
+#: The threshold of thesis §5.8, "used for the rest of our research".
+THRESHOLD = 200000
 
 #: The features of Table 6.3: (name, label, group), in column order.
 FEATURES: tuple[tuple[str, str, str], ...] = (
@@ -459,12 +493,7 @@ def unpack_classes(text: str) -> np.ndarray:
 _CLASSIFY_KEYS = {"trace", "m", "week", "weeks", "trees", "max_samples", "seed", "history",
                   "divider_window", "finish"}
 _SCHEDULE_KEYS = {"trace", "m", "weeks", "policy", "variant", "threshold", "classes", "trees",
-                  "max_samples", "seed", "history", "divider_window", "finish", "version"}
-#: Version of the schedule cell's semantics, a parameter of its campaign: the
-#: cache keys cells by their parameters (not by code), so a change of what the
-#: cell computes must bump it.  2: each job is killed at its week's divider
-#: (1: at one median divider per simulation).
-SCHEDULE_CELL_VERSION = 2
+                  "max_samples", "seed", "history", "divider_window", "finish"}
 
 
 def _check_keys(p: dict, allowed: set, what: str) -> None:
@@ -536,12 +565,8 @@ def schedule_cell(p: dict) -> dict:
     (:func:`schedule_outputs`); classification-idempotent kills each job at
     its week's divider (:func:`kill_dividers`).  ``classes`` holds the
     predicted classes (:func:`pack_classes`); without it they are computed
-    in the worker with the classifier parameters given.  ``version``, if
-    given, must be :data:`SCHEDULE_CELL_VERSION`."""
+    in the worker with the classifier parameters given."""
     _check_keys(p, _SCHEDULE_KEYS, "schedule")
-    if p.get("version", SCHEDULE_CELL_VERSION) != SCHEDULE_CELL_VERSION:
-        raise InputError(f"schedule cell: version {p['version']!r}, this code computes version "
-                         f"{SCHEDULE_CELL_VERSION}")
     pr = prepare(*_prep_args(p))
     if p.get("classes") is not None:
         pred = unpack_classes(p["classes"])
@@ -574,11 +599,11 @@ def _slug(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
 
 
-def _prepared(p: Params, t: _traces.TraceInfo) -> Prepared:
+def _prepared(p, t: _traces.TraceInfo) -> Prepared:
     return prepare(_ref(t), t.m, p.weeks, p.finish, p.divider_window)
 
 
-def campaigns_classify(p: Params) -> dict[str, campaign.Campaign]:
+def campaigns_classify(p) -> dict[str, campaign.Campaign]:
     """One campaign per trace: a cell per week (train that week's model,
     classify its jobs)."""
     out = {}
@@ -591,12 +616,11 @@ def campaigns_classify(p: Params) -> dict[str, campaign.Campaign]:
     return out
 
 
-def campaign_schedule(p: Params, t: _traces.TraceInfo, predicted) -> campaign.Campaign:
+def campaign_schedule(p, t: _traces.TraceInfo, predicted) -> campaign.Campaign:
     """The simulations of one trace: a cell per (policy, variant), the
     predicted classes passed packed (:func:`pack_classes`)."""
     return campaign.Campaign(
         f"classification-schedule-{_slug(t.name)}", cell=_SCHEDULE_CELL,
         dims={"policy": list(p.policies), "variant": list(VARIANTS)},
         params={"trace": _ref(t), "m": t.m, "weeks": p.weeks, "threshold": p.threshold, "finish": p.finish,
-                "divider_window": p.divider_window, "classes": pack_classes(predicted),
-                "version": SCHEDULE_CELL_VERSION})
+                "divider_window": p.divider_window, "classes": pack_classes(predicted)})

@@ -16,11 +16,12 @@ def _r(x, digits=2):
     return None if x is None or not np.isfinite(x) else round(float(x), digits)
 
 
-def numbers(res: Sequence[TraceResult], p: Params) -> dict[str, Any]:
-    """The key numbers for the paper (``numbers.json``)."""
+def numbers(res: Sequence[TraceResult], p: Params, profile: str = "custom") -> dict[str, Any]:
+    """The key numbers for the paper (``numbers.json``); ``profile``: the
+    name of the profile they were computed with (the paper says it)."""
     names = [r.name for r in res]
     n: dict[str, Any] = {
-        "profile": p.profile, "traces": names, "trace_list": ", ".join(names),
+        "profile": profile, "traces": names, "trace_list": ", ".join(names),
         "n_traces": len(names), "missing_traces": ", ".join(MISSING_TRACES),
         "policies": list(p.policies), "policy_list": ", ".join(p.policies),
         "threshold_s": p.threshold if p.threshold is not None else "none",
