@@ -1,13 +1,12 @@
-"""Study 2 (policies): the computations on inputs whose answers are known by
-construction, the parameter validation, the cells, and the notebook under
-papermill on a generated trace (then re-run from the cache)."""
+"""Study 1 (policies): the computations on inputs whose answers are known by
+construction, the parameter validation, the cells, and the notebook (through
+the driver) on a generated trace (then re-run from the cache)."""
 from __future__ import annotations
 
 import json
 import math
 import re
 
-import nbformat
 import numpy as np
 import pytest
 
@@ -15,6 +14,10 @@ from schedlab import campaign, paths, sim, stats, swf
 from schedlab.errors import InputError
 from schedlab.studies import jsonable
 from schedlab.studies import policies as study
+from schedlab.studies.registry import get
+from schedlab.study import profile_params, run_study, validate
+
+from test_study_prediction import execute_notebook, shown_markdown
 
 WEEK = 7 * 86400
 
@@ -145,26 +148,45 @@ def test_published_values_are_quoted():
 # -------------------------------------------------------------- parameters --
 
 def test_validate_parameters():
-    p = study.validate(lelong_policies="[FCFS, EXP]", table_traces="[CTC-SP2]", thesis_traces=[],
-                       thesis_threshold="20h", bandit_traces="KTH-SP2, SDSC-SP2", bandit_threshold="none",
-                       lelong_weeks="12", thesis_weeks="null", outdir=None)
+    p = validate(study.Params, {"lelong_policies": "[FCFS, EXP]", "table_traces": "[CTC-SP2]", "thesis_traces": [],
+                                "thesis_threshold": "20h", "bandit_traces": "KTH-SP2, SDSC-SP2",
+                                "bandit_threshold": "none", "lelong_weeks": "12", "thesis_weeks": "null"})
     assert p.lelong_policies == ("FCFS", "LEXP")
     assert [t.name for t in p.table_traces] == ["CTC-SP2"] and p.thesis_traces == ()
     assert [t.name for t in p.bandit_traces] == ["KTH-SP2", "SDSC-SP2"]
     assert (p.thesis_threshold, p.bandit_threshold, p.lelong_weeks, p.thesis_weeks) == (72000, None, 12, None)
-    assert p.outdir == paths.RESULTS / "policies" and p.cache_dir == paths.RESULTS / "cache"
-    assert study.validate(lelong_trace=None).lelong_trace is None
+    assert validate(study.Params, {"lelong_trace": None}).lelong_trace is None
+    assert validate(study.Params, {}).bandit_threshold == 144000                 # Θ = 40 h, the default
     for kw, msg in [({"lelong_weeks": 0}, "lelong_weeks"), ({"thesis_samples": 2.5}, "thesis_samples"),
                     ({"bandit_policies": ["SPF", "SQF"]}, "must include FCFS"),
                     ({"thesis_policies": ["FCFS", "XYZ"]}, r"thesis_policies\[1\]: unknown"),
                     ({"lelong_policies": ["FCFS", "SPF", "spf"]}, "twice"),
                     ({"lelong_trace": ["KTH-SP2", "CTC-SP2"]}, "one trace"),
                     ({"bandit_traces": ["no-such-log"]}, "bandit_traces"),
-                    ({"thesis_threshold": "soon"}, "thesis_threshold"),
-                    ({"workers": 0}, "workers"), ({"seed": -1}, "seed"), ({"profile": ""}, "profile"),
-                    ({"table_traces": "[CTC-SP2"}, "table_traces")]:
+                    ({"thesis_threshold": "soon"}, "thesis_threshold"), ({"seed": -1}, "seed"),
+                    ({"table_traces": "[CTC-SP2"}, "table_traces"),
+                    ({"workers": 2}, "not a parameter"), ({"profile": "quick"}, "not a parameter"),
+                    ({"outdir": "x"}, "not a parameter")]:
         with pytest.raises(InputError, match=msg):
-            study.validate(**kw)
+            validate(study.Params, kw)
+
+
+def test_every_trace_parameter_reads_traces_as_traces_does(tmp_path):
+    """lelong_trace, table_traces, thesis_traces and bandit_traces accept what
+    ``traces`` accepts (values.trace_list): names in any case, paths, text lists."""
+    from schedlab import values
+
+    from test_study_traces import write_tiny
+
+    path = write_tiny(tmp_path / "mine.swf")
+    for name in ("lelong_trace", "table_traces", "thesis_traces", "bandit_traces"):
+        for given in (["kth-sp2"], "KTH-SP2", str(path), [path], f"[{path}]"):
+            p = validate(study.Params, {name: given})
+            got = getattr(p, name)
+            got = got if isinstance(got, tuple) else (got,)
+            assert [t.name for t in got] == [t.name for t in values.trace_list(given, name)], (name, given)
+        with pytest.raises(InputError, match=rf"^parameters: {name}\[0\]: unknown trace"):
+            validate(study.Params, {name: ["no-such-log"]})
 
 
 # ------------------------------------------------------------------- cells --
@@ -214,26 +236,21 @@ NOTEBOOK = paths.NOTEBOOKS / "01-policy-comparison.ipynb"
 
 
 def test_profiles_validate():
-    import yaml
-    for profile in ("quick", "full"):
-        params = yaml.safe_load((paths.ROOT / "params" / profile / "01-policy-comparison.yaml").read_text())
-        p = study.validate(**params)
-        assert p.profile == profile and p.workers == 2
-    full = yaml.safe_load((paths.ROOT / "params" / "full" / "01-policy-comparison.yaml").read_text())
-    assert (full["lelong_weeks"], full["thesis_samples"], full["bandit_samples"], full["bandit_weeks"]) == \
-        (250, 10, 100, 104)
+    quick = profile_params(get("policies"), "quick")
+    assert quick == validate(study.Params, {})                              # the quick profile is the defaults
+    full = profile_params(get("policies"), "full")
+    assert (full.lelong_weeks, full.thesis_samples, full.bandit_samples, full.bandit_weeks) == (250, 10, 100, 104)
+    assert (quick.lelong_weeks, quick.thesis_samples, quick.bandit_samples) == (100, 3, 3)
 
 
 def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
-    papermill = pytest.importorskip("papermill")
-    out, cache = tmp_path / "out", tmp_path / "cache"
-    params = {"profile": "test", "lelong_trace": tiny, "lelong_weeks": 3, "lelong_policies": ["FCFS", "SPF"],
+    out = tmp_path / "out"
+    params = {"lelong_trace": tiny, "lelong_weeks": 3, "lelong_policies": ["FCFS", "SPF"],
               "table_traces": [tiny], "thesis_traces": [tiny], "thesis_samples": 2, "thesis_weeks": 3,
               "thesis_policies": ["FCFS", "SQF"], "thesis_threshold": "10h", "bandit_traces": [tiny],
               "bandit_samples": 2, "bandit_weeks": 3, "bandit_policies": "[FCFS, LQF]",
-              "bandit_threshold": "10h", "seed": 3, "workers": 1, "outdir": str(out), "cache_dir": str(cache)}
-    papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"), parameters=params,
-                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+              "bandit_threshold": "10h", "seed": 3}
+    executed = execute_notebook(NOTEBOOK, tmp_path, {**params, "workers": 1, "outdir": str(out)})
     for rel in ("numbers.json", "findings.json", "parameters.json", "tables/lelong_table1.csv",
                 "tables/lelong_pairs.md", "tables/thesis_table42.csv", "tables/bandit_table2.csv",
                 "figures/lelong_fig2.png", "figures/lelong_fig4.pdf", "figures/thesis_cumulative.png",
@@ -241,9 +258,11 @@ def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
                 "datasets/bandit-tiny.nc", "datasets/tables.nc"):
         assert (out / rel).is_file(), rel
     nums = json.loads((out / "numbers.json").read_text())
-    assert all(not isinstance(v, (dict, list)) for v in nums.values())       # flat
+    science = {k: v for k, v in nums.items() if k not in ("provenance", "timing")}
+    assert all(not isinstance(v, (dict, list)) for v in science.values())       # flat
     assert nums["lelong_weeks"] == 3 and nums["lelong_pairs"] == 4 and nums["bandit_samples"] == 2
-    assert nums["profile"] == "test"
+    assert "profile" not in nums and nums["provenance"]["profile"] == "custom"
+    assert nums["provenance"]["parameters"]["bandit_policies"] == ["FCFS", "LQF"]
     # every number the paper section reads exists (those of Tables 1-2 and of SPF/SAF need the
     # bundled CTC-SP2/SDSC-SP2 logs and policies the tiny run does not have)
     section = paths.PAPER / "sections" / "policies.typ"
@@ -252,19 +271,19 @@ def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
         assert len(keys) > 20
         missing = {k for k in keys if k not in nums and not k.startswith(("t1_", "t2_", "thesis_backfilled_"))}
         assert not missing, missing
-    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
-    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
-                    if c.cell_type == "code" for o in c.outputs)
+    shown = shown_markdown(executed)
     assert "lelong2017 Table 1" in shown and "online-bandit Table 2" in shown
 
     # The same run again comes entirely from the cache, in-process, with the same numbers;
     # the values are those of a direct simulation.
     lines = []
-    res = study.run(study.validate(**params), log=lines.append)
+    res = run_study("policies", overrides=params, outdir=tmp_path / "again", workers=1,
+                    cache_dir=tmp_path / "results" / "cache", log=lines.append)
     assert any("0 to compute" in line for line in lines)
     assert not any("local dask cluster" in line for line in lines)
-    again = {k: v for k, v in jsonable(res["numbers"]).items() if k not in ("wall_s", "created")}
-    assert again == {k: v for k, v in nums.items() if k not in ("wall_s", "created")}
+    assert res["timing"]["cells_computed"] == 0 and res["timing"]["cells_cached"] > 0
+    again = {k: v for k, v in jsonable(res["numbers"]).items() if k not in ("provenance", "timing")}
+    assert again == science
     from schedlab import traces, workload
     jobs, _ = workload.clean(traces.load(tiny), overrun="drop")
     direct = sim.simulate(jobs, 16, "EASY-SQF-SQF", estimate="actual").summary()["avg_wait"]

@@ -1,7 +1,7 @@
-"""Study 3 (thresholds and generalisation): the selection and the relative
+"""Study 2 (thresholds and generalisation): the selection and the relative
 costs on arrays whose answers are known by construction, the threshold
 shortcut for FCFS primaries, the thesis' week slicing against an independent
-count, parameter validation, and the notebook under papermill on a small
+count, parameter validation, and the notebook (through the driver) on a small
 generated trace (checked against its own datasets)."""
 from __future__ import annotations
 
@@ -9,15 +9,18 @@ import json
 import math
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
-from schedlab import paths, sim, store
+from schedlab import campaign, paths, sim, store
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
+from schedlab.studies.registry import get
 from schedlab.studies.thresholds.analysis import _spearman
+from schedlab.study import profile_params, run_study, validate
 from schedlab.swf import write_swf
+
+from test_study_prediction import execute_notebook, shown_markdown
 
 WEEK = 7 * 86400
 M = 16
@@ -195,29 +198,59 @@ def test_thresholds_parsing():
 
 
 def test_validate(tiny, tmp_path):
-    p = study.validate(traces="[KTH-SP2, CTC-SP2]", weeks="30", policies="FCFS, EXP", thesis_traces=[],
-                       thresholds=["none", "5h"], outdir=tmp_path, workers="2")
+    P = study.Params
+    p = validate(P, {"traces": "[KTH-SP2, CTC-SP2]", "weeks": "30", "policies": "FCFS, EXP", "thesis_traces": [],
+                     "thresholds": ["none", "5h"], "sweep_traces": None})
     assert [r.name for r in p.traces] == ["KTH-SP2", "CTC-SP2"] and p.sweep_traces == p.traces
-    assert p.policies == ("FCFS", "LEXP") and p.weeks == 30 and p.workers == 2
-    assert p.thresholds == (18000, None) and p.threshold == 72000 and p.outdir == tmp_path.resolve()
-    assert p.cache_dir == paths.RESULTS / "cache"
-    q = study.validate(traces=[str(tiny)], sweep_traces=[], fig5_trace=None, thesis_traces=[])
-    assert q.traces[0].name == "tiny" and Path(q.traces[0].spec).is_absolute() and q.traces[0].m == M
+    assert p.policies == ("FCFS", "LEXP") and p.weeks == 30
+    assert p.thresholds == (18000, None) and p.threshold == 72000
+    q = validate(P, {"traces": [str(tiny)], "sweep_traces": [], "fig5_trace": None, "thesis_traces": []})
+    assert q.traces[0].name == "tiny" and Path(study.trace_ref(q.traces[0])).is_absolute() and q.traces[0].m == M
     assert q.sweep_traces == () and q.fig5_trace is None
-    assert study.validate(fig5_trace="none").fig5_trace is None
-    f = tmp_path / "file"
-    f.write_text("x")
+    assert validate(P, {"fig5_trace": "none"}).fig5_trace is None
+    # every trace parameter is read as traces is (values.trace_list): names in any case, paths
+    r = validate(P, {"fig5_trace": "kth-sp2", "sweep_traces": f"[{tiny}]", "thesis_traces": [tiny]})
+    assert (r.fig5_trace.name, r.sweep_traces[0].name, r.thesis_traces[0].name) == ("KTH-SP2", "tiny", "tiny")
     bad = [({"traces": []}, "at least one trace"), ({"traces": ["no-such-log"]}, r"traces\[0\]"),
-           ({"traces": ["KTH-SP2", "kth-sp2"]}, "twice"), ({"policies": ["SPF", "LPF"]}, "FCFS"),
+           ({"traces": ["KTH-SP2", "kth-sp2"]}, "both named"), ({"policies": ["SPF", "LPF"]}, "FCFS"),
            ({"policies": ["FCFS"]}, "at least two"), ({"policies": ["FCFS", "XYZ"]}, "unknown queue policy"),
-           ({"weeks": 1}, "weeks"), ({"weeks": "many"}, "weeks"), ({"workers": 0}, "workers"),
+           ({"weeks": 1}, "weeks"), ({"weeks": "many"}, "weeks"),
            ({"threshold": "none"}, "conservative"), ({"criterion": "best"}, "criterion"),
            ({"thesis_finish": "end"}, "thesis_finish"), ({"overrun": "keep"}, "overrun"),
-           ({"outdir": f}, "not a directory"), ({"seed": -1}, "seed"),
-           ({"thesis_thresholds": []}, "thesis_thresholds"), ({"thresholds": []}, "thresholds")]
+           ({"seed": -1}, "seed"), ({"fig5_trace": ["KTH-SP2", "CTC-SP2"]}, "one trace"),
+           ({"sweep_traces": ["no-such-log"]}, r"sweep_traces\[0\]"),
+           ({"thesis_thresholds": []}, "thesis_thresholds"), ({"thresholds": []}, "thresholds"),
+           ({"workers": 2}, "not a parameter"), ({"outdir": "x"}, "not a parameter"),
+           ({"scheduler": "tcp://x:1"}, "not a parameter")]
     for kw, msg in bad:
         with pytest.raises(InputError, match=msg):
-            study.validate(**kw)
+            validate(P, kw)
+
+
+def test_profiles_validate():
+    quick = profile_params(get("thresholds"), "quick")
+    assert quick == validate(study.Params, {})                       # the quick profile is the defaults
+    assert (quick.weeks, len(quick.sweep_traces), len(quick.thresholds)) == (30, 4, 6)
+    full = profile_params(get("thresholds"), "full")
+    assert full.weeks == 250 and full.sweep_traces == full.traces and len(full.traces) == 5
+    assert [study.threshold_label(t) for t in full.thresholds] == list(study.PAPER_THRESHOLDS)
+
+
+def test_the_command_line_campaign_is_the_studys_kth_grid():
+    """campaigns/thresholds-kth.yaml holds the cells of the study's train/test
+    grid of KTH-SP2 at the full profile's size (T = 20 h and none)."""
+    spec = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "thresholds-kth.yaml")
+    full = profile_params(get("thresholds"), "full")
+    kth = next(t for t in full.traces if t.name == "KTH-SP2")
+    ours = study.cells.traintest_campaigns(full, kth, [72000, None])
+
+    def cells(c):       # thresholds as seconds (the yaml's "none" is the study's None)
+        return {json.dumps({**p, "threshold": sim.parse_duration(p["threshold"])}, sort_keys=True)
+                for _, p in c.cells()}
+
+    theirs = cells(spec)
+    assert cells(ours[0]) <= theirs and cells(ours[1]) <= theirs
+    assert spec.cell == ours[0].cell
 
 
 def test_published_values_are_quoted():
@@ -240,26 +273,27 @@ NOTEBOOK = paths.NOTEBOOKS / "02-thresholds.ipynb"
 
 
 def test_notebook_runs_on_a_small_trace(tiny, tmp_path):
-    papermill = pytest.importorskip("papermill")
-    out, cache = tmp_path / "out", tmp_path / "cache"
+    out = tmp_path / "out"
     params = {"traces": [str(tiny)], "thresholds": "[2h, none]", "weeks": 4, "policies": ["FCFS", "SPF"],
               "fig5_trace": str(tiny), "thesis_traces": [str(tiny)], "thesis_policies": ["FCFS", "SPF", "SAF"],
-              "workers": 1, "outdir": str(out), "cache_dir": str(cache)}
-    papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"), parameters=params,
-                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
-    for rel in ("numbers.json", "fig5.nc", "fig5_baseline.nc", "traintest.nc", "thesis.nc",
-                "figures/fig5.png", "figures/fig5.pdf", "figures/sweep.png", "figures/fig8.png",
-                "figures/thesis.pdf", "tables/table3.csv", "tables/fig5.md", "tables/traintest.csv",
-                "tables/sec73.csv", "tables/fig8.csv", "tables/fig8_maxwait.md", "tables/thesis_tiny.csv",
-                "tables/thesis_checks.csv"):
+              "sweep_traces": None}
+    executed = execute_notebook(NOTEBOOK, tmp_path, {**params, "workers": 1, "outdir": str(out)})
+    for rel in ("numbers.json", "datasets/fig5.nc", "datasets/fig5_baseline.nc", "datasets/traintest.nc",
+                "datasets/thesis.nc", "figures/fig5.png", "figures/fig5.pdf", "figures/sweep.png",
+                "figures/fig8.png", "figures/thesis.pdf", "tables/table3.csv", "tables/fig5.md",
+                "tables/traintest.csv", "tables/sec73.csv", "tables/fig8.csv", "tables/fig8_maxwait.md",
+                "tables/thesis_tiny.csv", "tables/thesis_checks.csv"):
         assert (out / rel).is_file(), rel
     assert not list(out.rglob("*.tmp*"))
     nums = json.loads((out / "numbers.json").read_text())
-    assert all(v is None or isinstance(v, (str, int, float, bool)) for v in nums.values())   # flat
+    science = {k: v for k, v in nums.items() if k not in ("provenance", "timing")}
+    assert all(v is None or isinstance(v, (str, int, float, bool)) for v in science.values())   # flat
     assert nums["weeks"] == 4 and nums["n_pairs"] == 4 and nums["thesis_tiny_weeks"] == N_WEEKS - 1
+    assert "wall_s" not in science and nums["timing"]["wall_s"] > 0
+    assert nums["provenance"]["inputs"]["tiny"]["sha256"] and nums["provenance"]["profile"] == "custom"
 
     # The reported gain is the learned pair's, recomputed from the dataset.
-    ds = store.read_dataset(out / "traintest.nc").sel(trace="tiny", threshold="20h")
+    ds = store.read_dataset(out / "datasets" / "traintest.nc").sel(trace="tiny", threshold="20h")
     assert dict(ds.sizes) == {"half": 2, "primary": 2, "backfill": 2, "week": 4}
     means = ds.avg_wait.mean("week")
     learned = means.sel(half="train").argmin(...)
@@ -270,18 +304,16 @@ def test_notebook_runs_on_a_small_trace(tiny, tmp_path):
     assert nums["tiny_gain_pct"] == pytest.approx(gain)
     assert nums["tiny_gain_low_pct"] <= nums["tiny_gain_pct"] <= nums["tiny_gain_high_pct"]
 
-    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
-    shown = "".join(o.get("data", {}).get("text/markdown", "") for c in executed.cells
-                    if c.cell_type == "code" for o in c.outputs)
+    shown = shown_markdown(executed)
     assert "lelong2017 §7.4, Fig. 8" in shown and "| tiny |" in shown
 
     # A second run computes nothing: every cell comes from the cache.
     logged = []
-    res = study.run(traces=[str(tiny)], thresholds=["2h", "none"], weeks=4, policies=["FCFS", "SPF"],
-                    fig5_trace=str(tiny), thesis_traces=[str(tiny)], thesis_policies=["FCFS", "SPF", "SAF"],
-                    workers=1, outdir=out, cache_dir=cache, log=logged.append)
+    res = run_study("thresholds", overrides=params, outdir=tmp_path / "again", workers=1,
+                    cache_dir=tmp_path / "results" / "cache", log=logged.append)
     starts = [line for line in logged if "cells," in line]
     assert starts and all(", 0 to compute" in line for line in starts)
+    assert res["timing"]["cells_computed"] == 0
     assert res["numbers"]["tiny_gain_pct"] == pytest.approx(nums["tiny_gain_pct"])
 
 
@@ -289,7 +321,7 @@ def test_thesis_table_5_6_is_the_longest_jobs_of_sdsc_sp2():
     """Found by this study: thesis Table 5.6 is the log's ten longest jobs as
     recorded, and all but one ran past their request, so the lelong2017
     cleaning removes them."""
-    ref = study.validate(traces=["SDSC-SP2"], thesis_traces=["SDSC-SP2"]).thesis_traces[0]
+    ref = validate(study.Params, {"traces": ["SDSC-SP2"], "thesis_traces": ["SDSC-SP2"]}).thesis_traces[0]
     t = study.table_thesis_5_6(ref, ref.m, "drop")
     assert t.column("job") == t.column("job (thesis)")
     assert t.column("runtime s") == t.column("runtime s (thesis)")

@@ -1,4 +1,4 @@
-"""Study 2 -- policies: which queue policies should EASY use?
+"""Study 1 -- policies: which queue policies should EASY use?
 
 Three published comparisons of EASY-backfilling queue policies, recomputed
 with the compendium's simulator, each beside the values the papers print:
@@ -74,19 +74,23 @@ cluster, started only when a cell is missing from the cache.  Cells:
 the built-in ``simulate`` (lelong2017 pairs), :func:`same_policy_cell`
 (EASY-P-P on the original logs), :func:`thesis_cell` and :func:`bandit_cell`.
 
-The notebook ``notebooks/01-policy-comparison.ipynb`` validates its parameters with
-:func:`validate` and calls :func:`run`, which runs the grids as campaigns
-(dask, cached, resumable), writes datasets, tables, figures and
-``numbers.json`` and returns everything it computed.  The computations are
-plain functions of arrays (:func:`relative_summary`, :func:`bsld_classes`,
-:func:`premature_ratio`, :func:`cumulative_by_week`, :func:`top_procs`,
-:func:`total_change`, :func:`mapping_check`), tested on inputs whose answers
-are known by construction.
+The notebook ``notebooks/01-policy-comparison.ipynb`` runs the study through
+the driver (``run_study("policies", globals())``), which validates the
+parameters (:class:`Params`, declared once; defaults = the quick profile) and
+calls :func:`compute`: the grids run as campaigns (dask, any scheduler,
+cached, resumable) and it hands the datasets, tables, figures and key numbers
+to the driver, which writes them.  The computations are plain functions of
+arrays (:func:`relative_summary`, :func:`bsld_classes`, :func:`premature_ratio`,
+:func:`cumulative_by_week`, :func:`top_procs`, :func:`total_change`,
+:func:`mapping_check`), tested on inputs whose answers are known by
+construction.  The cells import none of the study's parameters, tables or
+figures and carry no version: their cache keys follow their code.
 
 The package: :mod:`.params` (parameters, choices, the published values of
-``published.toml``), :mod:`.cells` (campaign cells and campaigns),
+``published.toml``), :mod:`.cells` (campaign cells, the choices they read, their
+per-job helpers, and campaigns),
 :mod:`.analysis` (the computations), :mod:`.tables`, :mod:`.figures`,
-:mod:`.report` (key numbers and findings) and :mod:`.run` (the pipeline).
+:mod:`.report` (key numbers and findings) and :mod:`.run` (:func:`compute`).
 """
 
 from __future__ import annotations
@@ -95,13 +99,13 @@ from .analysis import (bsld_classes, cumulative_by_week, mapping_check, pair_sum
                        relative_summary, thesis_comparison, top_procs, total_change)
 from .cells import bandit_cell, campaigns, largest_waits, same_policy_cell, schedule_outputs, source_weeks, thesis_cell
 from .params import (BANDIT, BSLD_CLASSES, CLAIMS, LELONG, OVERRUN, PUBLISHED, SWAPS, TABLE_POLICIES, THESIS,
-                     Params, validate)
+                     Params)
 from .report import findings, numbers
-from .run import run
+from .run import compute
 
 __all__ = [
     "LELONG", "THESIS", "BANDIT", "PUBLISHED", "CLAIMS", "OVERRUN", "TABLE_POLICIES",
-    "BSLD_CLASSES", "SWAPS", "Params", "validate", "campaigns", "run",
+    "BSLD_CLASSES", "SWAPS", "Params", "compute", "campaigns",
     "relative_summary", "pair_summary", "bsld_classes", "premature_ratio", "cumulative_by_week",
     "top_procs", "schedule_outputs", "total_change", "mapping_check", "thesis_comparison", "largest_waits",
     "source_weeks", "same_policy_cell", "thesis_cell", "bandit_cell", "findings", "numbers",

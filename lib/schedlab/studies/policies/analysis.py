@@ -12,8 +12,8 @@ import numpy as np
 
 from ... import sim, stats
 from ...errors import InputError
-from ...metrics import PREMATURE_FACTOR, premature
-from .params import PUBLISHED, SWAPS, TABLE_VARIANTS, TOP, WEEK
+from .cells import TABLE_VARIANTS, bsld_classes, cumulative_by_week, premature_ratio, top_procs  # noqa: F401
+from .params import PUBLISHED, SWAPS
 
 # ------------------------------------------------------------ computations --
 
@@ -64,58 +64,6 @@ def pair_summary(avg_wait, max_wait, policies: Sequence[str], baseline: str = "F
                 "maxmax": float(stats.relative(top, base_top)),
                 "significant": bool(stats.significant(a["ci_low"], a["ci_high"])),
             })
-    return out
-
-
-def bsld_classes(bsld) -> np.ndarray:
-    """Number of jobs in each category of thesis Fig. 4.3 (:data:`BSLD_CLASSES`):
-    bsld = 1 (started at once, or short enough), 1 < bsld < 10,
-    10 <= bsld < 100 and bsld >= 100.  NaN (jobs not started) are not counted."""
-    b = np.asarray(bsld, dtype=float)
-    b = b[np.isfinite(b)]
-    return np.array([(b <= 1).sum(), ((b > 1) & (b < 10)).sum(), ((b >= 10) & (b < 100)).sum(),
-                     (b >= 100).sum()], dtype=np.int64)
-
-
-def premature_ratio(bsld, run, req, factor: float = PREMATURE_FACTOR) -> tuple[float, float, int]:
-    """(mean bsld of the premature jobs, mean bsld of the standard jobs,
-    number of premature jobs); premature: p~ >= factor * p (thesis §4.3.3,
-    :func:`schedlab.metrics.premature`).  NaN for an empty class."""
-    b = np.asarray(bsld, dtype=float)
-    prem = premature(run, req, factor, "ratio")
-    if prem.shape != b.shape:
-        raise InputError(f"premature_ratio: {b.shape[0]} bsld values for {prem.shape[0]} jobs")
-    ok = np.isfinite(b)
-    p, s = b[prem & ok], b[~prem & ok]
-    nan = float("nan")
-    return (float(p.mean()) if p.size else nan, float(s.mean()) if s.size else nan, int(prem.sum()))
-
-
-def cumulative_by_week(values, end, n_weeks: int, origin: int = 0, week: int = WEEK):
-    """Cumulative sum, count and mean of ``values`` over the jobs finished by
-    the end of each week ``k`` = 0..n_weeks-1 (week k is ``[origin + k*week,
-    origin + (k+1)*week)``; jobs ending after the last week count in it,
-    those ending before ``origin`` in the first).  NaN values are left out."""
-    v = np.asarray(values, dtype=float)
-    e = np.asarray(end, dtype=np.int64)
-    ok = np.isfinite(v)
-    k = np.clip((e[ok] - origin) // week, 0, n_weeks - 1)
-    s = np.cumsum(np.bincount(k, weights=v[ok], minlength=n_weeks))
-    c = np.cumsum(np.bincount(k, minlength=n_weeks))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(c > 0, s / np.maximum(c, 1), np.nan)
-    return s, c, mean
-
-
-def top_procs(bsld, procs, k: int = TOP) -> np.ndarray:
-    """Processors q of the ``k`` jobs with the highest bsld, by decreasing bsld
-    (ties: job order); padded with -1 when there are fewer jobs."""
-    b = np.asarray(bsld, dtype=float)
-    q = np.asarray(procs)
-    b = np.where(np.isfinite(b), b, -np.inf)
-    order = np.lexsort((np.arange(b.size), -b))[:k]
-    out = np.full(k, -1, dtype=np.int64)
-    out[:order.size] = q[order]
     return out
 
 

@@ -13,8 +13,82 @@ import numpy as np
 from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
-from .analysis import bsld_classes, cumulative_by_week, premature_ratio, top_procs
-from .params import OVERRUN, TABLE_POLICIES, TABLE_VARIANTS, TOP, WEEK, Params
+from ...metrics import PREMATURE_FACTOR, premature
+
+# The choices the cells read, written once here: the cells import none of the
+# study's parameters, tables or figures, so their cache keys follow this code only.
+
+WEEK = workload.WEEK
+
+#: Cleaning of the jobs with p > p~, per part of the study.
+OVERRUN = {"lelong": "drop", "tables": "drop", "thesis": "kill", "bandit": "kill"}
+
+#: The policy pairs of lelong2017 Tables 1-2 (P_R = P_B).
+TABLE_POLICIES = ("FCFS", "SPF", "SQF", "LEXP")
+
+#: The variants of cleaning and estimates tried on Tables 1-2.
+TABLE_VARIANTS = {"overrun": ["drop", "kill"], "estimate": ["requested", "actual"]}
+
+#: bsld categories of thesis Fig. 4.3.
+BSLD_CLASSES = ("1", "1-10", "10-100", "100+")
+
+#: Number of most-delayed jobs per sample (thesis Fig. 4.2).
+TOP = 100
+
+# -------------------------------------------------------- per-job helpers --
+
+def bsld_classes(bsld) -> np.ndarray:
+    """Number of jobs in each category of thesis Fig. 4.3 (:data:`BSLD_CLASSES`):
+    bsld = 1 (started at once, or short enough), 1 < bsld < 10,
+    10 <= bsld < 100 and bsld >= 100.  NaN (jobs not started) are not counted."""
+    b = np.asarray(bsld, dtype=float)
+    b = b[np.isfinite(b)]
+    return np.array([(b <= 1).sum(), ((b > 1) & (b < 10)).sum(), ((b >= 10) & (b < 100)).sum(),
+                     (b >= 100).sum()], dtype=np.int64)
+
+
+def premature_ratio(bsld, run, req, factor: float = PREMATURE_FACTOR) -> tuple[float, float, int]:
+    """(mean bsld of the premature jobs, mean bsld of the standard jobs,
+    number of premature jobs); premature: p~ >= factor * p (thesis §4.3.3,
+    :func:`schedlab.metrics.premature`).  NaN for an empty class."""
+    b = np.asarray(bsld, dtype=float)
+    prem = premature(run, req, factor, "ratio")
+    if prem.shape != b.shape:
+        raise InputError(f"premature_ratio: {b.shape[0]} bsld values for {prem.shape[0]} jobs")
+    ok = np.isfinite(b)
+    p, s = b[prem & ok], b[~prem & ok]
+    nan = float("nan")
+    return (float(p.mean()) if p.size else nan, float(s.mean()) if s.size else nan, int(prem.sum()))
+
+
+def cumulative_by_week(values, end, n_weeks: int, origin: int = 0, week: int = WEEK):
+    """Cumulative sum, count and mean of ``values`` over the jobs finished by
+    the end of each week ``k`` = 0..n_weeks-1 (week k is ``[origin + k*week,
+    origin + (k+1)*week)``; jobs ending after the last week count in it,
+    those ending before ``origin`` in the first).  NaN values are left out."""
+    v = np.asarray(values, dtype=float)
+    e = np.asarray(end, dtype=np.int64)
+    ok = np.isfinite(v)
+    k = np.clip((e[ok] - origin) // week, 0, n_weeks - 1)
+    s = np.cumsum(np.bincount(k, weights=v[ok], minlength=n_weeks))
+    c = np.cumsum(np.bincount(k, minlength=n_weeks))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(c > 0, s / np.maximum(c, 1), np.nan)
+    return s, c, mean
+
+
+def top_procs(bsld, procs, k: int = TOP) -> np.ndarray:
+    """Processors q of the ``k`` jobs with the highest bsld, by decreasing bsld
+    (ties: job order); padded with -1 when there are fewer jobs."""
+    b = np.asarray(bsld, dtype=float)
+    q = np.asarray(procs)
+    b = np.where(np.isfinite(b), b, -np.inf)
+    order = np.lexsort((np.arange(b.size), -b))[:k]
+    out = np.full(k, -1, dtype=np.int64)
+    out[:order.size] = q[order]
+    return out
+
+
 
 # ------------------------------------------------------------------ cells --
 
@@ -150,8 +224,8 @@ def _thresholds(threshold: int | None) -> list[str]:
     return [main] if main == "none" else [main, "none"]
 
 
-def campaigns(p: Params) -> dict[str, campaign.Campaign]:
-    """Every campaign of the study for parameters ``p``, by key:
+def campaigns(p) -> dict[str, campaign.Campaign]:
+    """Every campaign of the study for parameters ``p`` (its Params), by key:
     ``lelong``, ``tables``, ``thesis:<trace>``, ``thesis-original``,
     ``bandit:<trace>``.  Parts with no trace are left out."""
     out: dict[str, campaign.Campaign] = {}

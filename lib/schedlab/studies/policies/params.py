@@ -1,22 +1,27 @@
-"""The parameters of the policies study (:class:`Params`, :func:`validate`),
-the choices it makes once (cleaning per part, the policies of Tables 1-2,
-bsld categories, label mappings), and the values of the papers it compares
-with (:data:`PUBLISHED`, :data:`CLAIMS`), read from ``published.toml``."""
+"""The parameters of the policies study, declared once (:class:`Params`;
+defaults = the quick profile), the choices it makes once (label mappings;
+the cells' cleaning per part, policies of Tables 1-2 and bsld categories live
+in :mod:`.cells`), and the values of the papers it compares with
+(:data:`PUBLISHED`, :data:`CLAIMS`), read from ``published.toml``."""
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from ... import paths, sim, workload
-from ... import traces as _traces
+from ... import sim
 from ... import values as check
 from ...errors import InputError
+from ...study import Params as StudyParams
+from ...study import param
+from ...traces import TraceInfo
 from .. import load_published
+from .cells import BSLD_CLASSES, OVERRUN, TABLE_POLICIES, TABLE_VARIANTS, TOP, WEEK
+
+__all__ = ["STUDY", "LELONG", "THESIS", "BANDIT", "PUBLISHED", "CLAIMS", "MISSING_TRACES", "OVERRUN",
+           "TABLE_POLICIES", "TABLE_VARIANTS", "BSLD_CLASSES", "TOP", "WEEK", "SWAPS", "DEFAULT_TRACES",
+           "BANDIT_TRACES", "THESIS_POLICIES", "Params"]
 
 STUDY = "policies"
-WEEK = workload.WEEK
 
 # ----------------------------------------------------------------- sources --
 
@@ -69,21 +74,6 @@ PUBLISHED, CLAIMS = _published()
 #: Traces of the papers that are not bundled.
 MISSING_TRACES = ("ANL-Intrepid", "UniLu-Gaia")
 
-#: Cleaning of the jobs with p > p~, per part of the study.
-OVERRUN = {"lelong": "drop", "tables": "drop", "thesis": "kill", "bandit": "kill"}
-
-#: The policy pairs of lelong2017 Tables 1-2 (P_R = P_B).
-TABLE_POLICIES = ("FCFS", "SPF", "SQF", "LEXP")
-
-#: The variants of cleaning and estimates tried on Tables 1-2.
-TABLE_VARIANTS = {"overrun": ["drop", "kill"], "estimate": ["requested", "actual"]}
-
-#: bsld categories of thesis Fig. 4.3.
-BSLD_CLASSES = ("1", "1-10", "10-100", "100+")
-
-#: Number of most-delayed jobs per sample (thesis Fig. 4.2).
-TOP = 100
-
 #: Label mappings tried against online-bandit Table 2: "as printed", and the
 #: smallest/largest labels exchanged for some policy families.
 SWAPS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -96,95 +86,69 @@ SWAPS: dict[str, tuple[tuple[str, str], ...]] = {
 #: The traces of the thesis part and of the online-bandit part (the defaults).
 DEFAULT_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N")
 BANDIT_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
+#: The policies of thesis chapter 4.
+THESIS_POLICIES = ("FCFS", "SPF", "SQF", "SAF")
 
 
 # ------------------------------------------------------------- parameters --
 
-@dataclass(frozen=True)
-class Params:
-    """The validated parameters of the study (see :func:`validate`)."""
-
-    profile: str = "custom"
-    lelong_trace: _traces.TraceInfo | None = None
-    lelong_weeks: int = 250
-    lelong_policies: tuple[str, ...] = sim.LELONG_POLICIES
-    table_traces: tuple[_traces.TraceInfo, ...] = ()
-    thesis_traces: tuple[_traces.TraceInfo, ...] = ()
-    thesis_samples: int = 10
-    thesis_weeks: int | None = None
-    thesis_policies: tuple[str, ...] = ("FCFS", "SPF", "SQF", "SAF")
-    thesis_threshold: int | None = 200000
-    bandit_traces: tuple[_traces.TraceInfo, ...] = ()
-    bandit_samples: int = 100
-    bandit_weeks: int = 104
-    bandit_policies: tuple[str, ...] = sim.BANDIT_POLICIES
-    bandit_threshold: int | None = 40 * 3600
-    seed: int = 2017
-    workers: int = 2
-    scheduler: str | None = None
-    outdir: Path = field(default_factory=lambda: paths.RESULTS / STUDY)
-    cache_dir: Path = field(default_factory=lambda: paths.RESULTS / "cache")
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-friendly view (traces by name)."""
-        return check.as_record(self)
-
-
-def _traces_param(value, name: str) -> tuple[_traces.TraceInfo, ...]:
-    items = check.as_list(value, name, none_is_empty=True)
-    if isinstance(items, os.PathLike):
-        items = [items]
-    if not items:
+def _part_traces(value, name: str) -> tuple[TraceInfo, ...]:
+    """The traces of one part, read as every study reads ``traces``
+    (:func:`schedlab.values.trace_tuple`: registry names or SWF paths); an
+    empty list (``[]``, ``none``) skips the part."""
+    if not isinstance(value, TraceInfo) and not check.as_list(value, name, none_is_empty=True):
         return ()
-    try:
-        return tuple(check.trace_list(items))
-    except InputError as exc:
-        raise InputError(f"{name}: {exc}") from None
+    return check.trace_tuple(value, name)
 
 
-def _policies_param(value, name: str, default) -> tuple[str, ...]:
-    return check.policy_names(default if value is None else value, name,
-                              "the baseline every result is relative to")
+def _one_trace(value, name: str) -> TraceInfo | None:
+    """One trace (registry name or SWF path, read as ``traces`` is) or None (skips the part)."""
+    infos = _part_traces(value, name)
+    if len(infos) > 1:
+        raise InputError(f"{name}: give one trace (or None), got {[t.name for t in infos]}")
+    return infos[0] if infos else None
 
 
-def validate(profile="custom", lelong_trace="KTH-SP2", lelong_weeks=250, lelong_policies=None,
-             table_traces=("CTC-SP2", "SDSC-SP2"), thesis_traces=DEFAULT_TRACES, thesis_samples=10,
-             thesis_weeks=None, thesis_policies=None, thesis_threshold=200000,
-             bandit_traces=BANDIT_TRACES, bandit_samples=100, bandit_weeks=104, bandit_policies=None,
-             bandit_threshold="40h", seed=2017, workers=2, scheduler=None, outdir=None,
-             cache_dir=None) -> Params:
-    """Check every parameter of the study and return them as :class:`Params`.
+def _policies(value, name: str) -> tuple[str, ...]:
+    return check.policy_names(value, name, "the baseline every result is relative to")
 
-    Lists may be given as lists, YAML list text (``"[KTH-SP2, CTC-SP2]"``, what
-    ``papermill -p`` passes) or comma-separated strings.  An empty trace list
-    (or ``lelong_trace=None``) skips that part.  Raises
-    :class:`~schedlab.errors.InputError` naming the parameter at fault.
-    """
-    if not isinstance(profile, str) or not profile.strip():
-        raise InputError(f"profile: expected a name such as 'quick' or 'full', got {profile!r}")
-    lel = _traces_param(lelong_trace, "lelong_trace")
-    if len(lel) > 1:
-        raise InputError(f"lelong_trace: give one trace (or None), got {[t.name for t in lel]}")
-    scheduler = None if scheduler in (None, "") else str(scheduler)
-    return Params(
-        profile=profile.strip(),
-        lelong_trace=lel[0] if lel else None,
-        lelong_weeks=check.integer(lelong_weeks, "lelong_weeks"),
-        lelong_policies=_policies_param(lelong_policies, "lelong_policies", sim.LELONG_POLICIES),
-        table_traces=_traces_param(table_traces, "table_traces"),
-        thesis_traces=_traces_param(thesis_traces, "thesis_traces"),
-        thesis_samples=check.integer(thesis_samples, "thesis_samples"),
-        thesis_weeks=check.optional_integer(thesis_weeks, "thesis_weeks"),
-        thesis_policies=_policies_param(thesis_policies, "thesis_policies", ("FCFS", "SPF", "SQF", "SAF")),
-        thesis_threshold=check.duration(thesis_threshold, "thesis_threshold"),
-        bandit_traces=_traces_param(bandit_traces, "bandit_traces"),
-        bandit_samples=check.integer(bandit_samples, "bandit_samples"),
-        bandit_weeks=check.integer(bandit_weeks, "bandit_weeks"),
-        bandit_policies=_policies_param(bandit_policies, "bandit_policies", sim.BANDIT_POLICIES),
-        bandit_threshold=check.duration(bandit_threshold, "bandit_threshold"),
-        seed=check.integer(seed, "seed", 0),
-        workers=check.integer(workers, "workers"),
-        scheduler=scheduler,
-        outdir=check.directory(outdir, "outdir", paths.RESULTS / STUDY),
-        cache_dir=check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"),
-    )
+
+@dataclass(frozen=True)
+class Params(StudyParams):
+    """The policies study's parameters.  The defaults are the quick profile:
+    the papers' protocols with fewer samples (lelong2017: 100 resampled weeks
+    instead of 250; thesis: 3 resampled traces per log instead of 10;
+    online-bandit: 3 two-year traces per log instead of 100).  An empty trace
+    list (or ``lelong_trace: null``) skips that part."""
+
+    lelong_trace: TraceInfo | None = param("KTH-SP2", check=_one_trace,
+                                           help="trace of the lelong2017 pairs (a registry name or SWF path, "
+                                                "as traces are; None: no lelong2017 part)")
+    lelong_weeks: int = param(100, unit="weeks", check=check.integer,
+                              help="resampled weeks of the lelong2017 pairs (paper: 250)")
+    lelong_policies: tuple = param(sim.LELONG_POLICIES, check=_policies,
+                                   help="policies of both queues of the lelong2017 pairs (FCFS among them)")
+    table_traces: tuple = param(("CTC-SP2", "SDSC-SP2"), check=_part_traces,
+                                help="original logs of lelong2017 Tables 1-2 ([]: none)")
+    thesis_traces: tuple = param(DEFAULT_TRACES, check=_part_traces,
+                                 help="traces of the thesis part (chapter 4; []: none)")
+    thesis_samples: int = param(3, check=check.integer,
+                                help="resampled traces per log of the thesis part (thesis: 10)")
+    thesis_weeks: int | None = param(None, unit="weeks", check=check.optional_integer,
+                                     help="length of each thesis sample (None: as long as the cleaned log)")
+    thesis_policies: tuple = param(THESIS_POLICIES, check=_policies, help="policies of the thesis part")
+    thesis_threshold: int | None = param(200000, unit="s", check=check.duration,
+                                         help="waiting-time threshold of the thesis part (2.31 days, thesis "
+                                              "§5.8; None: none)")
+    bandit_traces: tuple = param(BANDIT_TRACES, check=_part_traces,
+                                 help="traces of the online-bandit part (Table 2; []: none)")
+    bandit_samples: int = param(3, check=check.integer,
+                                help="resampled traces per log of the online-bandit part (paper: 100)")
+    bandit_weeks: int = param(104, unit="weeks", check=check.integer,
+                              help="length of each online-bandit resampled trace (paper: 104, two years)")
+    bandit_policies: tuple = param(sim.BANDIT_POLICIES, check=_policies,
+                                   help="policies of the online-bandit part (the 12 of its Table 2)")
+    bandit_threshold: int | None = param(40 * 3600, unit="s", check=check.duration,
+                                         help="Θ of EASY(P, Θ) in the online-bandit part (40h; None: none)")
+    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0),
+                      help="seed of the resampling and of the bootstrap")

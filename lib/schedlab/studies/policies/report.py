@@ -103,7 +103,7 @@ def findings(res: dict[str, Any]) -> dict[str, str]:
 
 def numbers(res: dict[str, Any], p: Params) -> dict[str, Any]:
     """The flat dict of key numbers for the paper (``numbers.json``)."""
-    n: dict[str, Any] = {"profile": p.profile, "seed": p.seed}
+    n: dict[str, Any] = {"seed": p.seed}
     lel: LelongResult | None = res.get("lelong")
     if lel is not None:
         b, base = lel.best, lel.pair("FCFS", "FCFS")

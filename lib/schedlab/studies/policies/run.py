@@ -1,21 +1,17 @@
-"""The pipeline of the policies study: :func:`run` runs the campaigns and
-writes every output (datasets, tables, figures, key numbers, findings)."""
+"""The policies study, :func:`compute`: its campaigns, then the tables,
+figures, datasets and key numbers handed to the driver
+(:func:`schedlab.study.run_study`), which writes them."""
 from __future__ import annotations
 
-import time
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from ... import __version__, campaign, plots, store
-from ...errors import InputError
-from .. import Table, write_json
+from .. import Table
 from .analysis import TablesResult, _pct, analyse_bandit, analyse_lelong, analyse_thesis, mapping_check
 from .cells import _ref, campaigns, largest_waits
 from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_backfill, figure_lelong_bi,
                       figure_thesis_backfilled, figure_thesis_classes, figure_thesis_cumulative,
                       figure_thesis_delayed)
-from .params import BSLD_CLASSES, PUBLISHED, Params, validate
+from .params import BSLD_CLASSES, PUBLISHED, Params
 from .report import findings, numbers
 from .tables import (table_bandit, table_bandit_ci, table_bandit_mapping, table_claims, table_lelong_backfill,
                      table_lelong_pairs, table_lelong_table1, table_lelong_table2, table_lelong_top,
@@ -23,32 +19,23 @@ from .tables import (table_bandit, table_bandit_ci, table_bandit_mapping, table_
                      table_thesis_classes, table_thesis_gains, table_thesis_variants)
 
 
-def run(params: Params | None = None, /, *, log: Callable = print, progress: bool = False,
-        **kw) -> dict[str, Any]:
-    """Run the study and write every output under ``params.outdir``
-    (default ``results/policies``), each file atomically:
+def compute(params: Params, ctx) -> dict[str, Any]:
+    """Run the campaigns of every part through ``ctx.campaign`` (any
+    scheduler, cached, resumable) and hand ``ctx``:
 
     * ``datasets/*.nc`` -- the campaigns' datasets (provenance in their attributes);
-    * ``tables/<name>.{csv,md}``, ``figures/<name>.{png,pdf}``;
-    * ``numbers.json`` -- flat key numbers for the paper; ``findings.json``.
+    * ``tables/<name>.{csv,md}``, ``figures/<name>.{png,pdf}``.
 
-    ``params`` is a :class:`Params` (from :func:`validate`), or give
-    :func:`validate`'s keyword arguments.  Returns a dict: ``params``,
-    ``datasets``, ``lelong``, ``tables_result``, ``thesis``, ``bandit``,
-    ``bandit_mapping``, ``tables`` (name -> Table), ``figures`` (name ->
-    [png, pdf]), ``numbers``, ``findings``, ``files``, ``outdir``, ``seconds``.
+    Returns ``numbers`` (flat key numbers for the paper), ``findings``,
+    ``datasets``, ``lelong``, ``tables_result``, ``maxwait``, ``thesis``,
+    ``bandit``, ``bandit_mapping``, ``tables`` (name -> Table) and
+    ``figures`` (name -> [png, pdf]).
     """
-    t0 = time.perf_counter()
-    p = params if isinstance(params, Params) else validate(**kw)
-    if isinstance(params, Params) and kw:
-        raise InputError("run: give either a Params or keyword parameters, not both")
-    out = p.outdir
-    camps = campaigns(p)
+    p = params
     datasets: dict[str, Any] = {}
-    with campaign.Runner(p.workers, p.scheduler, p.cache_dir, log) as runner:
-        for key, c in camps.items():
-            datasets[key] = runner.run(c, progress=progress)
-    files: list[Path] = []
+    with ctx.timer("campaigns_s"):
+        for key, c in campaigns(p).items():
+            datasets[key] = ctx.campaign(c)
     for key, ds in datasets.items():
         ds = ds.copy()
         if "policy" in ds.coords:
@@ -59,9 +46,9 @@ def run(params: Params | None = None, /, *, log: Callable = print, progress: boo
         if "rank" in ds.coords:
             ds["rank"].attrs["long_name"] = "rank by decreasing bounded slowdown (0 = most delayed)"
         datasets[key] = ds
-        files.append(store.write_dataset(ds, out / "datasets" / (key.replace(":", "-") + ".nc")))
+        ctx.dataset(key.replace(":", "-"), ds)
 
-    res: dict[str, Any] = {"params": p, "datasets": datasets}
+    res: dict[str, Any] = {"datasets": datasets}
     tabs: dict[str, Table] = {}
     figs: dict[str, Any] = {}
     if "lelong" in datasets:
@@ -112,19 +99,7 @@ def run(params: Params | None = None, /, *, log: Callable = print, progress: boo
     if res.get("lelong") is not None or res.get("thesis"):
         tabs["claims"] = table_claims(res, p)
     for name, table in tabs.items():
-        files += table.write(out / "tables" / name)
-    fig_paths = {}
-    for name, fig in figs.items():
-        fig_paths[name] = plots.savefig(fig, out / "figures" / name)
-        files += fig_paths[name]
-    nums = numbers(res, p)
-    found = findings(res)
-    nums["wall_s"] = round(time.perf_counter() - t0, 1)
-    nums["schedlab_version"] = __version__
-    nums["created"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    files.append(write_json(out / "numbers.json", nums))
-    files.append(write_json(out / "findings.json", found))
-    files.append(write_json(out / "parameters.json", p.as_dict()))
-    res.update({"tables": tabs, "figures": fig_paths, "numbers": nums, "findings": found, "files": files,
-                "outdir": out, "seconds": time.perf_counter() - t0})
+        ctx.table(name, table)
+    fig_paths = {name: ctx.figure(name, fig) for name, fig in figs.items()}
+    res.update({"tables": tabs, "figures": fig_paths, "numbers": numbers(res, p), "findings": findings(res)})
     return res

@@ -1,4 +1,4 @@
-"""Study 3 -- thresholds and generalisation.
+"""Study 2 -- thresholds and generalisation.
 
 Reproduces, from the logs of the Parallel Workloads Archive:
 
@@ -22,9 +22,13 @@ Reproduces, from the logs of the Parallel Workloads Archive:
   (:func:`thesis_tables`).
 
 Each published table is shown beside ours, with the difference.  The grids
-run through :mod:`schedlab.campaign` (dask, cached, resumable); the notebook
-``notebooks/02-thresholds.ipynb`` validates its parameters (:func:`validate`)
-and calls :func:`run`.
+run through :mod:`schedlab.campaign` (dask, any scheduler, cached,
+resumable); the notebook ``notebooks/02-thresholds.ipynb`` runs the study
+through the driver (``run_study("thresholds", globals())``), which validates
+the parameters (:class:`Params`, declared once; defaults = the quick profile)
+and calls :func:`compute`.  The cells import none of the study's parameters,
+analysis, tables or figures and carry no version: their cache keys follow
+their code.
 
 Definitions (the choices where the papers are terse are written here, once):
 
@@ -65,10 +69,10 @@ Definitions (the choices where the papers are terse are written here, once):
   the log (``"recorded"``, :func:`schedlab.workload.recorded_finish`, as the
   thesis did), by r + p (``"run"``) or by r + p~ (``"req"``).
 
-The package: :mod:`.params` (parameters, defaults, the published values of
-``published.toml``), :mod:`.cells` (the thesis cell and the campaigns),
-:mod:`.analysis` (the computations), :mod:`.tables`, :mod:`.figures`,
-:mod:`.report` (key numbers) and :mod:`.run` (the pipeline).
+The package: :mod:`.params` (parameters, the published values of
+``published.toml``), :mod:`.cells` (the thesis cell, the choices it reads,
+the campaigns), :mod:`.analysis` (the computations), :mod:`.tables`,
+:mod:`.figures`, :mod:`.report` (key numbers) and :mod:`.run` (:func:`compute`).
 """
 
 from __future__ import annotations
@@ -76,16 +80,16 @@ from __future__ import annotations
 from .analysis import (TrainTest, gain_ci, generalisation, ratio_of_means, select, thesis_tables, threshold_effect,
                        train_test, traintest_dataset)
 from .cells import thesis_cell
-from .params import (CRITERIA, DEFAULT_TRACES, FINISH, LELONG, METRICS, PUBLISHED, THESIS, THESIS_TABLES,
-                     THESIS_THRESHOLDS, THESIS_TRACES, THESIS_WEEKS, Params, parse_thresholds, threshold_label,
-                     validate)
-from .run import run
+from .params import (CRITERIA, DEFAULT_TRACES, FINISH, LELONG, METRICS, PAPER_THRESHOLDS, PUBLISHED, THESIS,
+                     THESIS_TABLES, THESIS_THRESHOLDS, THESIS_TRACES, THESIS_WEEKS, Params, parse_thresholds,
+                     threshold_label, trace_ref)
+from .run import compute
 from .tables import table_thesis_5_6
 
 __all__ = [
-    "LELONG", "THESIS", "PUBLISHED", "DEFAULT_TRACES", "THESIS_TRACES", "THESIS_WEEKS",
-    "THESIS_TABLES", "THESIS_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "Params", "validate",
-    "threshold_label", "parse_thresholds", "ratio_of_means", "gain_ci", "select", "train_test",
+    "LELONG", "THESIS", "PUBLISHED", "DEFAULT_TRACES", "PAPER_THRESHOLDS", "THESIS_TRACES", "THESIS_WEEKS",
+    "THESIS_TABLES", "THESIS_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "Params", "compute",
+    "threshold_label", "parse_thresholds", "trace_ref", "ratio_of_means", "gain_ci", "select", "train_test",
     "TrainTest", "thesis_cell", "threshold_effect", "traintest_dataset", "generalisation",
-    "thesis_tables", "run", "table_thesis_5_6",
+    "thesis_tables", "table_thesis_5_6",
 ]

@@ -7,14 +7,38 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from ... import campaign, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
-from .analysis import ThesisResult
-from .params import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, Params, TraceRef, threshold_label
+
+# The choices the cells read, written once here: the cells import none of the
+# study's parameters, analysis, tables or figures, so their cache keys follow
+# this code only.
+
+#: How a job crossing its week's end is judged (thesis §5.2): by its finish
+#: time in the log, by r + p, or by r + p~.
+FINISH = ("recorded", "run", "req")
+#: Metrics every simulation cell of the study records.
+METRICS = ["avg_wait", "max_wait", "mean_bsld", "jobs"]
+#: The weeks the thesis used per trace (thesis §5.2).
+THESIS_WEEKS = {"SDSC-SP2": 100, "SDSC-BLUE": 100, "KTH-SP2": 45, "CTC-SP2": 45}
+#: The policies on which the thesis checks are run (when simulated at all).
+CHECK_POLICIES = ("FCFS", "SPF", "SAF")
+
+
+def threshold_label(seconds: int | None) -> str:
+    """Canonical label of a threshold: ``"none"``, ``"20h"``, ``"200000s"``."""
+    return sim.format_duration(seconds)
+
+
+def trace_ref(info: _traces.TraceInfo) -> str:
+    """How a campaign names a trace: its registry name, or its absolute path."""
+    return info.name if info.registered else str(Path(info.path).resolve())
 
 # ------------------------------------------------------------------ cells --
 
@@ -72,12 +96,12 @@ def thesis_cell(p: dict) -> dict:
 
 # ------------------------------------------------------------- campaigns --
 
-def _base_params(p: Params, ref: TraceRef) -> dict:
-    return {"trace": ref.spec, "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
+def _base_params(p, ref: _traces.TraceInfo) -> dict:
+    return {"trace": trace_ref(ref), "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
             "seed": p.seed, "estimate": "requested"}
 
 
-def fig5_campaigns(p: Params) -> list[campaign.Campaign]:
+def fig5_campaigns(p) -> list[campaign.Campaign]:
     """Fig. 5: the policies with ``fig5_backfill`` backfilling, at T and
     without threshold, on resampled weeks of the whole trace; and the baseline."""
     ref = p.fig5_trace
@@ -92,7 +116,7 @@ def fig5_campaigns(p: Params) -> list[campaign.Campaign]:
     ]
 
 
-def traintest_campaigns(p: Params, ref: TraceRef, thresholds) -> list[campaign.Campaign]:
+def traintest_campaigns(p, ref: _traces.TraceInfo, thresholds) -> list[campaign.Campaign]:
     """The train/test grid of one trace: the non-FCFS primaries at every
     threshold, and the FCFS primaries once (the threshold changes nothing
     for them)."""
@@ -109,26 +133,27 @@ def traintest_campaigns(p: Params, ref: TraceRef, thresholds) -> list[campaign.C
     ]
 
 
-def thesis_n_weeks(p: Params, ref: TraceRef) -> int | None:
+def thesis_n_weeks(p, ref: _traces.TraceInfo) -> int | None:
     if p.thesis_weeks is not None:
         return p.thesis_weeks
     return THESIS_WEEKS.get(ref.name)
 
 
-def thesis_campaign(p: Params, ref: TraceRef, finish=None, policies=None, thresholds=None
+def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thresholds=None
                     ) -> campaign.Campaign:
     return campaign.Campaign(
         f"thresholds-thesis-{ref.name}",
         {"finish": list(finish or [p.thesis_finish]),
          "threshold": [threshold_label(t) for t in (thresholds or p.thesis_thresholds)],
          "primary": list(policies or p.thesis_policies)},
-        {"trace": ref.spec, "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+        {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "backfill": "same"},
         cell="schedlab.studies.thresholds.cells:thesis_cell", metrics=METRICS)
 
 
-def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.Runner, log) -> None:
-    """Fill ``r.checks``: the sums of :data:`CHECK_POLICIES` with the
+def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign], object]) -> None:
+    """Fill ``r.checks`` (``r``: the trace's ThesisResult; ``run``: runs a
+    campaign, the driver's ``ctx.campaign``): the sums of :data:`CHECK_POLICIES` with the
     crossing judged the other ways and with the jobs that overran their
     request kept (no threshold) and, at the thesis' thresholds, with the
     threshold leading the backfilling order too."""
@@ -139,7 +164,7 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.R
         k = r.thresholds.index(None)
         r.checks[(p.thesis_finish, None)] = {pol: r.sums[pol][k] for pol in checked}
         others = [f for f in FINISH if f != p.thesis_finish]
-        ds = cluster.run(thesis_campaign(p, ref, finish=others, policies=checked, thresholds=[None]))
+        ds = run(thesis_campaign(p, ref, finish=others, policies=checked, thresholds=[None]))
         for f in others:
             r.checks[(f, None)] = {pol: float(np.nansum(ds.mean_bsld.sel(finish=f, threshold="none",
                                                                           primary=pol).values))
@@ -147,7 +172,7 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.R
         if p.overrun == "drop":
             c = thesis_campaign(p, ref, policies=checked, thresholds=[None])
             c.params["overrun"] = "kill"
-            ds = cluster.run(c)
+            ds = run(c)
             r.checks[("overrun_kill", None)] = {
                 pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold="none",
                                                       primary=pol).values)) for pol in checked}
@@ -155,7 +180,7 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.R
     if ths:
         c = thesis_campaign(p, ref, policies=checked, thresholds=ths)
         c.params["threshold_backfill"] = True
-        ds = cluster.run(c)
+        ds = run(c)
         for t in ths:
             k = r.thresholds.index(t)
             r.checks[(p.thesis_finish, t)] = {pol: r.sums[pol][k] for pol in checked}
@@ -166,8 +191,8 @@ def thesis_checks(p: Params, ref: TraceRef, r: ThesisResult, cluster: campaign.R
 
 # ---------------------------------------------------------------- table 3 --
 
-def _table3_row(ref: TraceRef, overrun: str) -> dict:
-    swf = _traces.load(ref.spec)
+def _table3_row(ref: _traces.TraceInfo, overrun: str) -> dict:
+    swf = _traces.load(trace_ref(ref))
     jobs, _ = workload.clean(swf, m=ref.m, overrun=overrun)
     sub = jobs.submit
     year = None

@@ -1,16 +1,22 @@
-"""The parameters of the thresholds study (:class:`Params`, :func:`validate`),
-its defaults and choices, and the values of the papers it compares with
-(:data:`PUBLISHED`, :data:`THESIS_TABLE_5_6`), read from ``published.toml``."""
+"""The parameters of the thresholds study, declared once (:class:`Params`;
+defaults = the quick profile), its choices, and the values of the papers it
+compares with (:data:`PUBLISHED`, :data:`THESIS_TABLE_5_6`), read from
+``published.toml``.  The choices the cells read (:data:`FINISH`,
+:data:`METRICS`, :data:`THESIS_WEEKS`, :data:`CHECK_POLICIES`) live in
+:mod:`.cells`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ... import paths, sim, workload
+from ... import sim, workload
 from ... import values as check
 from ...errors import InputError
+from ...study import Params as StudyParams
+from ...study import param
+from ...traces import TraceInfo
 from .. import load_published
+from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label, trace_ref
 
 STUDY = "thresholds"
 
@@ -80,33 +86,28 @@ THESIS_TABLES = {_DATA[key]["trace"]: _DATA[key]["table"] for key in _THESIS_SUM
 
 # ---------------------------------------------------------------- choices --
 
-#: The weeks the thesis used per trace (thesis §5.2) and its traces (Tables 5.2-5.5).
-THESIS_WEEKS = {"SDSC-SP2": 100, "SDSC-BLUE": 100, "KTH-SP2": 45, "CTC-SP2": 45}
+#: The thesis' traces (Tables 5.2-5.5), in the order of its tables.
 THESIS_TRACES = tuple(THESIS_TABLES)
 
-#: The five logs of lelong2017 Table 3 (the notebook's default).
+#: The five logs of lelong2017 Table 3.
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
-DEFAULT_THRESHOLDS: tuple[str, ...] = ("2h", "5h", "10h", "20h", "40h", "60h", "100h", "none")
+#: The thresholds of the papers' sweep (the full profile) and of the quick one.
+PAPER_THRESHOLDS: tuple[str, ...] = ("2h", "5h", "10h", "20h", "40h", "60h", "100h", "none")
+QUICK_THRESHOLDS: tuple[str, ...] = ("2h", "5h", "10h", "20h", "50h", "none")
 
 CRITERIA = ("mean", "mean-ratio")
-FINISH = ("recorded", "run", "req")
-#: Metrics every simulation cell of the study records.
-METRICS = ["avg_wait", "max_wait", "mean_bsld", "jobs"]
 BASELINE = ("FCFS", "FCFS")
 LEVEL = 0.95
 N_BOOT = 2000
 HOUR = 3600.0
 
-#: The policies on which the thesis checks are run (when simulated at all).
-CHECK_POLICIES = ("FCFS", "SPF", "SAF")
+__all__ = ["STUDY", "LELONG", "THESIS", "PUBLISHED", "THESIS_TABLE_5_6", "THESIS_COLUMN_NAMES", "THESIS_TABLES",
+           "THESIS_THRESHOLDS", "THESIS_WEEKS", "THESIS_TRACES", "DEFAULT_TRACES", "PAPER_THRESHOLDS",
+           "QUICK_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "BASELINE", "LEVEL", "N_BOOT", "HOUR",
+           "CHECK_POLICIES", "threshold_label", "trace_ref", "parse_thresholds", "Params"]
 
 
 # -------------------------------------------------------------- parameters --
-
-def threshold_label(seconds: int | None) -> str:
-    """Canonical label of a threshold: ``"none"``, ``"20h"``, ``"200000s"``."""
-    return sim.format_duration(seconds)
-
 
 def parse_thresholds(value, what: str = "thresholds", sort: bool = True) -> tuple[int | None, ...]:
     """Thresholds in seconds (None: no threshold) from a list of durations
@@ -122,139 +123,99 @@ def parse_thresholds(value, what: str = "thresholds", sort: bool = True) -> tupl
     return tuple(sorted(out, key=lambda t: (t is None, t or 0))) if sort else tuple(out)
 
 
-@dataclass(frozen=True)
-class TraceRef:
-    """A trace as the cells see it (``spec``: registry name or absolute
-    path) and as the tables name it (``name``)."""
-
-    spec: str
-    name: str
-    m: int | None
+def _none(value) -> bool:
+    return value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null"))
 
 
-def _trace_refs(value, what: str) -> tuple[TraceRef, ...]:
-    """The traces of parameter ``what`` (:func:`schedlab.values.trace_list`),
-    none for an empty list, each named once."""
-    items = check.as_list(value, what)
-    if not items:
+def _part_traces(value, name: str) -> tuple[TraceInfo, ...]:
+    """Traces read as every study reads ``traces`` (:func:`schedlab.values.trace_tuple`:
+    registry names or SWF paths); an empty list (``[]``) skips the part."""
+    if not isinstance(value, TraceInfo) and not check.as_list(value, name, none_is_empty=True):
         return ()
-    given = [str(item).strip().lower() for item in items]
-    for i, item in enumerate(given):
-        if item in given[:i]:
-            raise InputError(f"{what}: {str(items[i]).strip()!r} is given twice")
-    return tuple(TraceRef(info.name if info.registered else str(Path(info.path).resolve()), info.name, info.m)
-                 for info in check.trace_list(items, what))
+    return check.trace_tuple(value, name)
+
+
+def _sweep_traces(value, name: str):
+    """None (= ``traces``, filled in by :class:`Params`), or the traces of the sweep ([]: none)."""
+    return None if value is None else _part_traces(value, name)
+
+
+def _one_trace(value, name: str) -> TraceInfo | None:
+    """One trace (registry name or SWF path, read as ``traces`` is) or None."""
+    if _none(value):
+        return None
+    infos = check.trace_tuple(value, name)
+    if len(infos) != 1:
+        raise InputError(f"{name}: expected one trace, got {len(infos)}")
+    return infos[0]
+
+
+def _threshold(value, name: str) -> int:
+    t = check.duration(value, name)
+    if t is None:
+        raise InputError(f"{name}: the conservative threshold of Figs. 5 and 8 must be a duration, e.g. 20h")
+    return t
+
+
+def _pair_policies(value, name: str) -> tuple[str, ...]:
+    pols = check.policy_names(value, name)
+    if "FCFS" not in pols:
+        raise InputError(f"{name}: FCFS must be one of them (EASY-FCFS-FCFS is the baseline)")
+    if len(pols) < 2:
+        raise InputError(f"{name}: give at least two policies (FCFS and another)")
+    return pols
 
 
 @dataclass(frozen=True)
-class Params:
-    """The validated parameters of the study (see :func:`validate`)."""
+class Params(StudyParams):
+    """The thresholds study's parameters.  The defaults are the quick
+    profile: 30 resampled weeks per half (the papers: 250), the threshold
+    sweep on the four cheaper logs (CEA-Curie only at T = 20 h), the thesis
+    tables (original weeks, cheap) at full size."""
 
-    traces: tuple[TraceRef, ...]
-    sweep_traces: tuple[TraceRef, ...]
-    thresholds: tuple[int | None, ...]
-    threshold: int
-    weeks: int
-    policies: tuple[str, ...]
-    fig5_trace: TraceRef | None
-    fig5_backfill: str
-    thesis_traces: tuple[TraceRef, ...]
-    thesis_thresholds: tuple[int | None, ...]
-    thesis_policies: tuple[str, ...]
-    thesis_weeks: int | None
-    thesis_finish: str
-    seed: int
-    overrun: str
-    criterion: str
-    workers: int
-    outdir: Path
-    cache_dir: Path
+    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+                          help="logs of the T = 20 h train/test comparison (Fig. 8): registry names or SWF paths")
+    sweep_traces: tuple | None = param(DEFAULT_TRACES[:4], check=_sweep_traces,
+                                       help="logs of the threshold sweep (Figs. 6-7), named as traces are "
+                                            "(None: traces; []: no sweep)")
+    thresholds: tuple = param(QUICK_THRESHOLDS, check=lambda v, n: parse_thresholds(v, n),
+                              help="thresholds of the sweep (durations or none; sorted, none last)")
+    threshold: int = param("20h", unit="s", check=_threshold,
+                           help="the conservative threshold T of Figs. 5 and 8 (lelong2017: 20h)")
+    weeks: int = param(30, unit="weeks", check=lambda v, n: check.integer(v, n, 2),
+                       help="resampled weeks per half, and for Fig. 5 (the papers: 250)")
+    policies: tuple = param(sim.LELONG_POLICIES, check=_pair_policies,
+                            help="policies of both queues (the pairs are their product; FCFS among them)")
+    fig5_trace: TraceInfo | None = param("KTH-SP2", check=_one_trace,
+                                         help="trace of Fig. 5, named as traces are (None: no Fig. 5)")
+    fig5_backfill: str = param("SPF", check=lambda v, n: check.policy_names([v], n)[0],
+                               help="backfilling policy of Fig. 5")
+    thesis_traces: tuple = param(THESIS_TRACES, check=_part_traces,
+                                 help="traces of the thesis tables 5.2-5.5, named as traces are ([]: none)")
+    thesis_thresholds: tuple = param(("none", 200000, "20h"),
+                                     check=lambda v, n: parse_thresholds(v, n, sort=False),
+                                     help="threshold columns of the thesis tables (none, 2.31 days, 20 hours)")
+    thesis_policies: tuple = param(sim.BANDIT_POLICIES, check=check.policy_names,
+                                   help="policies of the thesis tables (EASY-P-P)")
+    thesis_weeks: int | None = param(None, unit="weeks", check=check.optional_integer,
+                                     help="original weeks per trace (None: the thesis' 45 or 100, all the weeks "
+                                          "after the first for another trace)")
+    thesis_finish: str = param("recorded", check=lambda v, n: check.choice(v, n, FINISH),
+                               help="how a job crossing its week's end is judged: recorded (the log's finish "
+                                    "time, as the thesis), run (r + p) or req (r + p~)")
+    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0), help="seed of the resampled weeks")
+    overrun: str = param("drop", check=lambda v, n: check.choice(v, n, workload.OVERRUN_CHOICES),
+                         help="jobs with p > p~: drop (lelong2017 §7.2) or kill")
+    criterion: str = param("mean", check=lambda v, n: check.choice(v, n, CRITERIA),
+                           help="how the pair is learned on the training weeks: mean (lowest mean AvgWait) "
+                                "or mean-ratio (lowest mean weekly ratio)")
 
-    def as_dict(self) -> dict[str, Any]:
-        tr = lambda refs: [r.name for r in refs]  # noqa: E731
-        return {
-            "traces": tr(self.traces), "sweep_traces": tr(self.sweep_traces),
-            "thresholds": [threshold_label(t) for t in self.thresholds],
-            "threshold": threshold_label(self.threshold), "weeks": self.weeks,
-            "policies": list(self.policies),
-            "fig5_trace": self.fig5_trace.name if self.fig5_trace else None,
-            "fig5_backfill": self.fig5_backfill, "thesis_traces": tr(self.thesis_traces),
-            "thesis_thresholds": [threshold_label(t) for t in self.thesis_thresholds],
-            "thesis_policies": list(self.thesis_policies), "thesis_weeks": self.thesis_weeks,
-            "thesis_finish": self.thesis_finish, "seed": self.seed, "overrun": self.overrun,
-            "criterion": self.criterion, "workers": self.workers, "outdir": str(self.outdir),
-            "cache_dir": str(self.cache_dir),
-        }
-
-
-def validate(traces=DEFAULT_TRACES, sweep_traces=None, thresholds=DEFAULT_THRESHOLDS,
-             threshold="20h", weeks=250, policies=sim.LELONG_POLICIES, fig5_trace="KTH-SP2",
-             fig5_backfill="SPF", thesis_traces=THESIS_TRACES, thesis_thresholds=("none", 200000, "20h"),
-             thesis_policies=sim.BANDIT_POLICIES, thesis_weeks=None, thesis_finish="recorded",
-             seed=2017, overrun="drop", criterion="mean", workers=2, outdir=None,
-             cache_dir=None) -> Params:
-    """Check every parameter of the study; raise :class:`InputError` saying
-    what is wrong.  Lists may be given as lists, YAML list text or
-    comma-separated strings (papermill passes them as strings).
-
-    * ``traces``: the logs of the T = 20 h train/test comparison (Fig. 8);
-    * ``sweep_traces``: the logs of the threshold sweep (Figs. 6-7); None
-      means ``traces``; ``[]`` skips the sweep;
-    * ``thresholds``: the sweep's thresholds (durations or ``"none"``);
-    * ``threshold``: the conservative threshold of Figs. 5 and 8 (20 h);
-    * ``weeks``: resampled weeks per half (and for Fig. 5), >= 2;
-    * ``policies``: the policies of both queues (the pairs are their
-      product); must include FCFS (the baseline);
-    * ``fig5_trace`` (None skips Fig. 5) and ``fig5_backfill``;
-    * ``thesis_traces`` (``[]`` skips the thesis tables), ``thesis_thresholds``,
-      ``thesis_policies``, ``thesis_weeks`` (None: the thesis' 45 or 100, all
-      the weeks after the first for another trace) and ``thesis_finish``;
-    * ``seed``, ``overrun`` (``"drop"``: lelong2017 §7.2), ``criterion``,
-      ``workers``, ``outdir`` (None: ``results/thresholds``) and
-      ``cache_dir`` (None: ``results/cache``).
-    """
-    trs = _trace_refs(traces, "traces")
-    if not trs:
-        raise InputError("traces: give at least one trace (e.g. KTH-SP2)")
-    sweep = trs if sweep_traces is None else _trace_refs(sweep_traces, "sweep_traces")
-    ths = parse_thresholds(thresholds, "thresholds")
-    thr = check.duration(threshold, "threshold")
-    if thr is None:
-        raise InputError("threshold: the conservative threshold of Figs. 5 and 8 must be a duration, "
-                         "e.g. 20h")
-    if sweep and not ths:
-        raise InputError("thresholds: give at least one threshold for the sweep (or sweep_traces: [])")
-    pols = check.policy_names(policies, "policies")
-    if "FCFS" not in pols:
-        raise InputError("policies: FCFS must be one of them (EASY-FCFS-FCFS is the baseline)")
-    if len(pols) < 2:
-        raise InputError("policies: give at least two policies (FCFS and another)")
-    f5 = None
-    if fig5_trace is not None and str(fig5_trace).strip().lower() not in ("", "none"):
-        f5 = _trace_refs([fig5_trace], "fig5_trace")[0]
-    f5b = check.policy_names([fig5_backfill], "fig5_backfill")[0]
-    th_tr = _trace_refs(thesis_traces, "thesis_traces")
-    th_ths = parse_thresholds(thesis_thresholds, "thesis_thresholds", sort=False)
-    if th_tr and not th_ths:
-        raise InputError("thesis_thresholds: give at least one threshold (or thesis_traces: [])")
-    th_pols = check.policy_names(thesis_policies, "thesis_policies")
-    if th_tr and not th_pols:
-        raise InputError("thesis_policies: give at least one policy (or thesis_traces: [])")
-    th_weeks = None
-    if thesis_weeks is not None and str(thesis_weeks).strip().lower() not in ("", "none"):
-        th_weeks = check.integer(thesis_weeks, "thesis_weeks", 1)
-    if thesis_finish not in FINISH:
-        raise InputError(f"thesis_finish: expected one of {FINISH}, got {thesis_finish!r}")
-    if overrun not in workload.OVERRUN_CHOICES:
-        raise InputError(f"overrun: expected one of {workload.OVERRUN_CHOICES}, got {overrun!r}")
-    if criterion not in CRITERIA:
-        raise InputError(f"criterion: expected one of {CRITERIA}, got {criterion!r}")
-    return Params(
-        traces=trs, sweep_traces=sweep, thresholds=ths, threshold=thr,
-        weeks=check.integer(weeks, "weeks", 2), policies=pols, fig5_trace=f5, fig5_backfill=f5b,
-        thesis_traces=th_tr, thesis_thresholds=th_ths, thesis_policies=th_pols,
-        thesis_weeks=th_weeks, thesis_finish=thesis_finish, seed=check.integer(seed, "seed", 0),
-        overrun=overrun, criterion=criterion, workers=check.integer(workers, "workers", 1),
-        outdir=check.directory(outdir, "outdir", paths.RESULTS / STUDY),
-        cache_dir=check.directory(cache_dir, "cache_dir", paths.RESULTS / "cache"),
-    )
+    def __post_init__(self):
+        if self.sweep_traces is None:
+            object.__setattr__(self, "sweep_traces", self.traces)
+        if self.sweep_traces and not self.thresholds:
+            raise InputError("thresholds: give at least one threshold for the sweep (or sweep_traces: [])")
+        if self.thesis_traces and not self.thesis_thresholds:
+            raise InputError("thesis_thresholds: give at least one threshold (or thesis_traces: [])")
+        if self.thesis_traces and not self.thesis_policies:
+            raise InputError("thesis_policies: give at least one policy (or thesis_traces: [])")
