@@ -145,13 +145,18 @@ def test_learning_sums():
 
 # ----------------------------------------------------------- parameters --
 
+def validate(traces=None, **kw):
+    from schedlab.study import validate as protocol_validate
+    return protocol_validate(study.Params, kw if traces is None else {"traces": traces, **kw})
+
+
 def test_validate():
-    p = study.validate()
+    p = validate()
     assert [t.name for t in p.traces] == list(study.DEFAULT_TRACES)
     assert p.weeks == study.THESIS_WEEKS and p.months["SDSC-SP2"] == 20 and p.months["KTH-SP2"] is None
     assert p.split["SDSC-SP2"] == ((29, 64), (65, 100)) and p.split["KTH-SP2"] is None
     assert p.threshold == 200_000 and p.thresholds == (200_000, None, 72_000)
-    p = study.validate(["KTH-SP2"], weeks=10, months=0, thresholds=["20h"], optimisers="xnes3, cma6",
+    p = validate(["KTH-SP2"], weeks=10, months=0, thresholds=["20h"], optimisers="xnes3, cma6",
                        split={"kth-sp2": [[1, 5], [6, 10]]}, map_trace="SDSC-SP2")
     assert p.weeks == {"KTH-SP2": 10} and p.months == {"KTH-SP2": 0} and p.thresholds == (72_000,)
     assert p.optimisers == ("xnes3", "cma6") and p.split["KTH-SP2"] == ((1, 5), (6, 10))
@@ -163,7 +168,14 @@ def test_validate():
                     (dict(backfill="SPF"), "backfill"), (dict(budget=0), "budget"),
                     (dict(traces=["no-such-trace"]), "unknown trace")):
         with pytest.raises(InputError, match=msg):
-            study.validate(**kw)
+            validate(**kw)
+    # map_trace accepts what traces accepts: a path names the same trace
+    from schedlab import traces as registry
+    kth = str(registry.resolve("KTH-SP2").path)
+    assert validate(["KTH-SP2"], map_trace=kth).map_trace == "KTH-SP2"
+    for kw in (dict(workers=2), dict(outdir="x"), dict(scheduler="tcp://h:1")):   # the driver's business
+        with pytest.raises(InputError, match="not a parameter of this study"):
+            validate(**kw)
 
 
 def test_bundled_weeks_and_a_vertex_on_a_real_week():
@@ -199,7 +211,14 @@ def write_trace(path):
 
 TINY = dict(weeks=8, months="all", grid_resolution=3, threshold_resolution=2, month_resolution=2,
             map_resolution=4, map_weeks=[2, 3], thresholds=[200000, None], optimisers=["xnes3", "cma6"],
-            budget=20, workers=1)
+            budget=20)
+
+
+def run(trace, cache, outdir, **kw):
+    """The study through its driver, on one trace."""
+    from schedlab.study import run_study
+    return run_study("mixed", overrides={**TINY, "traces": [str(trace)], "map_trace": "gen"}, outdir=outdir,
+                     workers=1, cache_dir=cache, log=None, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -216,8 +235,7 @@ def tiny(tmp_path_factory):
         if not trace.exists():
             write_trace(trace)
         cache = shared / "cache"
-        res = study.run([str(trace)], **TINY, map_trace="gen", cache_dir=cache,
-                        outdir=tmp_path_factory.mktemp("out"), log=lambda *a: None)
+        res = run(trace, cache, tmp_path_factory.mktemp("out"))
     return trace, cache, res
 
 
@@ -254,9 +272,8 @@ def test_run_writes_everything(tiny):
 
 def test_rerun_comes_from_the_cache(tiny, tmp_path):
     trace, cache, res = tiny
-    again = study.run([str(trace)], **TINY, map_trace="gen", cache_dir=cache, outdir=tmp_path,
-                      scheduler="tcp://127.0.0.1:9", log=lambda *a: None)    # no cluster is needed
-    assert again["numbers"]["cells"]["computed"] == 0 and again["numbers"]["cells"]["cached"] > 0
+    again = run(trace, cache, tmp_path, scheduler="tcp://127.0.0.1:9")    # no cluster is needed
+    assert again["numbers"]["timing"]["cells_computed"] == 0 and again["numbers"]["timing"]["cells_cached"] > 0
     a, b = res["analyses"][0], again["analyses"][0]
     np.testing.assert_array_equal(a.weeks.grid, b.weeks.grid)
     np.testing.assert_array_equal(a.search.weights.values, b.search.weights.values)
@@ -305,9 +322,10 @@ def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
     papermill = pytest.importorskip("papermill")
     trace, cache, _ = tiny
     out = tmp_path / "out"
-    params = {**TINY, "traces": [str(trace)], "map_trace": "gen", "cache_dir": str(cache), "outdir": str(out)}
+    params = {**TINY, "traces": [str(trace)], "map_trace": "gen", "cache_dir": str(cache), "outdir": str(out),
+              "workers": 1}
     papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "executed.ipynb"), parameters=params,
-                               kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+                               kernel_name="schedlab", progress_bar=False, cwd=str(tmp_path))
     doc = json.loads((out / "numbers.json").read_text())
     assert doc["traces"]["gen"]["weeks"] == 8 and (out / "figures" / "maps.png").is_file()
     executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)

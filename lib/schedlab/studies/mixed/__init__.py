@@ -21,9 +21,10 @@ SDSC-SP2, SDSC-BLUE, CTC-SP2 and KTH-SP2, or of any SWF trace:
 Every simulation runs in a campaign cell (:func:`pure_cell`,
 :func:`grid_cell`, :func:`search_cell`) on dask.distributed, cached by
 :mod:`schedlab.campaign` under a key of its inputs: a re-run recomputes only
-what changed.  :func:`run` writes tables, figures, datasets and
-``numbers.json``; the notebook ``notebooks/03-mixed-policies.ipynb`` only
-validates its parameters (:func:`validate`) and calls :func:`run`.
+what changed (the key follows the cells' code).  :func:`compute` hands
+tables, figures and datasets to the driver (:func:`schedlab.study.run_study`),
+which writes them with ``numbers.json``; the notebook
+``notebooks/03-mixed-policies.ipynb`` holds its parameters and calls the driver.
 
 Choices (where the thesis is silent or ambiguous; each is a parameter
 where it reasonably could be):
@@ -86,35 +87,35 @@ where it reasonably could be):
   (uniform points on the sphere, same budget) are the baseline that tells
   what the evolution strategies add.
 
-The package: :mod:`.params` (defaults, choices, :func:`validate`),
+The package: :mod:`.params` (:class:`Params`, each parameter declared once),
 :mod:`.cells` (the simulations: cells and campaigns), :mod:`.analysis`
 (pure functions of their results), :mod:`.tables`, :mod:`.figures`,
-:mod:`.report` (:func:`numbers`), :mod:`.run` (the pipeline) and
+:mod:`.report` (:func:`numbers`), :mod:`.run` (:func:`compute`) and
 ``published.toml`` (the thesis' values, with their sources).
 """
 from __future__ import annotations
 
 from .analysis import RTOL, Analysis, Learning, best_index, greedy, learned, weekly_optimum
-from .cells import (CELL_VERSION, full_units, grid_cell, make_campaign, mixed_policy, pure_cell, search_cell,
+from .cells import (full_units, grid_cell, make_campaign, mixed_policy, pure_cell, search_cell,
                     trace_arg, trace_units, weekly_bsld)
 from .figures import (figure_convergence, figure_maps, figure_months, figure_pure, figure_saf, figure_search,
                       figure_weekly)
 from .params import (BACKFILL_CHOICES, DEFAULT_OPTIMISERS, DEFAULT_TRACES, FEATURES3, OPTIMISERS, PERIODS,
                      POLICIES, STUDY, THESIS_MONTHS, THESIS_SPLIT, THESIS_THRESHOLDS, THESIS_WEEKS, THRESHOLD,
-                     Params, validate, validate_outdir)
+                     Params)
 from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
-from .run import main, run, time_optimisation  # last: the name ``run`` is the function, not the module
+from .run import compute, main, time_optimisation
 
 __all__ = [
     "THESIS", "PUBLISHED", "DEFAULT_TRACES", "THESIS_WEEKS", "THESIS_SPLIT", "THESIS_MONTHS",
-    "THRESHOLD", "POLICIES", "FEATURES3", "OPTIMISERS", "Params", "validate", "validate_outdir",
+    "THRESHOLD", "POLICIES", "FEATURES3", "OPTIMISERS", "Params", "compute",
     "trace_arg", "trace_units", "full_units", "make_campaign", "weekly_bsld", "mixed_policy",
     "pure_cell", "grid_cell", "search_cell", "best_index", "weekly_optimum", "greedy", "learned",
-    "Learning", "Analysis", "time_optimisation", "run",
+    "Learning", "Analysis", "time_optimisation",
     # also public, and reached as study.<name> before the package
-    "STUDY", "CELL_VERSION", "THESIS_THRESHOLDS", "DEFAULT_OPTIMISERS", "BACKFILL_CHOICES", "PERIODS", "RTOL",
+    "STUDY", "THESIS_THRESHOLDS", "DEFAULT_OPTIMISERS", "BACKFILL_CHOICES", "PERIODS", "RTOL",
     "PUBLISHED_NOTES", "table_5_1", "table_learning", "table_pure", "table_saf", "table_search",
     "table_thresholds", "table_weights", "table_scales", "figure_pure", "figure_saf", "figure_weekly",
     "figure_months", "figure_maps", "figure_search", "figure_convergence", "numbers", "main",

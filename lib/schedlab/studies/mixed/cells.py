@@ -16,11 +16,26 @@ from ... import metrics, optim, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
 from ...sim import Jobs
-from .params import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label
 
-#: Version of each kind of cell, part of its cache key: bump it when the
-#: cell's computation (or the optimiser it calls) changes.
-CELL_VERSION = {"pure": 1, "grid": 1, "search": 2}
+# The constants the cells need live here, not in params.py: the cells then
+# import nothing of the study's parameters or of the driver, so their cache
+# keys (which follow the code the cells import) do not move when those do.
+
+#: The thesis' threshold, 2.31 days (§5.8).
+THRESHOLD = 200_000
+#: The 12 pure policies (thesis §3.1.4).
+POLICIES: tuple[str, ...] = sim.BANDIT_POLICIES
+#: Black-box optimisers: name -> (method, number of features).
+OPTIMISERS: dict[str, tuple[str, int]] = {"xnes3": ("xnes", 3), "xnes6": ("xnes", 6),
+                                          "cma3": ("cma", 3), "cma6": ("cma", 6),
+                                          "random3": ("random", 3), "random6": ("random", 6)}
+BACKFILL_CHOICES = ("same", "FCFS")
+PERIODS = ("week", "month")
+
+
+def _thr_label(t: int | None) -> str:
+    return "none" if t is None else str(int(t))
+
 
 
 # ---------------------------------------------------------------- workload --
@@ -78,7 +93,7 @@ def weekly_bsld(jobs: Jobs, m: int, primary, threshold=THRESHOLD, backfill: str 
 
 # ------------------------------------------------------------------- cells --
 
-_CELL_KEYS = {"trace", "period", "skip_first", "unit", "threshold", "backfill", "version",
+_CELL_KEYS = {"trace", "period", "skip_first", "unit", "threshold", "backfill",
               "resolution", "features", "optimiser", "budget", "sigma0", "penalty", "patience", "seed"}
 
 
@@ -168,7 +183,7 @@ def make_campaign(kind: str, info: _traces.TraceInfo, period: str, units: Sequen
     """The campaign of one kind ("pure", "grid", "search") on one trace:
     dims (threshold, unit) for pure and grid, (unit, optimiser) for search."""
     params: dict[str, Any] = {"trace": trace_arg(info), "period": period, "skip_first": 1,
-                              "backfill": backfill, "version": CELL_VERSION.get(kind, 0)}
+                              "backfill": backfill}
     units = [int(u) for u in units]
     if kind in ("pure", "grid"):
         dims = {"threshold": [_thr_label(t) for t in thresholds], "unit": units}

@@ -1,16 +1,19 @@
-"""Parameters of the mixed-policies study: the thesis' protocol as defaults
-(traces, weeks, months, training/testing split, thresholds), the choices
-(optimisers, backfilling, periods), :class:`Params` and :func:`validate`."""
+"""Parameters of the mixed-policies study, declared once (:class:`Params`:
+default = the quick profile's value, unit, meaning, validator), with the
+thesis' protocol (traces, weeks, months, training/testing split, thresholds)
+and the choices (optimisers, backfilling, periods)."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ... import optim, paths, sim
-from ... import traces as _traces
+from ... import optim, sim
 from ... import values as check
 from ...errors import InputError
+from ...study import Params as StudyParams
+from ...study import param
+from .cells import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label  # noqa: F401 (re-exported)
 
 STUDY = "mixed"
 
@@ -24,68 +27,14 @@ THESIS_SPLIT: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {"SDSC-SP2": 
 #: Months used per trace (thesis §5.9: "train on the first 10 months ... test
 #: on the second half"): 20 months of SDSC-SP2; every full month elsewhere.
 THESIS_MONTHS: dict[str, int] = {"SDSC-SP2": 20}
-#: The thesis' threshold, 2.31 days (§5.8).
-THRESHOLD = 200_000
 #: The thresholds of Tables 5.2-5.5: 2.31 days, none, 20 hours.
 THESIS_THRESHOLDS: tuple[int | None, ...] = (200_000, None, 72_000)
-#: The 12 pure policies (thesis §3.1.4).
-POLICIES: tuple[str, ...] = sim.BANDIT_POLICIES
 #: The 3 features of thesis §5.5 (the first three of the engine's six).
 FEATURES3: tuple[str, ...] = sim.FEATURES[:3]
-#: Black-box optimisers: name -> (method, number of features).
-OPTIMISERS: dict[str, tuple[str, int]] = {"xnes3": ("xnes", 3), "xnes6": ("xnes", 6),
-                                          "cma3": ("cma", 3), "cma6": ("cma", 6),
-                                          "random3": ("random", 3), "random6": ("random", 6)}
 DEFAULT_OPTIMISERS: tuple[str, ...] = tuple(OPTIMISERS)
-BACKFILL_CHOICES = ("same", "FCFS")
-PERIODS = ("week", "month")
 
 
-# -------------------------------------------------------------- parameters --
-
-@dataclass(frozen=True)
-class Params:
-    """Validated parameters of the study (see :func:`validate`)."""
-
-    traces: tuple[_traces.TraceInfo, ...]
-    weeks: dict[str, int | None]
-    months: dict[str, int | None]
-    split: dict[str, tuple[tuple[int, int], tuple[int, int]] | None]
-    grid_resolution: int = 100
-    threshold_resolution: int = 20
-    month_resolution: int = 50
-    map_resolution: int = 100
-    map_trace: str | None = "SDSC-SP2"
-    map_weeks: tuple[int, ...] = (70, 71, 72, 73)
-    thresholds: tuple[int | None, ...] = THESIS_THRESHOLDS
-    optimisers: tuple[str, ...] = ("xnes3", "xnes6", "cma3", "cma6", "random3", "random6")
-    budget: int = 1000
-    sigma0: float = 0.5
-    penalty: float = 0.01
-    patience: int = 8
-    seed: int = 2019
-    backfill: str = "same"
-    workers: int | None = 2
-    scheduler: str | None = None
-    cache_dir: Path | None = None
-
-    @property
-    def threshold(self) -> int | None:
-        """The main threshold (the first of :attr:`thresholds`)."""
-        return self.thresholds[0]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"traces": [t.name for t in self.traces], "weeks": self.weeks, "months": self.months,
-                "split": self.split, "grid_resolution": self.grid_resolution,
-                "threshold_resolution": self.threshold_resolution,
-                "month_resolution": self.month_resolution, "map_resolution": self.map_resolution,
-                "map_trace": self.map_trace, "map_weeks": list(self.map_weeks),
-                "thresholds": [_thr_label(t) for t in self.thresholds],
-                "optimisers": list(self.optimisers), "budget": self.budget, "sigma0": self.sigma0,
-                "penalty": self.penalty, "patience": self.patience, "seed": self.seed, "backfill": self.backfill,
-                "workers": self.workers, "scheduler": self.scheduler,
-                "cache_dir": None if self.cache_dir is None else str(self.cache_dir)}
-
+# -------------------------------------------------------------- validators --
 
 def _per_trace(value, names: Sequence[str], what: str, default: Mapping[str, int],
                minimum: int = 1) -> dict[str, int | None]:
@@ -108,103 +57,156 @@ def _per_trace(value, names: Sequence[str], what: str, default: Mapping[str, int
     return {n: v for n in names}
 
 
-def _thr_label(t: int | None) -> str:
-    return "none" if t is None else str(int(t))
+def _periods(value, name):
+    """"thesis", "all", an int, None or a mapping (resolved per trace once the traces are known)."""
+    if value is False:
+        return 0
+    if isinstance(value, Mapping) or value is None or (isinstance(value, str) and value.strip().lower()
+                                                         in ("thesis", "all")):
+        return value.strip().lower() if isinstance(value, str) else value
+    return check.integer(value, name, 0)
 
 
-def validate(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None,
-             grid_resolution=100, threshold_resolution=20, month_resolution=50, map_resolution=100,
-             map_trace="SDSC-SP2", map_weeks=(70, 71, 72, 73), thresholds=THESIS_THRESHOLDS,
-             optimisers=DEFAULT_OPTIMISERS, budget=1000, sigma0=0.5, penalty=0.01, patience=8,
-             seed=2019, backfill="same", workers=2, scheduler=None, cache_dir=None) -> Params:
-    """Check every parameter of the study and return them as :class:`Params`;
-    raises :class:`~schedlab.errors.InputError` saying what is wrong.
+def _split(value, name):
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InputError(f"{name}: expected a mapping trace -> [[train first, last], [test first, last]]")
+    out = {}
+    for k, v in value.items():
+        if v is None:
+            out[str(k)] = None
+            continue
+        try:
+            (a, b), (c, d) = v
+            a, b, c, d = (check.integer(x, f"{name}[{k}]") for x in (a, b, c, d))
+        except (TypeError, ValueError):
+            raise InputError(f"{name}[{k}]: expected [[first, last], [first, last]], got {v!r}") from None
+        if not (a <= b and c <= d):
+            raise InputError(f"{name}[{k}]: each range must have first <= last, got {v!r}")
+        out[str(k)] = ((a, b), (c, d))
+    return out
 
-    * ``traces``: registry names or SWF paths (as in the traces study);
-    * ``weeks`` / ``months``: per-trace number of periods, ``"thesis"``
-      (:data:`THESIS_WEEKS` / :data:`THESIS_MONTHS`, every full period for
-      other traces), an int, ``"all"``, or a mapping trace -> int/"all";
-      ``months=0`` leaves the months out;
-    * ``split``: mapping trace -> [[first, last], [first, last]] training and
-      testing weeks (1-based, inclusive); default :data:`THESIS_SPLIT`, else halves;
-    * ``grid_resolution`` (main threshold), ``threshold_resolution`` (the
-      other thresholds), ``month_resolution``, ``map_resolution``: n of
-      :func:`schedlab.optim.l1_lattice`;
-    * ``map_trace`` (None: no maps) and ``map_weeks`` for Fig. 5.4;
-    * ``thresholds``: durations or None; the first is the main one;
-    * ``optimisers``: subset of :data:`OPTIMISERS`; ``budget``
-      (simulations per weekly optimisation), ``sigma0``, ``penalty``, ``seed``;
-    * ``backfill``: "same" (EASY-P-P) or "FCFS";
-    * ``workers`` (local dask workers), ``scheduler`` (address of an existing
-      dask scheduler), ``cache_dir`` (default ``results/cache``).
-    """
-    infos = tuple(check.trace_list(traces))
-    names = [i.name for i in infos]
-    weeks_ = _per_trace(weeks, names, "weeks", THESIS_WEEKS)
-    months_ = _per_trace(0 if months is False else months, names, "months", THESIS_MONTHS, minimum=0)
-    split_: dict[str, Any] = {n: THESIS_SPLIT.get(n) for n in names}
-    if split is not None:
-        if not isinstance(split, Mapping):
-            raise InputError("split: expected a mapping trace -> [[train first, last], [test first, last]]")
+
+def _resolution(value, name):
+    v = check.integer(value, name)
+    if optim.lattice_size(3, v) > 500_000:
+        raise InputError(f"{name}: {v} gives {optim.lattice_size(3, v)} grid points per week; at most 353")
+    return v
+
+
+def _map_trace(value, name):
+    """None, or a trace given as `traces` gives them (registry name or path; or
+    the name of one of `traces`): resolved once the traces are known."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "")):
+        return None
+    if not isinstance(value, (str, os.PathLike)) and not hasattr(value, "name"):
+        raise InputError(f"{name}: expected a trace name or path, or None, got {value!r}")
+    return value
+
+
+def _map_weeks(value, name):
+    weeks = check.as_list(value, name)
+    if not weeks:
+        raise InputError(f"{name}: expected a list of week numbers, got {value!r}")
+    return tuple(check.integer(w, name) for w in weeks)
+
+
+def _thresholds(value, name):
+    if isinstance(value, (str, int)) or value is None:
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not value:
+        raise InputError(f"{name}: expected a list of durations (or None), got {value!r}")
+    thr = tuple(check.duration(t, name) for t in value)
+    if len(set(thr)) != len(thr):
+        raise InputError(f"{name}: duplicates in {list(value)}")
+    return thr
+
+
+def _optimisers(value, name):
+    items = tuple(check.as_list(value, name, none_is_empty=True))
+    bad = [o for o in items if o not in OPTIMISERS]
+    if bad:
+        raise InputError(f"{name}: unknown {bad}; choose among {list(OPTIMISERS)}")
+    return items
+
+
+# -------------------------------------------------------------- parameters --
+
+@dataclass(frozen=True)
+class Params(StudyParams):
+    """The parameters of the study; ``weeks``, ``months`` and ``split`` are
+    resolved per trace (``{trace name: value}``) once the traces are known,
+    and ``map_trace`` to the name of one of the traces."""
+
+    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+                          help="traces: registry names or SWF paths (thesis §5.2: these four)")
+    weeks: Any = param("thesis", unit="weeks", check=_periods,
+                       help='weeks per trace: "thesis" (100 of SDSC-SP2 and SDSC-BLUE, 45 of the others), '
+                            'an int, "all", or {trace: int|"all"}')
+    months: Any = param("thesis", unit="months", check=_periods,
+                        help='months per trace: "thesis" (20 of SDSC-SP2, every full month of the others), '
+                             'an int (0: none), "all" or {trace: ...}')
+    split: Any = param(None, check=_split,
+                       help="{trace: [[train first, last], [test first, last]]} weeks (1-based); "
+                            "default: the thesis' for SDSC-SP2, else halves")
+    grid_resolution: int = param(10, check=_resolution,
+                                 help="3-feature grid step 1/n at the main threshold (thesis: 100, 40,002 points)")
+    threshold_resolution: int = param(5, check=_resolution, help="grid step 1/n at the other thresholds")
+    month_resolution: int = param(6, check=_resolution, help="grid step 1/n of the months")
+    map_resolution: int = param(30, check=_resolution, help="grid step 1/n of the Fig. 5.4 maps")
+    map_trace: Any = param("SDSC-SP2", check=_map_trace,
+                           help="the trace of the Fig. 5.4 maps, named as `traces` are (None: no maps; "
+                                "the first trace when SDSC-SP2 is not studied)")
+    map_weeks: tuple = param((70, 71, 72, 73), unit="weeks", check=_map_weeks, help="the weeks of the maps")
+    thresholds: tuple = param(THESIS_THRESHOLDS, unit="s", check=_thresholds,
+                              help="waiting-time thresholds (the first is the main one): 2.31 days, none, 20 h")
+    optimisers: tuple = param(("xnes3", "xnes6", "cma3", "cma6", "random6"), check=_optimisers,
+                              help=f"black-box searches, among {', '.join(OPTIMISERS)} ([]: none)")
+    budget: int = param(80, check=check.integer, help="simulations per weekly optimisation")
+    sigma0: float = param(0.5, check=lambda v, n: check.number(v, n, 0, low_open=True),
+                          help="initial step of xNES / CMA-ES")
+    penalty: float = param(0.01, check=lambda v, n: check.number(v, n, 0), help="penalty of ||w||_1 away from 1")
+    patience: int = param(8, check=check.integer, help="restarts without improvement before stopping")
+    seed: int = param(2019, check=lambda v, n: check.integer(v, n, 0), help="seed of the searches")
+    backfill: str = param("same", check=lambda v, n: check.choice(v, n, BACKFILL_CHOICES),
+                          help='the backfilling queue: "same" (EASY-P-P) or "FCFS"')
+
+    def __post_init__(self):
+        names = [getattr(t, "name", str(t)) for t in self.traces]
+        weeks = _per_trace(self.weeks, names, "weeks", THESIS_WEEKS)
+        months = _per_trace(self.months, names, "months", THESIS_MONTHS, minimum=0)
+        split: dict[str, Any] = {n: THESIS_SPLIT.get(n) for n in names}
         lower = {n.lower(): n for n in names}
-        for k, v in split.items():
+        for k, v in (self.split or {}).items():
             if str(k).lower() not in lower:
                 raise InputError(f"split: unknown trace {k!r}; the traces are {names}")
-            try:
-                (a, b), (c, d) = v
-                a, b, c, d = (check.integer(x, f"split[{k}]") for x in (a, b, c, d))
-            except (TypeError, ValueError):
-                raise InputError(f"split[{k}]: expected [[first, last], [first, last]], got {v!r}") from None
-            if not (a <= b and c <= d):
-                raise InputError(f"split[{k}]: each range must have first <= last, got {v!r}")
-            split_[lower[str(k).lower()]] = ((a, b), (c, d))
-    res = {k: check.integer(v, k) for k, v in (("grid_resolution", grid_resolution),
-                                               ("threshold_resolution", threshold_resolution),
-                                               ("month_resolution", month_resolution),
-                                               ("map_resolution", map_resolution))}
-    for k, v in res.items():
-        if optim.lattice_size(3, v) > 500_000:
-            raise InputError(f"{k}: {v} gives {optim.lattice_size(3, v)} grid points per week; at most 353")
-    if map_trace is not None:
-        lower = {n.lower(): n for n in names}
-        if str(map_trace).lower() not in lower:
-            if str(map_trace) == "SDSC-SP2":         # the default, when SDSC-SP2 is not studied
+            split[lower[str(k).lower()]] = v
+        map_trace = self.map_trace
+        if map_trace is not None:
+            name = map_trace.name if hasattr(map_trace, "name") else str(map_trace)
+            if name.lower() not in lower and name != "SDSC-SP2":     # a path, or another name of a trace
+                name = check.trace_list([map_trace], "map_trace")[0].name
+            if name.lower() in lower:
+                map_trace = lower[name.lower()]
+            elif name == "SDSC-SP2":          # the default, when SDSC-SP2 is not studied
                 map_trace = names[0]
             else:
-                raise InputError(f"map_trace: {map_trace!r} is not one of the traces {names}")
-        else:
-            map_trace = lower[str(map_trace).lower()]
-    weeks_list = check.as_list(map_weeks, "map_weeks")
-    if not weeks_list:
-        raise InputError(f"map_weeks: expected a list of week numbers, got {map_weeks!r}")
-    map_weeks = tuple(check.integer(w, "map_weeks") for w in weeks_list)
-    if isinstance(thresholds, (str, int)) or thresholds is None:
-        thresholds = [thresholds]
-    if not isinstance(thresholds, (list, tuple)) or not thresholds:
-        raise InputError(f"thresholds: expected a list of durations (or None), got {thresholds!r}")
-    thr = tuple(check.duration(t, "thresholds") for t in thresholds)
-    if len(set(thr)) != len(thr):
-        raise InputError(f"thresholds: duplicates in {list(thresholds)}")
-    optimisers = check.as_list(optimisers, "optimisers")
-    bad = [o for o in optimisers if o not in OPTIMISERS]
-    if bad:
-        raise InputError(f"optimisers: unknown {bad}; choose among {list(OPTIMISERS)}")
-    if backfill not in BACKFILL_CHOICES:
-        raise InputError(f"backfill: expected one of {BACKFILL_CHOICES}, got {backfill!r}")
-    if workers is not None:
-        workers = check.integer(workers, "workers")
-    if scheduler is not None and not (isinstance(scheduler, str) and scheduler.strip()):
-        raise InputError(f"scheduler: expected a dask scheduler address or None, got {scheduler!r}")
-    cache_dir = check.directory(cache_dir, "cache_dir", None)
-    return Params(infos, weeks_, months_, split_, res["grid_resolution"], res["threshold_resolution"],
-                  res["month_resolution"], res["map_resolution"], map_trace, map_weeks, thr,
-                  tuple(optimisers), check.integer(budget, "budget"),
-                  check.number(sigma0, "sigma0", 0, low_open=True), check.number(penalty, "penalty", 0),
-                  check.integer(patience, "patience"),
-                  check.integer(seed, "seed", 0), backfill, workers, scheduler, cache_dir)
+                raise InputError(f"map_trace: {name!r} is not one of the traces {names}")
+        for k, v in (("weeks", weeks), ("months", months), ("split", split), ("map_trace", map_trace)):
+            object.__setattr__(self, k, v)
 
+    @property
+    def threshold(self) -> int | None:
+        """The main threshold (the first of :attr:`thresholds`)."""
+        return self.thresholds[0]
 
-def validate_outdir(value) -> Path:
-    """``None`` -> ``results/mixed``; otherwise the directory, made absolute."""
-    return check.directory(value, "outdir", paths.RESULTS / STUDY)
-
+    def as_dict(self) -> dict[str, Any]:
+        return {"traces": [t.name for t in self.traces], "weeks": self.weeks, "months": self.months,
+                "split": self.split, "grid_resolution": self.grid_resolution,
+                "threshold_resolution": self.threshold_resolution,
+                "month_resolution": self.month_resolution, "map_resolution": self.map_resolution,
+                "map_trace": self.map_trace, "map_weeks": list(self.map_weeks),
+                "thresholds": [_thr_label(t) for t in self.thresholds],
+                "optimisers": list(self.optimisers), "budget": self.budget, "sigma0": self.sigma0,
+                "penalty": self.penalty, "patience": self.patience, "seed": self.seed, "backfill": self.backfill}

@@ -1,27 +1,22 @@
-"""The pipeline of the mixed-policies study: :func:`run` runs the
-campaigns and writes datasets, tables, figures and ``numbers.json``;
+"""The mixed-policies study: :func:`compute` runs the campaigns and hands
+datasets, tables and figures to the driver (:func:`schedlab.study.run_study`);
 :func:`time_optimisation` times one weekly optimisation (``python -m
 schedlab.studies.mixed time``)."""
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ... import __version__, optim, paths, plots, sim, store
-from ... import campaign as _campaign
+from ... import optim, sim
 from ... import values as check
 from ...errors import InputError
-from .. import write_json
 from .analysis import RTOL, Analysis, _count, _learning
 from .cells import full_units, make_campaign, search_cell, trace_arg, trace_units
 from .figures import (figure_convergence, figure_maps, figure_months, figure_pure, figure_saf, figure_search,
                       figure_weekly)
-from .params import (DEFAULT_OPTIMISERS, DEFAULT_TRACES, FEATURES3, OPTIMISERS, POLICIES, STUDY,
-                     THESIS_THRESHOLDS, THRESHOLD, _thr_label, validate, validate_outdir)
+from .params import FEATURES3, OPTIMISERS, POLICIES, STUDY, THRESHOLD, Params, _thr_label
 from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
@@ -61,112 +56,97 @@ def _labelled(ds):
     return ds
 
 
-def run(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None, grid_resolution=100,
-        threshold_resolution=20, month_resolution=50, map_resolution=100, map_trace="SDSC-SP2",
-        map_weeks=(70, 71, 72, 73), thresholds=THESIS_THRESHOLDS, optimisers=DEFAULT_OPTIMISERS,
-        budget=1000, sigma0=0.5, penalty=0.01, patience=8, seed=2019, backfill="same", workers=2,
-        scheduler=None, cache_dir=None, outdir=None, log=print) -> dict[str, Any]:
-    """Run the study (parameters: :func:`validate`) and write under ``outdir``
-    (default ``results/mixed``), each file atomically:
+def compute(p: Params, ctx) -> dict[str, Any]:
+    """Run the study's campaigns through ``ctx`` (any scheduler, the cache)
+    and hand it every output:
 
     * ``tables/{table_5_1,learning,learning_months,pure,saf,search,thresholds,weights,scales}.{csv,md}``;
     * ``figures/{pure,saf,weekly,maps,search,convergence,months}.{png,pdf}``;
-    * ``datasets/<campaign>.nc`` (every campaign's dataset, grid points as a coordinate);
-    * ``numbers.json``.
+    * ``datasets/<campaign>.nc`` (every campaign's dataset, grid points as a coordinate).
 
-    Returns ``analyses`` (one :class:`Analysis` per trace), ``tables``,
-    ``figures``, ``files``, ``numbers``, ``params``, ``outdir`` and ``seconds``.
-    ``months=0`` skips months; ``optimisers=[]`` skips the black-box searches.
+    Returns ``numbers``, ``analyses`` (one :class:`Analysis` per trace),
+    ``tables`` and ``figures``.  ``months=0`` skips months; ``optimisers=[]``
+    skips the black-box searches.
     """
-    t0 = time.perf_counter()
-    p = validate(traces, weeks, months, split, grid_resolution, threshold_resolution,
-                 month_resolution, map_resolution, map_trace, map_weeks, thresholds, optimisers, budget,
-                 sigma0, penalty, patience, seed, backfill, workers, scheduler, cache_dir)
-    out = validate_outdir(outdir)
-    runner = _campaign.Runner(p.workers, p.scheduler, p.cache_dir, log)
     analyses: list[Analysis] = []
     datasets: dict[str, Any] = {}
     common = dict(backfill=p.backfill)
-    try:
-        for info in p.traces:
-            targ = trace_arg(info)
-            notes: list[str] = []
-            _, m, scales = trace_units(targ, "week")
-            n_w = _count(p.weeks[info.name], full_units(targ, "week"), f"{info.name} weeks", notes)
-            wk = list(range(1, n_w + 1))
-            # pure policies at every threshold; grid at the main one (fine) and the others (coarser)
-            c_pure = make_campaign("pure", info, "week", wk, thresholds=p.thresholds, **common)
-            pure_ds = runner.run(c_pure)
-            c_grid = make_campaign("grid", info, "week", wk, thresholds=p.thresholds[:1],
-                                   resolution=p.grid_resolution, **common)
-            grid_ds = runner.run(c_grid)
-            datasets[c_pure.name], datasets[c_grid.name] = pure_ds, grid_ds
-            split = p.split[info.name]
-            if split is not None and max(split[0][1], split[1][1]) > n_w:
-                notes.append(f"{info.name}: training/testing weeks {split} go beyond the {n_w} weeks used; "
-                             "the first and second halves are used instead.")
-                split = None
-            lr_w = _learning(info, "week", p.threshold, p.grid_resolution, wk, pure_ds, grid_ds, split)
-            by_thr = {_thr_label(p.threshold): lr_w}
-            if len(p.thresholds) > 1:
-                c_thr = make_campaign("grid", info, "week", wk, thresholds=p.thresholds[1:],
-                                      resolution=p.threshold_resolution, tag="-thr", **common)
-                thr_ds = runner.run(c_thr)
-                datasets[c_thr.name] = thr_ds
-                for t in p.thresholds[1:]:
-                    by_thr[_thr_label(t)] = _learning(info, "week", t, p.threshold_resolution, wk, pure_ds,
-                                                      thr_ds, split)
-            # black-box search
-            search = None
-            if p.optimisers:
-                c_s = make_campaign("search", info, "week", wk, thresholds=p.thresholds[:1],
-                                    optimisers=p.optimisers, budget=p.budget, sigma0=p.sigma0,
-                                    penalty=p.penalty, patience=p.patience, seed=p.seed, **common)
-                search = runner.run(c_s)
-                datasets[c_s.name] = search
-            # maps
-            maps: dict[int, np.ndarray] = {}
-            map_points = None
-            if p.map_trace == info.name:
-                mw = [w for w in p.map_weeks if w <= n_w]
-                if len(mw) < len(p.map_weeks):
-                    notes.append(f"map weeks beyond week {n_w} left out.")
-                if mw:
-                    if p.map_resolution == p.grid_resolution:
-                        src, map_points = grid_ds, lr_w.points
-                    else:
-                        c_map = make_campaign("grid", info, "week", mw, thresholds=p.thresholds[:1],
-                                              resolution=p.map_resolution, tag="-map", **common)
-                        src = runner.run(c_map)
-                        datasets[c_map.name] = src
-                        map_points = optim.l1_lattice(3, p.map_resolution)
-                    for w in mw:
-                        maps[w] = src.mean_bsld.sel(threshold=_thr_label(p.threshold), unit=w).values
-            # months
-            lr_m = None
-            if p.months[info.name] != 0:
-                n_m_avail = full_units(targ, "month")
-                if n_m_avail >= 2:
-                    n_m = _count(p.months[info.name], n_m_avail, f"{info.name} months", notes)
-                    mo = list(range(1, n_m + 1))
-                    c_mp = make_campaign("pure", info, "month", mo, thresholds=p.thresholds[:1], **common)
-                    c_mg = make_campaign("grid", info, "month", mo, thresholds=p.thresholds[:1],
-                                         resolution=p.month_resolution, **common)
-                    mp_ds, mg_ds = runner.run(c_mp), runner.run(c_mg)
-                    datasets[c_mp.name], datasets[c_mg.name] = mp_ds, mg_ds
-                    if n_m >= 2:
-                        lr_m = _learning(info, "month", p.threshold, p.month_resolution, mo, mp_ds, mg_ds, None)
+    for info in p.traces:
+        targ = trace_arg(info)
+        notes: list[str] = []
+        _, m, scales = trace_units(targ, "week")
+        n_w = _count(p.weeks[info.name], full_units(targ, "week"), f"{info.name} weeks", notes)
+        wk = list(range(1, n_w + 1))
+        # pure policies at every threshold; grid at the main one (fine) and the others (coarser)
+        c_pure = make_campaign("pure", info, "week", wk, thresholds=p.thresholds, **common)
+        pure_ds = ctx.campaign(c_pure)
+        c_grid = make_campaign("grid", info, "week", wk, thresholds=p.thresholds[:1],
+                               resolution=p.grid_resolution, **common)
+        grid_ds = ctx.campaign(c_grid)
+        datasets[c_pure.name], datasets[c_grid.name] = pure_ds, grid_ds
+        split = p.split[info.name]
+        if split is not None and max(split[0][1], split[1][1]) > n_w:
+            notes.append(f"{info.name}: training/testing weeks {split} go beyond the {n_w} weeks used; "
+                         "the first and second halves are used instead.")
+            split = None
+        lr_w = _learning(info, "week", p.threshold, p.grid_resolution, wk, pure_ds, grid_ds, split)
+        by_thr = {_thr_label(p.threshold): lr_w}
+        if len(p.thresholds) > 1:
+            c_thr = make_campaign("grid", info, "week", wk, thresholds=p.thresholds[1:],
+                                  resolution=p.threshold_resolution, tag="-thr", **common)
+            thr_ds = ctx.campaign(c_thr)
+            datasets[c_thr.name] = thr_ds
+            for t in p.thresholds[1:]:
+                by_thr[_thr_label(t)] = _learning(info, "week", t, p.threshold_resolution, wk, pure_ds,
+                                                  thr_ds, split)
+        # black-box search
+        search = None
+        if p.optimisers:
+            c_s = make_campaign("search", info, "week", wk, thresholds=p.thresholds[:1],
+                                optimisers=p.optimisers, budget=p.budget, sigma0=p.sigma0,
+                                penalty=p.penalty, patience=p.patience, seed=p.seed, **common)
+            search = ctx.campaign(c_s)
+            datasets[c_s.name] = search
+        # maps
+        maps: dict[int, np.ndarray] = {}
+        map_points = None
+        if p.map_trace == info.name:
+            mw = [w for w in p.map_weeks if w <= n_w]
+            if len(mw) < len(p.map_weeks):
+                notes.append(f"map weeks beyond week {n_w} left out.")
+            if mw:
+                if p.map_resolution == p.grid_resolution:
+                    src, map_points = grid_ds, lr_w.points
                 else:
-                    notes.append(f"{info.name}: fewer than 2 full months; months left out.")
-            analyses.append(Analysis(info, m, tuple(scales), lr_w, lr_m, by_thr, search, maps, map_points, notes))
-    finally:
-        runner.close()
+                    c_map = make_campaign("grid", info, "week", mw, thresholds=p.thresholds[:1],
+                                          resolution=p.map_resolution, tag="-map", **common)
+                    src = ctx.campaign(c_map)
+                    datasets[c_map.name] = src
+                    map_points = optim.l1_lattice(3, p.map_resolution)
+                for w in mw:
+                    maps[w] = src.mean_bsld.sel(threshold=_thr_label(p.threshold), unit=w).values
+        # months
+        lr_m = None
+        if p.months[info.name] != 0:
+            n_m_avail = full_units(targ, "month")
+            if n_m_avail >= 2:
+                n_m = _count(p.months[info.name], n_m_avail, f"{info.name} months", notes)
+                mo = list(range(1, n_m + 1))
+                c_mp = make_campaign("pure", info, "month", mo, thresholds=p.thresholds[:1], **common)
+                c_mg = make_campaign("grid", info, "month", mo, thresholds=p.thresholds[:1],
+                                     resolution=p.month_resolution, **common)
+                mp_ds, mg_ds = ctx.campaign(c_mp), ctx.campaign(c_mg)
+                datasets[c_mp.name], datasets[c_mg.name] = mp_ds, mg_ds
+                if n_m >= 2:
+                    lr_m = _learning(info, "month", p.threshold, p.month_resolution, mo, mp_ds, mg_ds, None)
+            else:
+                notes.append(f"{info.name}: fewer than 2 full months; months left out.")
+        analyses.append(Analysis(info, m, tuple(scales), lr_w, lr_m, by_thr, search, maps, map_points, notes))
     for note in (n for a in analyses for n in a.notes):
-        log(f"note: {note}")
-    files: list[Path] = []
+        ctx.log(f"note: {note}")
     # datasets, with the grid points as a coordinate
     for name, ds in datasets.items():
-        files.append(store.write_dataset(_labelled(ds), out / "datasets" / f"{name}.nc"))
+        ctx.dataset(name, _labelled(ds))
     tabs = {"learning": table_learning(analyses, "week"), "pure": table_pure(analyses),
             "saf": table_saf(analyses), "weights": table_weights(analyses), "scales": table_scales(analyses)}
     main = next((a for a in analyses if a.name == "SDSC-SP2"), analyses[0])
@@ -178,8 +158,8 @@ def run(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None, grid
     if len(p.thresholds) > 1:
         tabs["thresholds"] = table_thresholds(analyses)
     for name, t in tabs.items():
-        files += t.write(out / "tables" / name)
-    figs: dict[str, list[Path]] = {}
+        ctx.table(name, t)
+    figs: dict[str, Any] = {}
     makers = {"pure": lambda: figure_pure(analyses), "saf": lambda: figure_saf(analyses),
               "weekly": lambda: figure_weekly(analyses), "search": lambda: figure_search(analyses),
               "convergence": lambda: figure_convergence(analyses), "months": lambda: figure_months(analyses)}
@@ -189,10 +169,8 @@ def run(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None, grid
     for name, make in makers.items():
         fig = make()
         if fig is not None:
-            figs[name] = plots.savefig(fig, out / "figures" / name)
-            files += figs[name]
+            figs[name] = ctx.figure(name, fig)
     nums = numbers(analyses)
-    seconds = time.perf_counter() - t0
     doc = {
         "study": STUDY,
         "main_trace": main.name,
@@ -212,15 +190,8 @@ def run(traces=DEFAULT_TRACES, weeks="thesis", months="thesis", split=None, grid
         "published_source": THESIS,
         "published_notes": list(PUBLISHED_NOTES),
         "params": p.as_dict(),
-        "cells": {"computed": runner.computed, "cached": runner.cached},
-        "provenance": {"schedlab": __version__, "core": sim.VERSION, "git": paths.git_state(),
-                       "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                       "wall_s": seconds,
-                       "inputs": {a.name: {"path": str(a.info.path), "sha256": a.info.sha256} for a in analyses}},
     }
-    files.append(write_json(out / "numbers.json", doc))
-    return {"analyses": analyses, "tables": tabs, "figures": figs, "files": files, "numbers": doc,
-            "params": p, "outdir": out, "seconds": time.perf_counter() - t0}
+    return {"numbers": doc, "analyses": analyses, "tables": tabs, "figures": figs}
 
 
 # ------------------------------------------------------------------- timing --
