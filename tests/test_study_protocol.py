@@ -223,8 +223,9 @@ def test_every_study_follows_the_protocol(entry):
     from schedlab.studies import load_published
 
     mod = importlib.import_module(entry.module)
-    if not hasattr(mod, "compute"):
-        pytest.skip(f"{entry.name} is not on the study protocol yet")
+    assert hasattr(mod, "compute") and hasattr(mod, "Params"), f"{entry.name} is not on the study protocol"
+    assert not callable(getattr(mod, "run", None)) and not callable(getattr(mod, "validate", None)), \
+        f"{entry.name}: a second way to run or validate the study besides the driver"
     assert issubclass(mod.Params, study.Params) and dataclasses.is_dataclass(mod.Params)
     for f in dataclasses.fields(mod.Params):
         assert f.metadata.get("help"), f"{entry.name}.Params.{f.name}: no help text"
@@ -281,3 +282,16 @@ def test_the_command_line_runs_the_same_driver(tmp_path, capsys):
     assert cli.main(["study", "run", "traces", "--set", "tracez=KTH-SP2", "--outdir", str(out)]) == 2
     assert "'tracez' is not a parameter of this study (did you mean traces?)" in capsys.readouterr().err
     assert cli.main(["study", "run", "nope"]) == 2
+
+
+@pytest.mark.parametrize("entry", STUDIES, ids=lambda e: e.name)
+def test_one_numbering(entry):
+    # the registry's number is the notebook's NN, its title's "Study N" and the package's
+    import importlib
+
+    import nbformat
+
+    nb = nbformat.read(str(paths.ROOT / entry.notebook), as_version=4)
+    assert nb.cells[0].source.startswith(f"# Study {entry.number} "), nb.cells[0].source[:40]
+    doc = importlib.import_module(entry.module).__doc__
+    assert doc.startswith(f"Study {entry.number} "), doc[:40]

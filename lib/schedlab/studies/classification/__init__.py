@@ -1,4 +1,4 @@
-"""Study 6 -- classification: weekly small/large job classification,
+"""Study 4 -- classification: weekly small/large job classification,
 small-first queues, kill-and-requeue, clairvoyant bounds (thesis ch. 6).
 
 The thesis (zrigui2021 ch. 6, :data:`THESIS`) learns online, week after week,

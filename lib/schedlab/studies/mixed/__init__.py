@@ -1,4 +1,4 @@
-"""Study 4 -- mixed policies: how far can a linear mix of job features beat
+"""Study 3 -- mixed policies: how far can a linear mix of job features beat
 every pure policy, and can the mix be learned from the past?
 
 Thesis zrigui2021 ch. 5 (see :data:`THESIS`), on the weeks (and months) of
