@@ -411,7 +411,8 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
     """Run (or resume) a campaign; returns its xarray.Dataset.  ``log``:
     where progress lines go (None: nowhere); a progress bar on stderr when
     ``progress``, and lines of cells done, rate and ETA every
-    :data:`PROGRESS_EVERY` seconds to ``$SCHEDLAB_PROGRESS`` when it is set."""
+    :data:`PROGRESS_EVERY` seconds to ``$SCHEDLAB_PROGRESS`` when it is set
+    (the study driver's ``log`` writes the other lines there too)."""
     if log is None:
         def log(*args, **kwargs):
             return None
@@ -422,7 +423,6 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
     todo = [(k, p) for _, k, p in keyed if not cache.has(k)]
     n_cached = len(keyed) - len(todo)
     log(f"campaign {campaign.name}: {len(keyed)} cells, {n_cached} from cache, {len(todo)} to compute")
-    progress_line(f"campaign {campaign.name}: {len(keyed)} cells, {n_cached} from cache, {len(todo)} to compute")
     last = [time.time()]
 
     def report(done: int) -> None:
