@@ -15,7 +15,7 @@ from schedlab import traces, workload
 from schedlab.errors import InputError
 from schedlab.sim import Jobs
 from schedlab.swf import read_swf, write_swf
-from schedlab.workload import (Resampled, clean, period_edges, recorded_finish, resample,
+from schedlab.workload import (CleaningWarning, Resampled, clean, peak_allocation, period_edges, recorded_finish, resample,
                                resample_weeks, split, weeks)
 
 W = 7 * 86400
@@ -485,7 +485,54 @@ def test_clean_machine_size_from_header_and_errors(tmp_path):
         clean(trace, m=M, overrun="run")
     bare = _clean_trace(tmp_path / "bare", header=False)
     with pytest.raises(InputError, match="MaxProcs"):
-        clean(bare)
+        clean(bare, m="header")
+    # No header: the log's peak concurrent allocation, stated and warned.  At
+    # t = 13 jobs 1, 5, 6, 9, 10, 12 and 15 run: 4+4+12+4+4+20+4 = 52.
+    with pytest.warns(CleaningWarning, match="m = 52, the log's peak concurrent allocation"):
+        jobs, rep = clean(bare)
+    assert rep.m == 52 and "peak" in rep.m_source and rep.choices["machine"] == "auto (m = 52)"
+    assert clean(bare, m="peak")[1].m == 52
+    assert peak_allocation(bare) == (52, "the log's peak concurrent allocation (9 jobs with a recorded start)")
+    with pytest.raises(InputError, match="machine"):
+        clean(bare, m="biggest")
+
+
+def test_clean_missing_requested_time_choices(tmp_path):
+    trace = _clean_trace(tmp_path)                 # job 9 (run 10, user 1) has no p~
+    def req_of_9(**kw):
+        jobs, rep = clean(trace, **kw)
+        return (int(jobs.req[jobs.id == 9][0]) if 9 in jobs.id else None), rep
+    assert req_of_9()[0] is None                   # auto: 1 job of 15 lacks p~ -> drop
+    assert req_of_9()[1].choices["request"] == "drop (auto)"
+    assert req_of_9(request="drop")[1].choices["request"] == "drop"
+    assert req_of_9(request="runtime")[0] == 10
+    assert req_of_9(request="runtime*2.5")[0] == 25
+    assert req_of_9(request="limit:1m")[0] == 60   # a site's maximum walltime
+    # user-max: the largest runtime of user 9 % 3 + 1 = 1 among all its jobs (3, 6, 9, 12, 15) = 20
+    assert req_of_9(request="user-max")[0] == 20
+    jobs, rep = clean(trace, request="runtime")
+    assert ("request", 1, "filled", "missing requested time: p~ = runtime") in rep.steps
+    assert "request=runtime" in str(rep)
+    for bad in ("runtime*0.5", "limit:-3", "guess", "runtime*x"):
+        with pytest.raises(InputError, match="request"):
+            clean(trace, request=bad)
+
+
+def test_clean_warns_on_a_large_loss_and_fills_a_log_without_requests(tmp_path):
+    a = np.array(CLEAN_ROWS, dtype=np.int64)
+    fields = {"job_id": a[:, 0], "submit": np.abs(a[:, 1]), "wait": a[:, 2], "run": np.abs(a[:, 3]),
+              "alloc_procs": np.full(len(a), 2), "req_procs": np.full(len(a), 2),
+              "req_time": np.full(len(a), -1), "user": a[:, 0] % 3 + 1}
+    none = read_swf(write_swf(tmp_path / "none.swf", fields, header_lines=["MaxProcs: 10"]))
+    with pytest.warns(CleaningWarning, match="100 % of the jobs have no requested time: request=runtime"):
+        jobs, rep = clean(none)
+    assert len(jobs) == 15 and np.array_equal(jobs.req, jobs.run) and rep.choices["request"] == "runtime (auto)"
+    with pytest.raises(InputError, match="no jobs left after cleaning"):
+        clean(none, request="drop")
+    with pytest.warns(CleaningWarning, match=r"removed 60.0 % of the jobs"):
+        clean(_clean_trace(tmp_path))             # 9 of 15 removed
+    rec = clean(none)[1].record()
+    assert rec["choices"]["request"] == "runtime (auto)" and rec["m"] == 10 and rec["warnings"]
 
 
 def test_recorded_finish_and_weeks_by_the_log(tmp_path):

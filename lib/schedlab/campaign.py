@@ -281,9 +281,7 @@ def workload_for(trace: str, m: int | None, overrun: str, kind: str, weeks: int,
     process so that the cells of a worker share one resampling."""
     from . import traces, workload
 
-    info = traces.resolve(trace)
-    jobs, _ = workload.clean(traces.load(trace), m=m or info.m, overrun=overrun)
-    m = m or info.m or jobs.procs.max()
+    jobs, _, m, _, _ = traces.cleaned(trace, m=m, overrun=overrun)
     if half != "all":
         if half not in ("train", "test"):
             raise InputError(f"half must be all, train or test, got {half!r}")

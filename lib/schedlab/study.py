@@ -315,6 +315,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     ctx = Context(entry, label, out, workers=int(workers), scheduler=scheduler, cache_dir=cache_dir, log=log,
                   progress=progress)
     ctx.log(f"study {entry.name} ({entry.stem}), profile {label}: outputs in {relpath(out)}")
+    cleaning = cleaning_records(mod, params, ctx.log)
     try:
         result = dict(mod.compute(params, ctx) or {})
     finally:
@@ -322,6 +323,8 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     wall = time.perf_counter() - t0
     numbers = dict(result.get("numbers") or {})
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
+    for name, record in cleaning.items():
+        numbers["provenance"]["inputs"].setdefault(name, {})["cleaning"] = record
     numbers["provenance"]["inputs"].update(result.get("inputs") or {})   # inputs that are not traces
     numbers["timing"] = {**numbers.get("timing", {}), **ctx.timing, "wall_s": round(wall, 1),
                          "cells_computed": ctx.runner.computed, "cells_cached": ctx.runner.cached}
@@ -349,20 +352,53 @@ def _stale_files(out: Path, written) -> list[Path]:
     return sorted(f for f in found if f.resolve() not in keep)
 
 
+def study_traces(params: Params) -> list:
+    """The traces (:class:`~schedlab.traces.TraceInfo`) among a study's parameters."""
+    from . import traces as _traces
+
+    found = []
+    for name in params.names():
+        v = getattr(params, name)
+        for item in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(item, _traces.TraceInfo) and item not in found:
+                found.append(item)
+    return found
+
+
+def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[str, dict]:
+    """How each trace of a study is cleaned (the study's ``overrun``
+    parameter, else its module's ``CLEANING``, else "kill"; its ``m``
+    parameter when it has one): each report is logged -- with its warnings,
+    for the notebook's reader and the terminal -- and returned as plain data
+    for the provenance of every result."""
+    import warnings
+
+    from . import traces as _traces
+
+    overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
+    m = getattr(params, "m", None)
+    records = {}
+    for info in study_traces(params):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = _traces.cleaned(info, m=m if isinstance(m, int) else None, overrun=overrun).report
+        records[info.name] = report.record()
+        choices = ", ".join(f"{k} {v}" for k, v in report.choices.items())
+        log(f"cleaning {info.name}: {report.jobs_out} of {report.jobs_in} jobs kept "
+            f"({100 * report.removed_share:.1f} % removed, {100 * report.removed_work_share:.1f} % of the "
+            f"processor time); {choices}")
+        for w in report.warnings:
+            log(f"WARNING {info.name}: {w}")
+    return records
+
+
 def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_dir: Path,
                scheduler: str | None) -> dict[str, Any]:
     """What a result was made from, with no machine paths: versions, commit,
     the study and profile, its parameters, each input trace's name, path
     relative to the repository and sha256."""
-    from . import traces as _traces
-
-    inputs = {}
-    for name in params.names():
-        v = getattr(params, name)
-        for item in (v if isinstance(v, (list, tuple)) else [v]):
-            if isinstance(item, _traces.TraceInfo):
-                inputs[item.name] = {"path": relpath(item.path), "sha256": item.sha256,
-                                     "registered": item.registered}
+    inputs = {item.name: {"path": relpath(item.path), "sha256": item.sha256, "registered": item.registered}
+              for item in study_traces(params)}
     try:
         from .sim import VERSION as core
     except ImportError:                 # a study that needs no compiled core

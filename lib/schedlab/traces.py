@@ -18,6 +18,12 @@ none is, records the one it computed: trust on first use) and registers it
 in ``data/traces.local.toml``, which this machine writes and git ignores.
 :func:`registry` merges the two registries; a local entry never replaces a
 bundled trace.
+
+A trace may carry its cleaning choices for a log that lacks a field, after
+a ``?`` (a *trace spec*): ``"mylog.swf?request=user-max&m=peak"`` (see
+:func:`spec_options`).  The choices become part of the trace's name, so a
+campaign's cache keys and a study's tables tell the variants apart, and
+:func:`cleaned` applies them.
 """
 from __future__ import annotations
 
@@ -35,15 +41,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from . import __version__, paths
 from .errors import ChecksumError, FetchError, InputError
 from .swf import (N_FIELDS, SWFTrace, _open_text_stream, count_jobs, header_max_procs, read_swf,
                   read_swf_header)
 
-__all__ = ["TraceInfo", "Fetchable", "registry", "resolve", "load", "verify", "verify_all",
-           "sha256_file", "fetchable", "fetch"]
+__all__ = ["TraceInfo", "Fetchable", "registry", "resolve", "load", "cleaned", "spec_options", "with_options",
+           "verify", "verify_all", "sha256_file", "fetchable", "fetch"]
 
 _SWF_SUFFIXES = (".gz", ".bz2", ".xz", ".swf")
 
@@ -83,6 +89,8 @@ class TraceInfo:
     origin: str = ""
     #: a fetched trace whose checksum was recorded on first use, not known beforehand
     tofu: bool = False
+    #: cleaning choices the trace spec carries (``request``, ``m``): see :func:`spec_options`
+    options: tuple = ()
     _sha256: str | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -224,8 +232,11 @@ def resolve(name_or_path: str | os.PathLike | TraceInfo) -> TraceInfo:
     an unregistered trace)."""
     if isinstance(name_or_path, TraceInfo):
         return name_or_path
-    reg = registry()
     text = os.fspath(name_or_path)
+    if "?" in text and not Path(text).expanduser().is_file():
+        base, _, query = text.partition("?")
+        return with_options(resolve(base), spec_options(query, text))
+    reg = registry()
     is_bare = isinstance(name_or_path, str) and os.sep not in text and "/" not in text
     if is_bare:
         key = text.lower()
@@ -249,6 +260,83 @@ def resolve(name_or_path: str | os.PathLike | TraceInfo) -> TraceInfo:
                                  f"run `make data` or `schedlab traces fetch {fx.name}` (needs the network)")
     known = ", ".join(reg)
     raise InputError(f"unknown trace {text!r}: neither a registered name ({known}) nor an existing file")
+
+
+#: The cleaning choices a trace spec may carry, with their readers.
+SPEC_KEYS = ("request", "m")
+
+
+def spec_options(query: str, where: str = "") -> dict:
+    """The cleaning choices of a trace spec's query ``request=...&m=...``:
+    ``request`` (what a job without a requested time gets, see
+    :data:`schedlab.workload.REQUEST_CHOICES`) and ``m`` (the machine size:
+    an integer, ``header``, ``peak`` or ``auto``)."""
+    from . import workload
+
+    out = {}
+    for part in filter(None, query.split("&")):
+        key, eq, value = part.partition("=")
+        key = key.strip().lower()
+        if not eq or key not in SPEC_KEYS:
+            raise InputError(f"trace {where!r}: {part!r} is not a cleaning choice; "
+                             f"a trace spec is PATH?key=value&... with keys {', '.join(SPEC_KEYS)}")
+        try:
+            out[key] = workload.request_choice(value) if key == "request" else workload.machine_choice(value)
+        except InputError as exc:
+            raise InputError(f"trace {where!r}: {exc}") from None
+    return out
+
+
+def with_options(info: TraceInfo, options: dict) -> TraceInfo:
+    """``info`` carrying cleaning choices (merged over its own): its name gets
+    them in canonical order (``SDSC-SP2?request=runtime``), its ``m`` the
+    machine size when one is given."""
+    import dataclasses
+
+    merged = {**dict(info.options), **options}
+    if not merged:
+        return info
+    base = info.name.partition("?")[0]
+    query = "&".join(f"{k}={merged[k]}" for k in SPEC_KEYS if k in merged)
+    m = merged.get("m")
+    return dataclasses.replace(info, name=f"{base}?{query}", options=tuple(sorted(merged.items())),
+                               m=m if isinstance(m, int) else (info.m if m in (None, "auto", "header") else None))
+
+
+def spec(info: TraceInfo) -> str:
+    """The text that :func:`resolve` turns back into ``info``: its registry
+    name or path, with its cleaning choices."""
+    base = info.name.partition("?")[0] if info.registered else os.fspath(info.path)
+    query = info.name.partition("?")[2]
+    return f"{base}?{query}" if query else base
+
+
+class Cleaned(NamedTuple):
+    """A trace turned into jobs: the cleaned ``jobs``, the cleaning
+    ``report``, the machine size ``m`` used, the ``trace`` as read and its
+    ``info``."""
+
+    jobs: object
+    report: object
+    m: int
+    trace: SWFTrace
+    info: TraceInfo
+
+
+def cleaned(name_or_spec, m: int | None = None, overrun: str = "kill", verify: bool = True) -> Cleaned:
+    """A trace (spec) read and cleaned with its choices (:class:`Cleaned`).
+    The machine size is ``m`` if given, else the spec's choice, else the
+    registry's, else the header's, else the log's peak concurrent allocation
+    (stated in the report) -- the one place every study and command turns a
+    trace into jobs."""
+    from . import workload
+
+    info = resolve(name_or_spec)
+    options = dict(info.options)
+    machine = m or options.get("m") or info.m
+    trace = load(info, verify=verify)
+    jobs, report = workload.clean(trace, m=machine, overrun=overrun, request=options.get("request", "auto"))
+    return Cleaned(jobs, report, int(report.m), trace, info)
 
 
 def verify(name_or_path: TraceInfo | str | os.PathLike) -> None:

@@ -33,26 +33,167 @@ MONTH = 30 * DAY
 
 OVERRUN_CHOICES = ("kill", "drop")
 
+#: What cleaning does with a job that has no requested time (p~ < 0):
+#: ``drop`` it (no estimate to schedule by); give it its ``runtime``
+#: (clairvoyant) or ``runtime*K`` (K >= 1); its user's or its partition's
+#: largest runtime in the log (``user-max``, ``partition-max``); or a site's
+#: maximum walltime (``limit:SECONDS``, e.g. ``limit:86400``; a job that ran
+#: longer gets its runtime).  ``auto``: ``drop`` when at most half of the jobs
+#: lack one, else ``runtime`` -- the choice made is reported.
+REQUEST_CHOICES = ("auto", "drop", "runtime", "runtime*K", "user-max", "partition-max", "limit:SECONDS")
+
+#: How cleaning finds the machine size m when none is given: the header's
+#: ``MaxProcs``/``MaxNodes`` (``header``), the log's peak concurrent
+#: allocation (``peak``: from the recorded starts, else the largest job), or
+#: ``auto``: the header, else the peak -- stated in the report.
+MACHINE_CHOICES = ("auto", "header", "peak")
+
+#: Cleaning that removes more than this share of the jobs, or of their
+#: processor time, warns (the report, the command line and the notebooks).
+WARN_SHARE = 0.10
+
+
+class CleaningWarning(UserWarning):
+    """Cleaning removed a large share of a log, or made a choice for it."""
+
+
+def request_choice(value) -> str:
+    """The canonical text of a missing-requested-time choice (see
+    :data:`REQUEST_CHOICES`); raises :class:`InputError` for anything else."""
+    text = str(value).strip().lower().replace(" ", "")
+    if text in ("auto", "drop", "runtime", "user-max", "partition-max"):
+        return text
+    if text.startswith("runtime*"):
+        try:
+            k = float(text[len("runtime*"):])
+        except ValueError:
+            k = float("nan")
+        if np.isfinite(k) and k >= 1:
+            return f"runtime*{k:g}"
+    if text.startswith("limit:"):
+        try:
+            seconds = parse_duration(text[len("limit:"):])
+        except InputError:
+            seconds = None
+        if seconds is not None and seconds > 0:
+            return f"limit:{seconds}"
+    raise InputError(f"request: expected one of {', '.join(REQUEST_CHOICES)} "
+                     f"(e.g. runtime*2, limit:86400 or limit:24h), got {value!r}")
+
+
+def machine_choice(value) -> str | int:
+    """``auto``, ``header``, ``peak`` or a machine size (a positive int)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value >= 1:
+            return int(value)
+    elif isinstance(value, str):
+        text = value.strip().lower()
+        if text in MACHINE_CHOICES:
+            return text
+        if text.isdigit() and int(text) >= 1:
+            return int(text)
+    elif value is None:
+        return "auto"
+    raise InputError(f"machine: expected {', '.join(MACHINE_CHOICES)} or a positive integer, got {value!r}")
+
 
 @dataclass
 class CleanReport:
-    """What cleaning did: (step, jobs affected, action, reason) rows."""
+    """What cleaning did: the choices it made (``choices``: name -> value,
+    each as stated in provenance and text), (step, jobs affected, action,
+    reason) rows, the machine size used and where it came from, the share of
+    jobs and of processor time removed, and ``warnings``."""
 
     source: str
     jobs_in: int
     jobs_out: int = 0
     steps: list[tuple[str, int, str, str]] = field(default_factory=list)
+    choices: dict = field(default_factory=dict)
+    m: int | None = None
+    m_source: str = ""
+    work_in: float = 0.0
+    work_out: float = 0.0
+    warnings: list[str] = field(default_factory=list)
 
     def add(self, step: str, count: int, action: str, reason: str) -> None:
         self.steps.append((step, int(count), action, reason))
 
+    @property
+    def removed_share(self) -> float:
+        """Share of the log's jobs that cleaning removed."""
+        return 1 - self.jobs_out / self.jobs_in if self.jobs_in else 0.0
+
+    @property
+    def removed_work_share(self) -> float:
+        """Share of the log's processor time (runtime x processors, over the
+        jobs whose runtime and processors are known) that cleaning removed."""
+        return 1 - self.work_out / self.work_in if self.work_in > 0 else 0.0
+
+    def record(self) -> dict:
+        """Plain data for provenance: choices, m, counts, shares, warnings."""
+        return {"choices": dict(self.choices), "m": self.m, "m_source": self.m_source,
+                "jobs_in": self.jobs_in, "jobs_out": self.jobs_out,
+                "removed_share": round(self.removed_share, 6),
+                "removed_work_share": round(self.removed_work_share, 6),
+                "steps": [list(s) for s in self.steps], "warnings": list(self.warnings)}
+
     def __str__(self) -> str:
-        lines = [f"cleaning {self.source}: {self.jobs_in} jobs in, {self.jobs_out} out"]
+        lines = [f"cleaning {self.source}: {self.jobs_in} jobs in, {self.jobs_out} out "
+                 f"({100 * self.removed_share:.1f} % of the jobs and {100 * self.removed_work_share:.1f} % "
+                 f"of the processor time removed)"]
+        if self.choices:
+            lines.append("  choices: " + ", ".join(f"{k}={v}" for k, v in self.choices.items()))
+        if self.m is not None:
+            lines.append(f"  machine: m = {self.m} ({self.m_source})")
         lines += [f"  {step:<14} {count:>8} {action:<9} {reason}" for step, count, action, reason in self.steps]
+        lines += [f"  WARNING: {w}" for w in self.warnings]
         return "\n".join(lines)
 
 
-def clean(trace, m: int | None = None, overrun: str = "kill") -> tuple[Jobs, CleanReport]:
+def peak_allocation(trace) -> tuple[int, str]:
+    """The log's peak number of processors in use at once, from its recorded
+    starts (submit + wait) and runtimes and the allocated (else requested)
+    processors; when the log records no start, its largest job.  Returns
+    (peak, how it was found)."""
+    f = trace.fields
+    q = np.where(f["alloc_procs"] > 0, f["alloc_procs"], f["req_procs"])
+    ok = (q > 0) & (f["run"] >= 0) & (f["wait"] >= 0) & (f["submit"] >= 0)
+    if ok.any():
+        start = f["submit"][ok] + f["wait"][ok]
+        end = start + f["run"][ok]
+        t = np.concatenate([start, end])
+        d = np.concatenate([q[ok], -q[ok]])
+        order = np.lexsort((d, t))              # at one instant, ends before starts
+        peak = int(np.cumsum(d[order]).max())
+        return peak, f"the log's peak concurrent allocation ({int(ok.sum())} jobs with a recorded start)"
+    if (q > 0).any():
+        return int(q[q > 0].max()), "the log's largest job (the log records no start times)"
+    raise InputError(f"{trace.path}: no job gives its processors and the header has no MaxProcs: "
+                     "give the machine size m")
+
+
+def _requested_times(f, missing, choice: str) -> np.ndarray:
+    """p~ with the missing ones filled by ``choice`` (not ``drop``/``auto``)."""
+    req = f["req_time"].copy()
+    run = np.maximum(f["run"], 0)
+    if choice == "runtime":
+        fill = run
+    elif choice.startswith("runtime*"):
+        fill = np.ceil(run * float(choice[len("runtime*"):])).astype(np.int64)
+    elif choice.startswith("limit:"):
+        fill = np.maximum(run, int(choice[len("limit:"):]))
+    else:
+        key = f["user"] if choice == "user-max" else f["partition"]
+        _, group = np.unique(key, return_inverse=True)
+        largest = np.zeros(group.max() + 1 if group.size else 0, np.int64)
+        np.maximum.at(largest, group, run)
+        fill = largest[group]
+    req[missing] = fill[missing]
+    return req
+
+
+def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str = "auto",
+          warn_share: float = WARN_SHARE) -> tuple[Jobs, CleanReport]:
     """Jobs from an SWF trace (``schedlab.swf.SWFTrace``), cleaned.
 
     * q = requested processors, or allocated when the request is missing
@@ -60,24 +201,48 @@ def clean(trace, m: int | None = None, overrun: str = "kill") -> tuple[Jobs, Cle
     * jobs whose requested *or* allocated processors exceed m are removed
       (lelong2017 §7.2, online-bandit §6.1.1 (1));
     * negative runtime or submit time: removed (online-bandit §6.1.1 (3));
-    * missing requested time (p~ < 0): removed (no estimate to schedule by);
+    * missing requested time (p~ < 0): ``request`` decides (see
+      :data:`REQUEST_CHOICES`; ``auto`` removes them, as the papers do,
+      unless more than half of the jobs lack one);
     * p > p~: ``overrun="kill"`` (default) keeps them, and the simulator
       kills them at p~; ``overrun="drop"`` removes them (lelong2017 §7.2);
     * p = 0 jobs are kept.
+
+    ``m``: a machine size, or ``"header"``, ``"peak"`` or ``"auto"``/None
+    (the header's, else the log's peak concurrent allocation; see
+    :func:`peak_allocation`).  Every choice lands in the report's
+    ``choices``; removing more than ``warn_share`` of the jobs or of the
+    processor time, or a choice the log forced, issues a
+    :class:`CleaningWarning` and a line in ``report.warnings``.
     """
+    import warnings as _warnings
+
     if overrun not in OVERRUN_CHOICES:
         raise InputError(f"overrun must be one of {OVERRUN_CHOICES}, got {overrun!r}")
+    request = request_choice(request)
+    machine = machine_choice(m)
     f = trace.fields
-    if m is None:
-        m = trace.max_procs
-    if m is None or m < 1:
-        raise InputError(f"{trace.path}: no MaxProcs/MaxNodes in the header; give the machine size m")
     n = trace.n
     rep = CleanReport(str(trace.path), n)
+    notes: list[str] = []
+    if isinstance(machine, int):
+        m, rep.m_source = machine, "given"
+    elif machine in ("auto", "header") and trace.max_procs is not None:
+        m, rep.m_source = trace.max_procs, "the header's MaxProcs/MaxNodes"
+    elif machine == "header":
+        raise InputError(f"{trace.path}: no MaxProcs/MaxNodes in the header; give the machine size m "
+                         "(or machine=peak: the log's peak concurrent allocation)")
+    else:
+        m, rep.m_source = peak_allocation(trace)
+        if machine == "auto":
+            notes.append(f"no MaxProcs/MaxNodes in the header: m = {m}, {rep.m_source}")
+    rep.m = int(m)
     req_p, alloc_p = f["req_procs"], f["alloc_procs"]
     q = np.where(req_p > 0, req_p, alloc_p)
     replaced = (req_p <= 0) & (alloc_p > 0)
     keep = np.ones(n, bool)
+    work = np.where((f["run"] > 0) & (q > 0), f["run"].astype(float) * np.maximum(q, 0), 0.0)
+    rep.work_in = float(work.sum())
 
     def drop(step, bad, reason):
         bad = bad & keep
@@ -89,14 +254,39 @@ def clean(trace, m: int | None = None, overrun: str = "kill") -> tuple[Jobs, Cle
     drop("too-large", (req_p > m) | (alloc_p > m), f"requested or allocated processors > m={m}")
     drop("runtime", f["run"] < 0, "negative runtime")
     drop("submit", f["submit"] < 0, "negative submit time")
-    drop("request", f["req_time"] < 0, "missing requested time")
-    over = (f["run"] > f["req_time"]) & (f["req_time"] >= 0)
+    missing = f["req_time"] < 0
+    chosen = request
+    if request == "auto":
+        share = float(missing[keep].mean()) if keep.any() else 0.0
+        chosen = "drop" if share <= 0.5 else "runtime"
+        if chosen != "drop":
+            notes.append(f"{100 * share:.0f} % of the jobs have no requested time: "
+                         f"request=runtime (each such job gets its runtime as p~: clairvoyant)")
+    req_time = f["req_time"]
+    if chosen == "drop":
+        drop("request", missing, "missing requested time")
+    else:
+        req_time = _requested_times(f, missing, chosen)
+        rep.add("request", (missing & keep).sum(), "filled", f"missing requested time: p~ = {chosen}")
+    over = (f["run"] > req_time) & (req_time >= 0)
     if overrun == "drop":
         drop("overrun", over, "runtime > requested time (lelong2017 §7.2)")
     else:
         rep.add("overrun", (over & keep).sum(), "kept", "runtime > requested time: killed at p~ by the simulator")
     rep.jobs_out = int(keep.sum())
-    jobs = Jobs(f["submit"][keep], f["run"][keep], f["req_time"][keep], q[keep],
+    rep.work_out = float(work[keep].sum())
+    rep.choices = {"request": chosen + (" (auto)" if request == "auto" else ""), "overrun": overrun,
+                   "machine": f"{machine} (m = {rep.m})" if isinstance(machine, str) else f"given (m = {rep.m})"}
+    if rep.removed_share > warn_share or rep.removed_work_share > warn_share:
+        notes.append(f"cleaning removed {100 * rep.removed_share:.1f} % of the jobs and "
+                     f"{100 * rep.removed_work_share:.1f} % of the processor time "
+                     f"(more than {100 * warn_share:.0f} %): see the cleaning report")
+    if rep.jobs_out == 0:
+        raise InputError(f"{trace.path}: no jobs left after cleaning ({n} in the file)\n{rep}")
+    for note in notes:
+        rep.warnings.append(note)
+        _warnings.warn(f"{trace.path}: {note}", CleaningWarning, stacklevel=2)
+    jobs = Jobs(f["submit"][keep], f["run"][keep], req_time[keep], q[keep],
                 f["job_id"][keep], f["user"][keep], str(trace.path), trace.lines[keep])
     return jobs.sorted(), rep
 

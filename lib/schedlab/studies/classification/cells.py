@@ -335,14 +335,7 @@ class Prepared:
 
 @functools.lru_cache(maxsize=8)
 def _load(trace: str, m: int | None):
-    info = _traces.resolve(trace)
-    swf = _traces.load(info)
-    m = m or info.m or swf.max_procs
-    if m is None:
-        raise InputError(f"{info.path}: the header gives no machine size (MaxProcs)")
-    jobs, _ = workload.clean(swf, m=int(m))
-    if len(jobs) == 0:
-        raise InputError(f"{info.path}: no jobs left after cleaning")
+    jobs, _, m, swf, info = _traces.cleaned(trace, m=m)
     return info, swf, jobs, int(m)
 
 

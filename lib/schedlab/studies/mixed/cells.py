@@ -54,10 +54,7 @@ def trace_units(trace: str, period: str = "week", skip_first: int = 1):
     cleaned trace).  Cached per process: the cells of a worker share it."""
     if period not in PERIODS:
         raise InputError(f"period must be one of {PERIODS}, got {period!r}")
-    info = _traces.resolve(trace)
-    swf = _traces.load(info)
-    jobs, _ = workload.clean(swf, m=info.m)
-    m = info.m or int(jobs.procs.max())
+    jobs, _, m, swf, _ = _traces.cleaned(trace)
     finish = workload.recorded_finish(swf, jobs)
     units = workload.weeks(jobs, period=period, crossing="drop", skip_first=skip_first, finish=finish)
     return units, int(m), sim.default_scales(jobs)

@@ -85,9 +85,8 @@ def cut(jobs: Jobs, m: int, weeks: int | None, name: str = "") -> Workload:
 @functools.lru_cache(maxsize=8)
 def load(trace: str, weeks: int | None = None) -> Workload:
     """Registry name or SWF path -> cleaned :class:`Workload` (cached per process)."""
-    info = _traces.resolve(trace)
-    jobs, _ = workload.clean(_traces.load(info), m=info.m)
-    return cut(jobs, info.m or int(jobs.procs.max()), weeks, info.name)
+    c = _traces.cleaned(trace)
+    return cut(c.jobs, c.m, weeks, c.info.name)
 
 
 def balanced_criteria(estimates, partitions: int) -> list[int]:

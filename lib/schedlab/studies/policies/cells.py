@@ -94,9 +94,8 @@ def top_procs(bsld, procs, k: int = TOP) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
-    info = _traces.resolve(trace)
-    jobs, _ = workload.clean(_traces.load(info), m=m or info.m, overrun=overrun)
-    return jobs, int(m or info.m or (jobs.procs.max() if len(jobs) else 1))
+    c = _traces.cleaned(trace, m=m, overrun=overrun)
+    return c.jobs, c.m
 
 
 _PART_KEYS = {"thesis": 1, "bandit": 2}

@@ -46,13 +46,8 @@ def trace_spec(info) -> str:
 @functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, overrun: str) -> tuple[sim.Jobs, int, int, int | None]:
     """(cleaned jobs, m, jobs in the file, UnixStartTime) of a log; cached per process."""
-    info = _traces.resolve(trace)
-    swf = _traces.load(info)
-    m = info.m if info.m is not None else swf.max_procs
-    if m is None:
-        raise InputError(f"{info.path}: the header gives no machine size (MaxProcs)")
-    jobs, _ = workload.clean(swf, m=int(m), overrun=overrun)
-    return jobs, int(m), swf.n, swf.unix_start_time
+    c = _traces.cleaned(trace, overrun=overrun)
+    return c.jobs, c.m, c.trace.n, c.trace.unix_start_time
 
 
 @functools.lru_cache(maxsize=16)

@@ -257,12 +257,8 @@ def daily_choices(chosen: np.ndarray, length: int, n_days: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, m: int | None) -> tuple[sim.Jobs, int]:
-    info = _traces.resolve(trace)
-    m = m or info.m
-    jobs, _ = workload.clean(_traces.load(info), m=m, overrun=CLEANING)
-    if len(jobs) == 0:
-        raise InputError(f"{trace}: no jobs left after cleaning")
-    return jobs, int(m or jobs.procs.max())
+    c = _traces.cleaned(trace, m=m, overrun=CLEANING)
+    return c.jobs, c.m
 
 
 @functools.lru_cache(maxsize=2)

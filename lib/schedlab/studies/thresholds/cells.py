@@ -46,15 +46,12 @@ def trace_ref(info: _traces.TraceInfo) -> str:
 def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_weeks: int | None,
                   finish: str) -> tuple[list, int]:
     """The original weeks of a trace as in thesis §5.2 (cached per process)."""
-    info = _traces.resolve(trace)
-    swf = _traces.load(trace)
-    m = m or info.m
-    jobs, _ = workload.clean(swf, m=m, overrun=overrun)
+    jobs, _, m, swf, _ = _traces.cleaned(trace, m=m, overrun=overrun)
     fin = workload.recorded_finish(swf, jobs) if finish == "recorded" else finish
     weeks = workload.weeks(jobs, crossing="drop", skip_first=skip_first, finish=fin, shift=True)
     if n_weeks is not None:
         weeks = weeks[:n_weeks]
-    return weeks, int(m or jobs.procs.max())
+    return weeks, int(m)
 
 
 THESIS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
@@ -192,8 +189,7 @@ def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign
 # ---------------------------------------------------------------- table 3 --
 
 def _table3_row(ref: _traces.TraceInfo, overrun: str) -> dict:
-    swf = _traces.load(trace_ref(ref))
-    jobs, _ = workload.clean(swf, m=ref.m, overrun=overrun)
+    jobs, _, _, swf, _ = _traces.cleaned(trace_ref(ref), m=ref.m, overrun=overrun)
     sub = jobs.submit
     year = None
     if swf.unix_start_time is not None and len(jobs):

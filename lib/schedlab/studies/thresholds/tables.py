@@ -214,9 +214,8 @@ def table_thesis_checks(results: list[ThesisResult], main: str) -> Table:
 def table_thesis_5_6(ref: _traces.TraceInfo, m: int | None, overrun: str) -> Table:
     """Thesis Table 5.6 beside the longest jobs of the log as recorded (before
     cleaning), and whether the cleaning used here keeps them."""
-    swf = _traces.load(trace_ref(ref))
+    kept, _, _, swf, _ = _traces.cleaned(trace_ref(ref), m=m, overrun=overrun)
     f = swf.fields
-    kept, _ = workload.clean(swf, m=m, overrun=overrun)
     kept_lines = set(kept.lines.tolist()) if kept.lines is not None else set()
     order = np.argsort(-f["run"], kind="stable")[:len(THESIS_TABLE_5_6)]
     rows = []

@@ -13,7 +13,6 @@ import numpy as np
 
 from ... import traces as _traces
 from ... import workload
-from ...errors import InputError
 from .analysis import (DAY, MONTH_DAYS, WEEK, ClassStats, Histogram, Weekly, class_stats, histogram, jobsets,
                        weekly)
 from .params import PREMATURE_FACTOR
@@ -69,13 +68,7 @@ class TraceStats:
 def characterise(trace_or_name, factor: float = PREMATURE_FACTOR) -> TraceStats:
     """Read, clean and characterise one trace (registry name, path or TraceInfo)."""
     t0 = time.perf_counter()
-    info = _traces.resolve(trace_or_name)
-    trace = _traces.load(info)
-    if info.m is None and trace.max_procs is None:
-        raise InputError(f"{info.path}: the header gives no machine size; add a line "
-                         "'; MaxProcs: <number of processors>' at the top of the file")
-    jobs, report = workload.clean(trace, m=info.m)
-    m = int(info.m if info.m is not None else trace.max_procs)
+    jobs, report, m, trace, info = _traces.cleaned(trace_or_name)
     sets = jobsets(trace, jobs)
     run, req, procs = jobs.run, jobs.req, jobs.procs
     classes = {k: class_stats(run[s], req[s], procs[s], factor) for k, s in sets.items()}
