@@ -193,3 +193,19 @@ def test_load_main_traces_match_registry():
             assert t.n == info.jobs and t.max_procs == info.max_procs
             raw = gzip.decompress(info.path.read_bytes())
             assert raw.count(b"\n") == int(t.lines[-1])  # one job per line, to the last
+
+
+def test_a_trace_spec_carries_cleaning_choices_in_its_name():
+    info = traces.resolve("sdsc-sp2?m=peak&request=runtime*2")
+    assert info.name == "SDSC-SP2?request=runtime*2&m=peak" and info.registered
+    assert traces.spec(info) == "SDSC-SP2?request=runtime*2&m=peak"
+    assert traces.resolve(traces.spec(info)) == info and info != traces.resolve("SDSC-SP2")
+    jobs, report, m, _, _ = traces.cleaned(info)
+    plain = traces.cleaned("SDSC-SP2")
+    assert report.choices["request"] == "runtime*2" and "peak" in report.m_source and m != plain.m
+    assert len(jobs) == len(plain.jobs) + (plain.trace.fields["req_time"] < 0).sum() - \
+        ((plain.trace.fields["req_time"] < 0) & (plain.trace.fields["run"] < 0)).sum()
+    for bad, match in (("KTH-SP2?color=red", "not a cleaning choice"), ("KTH-SP2?request=guess", "request"),
+                       ("KTH-SP2?m=-3", "machine")):
+        with pytest.raises(InputError, match=match):
+            traces.resolve(bad)

@@ -2,15 +2,18 @@
 
     schedlab simulate TRACE [--policy EASY-SPF-FCFS | --primary P --backfill P]
                             [--threshold 20h] [--estimate requested|actual]
-                            [--overrun kill|drop] [-m M] [-o out.swf]
+                            [--overrun kill|drop] [-m M|peak] [--request CHOICE] [-o out.swf]
     schedlab traces list | info NAME|PATH | verify
+    schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S]
+    schedlab traces export NAME|PATH --format batsim -o workload.json
     schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
     schedlab study list
-    schedlab study run NAME [--profile quick|full] [--set key=value ...] [--scheduler ADDR]
+    schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--scheduler ADDR]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -21,13 +24,30 @@ from .errors import SchedlabError
 
 
 def _load_jobs(args):
-    from . import traces, workload
+    import warnings
 
-    info = traces.resolve(args.trace)
-    trace = traces.load(args.trace)
-    m = args.m or info.m or trace.max_procs
-    jobs, report = workload.clean(trace, m=m, overrun=args.overrun)
-    return info, trace, jobs, report, m
+    from . import traces
+
+    spec = args.trace
+    if args.request:
+        spec = traces.with_options(traces.resolve(spec), traces.spec_options(f"request={args.request}", spec))
+    m = None
+    if args.m is not None:
+        m = workload_machine(args.m)
+        if not isinstance(m, int):
+            spec = traces.with_options(traces.resolve(spec), {"m": m})
+            m = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # printed below, once, on stderr
+        c = traces.cleaned(spec, m=m, overrun=args.overrun)
+    for w in c.report.warnings:
+        print(f"schedlab: warning: {w}", file=sys.stderr)
+    return c.info, c.trace, c.jobs, c.report, c.m
+
+
+def workload_machine(text):
+    from . import workload
+    return workload.machine_choice(text)
 
 
 def cmd_simulate(args) -> int:
@@ -45,7 +65,11 @@ def cmd_simulate(args) -> int:
     s = sched.summary()
     if args.verbose:
         print(report)
-    print(f"trace       {info.name} ({len(jobs)} jobs after cleaning, {trace.n} in file), m = {m}")
+    print(f"trace       {info.name} ({len(jobs)} jobs after cleaning, {trace.n} in file), m = {m} "
+          f"({report.m_source})")
+    print("cleaning    " + ", ".join(f"{k} {v}" for k, v in report.choices.items())
+          + f"; {100 * report.removed_share:.1f} % of the jobs and {100 * report.removed_work_share:.1f} % of "
+            f"the processor time removed")
     print(f"policy      {policy}, estimate = {args.estimate}, overrun = {args.overrun}")
     print(f"AvgWait     {s['avg_wait']:.1f} s")
     print(f"MaxWait     {s['max_wait']:.0f} s")
@@ -134,6 +158,10 @@ def cmd_traces(args) -> int:
             print(f"{'ok ' if ok else 'BAD'} {name}: {msg}")
             bad += not ok
         return 1 if bad else 0
+    if args.action == "import":
+        return _import_trace(args)
+    if args.action == "export":
+        return _export_trace(args)
     if args.action == "info":
         info = traces.resolve(args.name)
         tr = traces.load(args.name)
@@ -145,6 +173,29 @@ def cmd_traces(args) -> int:
             print(f"header   {k}: {v}")
         return 0
     raise SchedlabError(f"unknown traces action {args.action!r}")
+
+
+def _import_trace(args) -> int:
+    from . import importers
+
+    if os.path.exists(args.output) and not args.force:
+        raise SchedlabError(f"{args.output}: exists; give --force to replace it")
+    result = importers.write(args.file, args.output, args.format, max_procs=args.max_procs, salt=args.salt,
+                             tz=args.tz, installation=args.installation)
+    print(result.report)
+    print(f"wrote {args.output} ({result.n} jobs)")
+    return 0
+
+
+def _export_trace(args) -> int:
+    from . import traces
+    from .importers import batsim
+
+    info = traces.resolve(args.name)
+    report = batsim.write_workload(traces.load(info), args.output, m=args.m or info.m)
+    print(report)
+    print(f"wrote {args.output}")
+    return 0
 
 
 def cmd_campaign(args) -> int:
@@ -194,7 +245,12 @@ def cmd_study(args) -> int:
         return _study_list()
     from .study import run_study
 
-    result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
+    overrides = _settings(args.set)
+    if args.trace:
+        if "traces" in overrides:
+            raise SchedlabError("study run: give the traces with --trace or with --set traces=..., not both")
+        overrides["traces"] = list(args.trace)
+    result = run_study(args.name, profile=args.profile, overrides=overrides, outdir=args.outdir,
                        workers=args.workers, scheduler=args.scheduler, cache_dir=args.cache,
                        progress=not args.no_progress)
     from .study import relpath
@@ -220,7 +276,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--estimate", default="requested", choices=["requested", "actual"])
     s.add_argument("--overrun", default="kill", choices=["kill", "drop"],
                    help="jobs with p > p~: killed at p~ (default) or dropped when cleaning")
-    s.add_argument("-m", type=int, default=None, help="machine size (default: registry / header MaxProcs)")
+    s.add_argument("-m", default=None, help="machine size: a number, or header, peak (the log's peak "
+                   "concurrent allocation) or auto (default: registry / header MaxProcs, else peak)")
+    s.add_argument("--request", default=None, help="jobs without a requested time: auto (default), drop, runtime, "
+                   "runtime*K, user-max, partition-max or limit:SECONDS")
     s.add_argument("-o", "--output", help="write the simulated schedule as SWF")
     s.add_argument("-v", "--verbose", action="store_true", help="print the cleaning report")
     s.set_defaults(func=cmd_simulate)
@@ -251,6 +310,26 @@ def build_parser() -> argparse.ArgumentParser:
     tf.add_argument("--all", action="store_true", help="every log of data/fetch.toml")
     tf.add_argument("--dest", default=None, help="directory to save them in (default data/traces)")
     tf.add_argument("--url", default=None, help="download from this URL instead (one name only; a mirror)")
+    tim = ta.add_parser("import", help="convert site accounting (Slurm sacct, Batsim) to SWF",
+                        description="Convert sacct --parsable2 output (with or without steps), sacct --json or "
+                                    "a Batsim workload JSON to SWF, with a report of the jobs read, written and "
+                                    "skipped.  Nothing is written unless the whole file converts.")
+    tim.add_argument("file", help="the accounting file")
+    tim.add_argument("--format", required=True, choices=["sacct", "sacct-json", "batsim"])
+    tim.add_argument("-o", "--output", required=True, help="the SWF file to write (.gz/.bz2/.xz compress it)")
+    tim.add_argument("--max-procs", type=int, default=None,
+                     help="the machine's processors (MaxProcs in the header; sacct does not record it)")
+    tim.add_argument("--salt", default=None, help="number users/groups/partitions by a salted hash "
+                     "(shareable: the numbers cannot be traced back without the salt)")
+    tim.add_argument("--tz", default="UTC", help="time zone of sacct's times (IANA name, default UTC)")
+    tim.add_argument("--installation", default=None, help="the machine's name for the header")
+    tim.add_argument("--force", action="store_true", help="replace the output if it exists")
+    tex = ta.add_parser("export", help="write a trace as a Batsim workload JSON (walltime = requested time, "
+                        "delay = runtime)")
+    tex.add_argument("name", help="registry name or path to an SWF file")
+    tex.add_argument("--format", required=True, choices=["batsim"])
+    tex.add_argument("-o", "--output", required=True, help="the JSON file to write")
+    tex.add_argument("-m", type=int, default=None, help="nb_res (default: registry / header MaxProcs)")
     st = sub.add_parser("study", help="the studies of the compendium: list them, run one",
                         description="Run a study with the same driver as its notebook and make reproduce.")
     st.set_defaults(func=cmd_study)
@@ -259,6 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     sr = sa.add_parser("run", help="run one study (outputs in results/<profile>/<NN-study>/)")
     sr.add_argument("name", help="study name (schedlab study list), notebook stem or number")
     sr.add_argument("--profile", default="quick", choices=["quick", "full"])
+    sr.add_argument("--trace", action="append", metavar="PATH",
+                    help="run on this trace instead (repeatable; a registry name, an SWF path, or "
+                         "PATH?request=...&m=... with cleaning choices); outputs in results/custom/")
     sr.add_argument("--set", action="append", metavar="KEY=VALUE",
                     help="change one parameter (repeatable); the outputs then go to results/custom/")
     sr.add_argument("--scheduler", default=None,

@@ -252,6 +252,7 @@ def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str
     rep.add("procs", replaced.sum(), "replaced", "requested processors missing: allocated used")
     drop("procs", q <= 0, "neither requested nor allocated processors")
     drop("too-large", (req_p > m) | (alloc_p > m), f"requested or allocated processors > m={m}")
+    drop("cancelled", (f["status"] == 5) & (f["run"] < 0) & (f["wait"] < 0), "cancelled before starting")
     drop("runtime", f["run"] < 0, "negative runtime")
     drop("submit", f["submit"] < 0, "negative submit time")
     missing = f["req_time"] < 0
