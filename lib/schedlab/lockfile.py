@@ -124,7 +124,8 @@ def environment_yml() -> str:
              "  - python>=3.11",
              "  - pip", "  - c-compiler"]
     pip_only, seen = [], set()
-    for group in ("build", "runtime", "test", "lab"):
+    order = ["build", "runtime", "test", "lab"]
+    for group in order + sorted(set(groups) - set(order)):
         lines.append(f"  # {group}")
         for req in groups.get(group, []):
             name = _req_name(req)
