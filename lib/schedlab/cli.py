@@ -245,12 +245,8 @@ def cmd_study(args) -> int:
         return _study_list()
     from .study import run_study
 
-    overrides = _settings(args.set)
-    if args.trace:
-        if "traces" in overrides:
-            raise SchedlabError("study run: give the traces with --trace or with --set traces=..., not both")
-        overrides["traces"] = list(args.trace)
-    result = run_study(args.name, profile=args.profile, overrides=overrides, outdir=args.outdir,
+    result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
+                       traces=args.trace,
                        workers=args.workers, scheduler=args.scheduler, cache_dir=args.cache,
                        progress=not args.no_progress)
     from .study import relpath
@@ -340,7 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
     sr.add_argument("--profile", default="quick", choices=["quick", "full"])
     sr.add_argument("--trace", action="append", metavar="PATH",
                     help="run on this trace instead (repeatable; a registry name, an SWF path, or "
-                         "PATH?request=...&m=... with cleaning choices); outputs in results/custom/")
+                         "PATH?request=...&m=... with cleaning choices): every trace parameter of the study "
+                         "takes it; outputs in results/traces/<names>/")
     sr.add_argument("--set", action="append", metavar="KEY=VALUE",
                     help="change one parameter (repeatable); the outputs then go to results/custom/")
     sr.add_argument("--scheduler", default=None,

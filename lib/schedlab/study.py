@@ -276,7 +276,7 @@ def _namespace_values(cls: type[Params], namespace: Mapping[str, Any]) -> dict[s
 def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *, profile: str | None = None,
               overrides: Mapping[str, Any] | None = None, outdir=None, workers: int | None = None,
               scheduler: str | None = None, cache_dir=None, log: Callable[[str], None] | None = print,
-              progress: bool | None = None) -> dict[str, Any]:
+              progress: bool | None = None, traces=None) -> dict[str, Any]:
     """Run one study, the same way from every door.
 
     ``namespace``: a notebook's ``globals()`` (its parameters cell: ``profile``,
@@ -288,6 +288,9 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     ``workers`` (default: all cores), ``scheduler`` (a dask scheduler address,
     default ``$SCHEDLAB_SCHEDULER``: a site cluster) and ``cache_dir``
     (default ``results/cache``) only change where and how fast it runs.
+    ``traces`` (registry names, SWF paths or trace specs) replace every trace
+    parameter of the study (:func:`trace_fields`): the study on the user's
+    own workload, into ``results/traces/<their names>/<stem>/``.
 
     Returns what the study's ``compute`` returned, plus ``params``, ``outdir``,
     ``files``, ``timing`` and ``seconds``.
@@ -296,6 +299,13 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     entry = study if isinstance(study, Entry) else get(study)
     mod = study_module(entry)
     ns = dict(namespace or {})
+    own = None
+    if traces:
+        own = _as_trace_list(traces)
+        fields = trace_fields(mod.Params)
+        if not fields:
+            raise InputError(f"study {entry.name} takes no trace")
+        overrides = {**{k: (own if many else own[0]) for k, many in fields.items()}, **(overrides or {})}
     profile = profile or ns.get("profile") or "quick"
     base_values, lines, f = load_profile(entry, profile)
     given = {**_namespace_values(mod.Params, ns), **(overrides or {})}
@@ -305,6 +315,8 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     reference = validate(mod.Params, base_values, source=relpath(f), lines=lines)
     label = profile if params.record() == reference.record() else CUSTOM
     outdir = outdir if outdir is not None else ns.get("outdir")
+    if own is not None and outdir is None:
+        outdir = paths.RESULTS / "traces" / own_label(own) / entry.stem
     out = Path(outdir) if outdir is not None else paths.RESULTS / label / entry.stem
     workers = workers or ns.get("workers") or os.cpu_count() or 1
     scheduler = scheduler or ns.get("scheduler") or None
@@ -350,6 +362,38 @@ def _stale_files(out: Path, written) -> list[Path]:
     found = [f for f in out.rglob("*") if f.is_file() and not f.name.startswith(".")
              and f.suffix in (".csv", ".md", ".png", ".pdf", ".nc", ".json")]
     return sorted(f for f in found if f.resolve() not in keep)
+
+
+def _as_trace_list(traces) -> list:
+    from . import values
+
+    return values.trace_list(traces, "traces")
+
+
+def own_label(traces) -> str:
+    """The results folder name of a run on the user's traces: their names,
+    joined by ``+`` (cleaning choices after ``@``), safe as a folder name."""
+    import re
+
+    names = [getattr(t, "name", str(t)) for t in traces]
+    text = "+".join(n.replace("?", "@").replace("&", ",") for n in names)
+    return re.sub(r"[^A-Za-z0-9@,=+*._:-]", "_", text)[:120]
+
+
+def trace_fields(cls: type[Params]) -> dict[str, bool]:
+    """The parameters of a study that name traces: name -> whether it takes
+    a list (True) or one trace (False); found from the validated defaults."""
+    from . import traces as _traces
+
+    defaults = validate(cls, {})
+    out = {}
+    for name in cls.names():
+        v = getattr(defaults, name)
+        if isinstance(v, _traces.TraceInfo):
+            out[name] = False
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(x, _traces.TraceInfo) for x in v):
+            out[name] = True
+    return out
 
 
 def study_traces(params: Params) -> list:

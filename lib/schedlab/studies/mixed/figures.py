@@ -196,7 +196,7 @@ def figure_maps(a: Analysis, weeks: Sequence[int]):
                 ax.set_xlabel("w_p~ (SPF +)")
             cb = fig.colorbar(im, ax=list(axes[r, 2 * c:2 * c + 2]), shrink=0.8, pad=0.02)
             _plain_log(cb.ax.yaxis)
-        for k in range(len(weeks), rows * 2):
+        for k in range(len(weeks), rows * cols // 2):    # the empty slots of the last row
             r, c = divmod(k, 2)
             axes[r, 2 * c].set_visible(False)
             axes[r, 2 * c + 1].set_visible(False)
