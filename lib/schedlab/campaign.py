@@ -360,9 +360,17 @@ class Cache:
 # -------------------------------------------------------------- execution --
 
 def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    """Worker side: run a batch of cells; results go back to the client."""
+    """Worker side: run a batch of cells; results go back to the client.
+    Cleaning warnings are not repeated here: the driver states each trace's
+    cleaning once (and records it in provenance) before its campaigns run."""
+    import warnings
+
+    from .workload import CleaningWarning
+
     f = resolve_cell(cell)
-    return [(key, f(params)) for key, params in batch]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CleaningWarning)
+        return [(key, f(params)) for key, params in batch]
 
 
 def _batches(items: list, n_workers: int, batch: int | None) -> list[list]:

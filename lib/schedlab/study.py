@@ -418,6 +418,7 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
     import warnings
 
     from . import traces as _traces
+    from .workload import CleaningWarning as _CleaningWarning
 
     overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
     m = getattr(params, "m", None)
@@ -431,8 +432,9 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
         log(f"cleaning {info.name}: {report.jobs_out} of {report.jobs_in} jobs kept "
             f"({100 * report.removed_share:.1f} % removed, {100 * report.removed_work_share:.1f} % of the "
             f"processor time); {choices}")
-        for w in report.warnings:
+        for w in report.warnings:         # once per trace, in the terminal and (red) in the notebook
             log(f"WARNING {info.name}: {w}")
+            warnings.warn(f"{info.name}: {w}", _CleaningWarning, stacklevel=3)
     return records
 
 

@@ -34,11 +34,13 @@ one is a parameter or written here once):
   are medians of p, see :mod:`schedlab.studies.traces`); jobs with p > p~
   are kept and the simulator kills them at p~ (project default).
 * **When a job is known.**  A job's runtime (hence its class) becomes
-  known when it finishes.  By default (``finish="log"``) that is the
+  known when it finishes.  With ``finish="log"`` that is the
   finish time the log records, r + wait + p (what the real machine knew);
   a job whose log wait is missing is never known.  ``finish="easy-fcfs"``
   uses the EASY-FCFS simulation of the cleaned trace instead (for logs
-  without wait times).  Known means finished *strictly* before the moment
+  without wait times).  The default, ``"auto"``, is the log's unless the
+  log records no wait at all, and says which it used (``finish_used`` in
+  the numbers, a sentence in the findings).  Known means finished *strictly* before the moment
   of use, so no job ever sees itself.
 * **Divider of week k** (:func:`weekly_dividers`): the median runtime of
   the jobs known at e_k -- all of them (``divider_window="all"``, "the

@@ -49,7 +49,7 @@ VARIANT_LABELS = {"base": "base", "classification": "classification",
                   "runtime-clairvoyant": "runtime-clairvoyant", "easy++": "EASY++"}
 HISTORIES = ("completed", "previous-weeks")
 DIVIDER_WINDOWS = ("all", "week")
-FINISHES = ("log", "easy-fcfs")
+FINISHES = ("auto", "log", "easy-fcfs")
 #: The threshold of thesis §5.8, "used for the rest of our research".
 THRESHOLD = 200000
 
@@ -92,28 +92,46 @@ def _week_index(times, edges) -> np.ndarray:
     return np.searchsorted(edges, np.asarray(times), "right") - 1
 
 
-def known_finish(trace, jobs: sim.Jobs, how: str = "log", m: int | None = None) -> np.ndarray:
+def _log_waits(trace, jobs: sim.Jobs) -> np.ndarray:
+    """The log's wait of each of ``jobs`` (-1 where the log has none)."""
+    if jobs.lines is None:
+        raise InputError("known_finish: the jobs carry no source lines; use jobs from workload.clean")
+    tl = np.asarray(trace.lines)
+    rows = np.clip(np.searchsorted(tl, jobs.lines), 0, max(tl.size - 1, 0))
+    if tl.size == 0 or np.any(tl[rows] != jobs.lines):
+        raise InputError(f"known_finish: the jobs were not cleaned from {trace.path}")
+    return trace.fields["wait"][rows]
+
+
+def finish_used(trace, jobs: sim.Jobs, how: str = "auto") -> str:
+    """The finish rule ``how`` resolves to on this trace: ``"auto"`` is the
+    log's finish times when it records a wait for any of the jobs, else
+    those of an EASY-FCFS simulation (stated in the study's numbers and
+    text)."""
+    if how not in FINISHES:
+        raise InputError(f"known_finish: how must be one of {FINISHES}, got {how!r}")
+    if how != "auto":
+        return how
+    return "log" if len(jobs) == 0 or np.any(_log_waits(trace, jobs) >= 0) else "easy-fcfs"
+
+
+def known_finish(trace, jobs: sim.Jobs, how: str = "auto", m: int | None = None) -> np.ndarray:
     """When each job's runtime becomes known: its finish time in the log
     (``how="log"``: r + wait + p; never, i.e. int64 max, when the log's wait
-    is missing) or in the EASY-FCFS simulation of ``jobs`` on ``m``
-    processors (``how="easy-fcfs"``)."""
+    is missing), in the EASY-FCFS simulation of ``jobs`` on ``m``
+    processors (``how="easy-fcfs"``), or the first when the log records
+    any wait and else the second (``how="auto"``, :func:`finish_used`)."""
+    how = finish_used(trace, jobs, how)
     if how == "log":
-        if jobs.lines is None:
-            raise InputError("known_finish: the jobs carry no source lines; use jobs from workload.clean")
-        tl = np.asarray(trace.lines)
-        rows = np.clip(np.searchsorted(tl, jobs.lines), 0, max(tl.size - 1, 0))
-        if tl.size == 0 or np.any(tl[rows] != jobs.lines):
-            raise InputError(f"known_finish: the jobs were not cleaned from {trace.path}")
-        wait = trace.fields["wait"][rows]
+        wait = _log_waits(trace, jobs)
         if len(jobs) and np.all(wait < 0):
             raise InputError(f"{trace.path}: the log records no waiting time, so when a job finished is "
-                             "unknown; use finish='easy-fcfs' (finish times of an EASY-FCFS simulation)")
+                             "unknown; use finish='easy-fcfs' (finish times of an EASY-FCFS simulation) "
+                             "or finish='auto'")
         return np.where(wait >= 0, jobs.submit + np.maximum(wait, 0) + jobs.run, _NEVER).astype(np.int64)
-    if how == "easy-fcfs":
-        if m is None:
-            raise InputError("known_finish: how='easy-fcfs' needs the machine size m")
-        return sim.simulate(jobs, m, "EASY-FCFS-FCFS").end.astype(np.int64)
-    raise InputError(f"known_finish: how must be one of {FINISHES}, got {how!r}")
+    if m is None:
+        raise InputError("known_finish: how='easy-fcfs' needs the machine size m")
+    return sim.simulate(jobs, m, "EASY-FCFS-FCFS").end.astype(np.int64)
 
 
 def weekly_dividers(run, finish, edges, window: str = "all") -> np.ndarray:
@@ -322,6 +340,7 @@ class Prepared:
     truth: np.ndarray         # true class (1 small)
     tz: str | None
     unix_start_time: int | None
+    finish_rule: str = "log"  # what ``finish`` resolved to (:func:`finish_used`)
 
     @property
     def n_weeks(self) -> int:
@@ -340,7 +359,7 @@ def _load(trace: str, m: int | None):
 
 
 @functools.lru_cache(maxsize=8)
-def prepare(trace: str, m: int | None = None, weeks: int | None = None, finish: str = "log",
+def prepare(trace: str, m: int | None = None, weeks: int | None = None, finish: str = "auto",
             divider_window: str = "all") -> Prepared:
     """The trace ready for the study (cached per process)."""
     info, swf, jobs, m = _load(str(trace), m)
@@ -348,15 +367,16 @@ def prepare(trace: str, m: int | None = None, weeks: int | None = None, finish: 
     keep = jobs.submit < edges[-1]
     if not keep.all():
         jobs = jobs.subset(keep)
-    fin = known_finish(swf, jobs, finish, m)
+    rule = finish_used(swf, jobs, finish)
+    fin = known_finish(swf, jobs, rule, m)
     D = weekly_dividers(jobs.run, fin, edges, divider_window)
     week = _week_index(jobs.submit, edges)
     return Prepared(info.name, jobs, m, edges, week, fin, D, true_classes(jobs.run, week, D),
-                    swf.time_zone_string, swf.unix_start_time)
+                    swf.time_zone_string, swf.unix_start_time, rule)
 
 
 @functools.lru_cache(maxsize=4)
-def feature_matrix(trace: str, m: int | None = None, weeks: int | None = None, finish: str = "log",
+def feature_matrix(trace: str, m: int | None = None, weeks: int | None = None, finish: str = "auto",
                    divider_window: str = "all", history: str = "completed") -> np.ndarray:
     """:func:`features` of a prepared trace (cached per process)."""
     pr = prepare(trace, m, weeks, finish, divider_window)

@@ -43,8 +43,9 @@ class Params(StudyParams):
                          help="the user history the features see: completed jobs, or previous weeks'")
     divider_window: str = param("all", check=lambda v, n: check.choice(v, n, DIVIDER_WINDOWS),
                                 help="the divider: median runtime of all jobs finished so far, or of the last week's")
-    finish: str = param("log", check=lambda v, n: check.choice(v, n, FINISHES),
-                        help="when a job is known to be finished: the log's end times, or EASY-FCFS's")
+    finish: str = param("auto", check=lambda v, n: check.choice(v, n, FINISHES),
+                        help="when a job is known to be finished: the log's end times (log), an EASY-FCFS "
+                             "simulation's (easy-fcfs), or the log's unless it records no wait (auto)")
 
     def classifier_params(self) -> dict[str, Any]:
         """The parameters a classification depends on (cache keys)."""

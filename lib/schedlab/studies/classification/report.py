@@ -35,7 +35,7 @@ def numbers(res: Sequence[TraceResult], p: Params, profile: str = "custom") -> d
     for r in res:
         o, a = r.overall, r.divider_summary()
         d: dict[str, Any] = {
-            "weeks": r.prepared.n_weeks, "jobs": len(r.prepared.jobs),
+            "weeks": r.prepared.n_weeks, "jobs": len(r.prepared.jobs), "finish_used": r.prepared.finish_rule,
             "classified_jobs": int(o["jobs"]),
             "accuracy_pct": _r(o["accuracy"]), "precision_pct": _r(o["precision"]), "recall_pct": _r(o["recall"]),
             "false_large_pct": _r(o["false_large"]), "false_small_pct": _r(o["false_small"]),
@@ -128,6 +128,11 @@ def findings(res: Sequence[TraceResult], p: Params) -> dict[str, str]:
             txt += f" (thesis {pub[0]}/{pub[1]}/{pub[2]})"
         parts.append(txt)
     out["classifier"] = "Overall classification quality, weeks 1 on: " + "; ".join(parts) + "."
+    simulated = [r.name for r in res if r.prepared.finish_rule == "easy-fcfs"]
+    if simulated:
+        out["finish"] = (f"{', '.join(simulated)} record{'s' if len(simulated) == 1 else ''} no waiting time: "
+                         "when a job finished (and so when its runtime is known to the classifier) is taken "
+                         "from an EASY-FCFS simulation of the cleaned log, not from the machine's history.")
     tops = []
     for r in res:
         imp = np.asarray(r.classify.feature_importance.values)

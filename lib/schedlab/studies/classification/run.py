@@ -35,6 +35,10 @@ def _schedule_dataset(ds):
     return ds
 
 
+#: weeks a trace needs: the classifier of a week learns from the weeks before it
+MIN_WEEKS = 2
+
+
 def compute(p: Params, ctx) -> dict[str, Any]:
     """Run the study's campaigns (the weekly classifiers, then the
     simulations) through ``ctx`` and hand it every output:
@@ -49,14 +53,27 @@ def compute(p: Params, ctx) -> dict[str, Any]:
     :class:`TraceResult` per trace), ``tables`` and ``figures``.
     """
     results: list[TraceResult] = []
+    left_out = []
+    for info in p.traces:
+        n_weeks = _prepared(p, info).n_weeks
+        if n_weeks < MIN_WEEKS:
+            left_out.append(f"{info.name}: {n_weeks} week(s); a weekly classifier learns from the weeks before "
+                            f"the one it classifies, so it needs at least {MIN_WEEKS}: the trace is left out "
+                            "of this study.")
+            ctx.log(f"note: {left_out[-1]}")
+    usable = [info for info in p.traces if not any(n.startswith(f"{info.name}: ") for n in left_out)]
+    if not usable:
+        return {"numbers": {"left_out": left_out}, "findings": {"left_out": " ".join(left_out)}, "results": [],
+                "tables": {}, "figures": {}, "left_out": left_out}
+    campaigns = campaigns_classify(p)
     with ctx.timer("classify_s"):
-        for info, c in zip(p.traces, campaigns_classify(p).values()):
-            ds = _classify_dataset(ctx.campaign(c))
+        for info in usable:
+            ds = _classify_dataset(ctx.campaign(campaigns[info.name]))
             pr = _prepared(p, info)
             results.append(TraceResult(info.name, pr, ds, predictions_from(ds, pr)))
             ctx.dataset(f"classify-{_slug(info.name)}", ds)
     with ctx.timer("schedule_s"):
-        for info, r in zip(p.traces, results):
+        for info, r in zip(usable, results):
             c = campaign_schedule(p, info, r.predicted)
             ds = _schedule_dataset(ctx.campaign(c))
             spec = ds.attrs["campaign"] if isinstance(ds.attrs.get("campaign"), dict) else c.to_dict()
@@ -83,5 +100,9 @@ def compute(p: Params, ctx) -> dict[str, Any]:
             "cumulative": figure_cumulative(results), "monthly": figure_monthly(results),
             "small_large": figure_small_large(results), "totals": figure_totals(results)}
     fig_paths = {name: ctx.figure(name, fig) for name, fig in figs.items()}
-    return {"numbers": numbers(results, p, ctx.profile), "findings": findings(results, p), "results": results,
-            "tables": tabs, "figures": fig_paths}
+    nums = {**numbers(results, p, ctx.profile), "left_out": left_out}
+    found = findings(results, p)
+    if left_out:
+        found["left_out"] = " ".join(left_out)
+    return {"numbers": nums, "findings": found, "results": results, "tables": tabs, "figures": fig_paths,
+            "left_out": left_out}

@@ -56,6 +56,10 @@ def _labelled(ds):
     return ds
 
 
+#: complete weeks after the first that a trace needs: one to learn on, one to test on
+MIN_WEEKS = 2
+
+
 def compute(p: Params, ctx) -> dict[str, Any]:
     """Run the study's campaigns through ``ctx`` (any scheduler, the cache)
     and hand it every output:
@@ -70,12 +74,18 @@ def compute(p: Params, ctx) -> dict[str, Any]:
     """
     analyses: list[Analysis] = []
     datasets: dict[str, Any] = {}
+    left_out: list[str] = []
     common = dict(backfill=p.backfill)
     for info in p.traces:
         targ = trace_arg(info)
         notes: list[str] = []
         _, m, scales = trace_units(targ, "week")
-        n_w = _count(p.weeks[info.name], full_units(targ, "week"), f"{info.name} weeks", notes)
+        available = full_units(targ, "week")
+        if available < MIN_WEEKS:
+            left_out.append(f"{info.name}: {available} complete week(s) after the first; learning a weekly "
+                            f"policy and testing it needs at least {MIN_WEEKS}: the trace is left out of this study.")
+            continue
+        n_w = _count(p.weeks[info.name], available, f"{info.name} weeks", notes)
         wk = list(range(1, n_w + 1))
         # pure policies at every threshold; grid at the main one (fine) and the others (coarser)
         c_pure = make_campaign("pure", info, "week", wk, thresholds=p.thresholds, **common)
@@ -142,8 +152,11 @@ def compute(p: Params, ctx) -> dict[str, Any]:
             else:
                 notes.append(f"{info.name}: fewer than 2 full months; months left out.")
         analyses.append(Analysis(info, m, tuple(scales), lr_w, lr_m, by_thr, search, maps, map_points, notes))
-    for note in (n for a in analyses for n in a.notes):
+    for note in left_out + [n for a in analyses for n in a.notes]:
         ctx.log(f"note: {note}")
+    if not analyses:
+        return {"numbers": {"study": STUDY, "traces": {}, "left_out": left_out, "params": p.as_dict()},
+                "analyses": [], "tables": {}, "figures": {}, "left_out": left_out}
     # datasets, with the grid points as a coordinate
     for name, ds in datasets.items():
         ctx.dataset(name, _labelled(ds))
@@ -190,8 +203,9 @@ def compute(p: Params, ctx) -> dict[str, Any]:
         "published_source": THESIS,
         "published_notes": list(PUBLISHED_NOTES),
         "params": p.as_dict(),
+        "left_out": left_out,
     }
-    return {"numbers": doc, "analyses": analyses, "tables": tabs, "figures": figs}
+    return {"numbers": doc, "analyses": analyses, "tables": tabs, "figures": figs, "left_out": left_out}
 
 
 # ------------------------------------------------------------------- timing --
