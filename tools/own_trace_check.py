@@ -22,25 +22,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-#: Per study: values that keep a run to seconds (the traces are set by --trace).
-TINY = {
-    "traces": {},
-    "policies": {"lelong_weeks": 3, "lelong_policies": ["FCFS", "SPF"], "thesis_samples": 2, "thesis_weeks": 3,
-                 "thesis_policies": ["FCFS", "SQF"], "thesis_threshold": "10h", "bandit_samples": 2,
-                 "bandit_weeks": 3, "bandit_policies": ["FCFS", "LQF"], "bandit_threshold": "10h", "seed": 3},
-    "thresholds": {"thresholds": ["2h", None], "weeks": 4, "policies": ["FCFS", "SPF"],
-                   "thesis_policies": ["FCFS", "SPF", "SAF"], "sweep_traces": None},
-    "mixed": {"weeks": 3, "months": "all", "grid_resolution": 3, "threshold_resolution": 2, "month_resolution": 2,
-              "map_resolution": 4, "map_weeks": [2, 3], "thresholds": [200000, None], "optimisers": ["xnes3"],
-              "budget": 10},
-    "classification": {"policies": ["FCFS", "SPF"], "trees": 5},
-    "prediction": {"losses": ["E-Loss"], "corrections": ["requested", "incremental"], "backfills": ["FCFS", "SJBF"],
-                   "weeks": 2, "skip_weeks": 0, "max_jobs": 150},
-    "selection": {"resamples": 2, "weeks": 2, "periods": ["day", "week"], "epsilon": 0.5, "decay": 1.0},
-    "multiqueue": {"weeks": 3, "thresholds": [1.5, 1000], "horizons": [1]},
-}
-
-
 def removed_field_logs(folder: Path) -> dict[str, Path]:
     """KTH-SP2's first 6 weeks with field 9, field 3 or the header's MaxProcs removed."""
     import numpy as np
@@ -70,6 +51,8 @@ def slurm_log(folder: Path) -> Path:
 
 
 def run_one(study: str, log: Path, out: Path, cache: Path, notebook: bool) -> None:
+    from own_traces import TINY
+
     if not notebook:
         from schedlab.study import run_study
         run_study(study, overrides=TINY[study], traces=[str(log)], outdir=out, workers=1, cache_dir=cache,
@@ -90,12 +73,13 @@ def run_one(study: str, log: Path, out: Path, cache: Path, notebook: bool) -> No
 
 
 def main(argv=None) -> int:
-    from own_traces import KINDS, make_log
+    from own_traces import KINDS, TINY, make_log
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kinds", default=",".join([*KINDS, "kth-no-field9", "kth-no-field3", "kth-no-maxprocs",
                                                  "slurm"]))
-    ap.add_argument("--studies", default=",".join(TINY))
+    ap.add_argument("--studies", default="traces,policies,thresholds,mixed,classification,prediction,selection,"
+                                          "multiqueue")
     ap.add_argument("--notebooks", action="store_true")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)

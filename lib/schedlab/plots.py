@@ -153,3 +153,18 @@ def savefig(fig: Figure, path_without_suffix: str | os.PathLike,
         base = base.with_suffix("")
     base.parent.mkdir(parents=True, exist_ok=True)
     return [_save_one(fig, base.parent / f"{base.name}.{fmt}", fmt) for fmt in formats]
+
+
+def interval(ax, pos, lo, hi, *, axis: str = "y", **kw):
+    """Intervals [lo, hi] at positions ``pos`` (vertical segments for
+    ``axis="y"``, horizontal for ``"x"``), drawn as they are: unlike
+    ``errorbar``'s offsets from a point, right also when the point estimate
+    lies outside its interval (a mean above its 9th decile, on a skewed
+    log).  Non-finite intervals are left out.  ``kw`` go to vlines/hlines
+    (``colors``, ``lw``, ``alpha``, ``label``)."""
+    import numpy as np
+
+    pos, lo, hi = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (pos, lo, hi)))
+    ok = np.isfinite(pos) & np.isfinite(lo) & np.isfinite(hi)
+    draw = ax.vlines if axis == "y" else ax.hlines
+    return draw(pos[ok], lo[ok], hi[ok], **kw)

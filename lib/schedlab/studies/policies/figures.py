@@ -56,9 +56,9 @@ def figure_lelong_bi(r: LelongResult, kind: str):
             c, mk = POLICY_COLORS[x["primary"]], POLICY_MARKERS[x["backfill"]]
             xv = x["avg_mean"]
             yv = x["maxmax"] if kind == "max" else x["max_mean"]
-            xerr = [[xv - x["avg_d10"]], [x["avg_d90"] - xv]]
-            yerr = None if kind == "max" else [[yv - x["max_d10"]], [x["max_d90"] - yv]]
-            ax.errorbar(xv, yv, xerr=xerr, yerr=yerr, fmt="none", ecolor=c, alpha=0.25, lw=0.7)
+            plots.interval(ax, yv, x["avg_d10"], x["avg_d90"], axis="x", colors=c, alpha=0.25, lw=0.7)
+            if kind != "max":
+                plots.interval(ax, xv, x["max_d10"], x["max_d90"], colors=c, alpha=0.25, lw=0.7)
             ax.plot(xv, yv, ls="none", marker=mk, color=c, mfc=c if x["primary"] == x["backfill"] else "none",
                     ms=5)
         ax.axvline(1, color="0.5", lw=0.6)
@@ -93,10 +93,10 @@ def figure_lelong_backfill(r: LelongResult):
                 x = r.pair(pr, pb)
                 xs.append(i - 0.4 + (j + 0.5) * width)
                 ys.append(x["avg_mean"])
-                lo.append(x["avg_mean"] - x["avg_ci_low"])
-                hi.append(x["avg_ci_high"] - x["avg_mean"])
-            ax.errorbar(xs, ys, yerr=[lo, hi], fmt=POLICY_MARKERS[pb], color=POLICY_COLORS[pb], ms=4,
-                        lw=0.8, label=pb)
+                lo.append(x["avg_ci_low"])
+                hi.append(x["avg_ci_high"])
+            ax.plot(xs, ys, ls="none", marker=POLICY_MARKERS[pb], color=POLICY_COLORS[pb], ms=4, label=pb)
+            plots.interval(ax, xs, lo, hi, colors=POLICY_COLORS[pb], lw=0.8)
         ax.axhline(1, color="0.5", lw=0.6)
         ax.set_xticks(range(n), [f"P_R = {p}" for p in r.policies])
         ax.set_ylabel("AvgWait / EASY-FCFS-FCFS's")
@@ -218,7 +218,8 @@ def figure_bandit(res: list[BanditTrace]):
             for i, p in enumerate(cols):
                 if p in t.change:
                     est, lo, hi = (100 * v for v in t.change[p])
-                    ax.errorbar(i, est, yerr=[[est - lo], [hi - est]], fmt="o", color=POLICY_COLORS[p], ms=4, lw=1)
+                    ax.plot(i, est, "o", color=POLICY_COLORS[p], ms=4)
+                    plots.interval(ax, i, lo, hi, colors=POLICY_COLORS[p], lw=1)
                 if p in pub:
                     ax.plot(i + 0.18, pub[p], "x", color="#d62728", ms=5)
                     if sw[p] != pub[p]:

@@ -27,9 +27,9 @@ def figure_fig5(f: Fig5):
                 for i, pol in enumerate(f.policies):
                     x = f.avg_rel[k][i]
                     lo, hi = f.avg_dec[k][0][i], f.avg_dec[k][1][i]
-                    ax.errorbar([x], [ys[i]], xerr=[[x - lo], [hi - x]], fmt="o", color=colours[i],
-                                alpha=alpha, ms=5, capsize=2, lw=0.8,
-                                label=pol if (k == "thr" and key == "maxmax") else None)
+                    ax.plot([x], [ys[i]], "o", color=colours[i], alpha=alpha, ms=5,
+                            label=pol if (k == "thr" and key == "maxmax") else None)
+                    plots.interval(ax, ys[i], lo, hi, axis="x", colors=colours[i], alpha=alpha, lw=0.8)
             ax.plot([1], [1], marker="*", color="k", ms=9, ls="none",
                     label="EASY-FCFS-FCFS" if key == "maxmax" else None)
             if key == "maxmax":
