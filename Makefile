@@ -96,12 +96,19 @@ paper: install
 
 # Studies run NOTEBOOK_JOBS at a time (each also starts its own 2-worker dask
 # cluster): many of their steps are serial, so two at once keep both cores busy.
+# make reproduce TRACES="a.swf b.swf?request=runtime": every trace-based study on
+# those logs instead, into results/traces/<names>/ with report.html.
 NOTEBOOK_JOBS ?= 2
+TRACES ?=
 reproduce: install
+ifneq ($(strip $(TRACES)),)
+	$(PY) -m schedlab.reproduce traces $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
+else
 	$(BIN)/schedlab traces verify --bundled
 	$(PY) -m schedlab.reproduce baseline
 	$(MAKE) --output-sync=line -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
 	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
+endif
 
 # JupyterLab (in the lock) on notebooks/, with the `schedlab` kernel that
 # make install registered: "Run All" there runs what make reproduce runs.

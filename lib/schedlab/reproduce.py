@@ -10,7 +10,9 @@
 3. the paper (``schedlab.paper``): ``paper/paper.pdf``.
 
 Usage: ``python -m schedlab.reproduce [all|baseline|notebook [STEM ...]|paper]
-[--profile quick|full]``; the Makefile runs the notebooks as separate targets
+[--profile quick|full]``, or ``traces LOG [LOG ...] [--studies a,b]``: every
+trace-based study on the user's logs with a one-page report
+(:mod:`schedlab.trace_report`, ``make reproduce TRACES="..."``); the Makefile runs the notebooks as separate targets
 so that ``make -j`` runs independent studies in parallel.
 Each output is written to a temporary file and renamed when complete, so an
 interrupted run never leaves a half-written result.
@@ -115,20 +117,20 @@ def notebook_params(stem: str, profile: str) -> dict:
     return params
 
 
-def run_notebook(nb: Path, profile: str, results: Path | None = None) -> Path:
+def run_notebook(nb: Path, profile: str, results: Path | None = None, overrides: dict | None = None) -> Path:
     """Execute one notebook with papermill into ``results/<profile>/``:
     the executed copy in ``notebooks/``, its HTML in ``html/``, and the
     study's outputs in ``<stem>/``.  A study on the protocol
     (:mod:`schedlab.study`) gets its profile's name and values and its driver
     chooses the folder; its progress lines reach this terminal while papermill
-    keeps the kernel's output for the notebook."""
-    import nbformat
+    keeps the kernel's output for the notebook.  ``overrides``: parameter
+    values that replace the profile's (the user's traces)."""
     import papermill
 
     from .campaign import PROGRESS_ENV
 
     results = Path(results or paths.RESULTS / profile)
-    params = notebook_params(nb.stem, profile)
+    params = {**notebook_params(nb.stem, profile), **(overrides or {})}
     if _on_protocol(nb.stem):
         params["profile"] = profile
         if results != paths.RESULTS / profile:
@@ -217,11 +219,25 @@ def notebooks() -> list[Path]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("action", nargs="?", default="all", choices=["all", "baseline", "notebook", "paper"])
-    ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all)")
+    ap.add_argument("action", nargs="?", default="all", choices=["all", "baseline", "notebook", "paper", "traces"])
+    ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all); for 'traces', the "
+                                             "user's logs (SWF paths, registry names or PATH?request=..&m=..)")
+    ap.add_argument("--studies", default=None,
+                    help="for 'traces': only these studies (comma-separated names or notebook stems)")
     ap.add_argument("--profile", default="quick", choices=PROFILES)
     args = ap.parse_args(argv)
     t0 = time.time()
+    if args.action == "traces":
+        from . import trace_report
+        if not args.stems:
+            raise SystemExit("reproduce traces: give the logs, e.g. make reproduce TRACES=\"site.swf\"")
+        try:
+            page = trace_report.run(args.stems, args.profile,
+                                    only=args.studies.split(",") if args.studies else None)
+        except InputError as exc:
+            raise SystemExit(f"reproduce traces: {exc}") from None
+        print(f"open {page} (reproduce traces done in {time.time() - t0:.1f} s)")
+        return 0
     if args.action in ("all", "baseline"):
         rows = baseline()
         out = paths.RESULTS / "engine" / "baseline.json"

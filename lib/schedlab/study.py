@@ -376,7 +376,7 @@ def own_label(traces) -> str:
     import re
 
     names = [getattr(t, "name", str(t)) for t in traces]
-    text = "+".join(n.replace("?", "@").replace("&", ",") for n in names)
+    text = "+".join(n.replace("?", "@").replace("&", ",").replace("*", "x") for n in names)
     return re.sub(r"[^A-Za-z0-9@,=+*._:-]", "_", text)[:120]
 
 

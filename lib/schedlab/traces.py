@@ -333,9 +333,17 @@ def cleaned(name_or_spec, m: int | None = None, overrun: str = "kill", verify: b
 
     info = resolve(name_or_spec)
     options = dict(info.options)
-    machine = m or options.get("m") or info.m
+    if m:
+        machine, source = m, "given"
+    elif options.get("m") is not None:
+        machine, source = options["m"], "the trace spec's m"
+    elif info.registered and info.m:
+        machine, source = info.m, "the registry's m"
+    else:                               # the header's MaxProcs, else the log's peak (stated by clean)
+        machine, source = None, "given"
     trace = load(info, verify=verify)
-    jobs, report = workload.clean(trace, m=machine, overrun=overrun, request=options.get("request", "auto"))
+    jobs, report = workload.clean(trace, m=machine, overrun=overrun, request=options.get("request", "auto"),
+                                  m_source=source)
     return Cleaned(jobs, report, int(report.m), trace, info)
 
 

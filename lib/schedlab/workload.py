@@ -193,7 +193,7 @@ def _requested_times(f, missing, choice: str) -> np.ndarray:
 
 
 def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str = "auto",
-          warn_share: float = WARN_SHARE) -> tuple[Jobs, CleanReport]:
+          warn_share: float = WARN_SHARE, m_source: str = "given") -> tuple[Jobs, CleanReport]:
     """Jobs from an SWF trace (``schedlab.swf.SWFTrace``), cleaned.
 
     * q = requested processors, or allocated when the request is missing
@@ -210,7 +210,8 @@ def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str
 
     ``m``: a machine size, or ``"header"``, ``"peak"`` or ``"auto"``/None
     (the header's, else the log's peak concurrent allocation; see
-    :func:`peak_allocation`).  Every choice lands in the report's
+    :func:`peak_allocation`); ``m_source`` says where a given size came
+    from (the report and provenance state it).  Every choice lands in the report's
     ``choices``; removing more than ``warn_share`` of the jobs or of the
     processor time, or a choice the log forced, issues a
     :class:`CleaningWarning` and a line in ``report.warnings``.
@@ -226,7 +227,7 @@ def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str
     rep = CleanReport(str(trace.path), n)
     notes: list[str] = []
     if isinstance(machine, int):
-        m, rep.m_source = machine, "given"
+        m, rep.m_source = machine, m_source
     elif machine in ("auto", "header") and trace.max_procs is not None:
         m, rep.m_source = trace.max_procs, "the header's MaxProcs/MaxNodes"
     elif machine == "header":
@@ -277,7 +278,8 @@ def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str
     rep.jobs_out = int(keep.sum())
     rep.work_out = float(work[keep].sum())
     rep.choices = {"request": chosen + (" (auto)" if request == "auto" else ""), "overrun": overrun,
-                   "machine": f"{machine} (m = {rep.m})" if isinstance(machine, str) else f"given (m = {rep.m})"}
+                   "machine": f"{machine} (m = {rep.m})" if isinstance(machine, str)
+                   else f"{m_source} (m = {rep.m})"}
     if rep.removed_share > warn_share or rep.removed_work_share > warn_share:
         notes.append(f"cleaning removed {100 * rep.removed_share:.1f} % of the jobs and "
                      f"{100 * rep.removed_work_share:.1f} % of the processor time "
