@@ -550,3 +550,25 @@ def test_recorded_finish_and_weeks_by_the_log(tmp_path):
     assert 1 in weeks(jobs, period=12, crossing="drop")[0].id.tolist()
     with pytest.raises(InputError, match="lines"):
         recorded_finish(trace, Jobs(jobs.submit, jobs.run, jobs.req, jobs.procs))
+
+
+def test_a_log_without_waits_gets_simulated_finish_times_and_says_so(tmp_path):
+    import warnings as _w
+
+    from own_traces import make_log
+    from schedlab import sim as _sim
+    from schedlab import traces as _traces
+    from schedlab.workload import CleaningWarning, log_finish, recorded_finish
+
+    with pytest.warns(CleaningWarning, match="records no waiting time"):
+        jobs, rep, m, swf, _ = _traces.cleaned(str(make_log(tmp_path / "nowait.swf", "no-waits")))
+    assert rep.waits_recorded == 0 and rep.record()["waits_recorded"] == 0
+    fin, rule = log_finish(swf, jobs, m)
+    assert rule == "easy-fcfs"
+    assert np.array_equal(fin, _sim.simulate(jobs, m, "EASY-FCFS-FCFS").end)
+    with _w.catch_warnings():
+        _w.simplefilter("error")            # a log with waits: no such warning, the log's own finish times
+        jobs, rep, m, swf, _ = _traces.cleaned(str(make_log(tmp_path / "base.swf", "base")))
+    fin, rule = log_finish(swf, jobs, m)
+    assert rule == "recorded" and rep.waits_recorded == 1
+    assert np.array_equal(fin, recorded_finish(swf, jobs))

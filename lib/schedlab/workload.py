@@ -113,6 +113,8 @@ class CleanReport:
     m_source: str = ""
     work_in: float = 0.0
     work_out: float = 0.0
+    #: share of the kept jobs whose wait the log records
+    waits_recorded: float = 1.0
     warnings: list[str] = field(default_factory=list)
 
     def add(self, step: str, count: int, action: str, reason: str) -> None:
@@ -135,6 +137,7 @@ class CleanReport:
                 "jobs_in": self.jobs_in, "jobs_out": self.jobs_out,
                 "removed_share": round(self.removed_share, 6),
                 "removed_work_share": round(self.removed_work_share, 6),
+                "waits_recorded": round(self.waits_recorded, 6),
                 "steps": [list(s) for s in self.steps], "warnings": list(self.warnings)}
 
     def __str__(self) -> str:
@@ -277,6 +280,10 @@ def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str
         rep.add("overrun", (over & keep).sum(), "kept", "runtime > requested time: killed at p~ by the simulator")
     rep.jobs_out = int(keep.sum())
     rep.work_out = float(work[keep].sum())
+    rep.waits_recorded = float((f["wait"][keep] >= 0).mean()) if keep.any() else 0.0
+    if keep.any() and rep.waits_recorded == 0:
+        notes.append("the log records no waiting time (field 3): where a study needs when a job finished, it "
+                     "takes the finish times of an EASY-FCFS simulation of the cleaned log (workload.log_finish)")
     rep.choices = {"request": chosen + (" (auto)" if request == "auto" else ""), "overrun": overrun,
                    "machine": f"{machine} (m = {rep.m})" if isinstance(machine, str)
                    else f"{m_source} (m = {rep.m})"}
@@ -750,23 +757,43 @@ def weeks(jobs: Jobs, *, period="week", crossing: str = "keep", start=None, skip
     return out
 
 
-def recorded_finish(trace, jobs: Jobs) -> np.ndarray:
-    """Each job's finish time in the original log, ``r_j + wait_j + p_j``,
-    in the jobs' own time frame (so it also fits shifted slices and
-    resampled jobs), for ``weeks(..., finish=recorded_finish(trace, jobs))``.
-
-    Jobs are matched to the rows of ``trace`` (the ``SWFTrace`` they were
-    cleaned from) by their file line numbers, ``jobs.lines``, which
-    :func:`clean`, ``Jobs.subset``, :func:`weeks` and :func:`resample`
-    keep.  A missing wait (-1) counts as 0 (the finish is then a lower bound).
-    """
-    _need_jobs(jobs, "recorded_finish")
+def log_waits(trace, jobs: Jobs, what: str = "recorded_finish") -> np.ndarray:
+    """Each job's wait as the log records it (-1 where it has none),
+    matched to the rows of ``trace`` (the ``SWFTrace`` the jobs were cleaned
+    from) by their file line numbers, ``jobs.lines``, which :func:`clean`,
+    ``Jobs.subset``, :func:`weeks` and :func:`resample` keep."""
+    _need_jobs(jobs, what)
     if jobs.lines is None:
-        raise InputError("recorded_finish: the jobs carry no source line numbers (jobs.lines); "
+        raise InputError(f"{what}: the jobs carry no source line numbers (jobs.lines); "
                          "use jobs from workload.clean(trace)")
     tl = np.asarray(trace.lines)
     rows = np.clip(np.searchsorted(tl, jobs.lines), 0, max(tl.size - 1, 0))
     if tl.size == 0 or np.any(tl[rows] != jobs.lines):
-        raise InputError(f"recorded_finish: some jobs' lines are not job lines of {trace.path}: "
+        raise InputError(f"{what}: some jobs' lines are not job lines of {trace.path}: "
                          "were the jobs cleaned from this trace?")
-    return jobs.submit + np.maximum(trace.fields["wait"][rows], 0) + jobs.run
+    return trace.fields["wait"][rows]
+
+
+def recorded_finish(trace, jobs: Jobs) -> np.ndarray:
+    """Each job's finish time in the original log, ``r_j + wait_j + p_j``,
+    in the jobs' own time frame (so it also fits shifted slices and
+    resampled jobs), for ``weeks(..., finish=recorded_finish(trace, jobs))``;
+    jobs are matched to the log by :func:`log_waits`.  A missing wait (-1)
+    counts as 0 (the finish is then a lower bound); see :func:`log_finish`
+    for a log that records no wait at all.
+    """
+    return jobs.submit + np.maximum(log_waits(trace, jobs), 0) + jobs.run
+
+
+def log_finish(trace, jobs: Jobs, m: int) -> tuple[np.ndarray, str]:
+    """Each job's finish time as the log records it (:func:`recorded_finish`,
+    rule ``"recorded"``), or -- when the log records no wait for any of the
+    jobs -- as an EASY-FCFS-FCFS simulation of ``jobs`` on ``m`` processors
+    gives it (rule ``"easy-fcfs"``; the cleaning report says the log has no
+    waits).  Returns (finish times, rule)."""
+    waits = log_waits(trace, jobs, "log_finish")
+    if len(jobs) == 0 or np.any(waits >= 0):
+        return jobs.submit + np.maximum(waits, 0) + jobs.run, "recorded"
+    from .sim import simulate
+
+    return np.asarray(simulate(jobs, m, "EASY-FCFS-FCFS").end, dtype=np.int64), "easy-fcfs"

@@ -92,17 +92,6 @@ def _week_index(times, edges) -> np.ndarray:
     return np.searchsorted(edges, np.asarray(times), "right") - 1
 
 
-def _log_waits(trace, jobs: sim.Jobs) -> np.ndarray:
-    """The log's wait of each of ``jobs`` (-1 where the log has none)."""
-    if jobs.lines is None:
-        raise InputError("known_finish: the jobs carry no source lines; use jobs from workload.clean")
-    tl = np.asarray(trace.lines)
-    rows = np.clip(np.searchsorted(tl, jobs.lines), 0, max(tl.size - 1, 0))
-    if tl.size == 0 or np.any(tl[rows] != jobs.lines):
-        raise InputError(f"known_finish: the jobs were not cleaned from {trace.path}")
-    return trace.fields["wait"][rows]
-
-
 def finish_used(trace, jobs: sim.Jobs, how: str = "auto") -> str:
     """The finish rule ``how`` resolves to on this trace: ``"auto"`` is the
     log's finish times when it records a wait for any of the jobs, else
@@ -112,7 +101,7 @@ def finish_used(trace, jobs: sim.Jobs, how: str = "auto") -> str:
         raise InputError(f"known_finish: how must be one of {FINISHES}, got {how!r}")
     if how != "auto":
         return how
-    return "log" if len(jobs) == 0 or np.any(_log_waits(trace, jobs) >= 0) else "easy-fcfs"
+    return "log" if len(jobs) == 0 or np.any(workload.log_waits(trace, jobs, "known_finish") >= 0) else "easy-fcfs"
 
 
 def known_finish(trace, jobs: sim.Jobs, how: str = "auto", m: int | None = None) -> np.ndarray:
@@ -123,7 +112,7 @@ def known_finish(trace, jobs: sim.Jobs, how: str = "auto", m: int | None = None)
     any wait and else the second (``how="auto"``, :func:`finish_used`)."""
     how = finish_used(trace, jobs, how)
     if how == "log":
-        wait = _log_waits(trace, jobs)
+        wait = workload.log_waits(trace, jobs, "known_finish")
         if len(jobs) and np.all(wait < 0):
             raise InputError(f"{trace.path}: the log records no waiting time, so when a job finished is "
                              "unknown; use finish='easy-fcfs' (finish times of an EASY-FCFS simulation) "

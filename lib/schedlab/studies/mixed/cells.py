@@ -49,13 +49,15 @@ def trace_arg(info: _traces.TraceInfo) -> str:
 def trace_units(trace: str, period: str = "week", skip_first: int = 1):
     """``(units, m, scales)`` of a trace: its weeks (or 30-day months) as
     :func:`schedlab.workload.weeks` slices them -- first period dropped,
-    jobs whose recorded finish lies after their period's end removed --,
+    jobs whose recorded finish (an EASY-FCFS simulation's when the log
+    records no wait: :func:`schedlab.workload.log_finish`) lies after their
+    period's end removed --,
     the machine size and the per-trace feature scales (means over the whole
     cleaned trace).  Cached per process: the cells of a worker share it."""
     if period not in PERIODS:
         raise InputError(f"period must be one of {PERIODS}, got {period!r}")
     jobs, _, m, swf, _ = _traces.cleaned(trace)
-    finish = workload.recorded_finish(swf, jobs)
+    finish, _ = workload.log_finish(swf, jobs, m)      # an EASY-FCFS simulation's when the log has no waits
     units = workload.weeks(jobs, period=period, crossing="drop", skip_first=skip_first, finish=finish)
     return units, int(m), sim.default_scales(jobs)
 

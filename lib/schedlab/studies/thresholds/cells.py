@@ -47,7 +47,8 @@ def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_we
                   finish: str) -> tuple[list, int]:
     """The original weeks of a trace as in thesis §5.2 (cached per process)."""
     jobs, _, m, swf, _ = _traces.cleaned(trace, m=m, overrun=overrun)
-    fin = workload.recorded_finish(swf, jobs) if finish == "recorded" else finish
+    # the log's finish times (an EASY-FCFS simulation's when the log has no waits), or r + p, r + p~
+    fin = workload.log_finish(swf, jobs, m)[0] if finish == "recorded" else finish
     weeks = workload.weeks(jobs, crossing="drop", skip_first=skip_first, finish=fin, shift=True)
     if n_weeks is not None:
         weeks = weeks[:n_weeks]
