@@ -11,6 +11,7 @@ from .cells import _ref, campaigns, largest_waits
 from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_backfill, figure_lelong_bi,
                       figure_thesis_backfilled, figure_thesis_classes, figure_thesis_cumulative,
                       figure_thesis_delayed)
+from .scorecard import rows as scorecard_rows
 from .params import BSLD_CLASSES, PUBLISHED, Params
 from .report import findings, numbers
 from .tables import (table_bandit, table_bandit_ci, table_bandit_mapping, table_claims, table_lelong_backfill,
@@ -101,5 +102,6 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     for name, table in tabs.items():
         ctx.table(name, table)
     fig_paths = {name: ctx.figure(name, fig) for name, fig in figs.items()}
-    res.update({"tables": tabs, "figures": fig_paths, "numbers": numbers(res, p), "findings": findings(res)})
+    res.update({"tables": tabs, "figures": fig_paths, "numbers": numbers(res, p), "findings": findings(res),
+                "scorecard": scorecard_rows(res, p)})
     return res

@@ -1,0 +1,63 @@
+"""The scorecard's rules, stated once, and a study's rows written by the driver."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import warnings
+
+import pytest
+
+from schedlab import scorecard
+from schedlab.scorecard import Row
+
+
+@pytest.mark.parametrize("pub,ours,low,high,baseline,verdict", [
+    (100, 104, None, None, None, "reproduced"),          # within 5 %
+    (100, 130, 90, 140, None, "reproduced"),             # published inside our interval
+    (100, 112, None, None, None, "close"),               # within 15 %
+    (100, 300, None, None, None, "direction only"),      # same sign
+    (-20, -3, -5, -1, 0.0, "direction only"),            # same side of the baseline
+    (2.0, 0.5, None, None, 1.0, "not reproduced"),       # other side of the baseline
+    (100, math.nan, None, None, None, "not reproduced"),
+    (0, 0, None, None, None, "reproduced"),
+])
+def test_value_rule(pub, ours, low, high, baseline, verdict):
+    assert Row("p", "T", "t", "m", pub, ours, low, high, baseline=baseline).verdict == verdict
+
+
+def test_claims_uncomparable_rows_and_counts():
+    rows = [Row("p", "claim: SPF is best", "t", "AvgWait", "yes", "no", rule="claim", holds=False),
+            Row("p", "claim: x", "t", "m", "yes", "yes", rule="claim", holds=True),
+            Row("p", "T", "t", "m", 10, 100, comparable=False)]
+    assert [r.verdict for r in rows] == ["not reproduced", "reproduced", "not compared"]
+    assert rows[0].explanation == "unexplained" and rows[1].explanation == ""
+    c = scorecard.counts(rows)
+    assert c["compared"] == 2 and c["not compared"] == 1 and c["reproduced"] == 1
+    with pytest.raises(ValueError):
+        Row("p", "claim", "t", "m", 1, 1, rule="claim")
+    with pytest.raises(ValueError):
+        Row("p", "T", "t", "m", 1, 1, rule="vibes")
+
+
+@pytest.mark.slow
+def test_the_driver_writes_a_studys_scorecard(tmp_path):
+    from own_traces import TINY
+    from schedlab.study import run_study
+
+    params = {**TINY["policies"], "table_traces": ["CTC-SP2"], "lelong_trace": "KTH-SP2",
+              "thesis_traces": ["KTH-SP2"], "bandit_traces": ["KTH-SP2"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_study("policies", overrides=params, outdir=tmp_path / "out", workers=1, cache_dir=tmp_path / "c",
+                  log=None, progress=False)
+    with open(tmp_path / "out" / "tables" / "scorecard.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    items = {(r["paper"], r["item"]) for r in rows}
+    assert {("lelong2017 §3.4", "Table 1"), ("lelong2017 §3.4", "Table 2"), ("thesis §4.3.3", "Table 4.2"),
+            ("online-bandit §6.2", "Table 2")} <= items
+    assert all(r["verdict"] in scorecard.VERDICTS for r in rows)
+    spf_max = next(r for r in rows if r["item"] == "Table 2" and r["metric"].startswith("MaxWait EASY-SPF"))
+    assert "largest wait is" in spf_max["explanation"] or spf_max["verdict"] == "reproduced"
+    counts = json.loads((tmp_path / "out" / "numbers.json").read_text())["scorecard"]["counts"]
+    assert counts["compared"] == len(rows)
