@@ -61,3 +61,23 @@ def test_the_driver_writes_a_studys_scorecard(tmp_path):
     assert "largest wait is" in spf_max["explanation"] or spf_max["verdict"] == "reproduced"
     counts = json.loads((tmp_path / "out" / "numbers.json").read_text())["scorecard"]["counts"]
     assert counts["compared"] == len(rows)
+
+
+@pytest.mark.slow
+def test_the_thresholds_study_states_fig8_and_its_maxwait_claim(tmp_path):
+    from own_traces import TINY
+    from schedlab.study import run_study
+
+    params = {**TINY["thresholds"], "traces": ["KTH-SP2", "CEA-Curie"], "weeks": 2, "sweep_traces": ["KTH-SP2"],
+              "thesis_traces": [], "fig5_trace": None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_study("thresholds", overrides=params, outdir=tmp_path / "out", workers=1,
+                           cache_dir=tmp_path / "c", log=None, progress=False)
+    rows = result["scorecard"]
+    fig8 = [r for r in rows if r.item == "Fig. 8"]
+    assert [r.trace for r in fig8] == ["KTH-SP2", "CEA-Curie"] and all(r.published in (29, 42) for r in fig8)
+    assert all(r.low <= r.ours <= r.high for r in fig8)
+    claim = next(r for r in rows if r.rule == "claim")
+    assert claim.published == "CEA-Curie" and claim.verdict in scorecard.VERDICTS
+    assert (claim.verdict == "reproduced") == (claim.ours == "CEA-Curie")

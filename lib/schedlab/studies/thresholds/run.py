@@ -14,6 +14,7 @@ from .cells import _table3_row, fig5_campaigns, thesis_campaign, thesis_checks, 
 from .figures import figure_fig5, figure_fig8, figure_sweep, figure_thesis
 from .params import STUDY, Params, threshold_label
 from .report import _key, numbers
+from .scorecard import rows as scorecard_rows
 from .tables import (table_fig5, table_fig8, table_fig8_maxwait, table_sec73, table_table3, table_thesis,
                      table_thesis_5_6, table_thesis_checks, table_traintest)
 
@@ -118,4 +119,5 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         ds.attrs["parameters"] = p.record()
         ctx.dataset(name, ds)
     return {"numbers": numbers(p, f5, sweep, fig8, thesis, t3), "tables": tables, "figures": figures,
+            "scorecard": scorecard_rows(p, fig8),
             "datasets": datasets, "fig5": f5, "sweep": sweep, "fig8": fig8, "thesis": thesis}
