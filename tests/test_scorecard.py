@@ -16,7 +16,8 @@ from schedlab.scorecard import Row
     (100, 104, None, None, None, "reproduced"),          # within 5 %
     (100, 130, 90, 140, None, "reproduced"),             # published inside our interval
     (100, 112, None, None, None, "close"),               # within 15 %
-    (100, 300, None, None, None, "direction only"),      # same sign
+    (100, 300, None, None, 0.0, "direction only"),       # a gain of the same sign
+    (100, 300, None, None, None, "not reproduced"),      # no baseline: no direction to share
     (-20, -3, -5, -1, 0.0, "direction only"),            # same side of the baseline
     (2.0, 0.5, None, None, 1.0, "not reproduced"),       # other side of the baseline
     (100, math.nan, None, None, None, "not reproduced"),
@@ -81,3 +82,17 @@ def test_the_thresholds_study_states_fig8_and_its_maxwait_claim(tmp_path):
     claim = next(r for r in rows if r.rule == "claim")
     assert claim.published == "CEA-Curie" and claim.verdict in scorecard.VERDICTS
     assert (claim.verdict == "reproduced") == (claim.ours == "CEA-Curie")
+
+
+def test_the_traces_study_counts_the_jobs_the_thesis_counted():
+    from schedlab.studies.traces.cells import characterise
+    from schedlab.studies.traces.scorecard import rows
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = rows([characterise("KTH-SP2")])
+    assert {r.item for r in got} == {"Table 4.1", "Table 6.1", "Table 6.2"}
+    small = [r for r in got if r.item == "Table 6.1" and "small" in r.metric]
+    # Table 6.1's shares are those of the completed jobs, to the printed digits
+    assert all(r.verdict == "reproduced" and "the completed jobs" in r.explanation for r in small)
+    assert all("unexplained" in r.explanation for r in got if r.verdict != "reproduced")

@@ -24,8 +24,9 @@ NOT_COMPARED = "not compared"
 #: how each rule judges a row (stated once: the paper and the CSV quote it)
 RULES = {
     "value": "reproduced: within 5 % of the published value, or the published value inside our 95 % "
-             "interval; close: within 15 %; direction only: ours on the same side of the baseline as the "
-             "published value (or of the same sign when there is no baseline); else not reproduced",
+             "interval; close: within 15 %; direction only (for a value with a baseline, e.g. a gain over "
+             "EASY-FCFS-FCFS): ours on the same side of the baseline as the published value; else not "
+             "reproduced",
     "claim": "reproduced: the published claim holds on our results (a yes/no test stated in the row); "
              "else not reproduced",
 }
@@ -45,7 +46,7 @@ class Row:
     low: float | None = None        # our 95 % interval
     high: float | None = None
     rule: str = "value"
-    baseline: float | None = None   # for "direction only": the side of this value
+    baseline: float | None = None   # "direction only" is judged against it (none: no such tier)
     holds: bool | None = None       # for a claim: whether it holds on our results
     explanation: str = "unexplained"
     comparable: bool = True
@@ -87,8 +88,8 @@ def judge(row: Row) -> str:
         return "reproduced"
     if rel <= NEAR:
         return "close"
-    ref = row.baseline if _finite(row.baseline) else 0.0
-    if (pub - ref) * (ours - ref) > 0 or (pub == ref and ours == ref):
+    ref = row.baseline
+    if _finite(ref) and ((pub - ref) * (ours - ref) > 0 or (pub == ref and ours == ref)):
         return "direction only"
     return "not reproduced"
 

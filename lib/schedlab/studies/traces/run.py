@@ -9,6 +9,7 @@ from .cells import characterise
 from .figures import figure_runtimes, figure_weekly
 from .params import PREMATURE_FACTOR, STUDY, Params
 from .published import PUBLISHED_NOTES, THESIS
+from .scorecard import rows as scorecard_rows
 from .report import numbers
 from .tables import data_histograms, data_weekly, tables
 
@@ -48,4 +49,4 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         "published_source": THESIS,
         "published_notes": list(PUBLISHED_NOTES),
     }
-    return {"numbers": doc, "stats": stats, "tables": tabs, "figures": figs}
+    return {"numbers": doc, "stats": stats, "tables": tabs, "figures": figs, "scorecard": scorecard_rows(stats)}
