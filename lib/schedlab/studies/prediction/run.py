@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .scorecard import rows as scorecard_rows
 from .analysis import correlations, loo_selection, slowdowns
 from .cells import N_LEVELS, log_row, make_campaign, make_timing_campaign
 from .figures import figure_errors, figure_predicted, figure_triples
@@ -72,4 +73,4 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         "engines_identical": f"C and Python estimators give the same cells: {nums['engines_identical']}",
     }
     return {"numbers": doc, "findings": findings, "dataset": ds, "timing_dataset": timing, "tables": tables,
-            "figures": figures, "selection": sel, "selected_all_logs": overall}
+            "figures": figures, "selection": sel, "selected_all_logs": overall, "scorecard": scorecard_rows(ds, sel, p)}
