@@ -118,3 +118,21 @@ def test_the_prediction_study_compares_whole_logs_only(tmp_path):
     window = run_study("prediction", overrides={**TINY["prediction"], "traces": ["KTH-SP2"]},
                        outdir=tmp_path / "window", workers=1, cache_dir=tmp_path / "c", log=None, progress=False)
     assert window["scorecard"] and all(r.verdict == scorecard.NOT_COMPARED for r in window["scorecard"])
+
+
+@pytest.mark.slow
+def test_the_multiqueue_study_counts_only_the_papers_weeks(tmp_path):
+    from own_traces import TINY
+    from schedlab.study import run_study
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_study("multiqueue", overrides={**TINY["multiqueue"], "traces": ["CTC-SP2"], "weeks": 3,
+                                                    "thresholds": [2.5, 100], "horizons": [1, 2]},
+                           outdir=tmp_path / "out", workers=1, cache_dir=tmp_path / "c", log=None, progress=False)
+    rows = result["scorecard"]
+    assert {r.item for r in rows} >= {"Table 1", "Table 2", "Table 3"}
+    assert all(r.verdict == scorecard.NOT_COMPARED and "3 weeks of CTC-SP2, the paper 48" in r.explanation
+               for r in rows)
+    t3 = next(r for r in rows if r.item == "Table 3" and r.metric.endswith("2.5/2"))
+    assert t3.published == 0.712

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .scorecard import rows as scorecard_rows
 from .analysis import TraceResult, _dataset
 from .cells import fixed_campaign, load, online_campaign
 from .figures import figure_fig4, figure_fig5, figure_fig6, figure_fig7, figure_fig8, figure_fig9
@@ -85,4 +86,4 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     findings = {r.name: f"P = {p.pmax} queues: R = {r.fixed_r('exact', p.pmax):.2f} with exact estimates, "
                         f"{r.fixed_r('user', p.pmax):.2f} with user estimates" for r in results}
     return {"numbers": doc, "findings": findings, "results": results, "tables": tables, "figures": figures,
-            "datasets": datasets}
+            "datasets": datasets, "scorecard": scorecard_rows(results, p)}
