@@ -136,3 +136,21 @@ def test_the_multiqueue_study_counts_only_the_papers_weeks(tmp_path):
                for r in rows)
     t3 = next(r for r in rows if r.item == "Table 3" and r.metric.endswith("2.5/2"))
     assert t3.published == 0.712
+
+
+@pytest.mark.slow
+def test_the_mixed_study_compares_pure_sums_and_keeps_coarse_grid_optima_aside(tmp_path):
+    from own_traces import TINY
+    from schedlab.study import run_study
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_study("mixed", overrides={**TINY["mixed"], "traces": ["SDSC-SP2"], "weeks": 100,
+                                               "map_trace": None, "thresholds": [200000]},
+                           outdir=tmp_path / "out", workers=2, cache_dir=tmp_path / "c", log=None, progress=False)
+    rows = {(r.item, r.metric): r for r in result["scorecard"]}
+    saf = rows[("Table 5.1", "sum of weekly mean bsld, SAF, testing weeks")]
+    assert saf.published == 721.54 and saf.verdict != scorecard.NOT_COMPARED      # a pure policy: compared
+    wstar = rows[("Table 5.1", "sum of weekly mean bsld, w*, testing weeks")]
+    assert wstar.verdict == scorecard.NOT_COMPARED and "1/3" in wstar.explanation   # grid step 1/3 here
+    assert any(r.rule == "claim" and "w*_train" in r.item for r in result["scorecard"])

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .scorecard import rows as scorecard_rows
 from ... import optim, sim
 from ... import values as check
 from ...errors import InputError
@@ -205,7 +206,8 @@ def compute(p: Params, ctx) -> dict[str, Any]:
         "params": p.as_dict(),
         "left_out": left_out,
     }
-    return {"numbers": doc, "analyses": analyses, "tables": tabs, "figures": figs, "left_out": left_out}
+    return {"numbers": doc, "analyses": analyses, "tables": tabs, "figures": figs, "left_out": left_out,
+            "scorecard": scorecard_rows(analyses)}
 
 
 # ------------------------------------------------------------------- timing --
