@@ -154,3 +154,23 @@ def test_the_mixed_study_compares_pure_sums_and_keeps_coarse_grid_optima_aside(t
     wstar = rows[("Table 5.1", "sum of weekly mean bsld, w*, testing weeks")]
     assert wstar.verdict == scorecard.NOT_COMPARED and "1/3" in wstar.explanation   # grid step 1/3 here
     assert any(r.rule == "claim" and "w*_train" in r.item for r in result["scorecard"])
+
+
+@pytest.mark.slow
+def test_the_classification_study_states_tables_6_4_to_6_6_and_its_claims(tmp_path):
+    from own_traces import TINY
+    from schedlab.study import run_study
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_study("classification", overrides={**TINY["classification"], "traces": ["KTH-SP2"],
+                                                        "weeks": 12},
+                           outdir=tmp_path / "out", workers=2, cache_dir=tmp_path / "c", log=None, progress=False)
+    rows = result["scorecard"]
+    items = {r.item for r in rows}
+    assert {"Table 6.4", "Table 6.5", "Table 6.6"} <= items
+    acc = next(r for r in rows if r.item == "Table 6.4" and r.metric == "accuracy (%)")
+    assert acc.published == 86 and 0 <= acc.ours <= 100
+    assert "5 trees" in acc.explanation or acc.verdict == "reproduced"
+    claims = [r for r in rows if r.rule == "claim"]
+    assert any("FCFS" in r.item for r in claims) and any("large jobs" in r.item for r in claims)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from .scorecard import rows as scorecard_rows
 from .. import Table
 from .analysis import TraceResult, predictions_from
 from .cells import FEATURE_NAMES, OUTCOMES, _prepared, _slug, campaign_schedule, campaigns_classify
@@ -105,4 +106,4 @@ def compute(p: Params, ctx) -> dict[str, Any]:
     if left_out:
         found["left_out"] = " ".join(left_out)
     return {"numbers": nums, "findings": found, "results": results, "tables": tabs, "figures": fig_paths,
-            "left_out": left_out}
+            "left_out": left_out, "scorecard": scorecard_rows(results, p)}

@@ -1,0 +1,78 @@
+"""The classification study's rows of the scorecard
+(:mod:`schedlab.scorecard`): thesis Tables 6.4-6.6 per trace and the
+claims of chapter 6's text (the ranges of §6.1 and §6.5.1, Fig. 6.8's
+small and large jobs)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...scorecard import Row
+from .tables import CLAIMS, PUBLISHED
+
+CI = "classification-idempotent"
+
+
+def _why(p) -> str:
+    return ("unexplained" if p.trees >= 100 and p.max_samples is None else
+            f"unexplained; this run's forests are smaller than the thesis' ({p.trees} trees of "
+            f"{p.max_samples if p.max_samples is not None else 'all'} samples; the thesis: 100 trees)")
+
+
+def rows(res, p) -> list[Row]:
+    out: list[Row] = []
+    why = _why(p)
+    for r in res:
+        o = r.overall
+        pub = PUBLISHED["table_6_4"].get(r.name)
+        if pub:
+            for i, key in enumerate(("accuracy", "precision", "recall")):
+                out.append(Row("thesis §6.3.3.1", "Table 6.4", r.name, f"{key} (%)", pub[i], o[key], explanation=why))
+        pub = PUBLISHED["table_6_5"].get(r.name)
+        if pub:
+            for i, (key, label) in enumerate((("false_large", "false large FL/(FL+TL) (%)"),
+                                              ("false_small", "false small FS/(FS+TS) (%)"))):
+                out.append(Row("thesis §6.3.3.2", "Table 6.5", r.name, label, pub[i], o[key], explanation=why))
+        pub = PUBLISHED["table_6_6"].get(r.name)
+        pols = r.schedule.policy.values.tolist()
+        if pub:
+            for pol in ("FCFS", "SPF"):
+                if pol in pols and pub.get(pol) is not None:
+                    out.append(Row("thesis §6.6", "Table 6.6", r.name,
+                                   f"total bsld improvement over EASY-FCFS, {pol}-CI (%)", pub[pol], r.gain(pol, CI),
+                                   baseline=0.0, explanation=why))
+    if not res:
+        return out
+    names = ", ".join(r.name for r in res)
+    pols = res[0].schedule.policy.values.tolist()
+    for key, (where, claim, low, high) in CLAIMS.items():
+        if key == "precision":
+            vals = [r.overall["precision"] for r in res]
+        elif key.startswith("gain_") and key[5:] in pols:
+            pol = key[5:]
+            vals = [r.gain(pol, CI, (pol, "base")) for r in res]
+        else:
+            continue
+        vals = [v for v in vals if np.isfinite(v)]
+        if vals:
+            out.append(Row(f"thesis {where}", f"claim: {claim} between {low:g} and {high:g} % on every trace",
+                           names, claim, f"{low:g} to {high:g}", f"{min(vals):.0f} to {max(vals):.0f}",
+                           rule="claim", holds=all(low <= v <= high for v in vals), explanation=why))
+    small, large = [], []
+    for r in res:
+        s = r.schedule
+        for pol in pols:
+            sb, sc = (float(s.mean_bsld_small.sel(policy=pol, variant=v)) for v in ("base", CI))
+            lb, lc = (float(s.mean_bsld_large.sel(policy=pol, variant=v)) for v in ("base", CI))
+            if sb > 0 and lb > 0:
+                small.append(100 * (1 - sc / sb))
+                large.append(100 * (lc / lb - 1))
+    f68 = PUBLISHED["fig_6_8"]
+    if small:
+        out.append(Row(f"thesis {f68['where']}", "Fig. 6.8: the largest gain of the small jobs' mean bsld", names,
+                       "largest gain over the (trace, policy) cells (%)", f68["small_gain_max"], max(small),
+                       baseline=0.0, explanation=why))
+        out.append(Row(f"thesis {f68['where']}", "claim: Fig. 6.8, the large jobs' mean bsld never worsens by more "
+                       f"than {f68['large_loss_max']:g} %", names, "largest loss over the (trace, policy) cells (%)",
+                       f"<= {f68['large_loss_max']:g}", f"{max(large):.0f}", rule="claim",
+                       holds=max(large) <= f68["large_loss_max"], explanation=why))
+    return out
