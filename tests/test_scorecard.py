@@ -174,3 +174,23 @@ def test_the_classification_study_states_tables_6_4_to_6_6_and_its_claims(tmp_pa
     assert "5 trees" in acc.explanation or acc.verdict == "reproduced"
     claims = [r for r in rows if r.rule == "claim"]
     assert any("FCFS" in r.item for r in claims) and any("large jobs" in r.item for r in claims)
+
+
+@pytest.mark.slow
+def test_the_thresholds_study_counts_thesis_tables_5_2_to_5_5_on_the_thesis_weeks_only(tmp_path):
+    from own_traces import TINY
+    from schedlab.study import run_study
+
+    params = {**TINY["thresholds"], "traces": ["KTH-SP2"], "weeks": 2, "sweep_traces": ["KTH-SP2"],
+              "fig5_trace": None, "thesis_traces": ["KTH-SP2"], "thesis_policies": ["FCFS", "SAF"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = run_study("thresholds", overrides=params, outdir=tmp_path / "a", workers=2,
+                         cache_dir=tmp_path / "c", log=None, progress=False)["scorecard"]
+        short = run_study("thresholds", overrides={**params, "thesis_weeks": 10}, outdir=tmp_path / "b",
+                          workers=2, cache_dir=tmp_path / "c", log=None, progress=False)["scorecard"]
+    rows = [r for r in full if r.item == "Tables 5.2-5.5"]
+    assert len(rows) == 2 * 3                                    # two policies x the thesis' three thresholds
+    assert all(r.verdict in scorecard.VERDICTS for r in rows)
+    assert all(r.explanation.startswith(("measured", "unexplained")) for r in rows if r.verdict != "reproduced")
+    assert all(r.verdict == scorecard.NOT_COMPARED for r in short if r.item == "Tables 5.2-5.5")
