@@ -446,6 +446,10 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
                     results = fut.result()
                     for key, res in results:
                         cache.put(key, res)
+                    # Cached here: the workers may forget the result, so a
+                    # worker lost later (a cancelled or preempted batch job)
+                    # costs only the tasks it was running, not all it ran.
+                    fut.release()
                     bar.update(len(results))
                     report(bar.done)
             finally:
