@@ -33,15 +33,20 @@ if not STATE or not os.environ.get("SLURM_CONF"):
                 "(bash tests/cluster/with-slurm.sh .venv/bin/python -m pytest tests/cluster/check_slurm.py): "
                 "SLURM_CONF and SCHEDLAB_SLURM_STATE are not set", pytrace=False)
 
-import dask  # noqa: E402
+import cloudpickle  # noqa: E402
 import xarray as xr  # noqa: E402
 from distributed import Client  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from schedlab import paths  # noqa: E402
 
+# The scheduler runs in tools/cluster/slurm_cluster.py, which cannot import
+# this file: what it receives from here (the task log) travels by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
 SPEC = paths.ROOT / "campaigns" / "lelong2017-kth.yaml"
 SCHEDLAB = Path(sys.executable).parent / "schedlab"   # the console script of this environment
+HELPER = paths.ROOT / "tools" / "cluster" / "slurm_cluster.py"
 WORKERS = int(os.environ.get("SCHEDLAB_SLURM_WORKERS", "3"))
 LOCAL_WORKERS = 2
 CAMPAIGN_TIMEOUT = 600      # seconds for one campaign (about 10 s on 2 idle cores)
@@ -140,6 +145,17 @@ class TaskLog(SchedulerPlugin):
         self.assigned, self.finished, self.ran_on = {}, {}, {}
 
 
+def task_log(client, reset=False) -> dict:
+    """The scheduler's task log (assigned, finished, ran_on), reset if asked."""
+    def get(dask_scheduler, reset=reset):
+        log = dask_scheduler.plugins[TaskLog.name]
+        out = {"assigned": dict(log.assigned), "finished": dict(log.finished), "ran_on": dict(log.ran_on)}
+        if reset:
+            log.reset()
+        return out
+    return client.run_on_scheduler(get)
+
+
 # --------------------------------------------------------------- fixtures --
 
 @pytest.fixture(scope="module")
@@ -152,35 +168,51 @@ def local(tmp_path_factory):
     return load(d / "local.nc")
 
 
-@pytest.fixture(scope="module")
-def slurm():
-    """A SLURMCluster of single-core workers on the private Slurm, its
-    client and the scheduler's task log."""
-    from dask_jobqueue import SLURMCluster
+def helper_cmd(address_file: Path, jobs: int = WORKERS) -> list[str]:
+    """The cluster, as the README starts it on a site (plus this test's
+    partition, scratch and log directories, and the loopback address)."""
+    return [sys.executable, str(HELPER), "--jobs", str(jobs), "--memory", "1GB", "--walltime", "00:30:00",
+            "--queue", "schedlab", "--host", "127.0.0.1", "--address-file", str(address_file),
+            "--log-directory", str(Path(STATE) / "jobs"),
+            "--local-directory", str(Path(STATE) / "dask-worker-space"), "--keep-every", "1"]
 
-    jobs = Path(STATE) / "jobs"
-    # A cancelled worker's job is dropped by the cluster 2 s after its worker
-    # leaves (default 15 s), so that scale() can replace it sooner.
-    with dask.config.set({"distributed.deploy.lost-worker-timeout": "2s"}):
-        cluster = SLURMCluster(cores=1, processes=1, memory="1GB", walltime="00:30:00", queue="schedlab",
-                               python=sys.executable, log_directory=str(jobs),
-                               local_directory=str(Path(STATE) / "dask-worker-space"),
-                               scheduler_options={"host": "127.0.0.1", "port": 0, "dashboard_address": ":0"})
-        client = Client(cluster)
-        try:
-            print("\n" + cluster.job_script())
-            cluster.scale(jobs=WORKERS)
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory):
+    """tools/cluster/slurm_cluster.py keeping WORKERS single-core workers
+    (sbatch jobs) on the private Slurm; a client and the task log on its
+    scheduler."""
+    d = tmp_path_factory.mktemp("cluster")
+    address_file = d / "scheduler.txt"
+    out = (d / "slurm_cluster.log").open("w")
+    helper = subprocess.Popen(helper_cmd(address_file), cwd=paths.ROOT, stdout=out, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, env=ENV)
+    try:
+        wait_until("tools/cluster/slurm_cluster.py writing the scheduler's address",
+                   lambda: address_file.exists() or helper.poll() is not None, WORKER_TIMEOUT, 0.2)
+        assert helper.poll() is None, (f"slurm_cluster.py exited ({helper.returncode}):\n"
+                                       + (d / "slurm_cluster.log").read_text()[-4000:])
+        address = address_file.read_text().strip()
+        with Client(address, timeout=30) as client:
             client.wait_for_workers(WORKERS, timeout=WORKER_TIMEOUT)
             client.register_plugin(TaskLog())
-            log = wait_until("task log on the scheduler", lambda: cluster.scheduler.plugins.get(TaskLog.name), 30)
-            yield cluster, client, log
-        finally:
-            client.close()
-            cluster.close()
+            yield address, client
+    finally:
+        helper.send_signal(signal.SIGTERM)
+        try:
+            helper.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            helper.kill()
+            helper.wait()
+        out.close()
+        print(f"\n----- slurm_cluster.py (exit {helper.returncode}) -----\n"
+              + "\n".join((d / "slurm_cluster.log").read_text().splitlines()[-25:]))
+    assert helper.returncode == 0, "slurm_cluster.py did not stop cleanly on SIGTERM"
 
 
-def job_of(cluster, worker_name) -> str:
-    return cluster.workers[worker_name].job_id
+def jobs_of(client) -> dict[str, str]:
+    """worker address -> its Slurm job id (read in the worker's environment)."""
+    return client.run(lambda: os.environ.get("SLURM_JOB_ID"))
 
 
 def squeue() -> set[str]:
@@ -190,41 +222,47 @@ def squeue() -> set[str]:
 
 # ------------------------------------------------------------------ tests --
 
+def workers(client) -> dict[str, dict]:
+    return client.scheduler_info(n_workers=-1)["workers"]
+
+
 def test_workers_are_slurm_jobs(slurm):
-    cluster, client, _ = slurm
-    names = {w["name"] for w in client.scheduler_info()["workers"].values()}
-    assert len(names) == WORKERS
-    ids = {job_of(cluster, n) for n in names}
-    assert ids <= squeue(), f"workers' jobs {ids} not all in squeue {squeue()}"
-    assert all(w["nthreads"] == 1 for w in client.scheduler_info()["workers"].values())
+    _, client = slurm
+    info = workers(client)
+    assert len(info) == WORKERS
+    assert all(w["nthreads"] == 1 for w in info.values())
+    ids = set(jobs_of(client).values())
+    assert len(ids) == WORKERS and ids <= squeue(), f"workers' jobs {ids} not all in squeue {squeue()}"
 
 
 def test_campaign_on_slurm_equals_local(slurm, local, tmp_path):
-    cluster, _, log = slurm
-    log.reset()
+    address, client = slurm
+    task_log(client, reset=True)
     t0 = time.monotonic()
-    text = run_campaign(tmp_path / "cache", tmp_path / "slurm.nc", scheduler=cluster.scheduler_address)
+    text = run_campaign(tmp_path / "cache", tmp_path / "slurm.nc", scheduler=address)
     print(f"\nSLURMCluster ({WORKERS} workers): {time.monotonic() - t0:.1f} s; {text.splitlines()[-2]}")
     total, cached, todo = counts(text)
-    assert (cached, todo) == (0, total)
+    assert (cached, todo) == (0, total) and total == CELLS
     ds = load(tmp_path / "slurm.nc")
     assert_same_results(ds, local)
     assert ds.attrs["workers"] == WORKERS
     assert cached_cells(tmp_path / "cache") == total
-    used = {w for names in log.ran_on.values() for w in names}
+    log = task_log(client)
+    used = {w for names in log["ran_on"].values() for w in names}
     assert len(used) == WORKERS, f"tasks ran on {sorted(used)}, not on all {WORKERS} workers"
-    assert all(n == 1 for n in log.finished.values()), "a task ran twice without a fault"
+    assert log["finished"] and all(n == 1 for n in log["finished"].values()), "a task ran twice without a fault"
 
 
 def test_scancel_a_worker_mid_campaign(slurm, local, tmp_path):
     """scancel one worker's job while it computes: the campaign finishes on
     the others with identical results; only the tasks the cancelled worker
     held (running or queued there, or finished there and not yet fetched by
-    the client) run again.  Then scale() replaces the job."""
-    cluster, client, log = slurm
-    log.reset()
+    the client) run again.  Then slurm_cluster.py submits a job in its place."""
+    address, client = slurm
+    task_log(client, reset=True)
+    job_ids = jobs_of(client)
     cache = tmp_path / "cache"
-    proc = subprocess.Popen(campaign_cmd(cache, tmp_path / "slurm.nc", scheduler=cluster.scheduler_address),
+    proc = subprocess.Popen(campaign_cmd(cache, tmp_path / "slurm.nc", scheduler=address),
                             cwd=paths.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             stdin=subprocess.DEVNULL, env=ENV)
     try:
@@ -232,18 +270,16 @@ def test_scancel_a_worker_mid_campaign(slurm, local, tmp_path):
         wait_until("a third of the cells in the cache",
                    lambda: cached_cells(cache) >= CELLS // 3 or proc.poll() is not None, CAMPAIGN_TIMEOUT, 0.05)
         assert proc.poll() is None, "the campaign ended before a worker could be cancelled"
-
-        def busy():
-            for ws in list(cluster.scheduler.workers.values()):
-                if ws.processing:
-                    return ws
-        victim = wait_until("a worker computing", busy, 30, 0.02)
-        job = job_of(cluster, victim.name)
+        busy = wait_until("a worker computing", lambda: [w for w, keys in client.processing().items() if keys],
+                          30, 0.02)
+        victim = busy[0]
+        job = job_ids[victim]
         before = cached_cells(cache)
-        subprocess.run(["scancel", job], check=True)
         t_cancel = time.time()
-        print(f"\nscancel {job} (worker {victim.name}) with {before} cells cached")
+        subprocess.run(["scancel", job], check=True)
+        print(f"\nscancel {job} (worker {victim}) with {before} of {CELLS} cells cached")
         out, _ = proc.communicate(timeout=CAMPAIGN_TIMEOUT)
+        t_end = time.time()
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -252,50 +288,45 @@ def test_scancel_a_worker_mid_campaign(slurm, local, tmp_path):
     total, cached, todo = counts(out)
     assert (cached, todo) == (0, total)
     assert_same_results(load(tmp_path / "slurm.nc"), local)
-    assert cached_cells(cache) == total, "a cell is missing from, or doubled in, the cache"
+    assert cached_cells(cache) == total, "a cell is missing from the cache"
 
-    # The scheduler's own account of the removal: what the worker was
-    # processing and which finished results only it held.
-    removal = [e for _, e in client.get_events(victim.address)
+    # The scheduler's own account of the removal: the tasks the worker was
+    # processing, and the finished results only it held (not yet fetched).
+    removal = [(t, e) for t, e in client.get_events(victim)
                if isinstance(e, dict) and e.get("action") == "remove-worker"]
-    assert removal, f"the scheduler never removed worker {victim.name} ({victim.address})"
-    processing = set(removal[0]["processing-tasks"])
-    lost = set(removal[0]["lost-computed-tasks"])
-    t_removed = min(t for t, e in client.get_events(victim.address)
-                    if isinstance(e, dict) and e.get("action") == "remove-worker")
-    assert t_removed >= t_cancel - 1
-    assert job not in squeue(), f"cancelled job {job} still in squeue"
+    assert removal, f"the scheduler never removed worker {victim} (job {job})"
+    t_removed, event = removal[0]
+    assert t_cancel - 1 <= t_removed < t_end, "the worker did not leave during the campaign"
+    processing, lost = set(event["processing-tasks"]), set(event["lost-computed-tasks"])
 
-    reassigned = {k for k, n in log.assigned.items() if n > 1}
-    rerun = {k for k, n in log.finished.items() if n > 1}
-    assert set(log.finished) == set(log.assigned), "a task never finished"
+    log = task_log(client)
+    reassigned = {k for k, n in log["assigned"].items() if n > 1}
+    rerun = {k for k, n in log["finished"].items() if n > 1}
+    assert set(log["finished"]) == set(log["assigned"]), "a task never finished"
     assert reassigned <= processing | lost, (
         f"tasks assigned again that the cancelled worker did not hold: {reassigned - processing - lost}")
     assert rerun <= lost, f"finished tasks run again that were not lost with the worker: {rerun - lost}"
-    assert victim.name not in {n for k in reassigned for n in log.ran_on[k][1:]}
-    n_tasks = len(log.finished)
-    print(f"{n_tasks} tasks; the cancelled worker held {len(processing)} in processing and {len(lost)} "
-          f"finished but unfetched; {len(reassigned)} assigned again, {len(rerun)} finished twice; "
-          f"{cached_cells(cache)} cells cached once each")
+    print(f"{len(log['finished'])} tasks; the cancelled worker held {len(processing)} (running or queued) and "
+          f"{len(lost)} finished but not yet fetched; {len(reassigned)} assigned again, {len(rerun)} finished "
+          f"twice; the client cached each of the {cached_cells(cache)} cells once")
 
-    # The job is gone; the cluster drops it and scale() submits a new one.
-    wait_until(f"cluster dropping worker {victim.name}", lambda: victim.name not in cluster.workers, 60)
-    cluster.scale(jobs=WORKERS)
-    client.wait_for_workers(WORKERS, timeout=WORKER_TIMEOUT)
-    names = {w["name"] for w in client.scheduler_info()["workers"].values()}
-    new = {job_of(cluster, n) for n in names} - {job}
-    assert len(new) == WORKERS and new <= squeue()
-    print(f"workers back to {WORKERS}: jobs {sorted(new, key=int)}")
+    # The job is gone from Slurm; slurm_cluster.py submits one in its place.
+    wait_until(f"job {job} leaving squeue", lambda: job not in squeue(), 60, 0.2)
+    wait_until(f"{WORKERS} workers again", lambda: len(workers(client)) == WORKERS
+               and job not in set(jobs_of(client).values()), WORKER_TIMEOUT, 0.5)
+    now = jobs_of(client)
+    assert set(now.values()) <= squeue() and len(set(now.values())) == WORKERS
+    print(f"workers back to {WORKERS}: jobs {sorted(now.values(), key=int)} (job {job} cancelled)")
 
 
 def test_kill_the_client_and_run_again(slurm, local, tmp_path):
     """SIGKILL the campaign's client mid-campaign: the cells it had received
     stay in the cache; the same command run again computes only the others."""
-    cluster, _, _ = slurm
+    address, _ = slurm
     cache = tmp_path / "cache"
-    cmd = campaign_cmd(cache, tmp_path / "slurm.nc", scheduler=cluster.scheduler_address)
-    proc = subprocess.Popen(cmd, cwd=paths.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.Popen(campaign_cmd(cache, tmp_path / "slurm.nc", scheduler=address), cwd=paths.ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            env=ENV)
     try:
         wait_until("first cells in the cache", lambda: cached_cells(cache) > 0 or proc.poll() is not None,
                    CAMPAIGN_TIMEOUT, 0.02)
@@ -305,11 +336,61 @@ def test_kill_the_client_and_run_again(slurm, local, tmp_path):
     assert proc.returncode == -signal.SIGKILL, "the campaign ended before its client could be killed"
     assert not (tmp_path / "slurm.nc").exists()
     at_kill = cached_cells(cache)
-    text = run_campaign(cache, tmp_path / "slurm.nc", scheduler=cluster.scheduler_address)
+    text = run_campaign(cache, tmp_path / "slurm.nc", scheduler=address)
     total, cached, todo = counts(text)
-    print(f"\nclient killed with {at_kill} of {total} cells cached; the re-run: {cached} from cache, "
-          f"{todo} computed")
+    print(f"\nclient killed with {at_kill} of {total} cells cached; the same command again: {cached} from "
+          f"cache, {todo} computed")
     assert 0 < at_kill < total
     assert cached == at_kill and todo == total - at_kill
     assert_same_results(load(tmp_path / "slurm.nc"), local)
     assert cached_cells(cache) == total
+
+
+# A whole study on the cluster: the thresholds study (Study 2), made small.
+STUDY = ["thresholds", "--set", "traces=[KTH-SP2]", "--set", "sweep_traces=null", "--set", "weeks=10",
+         "--set", "policies=[FCFS, SPF, SQF]", "--set", "thesis_traces=[KTH-SP2]",
+         "--set", "thesis_policies=[FCFS, SPF, SAF]"]
+
+
+def run_study(outdir: Path, cache: Path, *where: str) -> str:
+    cmd = [str(SCHEDLAB), "study", "run", *STUDY, "--outdir", str(outdir), "--cache", str(cache),
+           "--no-progress", *where]
+    proc = subprocess.run(cmd, cwd=paths.ROOT, capture_output=True, text=True, timeout=CAMPAIGN_TIMEOUT,
+                          stdin=subprocess.DEVNULL, env=ENV)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"schedlab study run failed (exit {proc.returncode}):\n{text[-4000:]}"
+    return text
+
+
+def science(numbers: dict) -> dict:
+    return {k: v for k, v in numbers.items() if k not in ("provenance", "timing")}
+
+
+def test_whole_study_on_slurm_equals_local(slurm, tmp_path):
+    """schedlab study run --scheduler: every campaign of the study on the
+    Slurm workers; the datasets, tables and numbers equal a local run's."""
+    import json
+
+    address, _ = slurm
+    t0 = time.monotonic()
+    run_study(tmp_path / "local", tmp_path / "local-cache", "--workers", str(LOCAL_WORKERS))
+    t_local = time.monotonic() - t0
+    t0 = time.monotonic()
+    text = run_study(tmp_path / "slurm", tmp_path / "slurm-cache", "--scheduler", address)
+    print(f"\nstudy thresholds (small): local {t_local:.1f} s, SLURMCluster {time.monotonic() - t0:.1f} s; "
+          f"{text.strip().splitlines()[-2]}")
+    computed = re.search(r"study thresholds done in \S+ s \((\d+) cells computed, 0 from the cache\)", text)
+    assert computed and int(computed.group(1)) > 0, text[-2000:]
+    nums = {w: json.loads((tmp_path / w / "numbers.json").read_text()) for w in ("local", "slurm")}
+    assert science(nums["slurm"]) == science(nums["local"])
+    assert nums["slurm"]["provenance"]["scheduler"] == "given"
+    assert nums["local"]["provenance"]["scheduler"] == "local"
+    datasets = sorted(p.name for p in (tmp_path / "local" / "datasets").glob("*.nc"))
+    assert datasets and datasets == sorted(p.name for p in (tmp_path / "slurm" / "datasets").glob("*.nc"))
+    for name in datasets:
+        got, want = load(tmp_path / "slurm" / "datasets" / name), load(tmp_path / "local" / "datasets" / name)
+        xr.testing.assert_identical(got.drop_attrs(deep=False), want.drop_attrs(deep=False))
+    tables = sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local" / "tables").iterdir())
+    assert tables
+    for rel in tables:
+        assert (tmp_path / "slurm" / rel).read_bytes() == (tmp_path / "local" / rel).read_bytes(), rel
