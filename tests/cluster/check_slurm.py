@@ -59,8 +59,9 @@ KEY = re.compile(r"^[0-9a-f]{64}\.npz$")
 
 # ---------------------------------------------------------------- helpers --
 
-def campaign_cmd(cache: Path, out: Path, *, scheduler: str | None = None, workers: int | None = None):
-    cmd = [str(SCHEDLAB), "campaign", str(SPEC), "--cache", str(cache), "-o", str(out), "--no-progress"]
+def campaign_cmd(cache, out, *, scheduler: str | None = None, workers: int | None = None,
+                 schedlab=SCHEDLAB, spec=SPEC):
+    cmd = [str(schedlab), "campaign", str(spec), "--cache", str(cache), "-o", str(out), "--no-progress"]
     if scheduler:
         cmd += ["--scheduler", scheduler]
     if workers:
@@ -168,13 +169,13 @@ def local(tmp_path_factory):
     return load(d / "local.nc")
 
 
-def helper_cmd(address_file: Path, jobs: int = WORKERS) -> list[str]:
+def helper_cmd(address_file, state=STATE, python=sys.executable, helper=HELPER) -> list[str]:
     """The cluster, as the README starts it on a site (plus this test's
     partition, scratch and log directories, and the loopback address)."""
-    return [sys.executable, str(HELPER), "--jobs", str(jobs), "--memory", "1GB", "--walltime", "00:30:00",
+    return [str(python), str(helper), "--jobs", str(WORKERS), "--memory", "1GB", "--walltime", "00:30:00",
             "--queue", "schedlab", "--host", "127.0.0.1", "--address-file", str(address_file),
-            "--log-directory", str(Path(STATE) / "jobs"),
-            "--local-directory", str(Path(STATE) / "dask-worker-space"), "--keep-every", "1"]
+            "--log-directory", f"{state}/jobs", "--local-directory", f"{state}/dask-worker-space",
+            "--keep-every", "1"]
 
 
 @pytest.fixture(scope="module")
@@ -352,9 +353,13 @@ STUDY = ["thresholds", "--set", "traces=[KTH-SP2]", "--set", "sweep_traces=null"
          "--set", "thesis_policies=[FCFS, SPF, SAF]"]
 
 
+def study_cmd(outdir, cache, *where: str, schedlab=SCHEDLAB) -> list[str]:
+    return [str(schedlab), "study", "run", *STUDY, "--outdir", str(outdir), "--cache", str(cache),
+            "--no-progress", *where]
+
+
 def run_study(outdir: Path, cache: Path, *where: str) -> str:
-    cmd = [str(SCHEDLAB), "study", "run", *STUDY, "--outdir", str(outdir), "--cache", str(cache),
-           "--no-progress", *where]
+    cmd = study_cmd(outdir, cache, *where)
     proc = subprocess.run(cmd, cwd=paths.ROOT, capture_output=True, text=True, timeout=CAMPAIGN_TIMEOUT,
                           stdin=subprocess.DEVNULL, env=ENV)
     text = proc.stdout + proc.stderr
@@ -394,3 +399,24 @@ def test_whole_study_on_slurm_equals_local(slurm, tmp_path):
     assert tables
     for rel in tables:
         assert (tmp_path / "slurm" / rel).read_bytes() == (tmp_path / "local" / rel).read_bytes(), rel
+
+
+def test_readme_shows_the_commands_of_this_test():
+    """The README's site-cluster section lists the commands this file runs,
+    word for word (paths and addresses as placeholders)."""
+    import shlex
+
+    readme = (paths.ROOT / "README.md").read_text()
+    m = re.search(r"with\s+these commands .*?```sh\n(.*?)```", readme, re.S)
+    assert m, "README: no command block after 'with these commands'"
+    shown = [shlex.split(line, comments=True) for line in m.group(1).replace("\\\n", " ").splitlines()]
+    shown = [words for words in shown if words]
+    cli = ".venv/bin/schedlab"
+    ours = [helper_cmd("scheduler.txt", "$STATE", ".venv/bin/python", "tools/cluster/slurm_cluster.py"),
+            campaign_cmd("CACHE", "slurm.nc", scheduler="$ADDRESS", schedlab=cli, spec="campaigns/lelong2017-kth.yaml"),
+            campaign_cmd("CACHE2", "local.nc", workers=LOCAL_WORKERS, schedlab=cli,
+                         spec="campaigns/lelong2017-kth.yaml"),
+            study_cmd("OUT", "CACHE3", "--scheduler", "$ADDRESS", schedlab=cli)]
+    assert shown == ours, "\n".join(f"README: {shlex.join(a)}\ntest:   {shlex.join(b)}"
+                                    for a, b in zip(shown, ours) if a != b) or f"{len(shown)} != {len(ours)}"
+    assert SPEC == paths.ROOT / "campaigns" / "lelong2017-kth.yaml" and HELPER.is_file()
