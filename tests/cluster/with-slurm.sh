@@ -220,6 +220,7 @@ MpiDefault=none
 SlurmdParameters=config_overrides
 ReturnToService=2
 KillWait=5
+MailProg=/bin/true
 MinJobAge=300
 NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOWN
 PartitionName=schedlab Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
@@ -237,7 +238,13 @@ wait_for "node $NODE idle" bash -c "sinfo -h -n '$NODE' -o %T | grep -qx idle"
 log "Slurm up: $(sinfo -h -o '%P %D %T %C' | head -n 1) (partition nodes state cpus A/I/O/T)"
 
 # ------------------------------------------------------------------ command --
+# In the background, so that a SIGTERM or SIGINT to this script (a CI
+# timeout, Ctrl-C) reaches the trap at once: the command is stopped, then
+# the cluster (whatever the command left running carries SLURM_CONF: swept).
+"$@" &
+child=$!
+trap 'log "interrupted: stopping the command (pid $child)"; kill -TERM "$child" 2>/dev/null; wait "$child"; exit 130' INT TERM
 rc=0
-"$@" || rc=$?
+wait "$child" || rc=$?
 failed=$rc
 exit "$rc"
