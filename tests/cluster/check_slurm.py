@@ -1,18 +1,20 @@
-"""Campaigns on a real Slurm through dask-jobqueue (issue 21).
+"""Campaigns and a study on a real Slurm through dask-jobqueue (issue 21).
 
 Runs only inside the private single-node Slurm of ``make test-cluster``
 (``tests/cluster/with-slurm.sh``, which exports ``SLURM_CONF`` and
 ``SCHEDLAB_SLURM_STATE``); the file name does not match ``test_*.py``, so
 plain ``pytest`` / ``make test`` never collect it.
 
-The cluster is what a site user starts: ``dask_jobqueue.SLURMCluster`` with
-single-core workers, each a real ``sbatch`` job; the campaign runs the way the
-README tells users to run it, ``schedlab campaign SPEC --scheduler ADDRESS``
-(``campaign.run(..., scheduler=...)``, the path ``run_study`` and ``schedlab
-study run --scheduler`` take too), in a process of its own.  Every dataset
-must equal the same campaign on a local cluster, cell for cell.
+The cluster is what the README tells a site user to start:
+``tools/cluster/slurm_cluster.py`` (a ``dask_jobqueue.SLURMCluster`` of
+single-core workers, each a real ``sbatch`` job, kept at its number of jobs);
+campaigns and the study run the way users run them, ``schedlab campaign SPEC
+--scheduler ADDRESS`` and ``schedlab study run NAME --scheduler ADDRESS``
+(``campaign.run(..., scheduler=...)`` / ``run_study(..., scheduler=...)``),
+each in a process of its own.  Every result must equal the same run on a
+local cluster.
 
-Faults: a worker's Slurm job cancelled (``scancel``) mid-campaign, the
+Faults: a worker's Slurm job cancelled (``scancel``) mid-campaign; the
 campaign's client killed (SIGKILL) mid-campaign and run again.
 """
 from __future__ import annotations
@@ -39,6 +41,7 @@ from distributed import Client  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from schedlab import paths  # noqa: E402
+from schedlab.campaign import Campaign  # noqa: E402
 
 # The scheduler runs in tools/cluster/slurm_cluster.py, which cannot import
 # this file: what it receives from here (the task log) travels by value.
@@ -47,11 +50,11 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 SPEC = paths.ROOT / "campaigns" / "lelong2017-kth.yaml"
 SCHEDLAB = Path(sys.executable).parent / "schedlab"   # the console script of this environment
 HELPER = paths.ROOT / "tools" / "cluster" / "slurm_cluster.py"
-WORKERS = int(os.environ.get("SCHEDLAB_SLURM_WORKERS", "3"))
+WORKERS = 3                 # single-core workers (Slurm jobs); the node declares 4 CPUs
 LOCAL_WORKERS = 2
 CAMPAIGN_TIMEOUT = 600      # seconds for one campaign (about 10 s on 2 idle cores)
 WORKER_TIMEOUT = 120        # seconds for sbatch'ed workers to reach the scheduler
-CELLS = 98                  # 2 halves x 7 x 7 policy pairs
+CELLS = len(Campaign.from_yaml(SPEC).cells())
 # the campaigns' environment: the scheduler is the one named on the command line
 ENV = {k: v for k, v in os.environ.items() if k != "SCHEDLAB_SCHEDULER"}
 KEY = re.compile(r"^[0-9a-f]{64}\.npz$")

@@ -146,7 +146,7 @@ cleanup() {
         ps -o pid,ppid,cmd -p "${left// /,}" >&2
         [[ $rc -eq 0 ]] && rc=1
     else
-        log "stopped: no daemon, job or worker of this cluster is left"
+        log "stopped: no daemon, job or worker of this cluster is left (${SECONDS} s in all)"
     fi
     if [[ ${SCHEDLAB_SLURM_KEEP:-0} == 1 ]]; then
         log "state kept in $STATE"
