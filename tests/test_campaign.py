@@ -154,6 +154,35 @@ def test_results_already_cached_are_not_kept_on_the_workers(tmp_path):
     assert ds.jobs.values.tolist() == [0] * 5
 
 
+def test_a_given_scheduler_without_workers_yet_is_waited_for(trace, tmp_path):
+    """Workers of a site cluster arrive when their batch jobs start: a
+    campaign started before waits for one instead of cutting its cells into
+    tasks for a single worker, then runs on the workers present."""
+    import threading
+
+    from distributed import LocalCluster
+
+    c = spec(trace)
+    lines, result = [], {}
+    with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=40) as cluster:
+        run = threading.Thread(target=lambda: result.update(ds=campaign.run(
+            c, scheduler=cluster.scheduler_address, cache_dir=tmp_path / "cache", progress=False,
+            log=lines.append)))
+        run.start()
+        deadline = time.monotonic() + 120
+        while not any("waiting for a worker" in line for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cluster.scale(2)
+        run.join(timeout=300)
+    assert not run.is_alive()
+    assert any(f"waiting for a worker on {cluster.scheduler_address}" in line for line in lines), lines
+    ds = result["ds"]
+    assert ds.attrs["workers"] >= 1 and ds.attrs["cells_computed"] == 8
+    local = campaign.run(c, workers=1, cache_dir=tmp_path / "local", progress=False, log=None)
+    xr.testing.assert_identical(data_only(ds), data_only(local))
+
+
 def test_written_dataset_keeps_types_units_and_provenance(trace, tmp_path):
     ds = campaign.run(spec(trace), workers=1, cache_dir=tmp_path, progress=False, log=lambda *a: None)
     path = store.write_dataset(ds, tmp_path / "out" / "tiny.nc")
