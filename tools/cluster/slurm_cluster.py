@@ -7,8 +7,8 @@ until stopped.
     .venv/bin/schedlab study run thresholds --profile full --scheduler "$(cat scheduler.txt)"
     kill %1        # cancels the workers' jobs, stops the scheduler
 
-Each job is one single-core worker (``--cores`` per job, one worker process,
-one thread per core).  A worker whose job ends (scancel, preemption, walltime)
+Each job is one worker process with ``--cores`` threads (default 1:
+single-core workers).  A worker whose job ends (scancel, preemption, walltime)
 is replaced: every few seconds the cluster is scaled back to ``--jobs``, which
 submits a job for each one lost (dask-jobqueue does not do it by itself).
 The scheduler's address is printed and written to ``--address-file`` once the
@@ -51,6 +51,11 @@ def main(argv=None) -> int:
     ap.add_argument("--keep-every", type=float, default=5.0,
                     help="seconds between two checks for lost jobs (default 5)")
     args = ap.parse_args(argv)
+    for name in ("jobs", "cores"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.wait is not None and not 0 <= args.wait <= args.jobs:
+        ap.error(f"--wait must be between 0 and --jobs ({args.jobs}), got {args.wait}")
 
     import dask
     from dask_jobqueue import SLURMCluster
