@@ -67,6 +67,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
         die "apt-get could not install ${PACKAGES[*]} (exit $rc; log above, whole log in /tmp/schedlab-slurm-apt.log)"
     fi
     for c in "${NEEDED[@]}"; do command -v "$c" > /dev/null || die "$c still missing after installing ${PACKAGES[*]}"; done
+    rm -f /tmp/schedlab-slurm-apt.log
 fi
 log "$(slurmctld -V), $(munged -V 2>&1 | head -n 1)"
 
