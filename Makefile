@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make test-asan, make lab, make lock, make clean.
+# Other targets: make data, make bench, make test-asan, make test-cluster, make lab, make lock, make clean.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -16,7 +16,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproj
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test test-asan bench reproduce notebooks paper clean lab data lock
+.PHONY: install test test-asan test-cluster bench reproduce notebooks paper clean lab data lock
 
 install: $(STAMP)
 
@@ -67,6 +67,16 @@ test-asan: install
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py tests/test_learned.py
+
+# Campaigns on a real Slurm through dask-jobqueue (not part of make test):
+# as root, installs slurm-wlm and munge with apt-get when missing, starts a
+# private single-node Slurm (own state directory, ports, MUNGE key and
+# socket), runs campaigns/lelong2017-kth.yaml on SLURMCluster workers against
+# a local cluster's result, cancels a worker's job and kills the client
+# mid-campaign, and stops every daemon it started, by pid, whatever happens.
+# tests/cluster/with-slurm.sh says how; tests/cluster/check_slurm.py what.
+test-cluster: install
+	bash tests/cluster/with-slurm.sh $(PY) -m pytest -p no:cacheprovider -q -s tests/cluster/check_slurm.py
 
 # The only target that downloads traces: the Parallel Workloads Archive logs of
 # data/fetch.toml that are not bundled, into data/traces/, checked and

@@ -120,6 +120,69 @@ def test_killed_campaign_resumes_to_the_same_dataset(trace, tmp_path):
     xr.testing.assert_identical(data_only(resumed), data_only(fresh))
 
 
+HELD_CELL = """
+import time
+from distributed import get_client
+
+def held(p):
+    # Results of earlier tasks that the scheduler still keeps on workers:
+    # wait (bounded) for the client to have fetched and released them all.
+    def count(dask_scheduler):
+        return sum(ts.state == "memory" and str(ts.key).startswith("_run_batch")
+                   for ts in dask_scheduler.tasks.values())
+    client = get_client()
+    deadline = time.monotonic() + 5
+    while (n := client.run_on_scheduler(count)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return {"jobs": ((), n)}
+"""
+
+
+def test_results_already_cached_are_not_kept_on_the_workers(tmp_path):
+    """A result the client has cached is released at once: a worker lost
+    afterwards (a cancelled Slurm job) takes only its running tasks with it,
+    not every result it ever computed (which the scheduler would recompute
+    while the client still held their futures)."""
+    (tmp_path / "heldcells.py").write_text(HELD_CELL)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        c = campaign.Campaign.from_dict({"name": "held", "cell": "heldcells:held", "dims": {"i": list(range(5))}})
+        ds = campaign.run(c, workers=1, batch=1, cache_dir=tmp_path / "cache", progress=False,
+                          log=lambda *a: None)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert ds.jobs.values.tolist() == [0] * 5
+
+
+def test_a_given_scheduler_without_workers_yet_is_waited_for(trace, tmp_path):
+    """Workers of a site cluster arrive when their batch jobs start: a
+    campaign started before waits for one instead of cutting its cells into
+    tasks for a single worker, then runs on the workers present."""
+    import threading
+
+    from distributed import LocalCluster
+
+    c = spec(trace)
+    lines, result = [], {}
+    with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=40) as cluster:
+        run = threading.Thread(target=lambda: result.update(ds=campaign.run(
+            c, scheduler=cluster.scheduler_address, cache_dir=tmp_path / "cache", progress=False,
+            log=lines.append)))
+        run.start()
+        deadline = time.monotonic() + 120
+        while not any("waiting for a worker" in line for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cluster.scale(2)
+        run.join(timeout=300)
+    assert not run.is_alive()
+    assert any(f"waiting for a worker on {cluster.scheduler_address}" in line for line in lines), lines
+    ds = result["ds"]
+    assert ds.attrs["workers"] >= 1 and ds.attrs["cells_computed"] == 8
+    local = campaign.run(c, workers=1, cache_dir=tmp_path / "local", progress=False, log=None)
+    xr.testing.assert_identical(data_only(ds), data_only(local))
+
+
 def test_written_dataset_keeps_types_units_and_provenance(trace, tmp_path):
     ds = campaign.run(spec(trace), workers=1, cache_dir=tmp_path, progress=False, log=lambda *a: None)
     path = store.write_dataset(ds, tmp_path / "out" / "tiny.nc")

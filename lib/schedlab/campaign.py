@@ -445,7 +445,15 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
         try:
             from dask.distributed import as_completed
 
-            n_workers = len(client.scheduler_info().get("workers", {})) or (workers or 1)
+            n_workers = len(client.scheduler_info(n_workers=-1).get("workers", {}))
+            if cluster is None and not n_workers:
+                # A given scheduler whose workers are not up yet (batch jobs
+                # still queued): wait for one rather than cut the campaign
+                # into tasks for a single worker.
+                log(f"campaign {campaign.name}: waiting for a worker on {client.scheduler.address}")
+                client.wait_for_workers(1)
+                n_workers = len(client.scheduler_info(n_workers=-1).get("workers", {}))
+            n_workers = n_workers or (workers or 1)
             bar = _Progress(len(todo), progress, campaign.name)
             futures = [client.submit(_run_batch, campaign.cell, b, pure=False)
                        for b in _batches(todo, n_workers, batch)]
@@ -454,6 +462,10 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
                     results = fut.result()
                     for key, res in results:
                         cache.put(key, res)
+                    # Cached here: the workers may forget the result, so a
+                    # worker lost later (a cancelled or preempted batch job)
+                    # costs only the tasks it was running, not all it ran.
+                    fut.release()
                     bar.update(len(results))
                     report(bar.done)
             finally:
