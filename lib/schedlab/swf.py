@@ -616,6 +616,17 @@ def write_swf(path: str | os.PathLike, fields: Mapping[str, Iterable],
     elif suffix == ".xz":
         data = lzma.compress(data)
     parent = path.parent
+    try:
+        _write_atomically(path, parent, data)
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        # write() and fsync() name no file: say which (a full disk, a size limit ...)
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+    return path
+
+
+def _write_atomically(path: Path, parent: Path, data: bytes) -> None:
     parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -633,4 +644,3 @@ def write_swf(path: str | os.PathLike, fields: Mapping[str, Iterable],
         except FileNotFoundError:
             pass
         raise
-    return path
