@@ -4,7 +4,7 @@ dask.distributed, one labelled xarray.Dataset as the result.
 A campaign spec (YAML or a dict)::
 
     name: lelong2017-kth
-    cell: simulate              # or "package.module:function"
+    cell: simulate              # a registered cell, or "module:function" of a study's cells
     dims:                       # swept: every combination is a cell
       half: [train, test]
       primary: [FCFS, SPF]
@@ -18,13 +18,19 @@ A campaign spec (YAML or a dict)::
 
 A cell function takes the cell's parameters (``dims`` labels and ``params``
 merged) and returns ``{variable: (extra_dims, array)}``; the variables must
-be declared in :data:`schedlab.store.VARIABLES`.
+be declared in :data:`schedlab.store.VARIABLES`.  A spec chooses among known
+computations and cannot run anything else: its cell must be registered
+(:func:`register_cell`) or a function defined in a registered study's
+``cells`` module or in a module named by ``$SCHEDLAB_CELL_MODULES`` /
+:func:`allow_cell_modules` (see :func:`resolve_cell`); every key is checked
+(:meth:`Campaign.from_dict`).
 
 Each cell's result is cached on disk under a key of its inputs (cell
 function, parameters, trace sha256, code fingerprint of the simulator), written
 atomically by the client as soon as it arrives: a re-run computes only what
 is missing, and a run killed halfway resumes without losing or duplicating a
-cell.  Cells run on a local dask cluster (all cores) or on an existing
+cell.  Each entry carries a checksum of its key and content: a corrupt or
+altered entry is recomputed, with a :class:`CacheWarning` naming it.  Cells run on a local dask cluster (all cores) or on an existing
 scheduler (``scheduler=`` or ``$SCHEDLAB_SCHEDULER``), batched so that task
 overhead stays small next to simulation time.
 """
