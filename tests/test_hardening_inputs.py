@@ -359,3 +359,22 @@ def test_cli_reads_an_unreadable_input(tmp_path):
     d = tmp_path / "dir.swf"
     d.mkdir()
     one_line_error(run_cli(["simulate", str(d)]), d)
+
+
+# ---------------------------------------------- found by fuzzing: cleaning --
+
+def test_runtime_times_k_of_a_huge_runtime_does_not_wrap_around(tmp_path):
+    from schedlab import workload
+
+    p = tmp_path / "huge.swf"
+    p.write_text("; MaxProcs: 4\n" + row(run=2**62, req_time=-1) + row(job_id=2, req_time=-1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", workload.CleaningWarning)
+        jobs, rep = workload.clean(swf.read_swf(p), request="runtime*2")
+    assert jobs.req.tolist() == [2**62, 20] and jobs.run.tolist() == [2**62, 10]
+
+
+def test_write_swf_splits_header_lines_at_every_line_end(tmp_path):
+    p = swf.write_swf(tmp_path / "h.swf", {"job_id": [1]}, ["a\rb", "c\r\nd", "e\nf"])
+    assert swf.read_swf(p).header_lines == ["a", "b", "c", "d", "e", "f"]

@@ -591,7 +591,9 @@ def _render(fields: Mapping[str, Iterable], header_lines: Iterable[str] | None) 
     row_format = " ".join(convs) + "\n"
     out = []
     for line in header_lines or ():
-        for part in str(line).split("\n"):
+        # A line end inside a header line starts a new comment line (a bare
+        # '\r' too, as the reader splits there: else the rest would be read as a job).
+        for part in re.split("\r\n|\r|\n", str(line)):
             out.append(";" + (" " + part if part else "") + "\n")
     out.extend([row_format % row for row in zip(*columns)])
     return "".join(out).encode("utf-8", errors="surrogateescape")
@@ -603,7 +605,8 @@ def write_swf(path: str | os.PathLike, fields: Mapping[str, Iterable],
 
     ``fields`` maps names of :data:`FIELDS` to equal-length arrays; absent
     fields are written as -1 (as are NaN float values).  ``header_lines``
-    are written first, each as a ``; `` comment line.  A ``.gz``, ``.bz2``
+    are written first, each as a ``; `` comment line (a line holding line
+    ends -- ``\n``, ``\r\n`` or ``\r`` -- as several).  A ``.gz``, ``.bz2``
     or ``.xz`` suffix compresses the file (deterministically: no timestamp).
     """
     path = Path(path)
