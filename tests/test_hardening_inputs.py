@@ -378,3 +378,10 @@ def test_runtime_times_k_of_a_huge_runtime_does_not_wrap_around(tmp_path):
 def test_write_swf_splits_header_lines_at_every_line_end(tmp_path):
     p = swf.write_swf(tmp_path / "h.swf", {"job_id": [1]}, ["a\rb", "c\r\nd", "e\nf"])
     assert swf.read_swf(p).header_lines == ["a", "b", "c", "d", "e", "f"]
+
+
+def test_a_trace_parameter_of_any_type_gives_a_schedlab_error_in_the_cache_key():
+    c = campaign.Campaign("typed", {"trace": [5, 2.5, True, "no-such-trace"]}, cell="hardening-square")
+    for _, params in c.cells():
+        with pytest.raises(InputError):
+            c.key(params)

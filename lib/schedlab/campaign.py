@@ -240,7 +240,7 @@ class Campaign:
 
         blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
                 "code": cell_fingerprint(self.cell),
-                "traces": {str(t): _trace_identity(t) for t in _traces_of(params)}}
+                "traces": {str(t): _trace_identity(str(t)) for t in _traces_of(params)}}
         text = json.dumps(blob, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
