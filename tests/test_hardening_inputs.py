@@ -385,3 +385,24 @@ def test_a_trace_parameter_of_any_type_gives_a_schedlab_error_in_the_cache_key()
     for _, params in c.cells():
         with pytest.raises(InputError):
             c.key(params)
+
+
+FULL_DISK_DATASET = """
+import resource, sys
+import numpy as np, xarray as xr
+from schedlab import store
+resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+ds = xr.Dataset({"avg_wait": (("week",), np.arange(5000.0))})
+try:
+    store.write_dataset(ds, sys.argv[1])
+except OSError as e:
+    print("OSError", e.filename)
+"""
+
+
+def test_a_dataset_written_on_a_full_disk_raises_an_oserror_naming_it(tmp_path):
+    pytest.importorskip("resource")
+    out = tmp_path / "out" / "x.nc"
+    proc = subprocess.run([sys.executable, "-c", FULL_DISK_DATASET, str(out)], capture_output=True, text=True)
+    assert proc.stdout.strip() == f"OSError {out}", proc.stdout + proc.stderr
+    assert list((tmp_path / "out").iterdir()) == []
