@@ -201,9 +201,10 @@ class Campaign:
         import yaml
 
         path = Path(path)
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise InputError(f"{path}: {size} bytes, more than a campaign spec may hold ({MAX_SPEC_BYTES})")
         raw = path.read_bytes()
-        if len(raw) > MAX_SPEC_BYTES:
-            raise InputError(f"{path}: {len(raw)} bytes, more than a campaign spec may hold ({MAX_SPEC_BYTES})")
         try:
             d = yaml.safe_load(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
@@ -560,19 +561,18 @@ class Cache:
         """The entry of ``key``; raises :class:`InputError` naming the file if
         it is unreadable or fails its checksum (FileNotFoundError if absent)."""
         p = self.path(key)
-        try:
-            with open(p, "rb") as fh, np.load(fh, allow_pickle=False) as z:
-                names = set(z.files)
-                dims = str(z["_dims"][()])
-                stored = str(z["_sha256"][()])
-                layout = json.loads(dims)
-                if not isinstance(layout, dict) or names != {"_dims", "_sha256"} | {f"v_{k}" for k in layout}:
-                    raise ValueError(f"entries {sorted(names)} do not match the declared outputs")
-                arrays = {f"v_{k}": z[f"v_{k}"] for k in layout}
-        except FileNotFoundError:
-            raise
-        except Exception as exc:   # zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError ...
-            raise InputError(f"{p}: unreadable cache entry ({type(exc).__name__}: {exc})") from exc
+        with open(p, "rb") as fh:   # absent, unreadable (permissions): OSError, not corruption
+            try:
+                with np.load(fh, allow_pickle=False) as z:
+                    names = set(z.files)
+                    dims = str(z["_dims"][()])
+                    stored = str(z["_sha256"][()])
+                    layout = json.loads(dims)
+                    if not isinstance(layout, dict) or names != {"_dims", "_sha256"} | {f"v_{k}" for k in layout}:
+                        raise ValueError(f"entries {sorted(names)} do not match the declared outputs")
+                    arrays = {f"v_{k}": z[f"v_{k}"] for k in layout}
+            except Exception as exc:   # zipfile.BadZipFile, EOFError, KeyError, ValueError ...
+                raise InputError(f"{p}: unreadable cache entry ({type(exc).__name__}: {exc})") from exc
         if self._digest(key, dims, arrays) != stored:
             raise InputError(f"{p}: cache entry fails its checksum (altered or corrupt)")
         return {k: (tuple(d), arrays[f"v_{k}"]) for k, d in layout.items()}
