@@ -147,7 +147,7 @@ def check(tmp_path, fields, header, suffix, where, mutations):
     return "accepted"
 
 
-@budget(300)
+@budget(200)
 @given(fields=swf_fields(), header=st.lists(st.text(max_size=20), max_size=3),
        suffix=st.sampled_from(["", ".gz", ".bz2", ".xz"]), where=st.sampled_from(["text", "file"]),
        mutations=st.one_of(st.just([]), st.lists(mutation, min_size=1, max_size=4)))
