@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from schedlab import swf
-from schedlab.errors import InputError, SchedlabError, SWFFormatError
+from schedlab.errors import InputError, SWFFormatError
 
 BASE = [1, 0, 5, 10, 1, -1, -1, 1, 20, -1, 1, 1, 1, -1, -1, -1, -1, -1]
 
@@ -106,7 +106,6 @@ def test_header_reader_splits_lines_as_the_reader_does(tmp_path):
 
 # ------------------------------------------------------------ the cache --
 
-import json  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -116,7 +115,7 @@ import zipfile  # noqa: E402
 import xarray as xr  # noqa: E402
 import yaml  # noqa: E402
 
-from schedlab import campaign, cli  # noqa: E402
+from schedlab import campaign  # noqa: E402
 
 KEY = "ab" + "0123456789abcdef" * 3 + "01234567890123"
 RESULT = {"avg_wait": ((), np.float64(12.5)), "jobs": ((), np.int64(7)),
