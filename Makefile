@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make test-asan, make test-cluster, make lab, make lock, make clean.
+# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make lab, make lock, make clean.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -16,7 +16,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproj
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test test-asan test-cluster bench reproduce notebooks paper clean lab data lock
+.PHONY: install test fuzz test-asan test-cluster bench reproduce notebooks paper clean lab data lock
 
 install: $(STAMP)
 
@@ -54,6 +54,16 @@ lock:
 TEST_WORKERS ?= 2
 test: install
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
+
+# The fuzz targets of tests/fuzz/ (SWF reader, cleaning, campaign specs, engine API)
+# with a large budget: FUZZ_EXAMPLES examples per target, derandomized (the same
+# inputs on every run; raise the budget to explore further).  make test runs
+# the same files with a small budget (seconds).  FUZZ_COUNT=file.jsonl counts
+# the outcomes instead of stopping at the first failure (tests/fuzz/fuzz_inputs.py).
+FUZZ_EXAMPLES ?= 20000
+fuzz: install
+	SCHEDLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) SCHEDLAB_FUZZ_COUNT=$(FUZZ_COUNT) \
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) tests/fuzz
 
 # The whole test suite against an ASan/UBSan build of the C core.
 ASAN_DIR := build/asan

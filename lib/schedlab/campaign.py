@@ -4,7 +4,7 @@ dask.distributed, one labelled xarray.Dataset as the result.
 A campaign spec (YAML or a dict)::
 
     name: lelong2017-kth
-    cell: simulate              # or "package.module:function"
+    cell: simulate              # a registered cell, or "module:function" of a study's cells
     dims:                       # swept: every combination is a cell
       half: [train, test]
       primary: [FCFS, SPF]
@@ -18,13 +18,19 @@ A campaign spec (YAML or a dict)::
 
 A cell function takes the cell's parameters (``dims`` labels and ``params``
 merged) and returns ``{variable: (extra_dims, array)}``; the variables must
-be declared in :data:`schedlab.store.VARIABLES`.
+be declared in :data:`schedlab.store.VARIABLES`.  A spec chooses among known
+computations and cannot run anything else: its cell must be registered
+(:func:`register_cell`) or a function defined in a registered study's
+``cells`` module or in a module named by ``$SCHEDLAB_CELL_MODULES`` /
+:func:`allow_cell_modules` (see :func:`resolve_cell`); every key is checked
+(:meth:`Campaign.from_dict`).
 
 Each cell's result is cached on disk under a key of its inputs (cell
 function, parameters, trace sha256, code fingerprint of the simulator), written
 atomically by the client as soon as it arrives: a re-run computes only what
 is missing, and a run killed halfway resumes without losing or duplicating a
-cell.  Cells run on a local dask cluster (all cores) or on an existing
+cell.  Each entry carries a checksum of its key and content: a corrupt or
+altered entry is recomputed, with a :class:`CacheWarning` naming it.  Cells run on a local dask cluster (all cores) or on an existing
 scheduler (``scheduler=`` or ``$SCHEDLAB_SCHEDULER``), batched so that task
 overhead stays small next to simulation time.
 """
@@ -33,6 +39,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import inspect
 import itertools
 import json
 import math
@@ -40,6 +47,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -67,6 +75,75 @@ def progress_line(text: str) -> None:
 
 # ------------------------------------------------------------------- spec --
 
+#: The keys of a campaign spec.
+SPEC_KEYS = ("name", "dims", "params", "cell", "metrics")
+#: Bounds on what a spec may ask for: cells in the grid, values in its
+#: parameters (nested values and YAML aliases count each time they occur),
+#: bytes in its file.
+MAX_CELLS = 1_000_000
+MAX_SPEC_VALUES = 100_000
+MAX_SPEC_BYTES = 10 * 2**20
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _count_values(x, budget: int) -> int:
+    """Values in ``x`` (containers walked, aliases counted each time), stopping past ``budget``."""
+    n, todo = 0, [x]
+    while todo and n <= budget:
+        v = todo.pop()
+        n += 1
+        if isinstance(v, dict):
+            todo.extend(v.keys())
+            todo.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            todo.extend(v)
+    return n
+
+
+def _check_spec(d: dict, source: str) -> None:
+    """Types and sizes of a spec's keys (the Campaign checks their meaning)."""
+    if not isinstance(d["name"], str):
+        raise InputError(f"{source}: name: expected a string, got {type(d['name']).__name__}")
+    check_name(d["name"], f"{source}: name")
+    dims = d["dims"]
+    if not isinstance(dims, dict) or not dims:
+        raise InputError(f"{source}: dims: expected a mapping of dimension names to lists of labels")
+    for k, labels in dims.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            raise InputError(f"{source}: dims: dimension name {str(k)[:60]!r} is not an identifier")
+        if not isinstance(labels, list) or not labels:
+            raise InputError(f"{source}: dims.{k}: expected a non-empty list of labels")
+        for i, label in enumerate(labels):
+            if not isinstance(label, _SCALARS) or (isinstance(label, float) and label != label):
+                raise InputError(f"{source}: dims.{k}[{i}]: a label is a string or a number, "
+                                 f"got {type(label).__name__}")
+    cells = math.prod(len(v) for v in dims.values())
+    if cells > MAX_CELLS:
+        raise InputError(f"{source}: dims: {cells} cells, more than a campaign may have ({MAX_CELLS})")
+    params = d.get("params")
+    if params is not None:
+        if not isinstance(params, dict):
+            raise InputError(f"{source}: params: expected a mapping of parameter names to values")
+        for k in params:
+            if not isinstance(k, str) or not k.isidentifier():
+                raise InputError(f"{source}: params: parameter name {str(k)[:60]!r} is not an identifier")
+        if _count_values(params, MAX_SPEC_VALUES) > MAX_SPEC_VALUES:
+            raise InputError(f"{source}: params: more than {MAX_SPEC_VALUES} values (nested values and "
+                             "aliases included)")
+    cell = d.get("cell", "simulate")
+    if not isinstance(cell, str):
+        raise InputError(f"{source}: cell: expected a cell name, got {type(cell).__name__}")
+    metrics = d.get("metrics")
+    if metrics is not None and (not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics)):
+        raise InputError(f"{source}: metrics: expected a list of variable names")
+    if metrics is not None:
+        from .store import VARIABLES
+
+        unknown = [m for m in metrics if m not in VARIABLES]
+        if unknown:
+            raise InputError(f"{source}: metrics: {[m[:60] for m in unknown[:5]]} not declared in "
+                             "schedlab.store.VARIABLES")
+
 
 @dataclass
 class Campaign:
@@ -80,8 +157,11 @@ class Campaign:
     metrics: list[str] | None = None
 
     def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name or "/" in self.name:
-            raise InputError(f"campaign name must be a non-empty string without '/', got {self.name!r}")
+        check_name(self.name)
+        if not isinstance(self.params, dict):
+            raise InputError(f"campaign {self.name}: 'params' must map parameter names to values")
+        if not isinstance(self.cell, str):
+            raise InputError(f"campaign {self.name}: 'cell' must be a cell name, got {self.cell!r}")
         if not isinstance(self.dims, dict) or not self.dims:
             raise InputError(f"campaign {self.name}: 'dims' must map dimension names to lists of labels")
         for k, labels in self.dims.items():
@@ -97,24 +177,42 @@ class Campaign:
 
     @classmethod
     def from_dict(cls, d: dict, source: str = "campaign spec") -> "Campaign":
+        """A campaign from a spec mapping (a YAML file's content): every key
+        is checked (type, size, names) and an error names ``source`` and
+        the key."""
         if not isinstance(d, dict):
-            raise InputError(f"{source}: expected a mapping")
-        unknown = set(d) - {"name", "dims", "params", "cell", "metrics"}
+            raise InputError(f"{source}: expected a mapping of name, dims, params, cell, metrics, "
+                             f"got {type(d).__name__}")
+        unknown = [k for k in d if k not in SPEC_KEYS]
         if unknown:
-            raise InputError(f"{source}: unknown key(s) {sorted(unknown)}; expected name, dims, params, cell, metrics")
+            shown = [str(k)[:60] for k in unknown[:5]]
+            raise InputError(f"{source}: unknown key(s) {shown}; expected {', '.join(SPEC_KEYS)}")
         if "name" not in d or "dims" not in d:
             raise InputError(f"{source}: 'name' and 'dims' are required")
-        return cls(d["name"], d["dims"], d.get("params") or {}, d.get("cell", "simulate"), d.get("metrics"))
+        _check_spec(d, source)
+        try:
+            return cls(d["name"], d["dims"], d.get("params") or {}, d.get("cell", "simulate"), d.get("metrics"))
+        except InputError as exc:
+            text = str(exc)
+            raise InputError(text if text.startswith(source) else f"{source}: {text}") from None
 
     @classmethod
     def from_yaml(cls, path) -> "Campaign":
         import yaml
 
         path = Path(path)
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise InputError(f"{path}: {size} bytes, more than a campaign spec may hold ({MAX_SPEC_BYTES})")
+        raw = path.read_bytes()
         try:
-            d = yaml.safe_load(path.read_text())
+            d = yaml.safe_load(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise InputError(f"{path}: not UTF-8 text ({e})") from None
         except yaml.YAMLError as e:
             raise InputError(f"{path}: not valid YAML: {e}") from None
+        except RecursionError:
+            raise InputError(f"{path}: not a campaign spec (nested too deeply)") from None
         return cls.from_dict(d, str(path))
 
     def to_dict(self) -> dict:
@@ -143,7 +241,7 @@ class Campaign:
 
         blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
                 "code": cell_fingerprint(self.cell),
-                "traces": {str(t): _trace_identity(t) for t in _traces_of(params)}}
+                "traces": {str(t): _trace_identity(str(t)) for t in _traces_of(params)}}
         text = json.dumps(blob, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -215,7 +313,7 @@ def cell_fingerprint(cell: str) -> str:
     recomputed; edit a table, a figure or another study and they are not."""
     from . import sim
 
-    f = resolve_cell(cell)
+    f = _import_cell(cell)
     h = hashlib.sha256(sim.SOURCE_HASH.encode())
     for name in module_closure(f.__module__):
         h.update(name.encode() + b"\0" + _module_file(name).read_bytes() + b"\0")
@@ -257,16 +355,73 @@ def register_cell(name: str):
     return deco
 
 
+#: Environment variable: more modules whose functions a campaign spec may
+#: name as its cell (comma-separated module names; a package allows its
+#: submodules), e.g. a site's own study package.
+CELL_MODULES_ENV = "SCHEDLAB_CELL_MODULES"
+_ALLOWED_MODULES: set[str] = set()
+
+
+def allow_cell_modules(*modules: str) -> None:
+    """Let campaign specs name functions of these modules (and of their
+    submodules) as cells, in this process (see :func:`resolve_cell`)."""
+    for m in modules:
+        if not isinstance(m, str) or not all(part.isidentifier() for part in m.split(".")):
+            raise InputError(f"allow_cell_modules: {m!r} is not a module name")
+        _ALLOWED_MODULES.add(m)
+
+
+def cell_modules() -> list[str]:
+    """The modules whose functions a spec may name as ``module:function``
+    cells: each registered study's ``cells`` module, and the modules allowed
+    by :func:`allow_cell_modules` or ``$SCHEDLAB_CELL_MODULES``."""
+    from .studies.registry import STUDIES
+
+    env = [m.strip() for m in os.environ.get(CELL_MODULES_ENV, "").split(",") if m.strip()]
+    return sorted({f"{e.module}.cells" for e in STUDIES} | _ALLOWED_MODULES | set(env))
+
+
+def _module_allowed(module: str) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in cell_modules())
+
+
 def resolve_cell(cell: str) -> Callable:
+    """The function of a campaign's ``cell``, if a spec may name it: a name
+    registered with :func:`register_cell` (``simulate``, the studies'
+    cells), or ``module:function`` for a function defined in one of
+    :func:`cell_modules` (checked before anything is imported).  Anything
+    else -- ``subprocess:run``, ``os:system``, a function a cells module
+    merely imports -- is refused with :class:`InputError`: a spec chooses
+    among known computations, it cannot run arbitrary code."""
+    if not isinstance(cell, str):
+        raise InputError(f"cell must be a string, got {type(cell).__name__}")
     if cell in CELLS:
         return CELLS[cell]
-    if ":" in cell:
-        mod, _, fn = cell.partition(":")
-        try:
-            return getattr(importlib.import_module(mod), fn)
-        except (ImportError, AttributeError) as e:
-            raise InputError(f"cell function {cell!r} cannot be imported: {e}") from None
-    raise InputError(f"unknown cell function {cell!r}; registered: {sorted(CELLS)}, or give 'module:function'")
+    rule = (f"a spec's cell is a registered name ({', '.join(sorted(CELLS))}) or module:function of "
+            f"a study's cells module or of ${CELL_MODULES_ENV} ({', '.join(cell_modules())})")
+    if ":" not in cell:
+        raise InputError(f"unknown cell function {cell[:100]!r}; {rule}")
+    mod, _, fn = cell.partition(":")
+    if not all(part.isidentifier() for part in mod.split(".")) or not fn.isidentifier():
+        raise InputError(f"cell {cell[:100]!r} is not module:function; {rule}")
+    registered = sys.modules.get(mod) is not None and getattr(sys.modules[mod], fn, None) in CELLS.values()
+    if not registered and not _module_allowed(mod):
+        raise InputError(f"cell {cell[:100]!r} refused: module {mod} may not provide cells; {rule}")
+    f = _import_cell(cell)
+    if f not in CELLS.values() and not (inspect.isfunction(f) and f.__module__ == mod):
+        raise InputError(f"cell {cell!r} refused: {fn} is not a function defined in {mod}")
+    return f
+
+
+def _import_cell(cell: str) -> Callable:
+    """The function of an accepted cell (no policy: the client checked it)."""
+    if cell in CELLS:
+        return CELLS[cell]
+    mod, _, fn = cell.partition(":")
+    try:
+        return getattr(importlib.import_module(mod), fn)
+    except (ImportError, AttributeError) as e:
+        raise InputError(f"cell function {cell!r} cannot be imported: {e}") from None
 
 
 SIM_PARAMS = {"trace": None, "m": None, "overrun": "kill", "workload": "original", "weeks": 250, "seed": 0,
@@ -324,24 +479,75 @@ def simulate_cell(p: dict) -> dict:
 
 # ------------------------------------------------------------------ cache --
 
+#: Longest campaign name (characters): it names a directory of the cache.
+MAX_NAME = 200
+
+
+def check_name(name, source: str = "campaign") -> str:
+    """A campaign name, which names its directory under the cache: a
+    non-empty printable string of at most :data:`MAX_NAME` characters,
+    without path separators, not ``.`` or ``..`` (so that no name can reach
+    outside the cache directory).  Raises :class:`InputError`."""
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{source}: 'name' must be a non-empty string, got {name!r}")
+    shown = repr(name[:60]) + (f"... ({len(name)} characters)" if len(name) > 60 else "")
+    bad = [c for c in ("/", "\\", os.sep, os.altsep) if c and c in name]
+    if bad:
+        raise InputError(f"{source}: campaign name {shown} holds a path separator {bad[0]!r}")
+    if name in (".", "..") or not name.isprintable() or len(name) > MAX_NAME:
+        raise InputError(f"{source}: campaign name {shown} is not a valid directory name (printable, at most "
+                         f"{MAX_NAME} characters, not '.' or '..')")
+    return name
+
+
+class CacheWarning(UserWarning):
+    """A cache entry could not be read or failed its checksum: it was
+    removed and its cell is recomputed."""
+
+
 class Cache:
     """One .npz file per cell, under ``root/<campaign>/<key[:2]>/<key>.npz``;
-    written atomically, so a file is either complete or absent."""
+    written atomically, so a file is either complete or absent.  Each entry
+    holds the sha256 of its key and content, checked on every read: an entry
+    truncated, garbled or altered after it was written (by a disk, a copy or
+    a hand) is never used; :meth:`load` warns (:class:`CacheWarning`, naming
+    the file), removes it, and the cell is computed again.  (The checksum
+    guards against accidents, not against someone who rewrites it too.)"""
 
     def __init__(self, root, campaign: str):
-        self.dir = Path(root) / campaign
+        root = Path(root)
+        self.dir = root / check_name(campaign)
+        if os.path.dirname(os.path.normpath(self.dir)) != os.path.normpath(root):   # cannot happen
+            raise InputError(f"campaign {campaign!r}: cache directory {self.dir} outside {root}")
 
     def path(self, key: str) -> Path:
+        if not (isinstance(key, str) and len(key) == 64 and all(c in "0123456789abcdef" for c in key)):
+            raise InputError(f"cache key must be 64 hex digits (a sha256), got {key!r}")
         return self.dir / key[:2] / f"{key}.npz"
 
     def has(self, key: str) -> bool:
+        """Whether an entry exists (unchecked: :meth:`load` checks it)."""
         return self.path(key).exists()
+
+    @staticmethod
+    def _digest(key: str, dims: str, arrays: dict) -> str:
+        h = hashlib.sha256(b"schedlab-cache-1\0" + key.encode() + b"\0" + dims.encode("utf-8", "surrogatepass"))
+        for name in sorted(arrays):
+            a = np.ascontiguousarray(arrays[name])
+            h.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+            h.update(a.tobytes())
+        return h.hexdigest()
 
     def put(self, key: str, result: dict) -> None:
         p = self.path(key)
         p.parent.mkdir(parents=True, exist_ok=True)
         arrays = {f"v_{k}": np.asarray(v) for k, (dims, v) in result.items()}
-        arrays["_dims"] = np.array(json.dumps({k: list(d) for k, (d, _) in result.items()}))
+        for name, a in arrays.items():
+            if a.dtype.hasobject:
+                raise InputError(f"cell output {name[2:]!r} is not numeric (dtype {a.dtype}): cannot cache it")
+        dims = json.dumps({k: list(d) for k, (d, _) in result.items()})
+        arrays["_dims"] = np.array(dims)
+        arrays["_sha256"] = np.array(self._digest(key, dims, {k: v for k, v in arrays.items() if k[:2] == "v_"}))
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".", suffix=".tmp.npz")
         os.close(fd)
         try:
@@ -352,22 +558,54 @@ class Cache:
                 os.unlink(tmp)
 
     def get(self, key: str) -> dict:
-        with np.load(self.path(key)) as z:
-            dims = json.loads(str(z["_dims"]))
-            return {k: (tuple(d), z[f"v_{k}"]) for k, d in dims.items()}
+        """The entry of ``key``; raises :class:`InputError` naming the file if
+        it is unreadable or fails its checksum (FileNotFoundError if absent)."""
+        p = self.path(key)
+        with open(p, "rb") as fh:   # absent, unreadable (permissions): OSError, not corruption
+            try:
+                with np.load(fh, allow_pickle=False) as z:
+                    names = set(z.files)
+                    dims = str(z["_dims"][()])
+                    stored = str(z["_sha256"][()])
+                    layout = json.loads(dims)
+                    if not isinstance(layout, dict) or names != {"_dims", "_sha256"} | {f"v_{k}" for k in layout}:
+                        raise ValueError(f"entries {sorted(names)} do not match the declared outputs")
+                    arrays = {f"v_{k}": z[f"v_{k}"] for k in layout}
+            except Exception as exc:   # zipfile.BadZipFile, EOFError, KeyError, ValueError ...
+                raise InputError(f"{p}: unreadable cache entry ({type(exc).__name__}: {exc})") from exc
+        if self._digest(key, dims, arrays) != stored:
+            raise InputError(f"{p}: cache entry fails its checksum (altered or corrupt)")
+        return {k: (tuple(d), arrays[f"v_{k}"]) for k, d in layout.items()}
+
+    def load(self, key: str) -> dict | None:
+        """The checked entry of ``key``, or None if there is none or it is
+        corrupt (then a :class:`CacheWarning` names the file, which is
+        removed so that the cell is computed again)."""
+        try:
+            return self.get(key)
+        except FileNotFoundError:
+            return None
+        except InputError as exc:
+            warnings.warn(f"{exc}: removed, the cell is recomputed", CacheWarning, stacklevel=2)
+            try:
+                self.path(key).unlink()
+            except OSError:
+                pass
+            return None
 
 
 # -------------------------------------------------------------- execution --
 
 def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    """Worker side: run a batch of cells; results go back to the client.
-    Cleaning warnings are not repeated here: the driver states each trace's
-    cleaning once (and records it in provenance) before its campaigns run."""
+    """Worker side: run a batch of cells; results go back to the client
+    (which checked the cell: :func:`run`).  Cleaning warnings are not
+    repeated here: the driver states each trace's cleaning once (and records
+    it in provenance) before its campaigns run."""
     import warnings
 
     from .workload import CleaningWarning
 
-    f = resolve_cell(cell)
+    f = _import_cell(cell)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CleaningWarning)
         return [(key, f(params)) for key, params in batch]
@@ -423,10 +661,18 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
         def log(*args, **kwargs):
             return None
     t0 = time.time()
+    resolve_cell(campaign.cell)   # the campaign may have been changed since it was checked
     cells = campaign.cells()
     keyed = [(idx, campaign.key(p), p) for idx, p in cells]
     cache = Cache(cache_dir or paths.RESULTS / "cache", campaign.name)
-    todo = [(k, p) for _, k, p in keyed if not cache.has(k)]
+    found = {}
+    todo = []
+    for _, k, p in keyed:
+        entry = cache.load(k)   # checked; a corrupt entry warns and is recomputed
+        if entry is None:
+            todo.append((k, p))
+        else:
+            found[k] = entry
     n_cached = len(keyed) - len(todo)
     log(f"campaign {campaign.name}: {len(keyed)} cells, {n_cached} from cache, {len(todo)} to compute")
     last = [time.time()]
@@ -462,6 +708,7 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
                     results = fut.result()
                     for key, res in results:
                         cache.put(key, res)
+                        found[key] = {k: (tuple(d), np.asarray(v)) for k, (d, v) in res.items()}
                     # Cached here: the workers may forget the result, so a
                     # worker lost later (a cancelled or preempted batch job)
                     # costs only the tasks it was running, not all it ran.
@@ -474,7 +721,7 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
             client.close()
             if cluster is not None:
                 cluster.close()
-    ds = assemble(campaign, [(idx, cache.get(k)) for idx, k, _ in keyed])
+    ds = assemble(campaign, [(idx, found[k]) for idx, k, _ in keyed])
     ds.attrs.update(provenance(campaign, n_cached, len(todo), time.time() - t0, n_workers))
     log(f"campaign {campaign.name}: done in {time.time() - t0:.1f} s "
         f"({len(todo)} computed, {n_cached} cached)")
@@ -502,7 +749,7 @@ class Runner:
     def pending(self, campaign: Campaign) -> int:
         """How many of the campaign's cells are not in the cache."""
         cache = Cache(self.cache_dir, campaign.name)
-        return sum(not cache.has(campaign.key(params)) for _, params in campaign.cells())
+        return sum(cache.load(campaign.key(params)) is None for _, params in campaign.cells())
 
     def address(self) -> str:
         """The scheduler's address, starting the local cluster if needed."""

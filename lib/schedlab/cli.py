@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -88,7 +89,8 @@ def cmd_simulate(args) -> int:
             f"schedlab {__version__}: simulated {policy} (estimate {args.estimate}, overrun {args.overrun}) on m={m}",
             "schedlab: wait and run fields are simulated; status 0 marks jobs killed at their requested time",
         ]
-        swf.write_swf(args.output, fields, header)
+        with writing(args.output):
+            swf.write_swf(args.output, fields, header)
         print(f"wrote       {args.output}")
     return 0
 
@@ -192,7 +194,9 @@ def _export_trace(args) -> int:
     from .importers import batsim
 
     info = traces.resolve(args.name)
-    report = batsim.write_workload(traces.load(info), args.output, m=args.m or info.m)
+    trace = traces.load(info)
+    with writing(args.output):
+        report = batsim.write_workload(trace, args.output, m=args.m or info.m)
     print(report)
     print(f"wrote {args.output}")
     return 0
@@ -205,7 +209,8 @@ def cmd_campaign(args) -> int:
     ds = campaign.run(spec, scheduler=args.scheduler, workers=args.workers, cache_dir=args.cache,
                       progress=not args.no_progress, batch=args.batch)
     out = args.output or (paths_results() / "campaigns" / f"{spec.name}.nc")
-    store.write_dataset(ds, out)
+    with writing(out):
+        store.write_dataset(ds, out)
     print(f"wrote {out}")
     return 0
 
@@ -349,6 +354,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@contextlib.contextmanager
+def writing(path):
+    """Turn an OSError while writing ``path`` (read-only directory, full
+    disk, file size limit ...) into a one-line error naming it."""
+    try:
+        yield
+    except OSError as e:
+        raise SchedlabError(f"{path}: cannot write: {e.strerror or e}") from e
+
+
+def os_error_line(e: OSError) -> str:
+    """One line for an OSError: the file (both, for a rename) and the reason."""
+    where = " -> ".join(str(f) for f in (e.filename, e.filename2) if f is not None)
+    reason = e.strerror or str(e) or type(e).__name__
+    return f"{where}: {reason}" if where else reason
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -356,8 +378,8 @@ def main(argv=None) -> int:
     except SchedlabError as e:
         print(f"schedlab: error: {e}", file=sys.stderr)
         return 2
-    except FileNotFoundError as e:
-        print(f"schedlab: error: {e}", file=sys.stderr)
+    except OSError as e:   # a missing file, a read-only directory, a full disk: one line, no traceback
+        print(f"schedlab: error: {os_error_line(e)}", file=sys.stderr)
         return 2
 
 

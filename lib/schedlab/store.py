@@ -14,6 +14,7 @@ by the client, from the per-cell cache, so one atomic file is simpler.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -172,7 +173,9 @@ def _attr_value(v):
 
 
 def write_dataset(ds, path) -> Path:
-    """Write ``ds`` to netCDF-4 atomically (temporary file, then rename)."""
+    """Write ``ds`` to netCDF-4 atomically (temporary file, then rename).
+    A failed write (a full disk, say) raises OSError naming ``path``, and
+    leaves no file behind."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     ds = ds.copy()
@@ -188,7 +191,10 @@ def write_dataset(ds, path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.stem + ".", suffix=".tmp.nc")
     os.close(fd)
     try:
-        ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+        try:
+            ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+        except RuntimeError as exc:   # netCDF4 reports a failed write (full disk ...) as "NetCDF: HDF error"
+            raise OSError(errno.EIO, f"cannot write netCDF ({exc})", str(path)) from exc
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -18,9 +18,20 @@ number and the field of the first bad value.  (The tests check that the fast
 path never accepts what the scan rejects, and reads the same values.)
 
 Accepted numbers: ``[+-]digits[.digits][e[+-]digits]`` (also ``.5``, ``5.``).
-Integer fields take any such number whose value is an integer (``12.0`` is
-12, ``12.5`` is an error); ``avg_cpu`` and ``used_mem`` may be any finite
-number (some archive logs carry e.g. ``142.00`` there).
+Integer fields take any such number whose *exact decimal value* is an
+integer in [-(2**63 - 1), 2**63 - 1] (``12.0`` and ``1.5e1`` are 12 and 15;
+``12.5`` and ``1.0000000000000001`` are errors, however close to an
+integer; ``-9223372036854775808`` is out of range): an integer is never
+read through a float, so it is never rounded.  ``avg_cpu`` and ``used_mem``
+may be any finite number (some archive logs carry e.g. ``142.00`` there),
+read as the nearest double.  Which path reads a line (fast or line by
+line) never changes what is accepted or the values read: the result of a
+line never depends on the other lines of the file.
+
+Errors are :class:`~schedlab.errors.SWFFormatError` (file, line, field) for
+a bad line and :class:`~schedlab.errors.InputError` (file) for a file that
+cannot be decompressed; a bad token is quoted in the message up to
+40 bytes, with its length when it is longer.
 """
 from __future__ import annotations
 
@@ -67,12 +78,21 @@ _ROW_DTYPE = np.dtype([(f, np.float64 if f in FLOAT_FIELDS else np.int64) for f 
 _FAST_ALPHABET = b"0123456789+-.eE \t\n"
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
+# The parts of a _NUMBER token: sign, whole digits, fraction digits, exponent.
+_NUMBER_PARTS = re.compile(rb"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
+# Tokens the float pass of the fast path cannot be trusted with: a mantissa
+# of 16 or more digits (a double keeps 15 exactly: '1.0000000000000001'
+# would become 1) or a 3-digit exponent (1e-400 underflows to 0).
+_FLOAT_PASS_DOUBT = re.compile(rb"(?:\d\.?){16}|[eE][+-]?\d{3}")
+#: Longest part of a bad token quoted in an error message (bytes).
+SHOWN_TOKEN = 40
 # A header pair, matched on a comment's text (the line without ';' and one
 # blank): the key must start the text, so indented continuation lines (and
 # 'http://...') stay raw comments.
 _HEADER_PAIR = re.compile(r"([A-Za-z][A-Za-z0-9_]*)[ \t]*:(?!//)(.*)")
 _LEADING_INT = re.compile(r"\s*([+-]?\d+)")
 _I64_MAX = 2**63 - 1
+_I64_MIN = -(2**63)  # valid in an int64 array but out of the range SWF integers take
 _MAGIC = ((b"\x1f\x8b", "gz"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
 
 
@@ -175,9 +195,14 @@ def _read_bytes(path: Path) -> bytes:
             return bz2.decompress(raw)
         if kind == "xz":
             return lzma.decompress(raw)
-    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+    except _DECOMPRESS_ERRORS as exc:
         raise InputError(f"{path}: cannot decompress ({kind}): {exc}") from exc
     return raw
+
+
+# What the decompressors raise on a truncated or corrupt stream (bz2 raises a
+# bare ValueError, gzip an OSError or EOFError, lzma its own error).
+_DECOMPRESS_ERRORS = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
 
 
 def _open_text_stream(path: Path):
@@ -222,14 +247,37 @@ def read_swf_header(path: str | os.PathLike) -> tuple[dict[str, str], list[str]]
     path = Path(path)
     texts: list[str] = []
     with _open_text_stream(path) as fh:
-        for line in fh:
-            s = line.strip()
-            if not s:
-                continue
-            if not s.startswith(b";"):
-                break
-            texts.append(_comment_text(line))
+        try:
+            for line in _lines(fh):
+                s = line.strip()
+                if not s:
+                    continue
+                if not s.startswith(b";"):
+                    break
+                texts.append(_comment_text(line))
+        except _DECOMPRESS_ERRORS as exc:
+            if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and exc.errno is not None:
+                raise   # a real I/O error, not a corrupt stream
+            raise InputError(f"{path}: cannot decompress: {exc}") from exc
     return parse_header(texts), texts
+
+
+def _lines(fh):
+    """The lines of a binary stream, ending at '\\n', '\\r\\n' or '\\r' (as
+    :func:`read_swf` reads them), each with its line end."""
+    tail = b""
+    while block := fh.read(1 << 16):
+        data = tail + block
+        if data.endswith(b"\r"):       # a '\r\n' may straddle two blocks
+            data, tail = data[:-1], b"\r"
+        else:
+            tail = b""
+        parts = re.split(rb"(\r\n|\r|\n)", data)
+        for i in range(0, len(parts) - 2, 2):
+            yield parts[i] + b"\n"
+        tail = parts[-1] + tail
+    if tail:
+        yield tail
 
 
 def count_jobs(path: str | os.PathLike) -> int:
@@ -247,7 +295,9 @@ def count_jobs(path: str | os.PathLike) -> int:
                 rows = re.split(rb"[\r\n]", tail + block)
                 tail = rows.pop()
                 n += sum(1 for r in rows if (s := r.strip()) and not s.startswith(b";"))
-    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+    except _DECOMPRESS_ERRORS as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and exc.errno is not None:
+            raise   # a real I/O error, not a corrupt stream
         raise InputError(f"{path}: cannot decompress: {exc}") from exc
     s = tail.strip()
     return n + (1 if s and not s.startswith(b";") else 0)
@@ -323,13 +373,18 @@ def _fast_parse(body: bytes, float_pass: bool = True) -> np.ndarray | None:
             if rows.shape[1] != N_FIELDS or not np.isfinite(rows).all():
                 return None
             ints = rows[:, [i for i in range(N_FIELDS) if i not in _FLOAT_COLS]]
-            if (ints != np.floor(ints)).any() or (np.abs(ints) > 2.0**53).any():
+            # Exact only for integers below 2**53 written with at most 15
+            # significant digits and small exponents (DBL_DIG): else the
+            # exact parse decides, whatever the other lines hold.
+            if (ints != np.floor(ints)).any() or (np.abs(ints) >= 2.0**53).any() \
+                    or _FLOAT_PASS_DOUBT.search(body):
                 return None
             out = np.zeros(rows.shape[0], dtype=_ROW_DTYPE)
             for i, name in enumerate(FIELDS):
                 out[name] = rows[:, i]
             return out
-        if all(np.isfinite(rows[name]).all() for name in FLOAT_FIELDS):
+        if all(np.isfinite(rows[name]).all() for name in FLOAT_FIELDS) \
+                and not any((rows[name] == _I64_MIN).any() for name in INT_FIELDS):
             return rows
         return None
     return None
@@ -378,25 +433,55 @@ def _job_numbers(body: bytes, first_line: int, n_rows: int) -> np.ndarray:
     return _job_lines(body, first_line)
 
 
+def shown_token(tok: bytes) -> str:
+    """A token as error messages quote it: at most :data:`SHOWN_TOKEN` bytes,
+    with its length when it is longer (a 2 MB token is not copied whole)."""
+    text = repr(tok[:SHOWN_TOKEN].decode("utf-8", errors="replace"))
+    return text if len(tok) <= SHOWN_TOKEN else f"{text[:-1]}...{text[-1]} ({len(tok)} bytes)"
+
+
+def _integer_value(tok: bytes) -> tuple[str, int]:
+    """The exact value of a number token (one matching ``_NUMBER``) as an
+    integer field takes it: ("ok", value), ("fraction", 0) when its decimal
+    value is not an integer, ("range", 0) when it is beyond +-(2**63 - 1).
+    Exact decimal arithmetic on the digits (never a float), and never more
+    than 19 digits converted, whatever the token's length or exponent."""
+    sign, whole, frac, exp = _NUMBER_PARTS.fullmatch(tok).groups()
+    frac = frac or b""
+    digits = (whole + frac).lstrip(b"0")
+    if not digits:
+        return "ok", 0
+    e = (exp or b"0").lstrip(b"+-").lstrip(b"0") or b"0"
+    shift = 10**18 if len(e) > 18 else int(e)            # 10**18: beyond any token length
+    shift = -shift if exp and exp[:1] == b"-" else shift
+    k = shift - len(frac)                                 # value = int(digits) * 10**k
+    if k < 0:
+        if -k >= len(digits) or digits[len(digits) + k:].strip(b"0"):
+            return "fraction", 0                          # a nonzero digit after the point
+        digits, k = digits[:len(digits) + k], 0
+    if len(digits) + k > 19:
+        return "range", 0
+    v = int(digits) * 10**k
+    if v > _I64_MAX:
+        return "range", 0
+    return "ok", -v if sign == b"-" else v
+
+
 def _parse_token(tok: bytes, name: str, path, lineno: int) -> int | float:
     if _NUMBER.fullmatch(tok) is None:
-        shown = tok.decode("utf-8", errors="replace")
-        raise SWFFormatError(path, lineno, name, f"not a number: {shown!r}")
+        raise SWFFormatError(path, lineno, name, f"not a number: {shown_token(tok)}")
     if name in FLOAT_FIELDS:
         v = float(tok)
         if not np.isfinite(v):
-            raise SWFFormatError(path, lineno, name, f"number out of range: {tok.decode()!r}")
+            raise SWFFormatError(path, lineno, name, f"number out of range: {shown_token(tok)}")
         return v
-    if _INTEGER.fullmatch(tok):
-        v = int(tok)
-    else:
-        fv = float(tok)
-        if not fv.is_integer():
-            raise SWFFormatError(path, lineno, name,
-                                 f"not an integer: {tok.decode()!r} (field {name} is integral)")
-        v = int(fv)
-    if not -_I64_MAX <= v <= _I64_MAX:
-        raise SWFFormatError(path, lineno, name, f"integer out of range: {tok.decode()!r}")
+    kind, v = _integer_value(tok)
+    if kind == "fraction":
+        raise SWFFormatError(path, lineno, name,
+                             f"not an integer: {shown_token(tok)} (field {name} is integral)")
+    if kind == "range":
+        raise SWFFormatError(path, lineno, name, f"integer out of range: {shown_token(tok)} "
+                             f"(field {name} takes -(2**63 - 1) to 2**63 - 1)")
     return v
 
 
@@ -506,7 +591,9 @@ def _render(fields: Mapping[str, Iterable], header_lines: Iterable[str] | None) 
     row_format = " ".join(convs) + "\n"
     out = []
     for line in header_lines or ():
-        for part in str(line).split("\n"):
+        # A line end inside a header line starts a new comment line (a bare
+        # '\r' too, as the reader splits there: else the rest would be read as a job).
+        for part in re.split("\r\n|\r|\n", str(line)):
             out.append(";" + (" " + part if part else "") + "\n")
     out.extend([row_format % row for row in zip(*columns)])
     return "".join(out).encode("utf-8", errors="surrogateescape")
@@ -518,7 +605,8 @@ def write_swf(path: str | os.PathLike, fields: Mapping[str, Iterable],
 
     ``fields`` maps names of :data:`FIELDS` to equal-length arrays; absent
     fields are written as -1 (as are NaN float values).  ``header_lines``
-    are written first, each as a ``; `` comment line.  A ``.gz``, ``.bz2``
+    are written first, each as a ``; `` comment line (a line holding line
+    ends -- ``\n``, ``\r\n`` or ``\r`` -- as several).  A ``.gz``, ``.bz2``
     or ``.xz`` suffix compresses the file (deterministically: no timestamp).
     """
     path = Path(path)
@@ -531,6 +619,17 @@ def write_swf(path: str | os.PathLike, fields: Mapping[str, Iterable],
     elif suffix == ".xz":
         data = lzma.compress(data)
     parent = path.parent
+    try:
+        _write_atomically(path, parent, data)
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        # write() and fsync() name no file: say which (a full disk, a size limit ...)
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+    return path
+
+
+def _write_atomically(path: Path, parent: Path, data: bytes) -> None:
     parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -548,4 +647,3 @@ def write_swf(path: str | os.PathLike, fields: Mapping[str, Iterable],
         except FileNotFoundError:
             pass
         raise
-    return path

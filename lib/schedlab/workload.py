@@ -182,7 +182,9 @@ def _requested_times(f, missing, choice: str) -> np.ndarray:
     if choice == "runtime":
         fill = run
     elif choice.startswith("runtime*"):
-        fill = np.ceil(run * float(choice[len("runtime*"):])).astype(np.int64)
+        # Saturated at 2**62 s (beyond the simulator's bound, which then refuses it
+        # with a located error): runtime*K of a huge runtime must not wrap around int64.
+        fill = np.ceil(np.minimum(run * float(choice[len("runtime*"):]), 2.0**62)).astype(np.int64)
     elif choice.startswith("limit:"):
         fill = np.maximum(run, int(choice[len("limit:"):]))
     else:
