@@ -139,12 +139,13 @@ def held(p):
 """
 
 
-def test_results_already_cached_are_not_kept_on_the_workers(tmp_path):
+def test_results_already_cached_are_not_kept_on_the_workers(tmp_path, monkeypatch):
     """A result the client has cached is released at once: a worker lost
     afterwards (a cancelled Slurm job) takes only its running tasks with it,
     not every result it ever computed (which the scheduler would recompute
     while the client still held their futures)."""
     (tmp_path / "heldcells.py").write_text(HELD_CELL)
+    monkeypatch.setenv(campaign.CELL_MODULES_ENV, "heldcells")    # a module of the user's own cells
     sys.path.insert(0, str(tmp_path))
     try:
         c = campaign.Campaign.from_dict({"name": "held", "cell": "heldcells:held", "dims": {"i": list(range(5))}})
