@@ -2,7 +2,8 @@
 
     schedlab simulate TRACE [--policy EASY-SPF-FCFS | --primary P --backfill P]
                             [--threshold 20h] [--estimate requested|actual]
-                            [--overrun kill|drop] [-m M|peak] [--request CHOICE] [-o out.swf]
+                            [--overrun kill|drop] [-m M|peak] [--request CHOICE]
+                            [-o OUT [--format swf|batsim-csv]]
     schedlab traces list | info NAME|PATH | verify
     schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S]
     schedlab traces export NAME|PATH --format batsim -o workload.json
@@ -51,7 +52,7 @@ def workload_machine(text):
 
 
 def cmd_simulate(args) -> int:
-    from . import sim, swf
+    from . import sim
 
     t0 = time.perf_counter()
     info, trace, jobs, report, m = _load_jobs(args)
@@ -79,17 +80,9 @@ def cmd_simulate(args) -> int:
     print(f"backfilled  {s['backfilled']} jobs; killed at p~ {s['killed']}; forced by threshold {s['forced']}")
     print(f"time        read+clean {t1 - t0:.3f} s, simulate {t2 - t1:.3f} s")
     if args.output:
-        rows = np.searchsorted(trace.lines, jobs.lines)
-        fields = {k: v[rows].copy() for k, v in trace.fields.items()}
-        fields["wait"] = sched.start - jobs.submit
-        fields["run"] = sched.end - sched.start
-        fields["status"] = np.where(sched.killed, 0, fields["status"])
-        header = list(trace.header_lines) + [
-            f"schedlab {__version__}: simulated {policy} (estimate {args.estimate}, overrun {args.overrun}) on m={m}",
-            "schedlab: wait and run fields are simulated; status 0 marks jobs killed at their requested time",
-        ]
-        swf.write_swf(args.output, fields, header)
-        print(f"wrote       {args.output}")
+        from . import formats
+        formats.write(sched, args.output, args.format, trace=trace, workload_name=info.name)
+        print(f"wrote       {args.output} ({args.format})")
     return 0
 
 
@@ -276,7 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "concurrent allocation) or auto (default: registry / header MaxProcs, else peak)")
     s.add_argument("--request", default=None, help="jobs without a requested time: auto (default), drop, runtime, "
                    "runtime*K, user-max, partition-max or limit:SECONDS")
-    s.add_argument("-o", "--output", help="write the simulated schedule as SWF")
+    s.add_argument("-o", "--output", help="write the simulated schedule (SWF with waits, or Batsim's jobs.csv)")
+    s.add_argument("--format", default="swf", choices=["swf", "batsim-csv"],
+                   help="format of -o: swf (default) or batsim-csv (Batsim's jobs.csv, read by evalys; "
+                        "processors placed at the lowest free ids)")
     s.add_argument("-v", "--verbose", action="store_true", help="print the cleaning report")
     s.set_defaults(func=cmd_simulate)
     c = sub.add_parser("campaign", help="run (or resume) a campaign grid on dask; write its dataset")
