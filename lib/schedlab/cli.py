@@ -8,6 +8,7 @@
     schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S]
     schedlab traces export NAME|PATH --format batsim -o workload.json
     schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
+    schedlab check SCHEDULE [-m M] [--policy EASY-P_R-P_B [--threshold T]] [--estimate requested|actual]
     schedlab study list
     schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--scheduler ADDR]
 """
@@ -247,6 +248,18 @@ def cmd_study(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from . import check
+
+    policy = args.policy
+    if policy is None and (args.threshold is not None or args.threshold_backfill):
+        raise SchedlabError("check: --threshold goes with --policy")
+    result = check.check(args.schedule, args.m, policy, args.threshold, args.estimate,
+                         args.threshold_backfill or None)
+    print(result.report(None if args.all else args.limit))
+    return 0 if result.ok else 1
+
+
 def paths_results():
     from . import paths
     return paths.RESULTS
@@ -322,6 +335,25 @@ def build_parser() -> argparse.ArgumentParser:
     tex.add_argument("--format", required=True, choices=["batsim"])
     tex.add_argument("-o", "--output", required=True, help="the JSON file to write")
     tex.add_argument("-m", type=int, default=None, help="nb_res (default: registry / header MaxProcs)")
+    ck = sub.add_parser("check", help="check a schedule (SWF with waits or Batsim jobs.csv) against EASY-P_R-P_B",
+                        description="Report every violation of a schedule with its job ids: a start before "
+                                    "submission, more than m processors busy, a job running past its requested "
+                                    "time, and with --policy the EASY rules at every pass (a backfilled job that "
+                                    "delays the head's reservation, a job that fits at a pass and does not start, "
+                                    "a start EASY does not make).  Exit status 0 only for a valid schedule, 1 "
+                                    "for violations, 2 for unreadable input.")
+    ck.add_argument("schedule", help="SWF file with waits (e.g. simulate -o) or Batsim's jobs.csv")
+    ck.add_argument("-m", type=int, default=None, help="machine size (default: the SWF header's MaxProcs)")
+    ck.add_argument("--policy", default=None, help="the policy the schedule claims, EASY-<P_R>-<P_B> "
+                    "(default: only the checks that need no policy)")
+    ck.add_argument("--threshold", default=None, help="its waiting-time threshold, e.g. 20h (default none)")
+    ck.add_argument("--threshold-backfill", action="store_true",
+                    help="the threshold also leads the backfilling order")
+    ck.add_argument("--estimate", default="requested", choices=["requested", "actual"],
+                    help="what the scheduler expects a job to take: its requested time (default) or its run")
+    ck.add_argument("--limit", type=int, default=50, help="violations printed (default 50)")
+    ck.add_argument("--all", action="store_true", help="print every violation")
+    ck.set_defaults(func=cmd_check)
     st = sub.add_parser("study", help="the studies of the compendium: list them, run one",
                         description="Run a study with the same driver as its notebook and make reproduce.")
     st.set_defaults(func=cmd_study)

@@ -264,7 +264,8 @@ def read(path) -> ScheduleFile:
 
 
 def read_swf_schedule(path) -> ScheduleFile:
-    """An SWF file with waits: start = submit + wait, end = start + run,
+    """An SWF file with waits: start = submit + wait (a wait of -1 is
+    missing; one below -1 a start before submission), end = start + run,
     processors = req_procs (alloc_procs where req_procs is missing),
     requested time = req_time; status 0 with run = req_time marks a job
     killed at its requested time."""
@@ -274,7 +275,8 @@ def read_swf_schedule(path) -> ScheduleFile:
     tr = read_swf(path)
     f = tr.fields
     for name in ("submit", "wait", "run"):
-        bad = f[name] < 0
+        # -1 is SWF's "missing"; a wait below -1 is a start before submission (reported by check)
+        bad = (f[name] == -1) if name == "wait" else (f[name] < 0)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise SWFFormatError(path, int(tr.lines[i]), name,
