@@ -9,6 +9,7 @@
     schedlab traces export NAME|PATH --format batsim -o workload.json
     schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
     schedlab check SCHEDULE [-m M] [--policy EASY-P_R-P_B [--threshold T]] [--estimate requested|actual]
+    schedlab check SCHEDULE --case conformance/cases/NN-name.swf
     schedlab study list
     schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--scheduler ADDR]
 """
@@ -251,13 +252,28 @@ def cmd_study(args) -> int:
 def cmd_check(args) -> int:
     from . import check
 
-    policy = args.policy
-    if policy is None and (args.threshold is not None or args.threshold_backfill):
+    policy, m, threshold, estimate, case = args.policy, args.m, args.threshold, args.estimate, None
+    if args.case:
+        from . import conformance
+        if policy or threshold is not None or m is not None:
+            raise SchedlabError("check: --case gives m, the policy, the threshold and the estimate; "
+                                "do not give them too")
+        case = conformance.load(args.case)
+        policy, m, estimate = case.policy, case.m, case.estimate
+    if policy is None and (threshold is not None or args.threshold_backfill):
         raise SchedlabError("check: --threshold goes with --policy")
-    result = check.check(args.schedule, args.m, policy, args.threshold, args.estimate,
-                         args.threshold_backfill or None)
+    result = check.check(args.schedule, m, policy, threshold, estimate, args.threshold_backfill or None)
     print(result.report(None if args.all else args.limit))
-    return 0 if result.ok else 1
+    ok = result.ok
+    if case is not None:
+        diff = conformance.compare(args.schedule, case)
+        if diff:
+            print(f"does NOT conform to case {case.name} ({case.tests}): {len(diff)} job(s)")
+            print("\n".join(f"  {d}" for d in diff))
+        else:
+            print(f"conforms to case {case.name}: every start as expected ({case.tests})")
+        ok = ok and not diff
+    return 0 if ok else 1
 
 
 def paths_results():
@@ -351,6 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the threshold also leads the backfilling order")
     ck.add_argument("--estimate", default="requested", choices=["requested", "actual"],
                     help="what the scheduler expects a job to take: its requested time (default) or its run")
+    ck.add_argument("--case", default=None, help="a conformance case (conformance/cases/*.swf): its m, policy, "
+                    "threshold and estimate, and compare every start with the expected one")
     ck.add_argument("--limit", type=int, default=50, help="violations printed (default 50)")
     ck.add_argument("--all", action="store_true", help="print every violation")
     ck.set_defaults(func=cmd_check)
