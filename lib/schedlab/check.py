@@ -64,7 +64,7 @@ from .errors import InputError
 from .formats.schedule import ScheduleFile, from_schedule, read
 from .jobs import POLICIES, Policy, as_policy
 
-__all__ = ["KINDS", "Violation", "CheckResult", "PassDecision", "check", "check_file", "explain"]
+__all__ = ["KINDS", "Violation", "CheckResult", "PassDecision", "check", "check_file", "explain", "passes"]
 
 #: Every kind of violation, in report order.
 KINDS = ("start-before-submit", "over-capacity", "overran", "delayed-reservation", "not-started",
@@ -530,6 +530,16 @@ def check(schedule, m: int | None = None, policy=None, threshold=None, estimate:
 def check_file(path, m=None, policy=None, threshold=None, estimate="requested") -> CheckResult:
     """:func:`check` of a file (SWF with waits or Batsim's jobs.csv)."""
     return check(read(path), m, policy, threshold, estimate)
+
+
+def passes(schedule, m: int, policy, threshold=None, estimate: str = "requested") -> list[PassDecision]:
+    """Every pass the checker replays on a schedule where some queued job
+    fits the free processors (the others start nothing), each with the
+    whole queue in primary order (:class:`PassDecision`)."""
+    sf = _as_file(schedule)
+    got: list[PassDecision] = []
+    _Replay(sf, int(m), as_policy(policy, threshold), estimate, on_pass=got.append).run()
+    return got
 
 
 def explain(schedule, m: int, policy, t: float, threshold=None, estimate: str = "requested") -> list[PassDecision]:

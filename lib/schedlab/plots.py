@@ -172,7 +172,8 @@ def savefig(fig: Figure, path_without_suffix: str | os.PathLike,
 
 #: Colours of the schedule pictures.
 SCHEDULE_COLORS = {"job": "#9ecae1", "backfilled": "#fdae6b", "killed": "#d62728", "reservation": "#2ca02c",
-                   "edge": "#3c3c3c", "queue": "#7b4173", "busy": "#1f77b4"}
+                   "edge": "#3c3c3c", "queue": "#7b4173", "busy": "#1f77b4",
+                   "by_shadow": "#e6550d", "by_extra": "#756bb1", "other_backfilled": "#fdd0a2"}
 
 
 def schedule_table(schedule, m: int | None = None) -> dict:
@@ -212,33 +213,54 @@ def gantt(ax, schedule, m: int | None = None, *, window=None, reservation=None, 
     tab = schedule if isinstance(schedule, dict) else schedule_table(schedule, m)
     C = SCHEDULE_COLORS
     t0, t1 = window if window is not None else (float(tab["start"].min()), float(tab["end"].max()))
+    # with a pass: its backfills by the shadow time / on extra processors stand out
+    at_pass: dict[int, str] = {}
+    if reservation is not None and reservation.head is not None:
+        d = reservation
+        for j in d.backfilled:
+            j = tab["ids"].index(j) if isinstance(j, str) else int(j)
+            at_pass[j] = "by_shadow" if float(tab["end"][j] - tab["start"][j]) <= 0 or \
+                d.t + _estimate(tab, j) <= d.shadow else "by_extra"
     for k, jid in enumerate(tab["ids"]):
         s, e = float(tab["start"][k]), float(tab["end"][k])
         if e < t0 or s > t1 or e == s:
             continue
-        face = C["backfilled"] if tab["backfilled"][k] else C["job"]
+        if k in at_pass:
+            face = C[at_pass[k]]
+        elif tab["backfilled"][k]:
+            face = C["other_backfilled"] if at_pass or reservation is not None else C["backfilled"]
+        else:
+            face = C["job"]
         for a, b in tab["alloc"][k]:
             ax.add_patch(Rectangle((s, a), e - s, b - a + 1, facecolor=face, edgecolor=C["edge"], linewidth=0.5,
                                    hatch="///" if tab["killed"][k] else None, zorder=2))
         a, b = tab["alloc"][k][0]
-        if labels and (min(e, t1) - max(s, t0)) > 0.03 * (t1 - t0) and (b - a + 1) >= 0.025 * tab["m"]:
+        big = (min(e, t1) - max(s, t0)) > 0.03 * (t1 - t0) and (b - a + 1) >= 0.025 * tab["m"]
+        if labels and (big or k in at_pass):
             ax.text(max(s, t0) + 0.01 * (t1 - t0), a + (b - a + 1) / 2, jid, fontsize=6, va="center",
                     zorder=3, clip_on=True)
-    handles = [Patch(facecolor=C["job"], edgecolor=C["edge"], label="job"),
-               Patch(facecolor=C["backfilled"], edgecolor=C["edge"], label="backfilled"),
-               Patch(facecolor="white", edgecolor=C["killed"], hatch="///", label="killed at p~")]
+    if reservation is not None:
+        handles = [Patch(facecolor=C["job"], edgecolor=C["edge"], label="job"),
+                   Patch(facecolor=C["by_shadow"], edgecolor=C["edge"], label="backfilled here, ends by S"),
+                   Patch(facecolor=C["by_extra"], edgecolor=C["edge"], label="backfilled here, on extra processors"),
+                   Patch(facecolor=C["other_backfilled"], edgecolor=C["edge"], label="backfilled at another pass")]
+    else:
+        handles = [Patch(facecolor=C["job"], edgecolor=C["edge"], label="job"),
+                   Patch(facecolor=C["backfilled"], edgecolor=C["edge"], label="backfilled")]
+    if tab["killed"].any():
+        handles.append(Patch(facecolor="white", edgecolor=C["killed"], hatch="///", label="killed at p~"))
     if reservation is not None and reservation.head is not None:
         d = reservation
         h = tab["ids"].index(d.head) if isinstance(d.head, str) else int(d.head)
         S = float(d.shadow)
         ax.axvline(d.t, color=C["edge"], linestyle=":", linewidth=1, zorder=4)
         ax.axvline(S, color=C["reservation"], linestyle="--", linewidth=1.2, zorder=4)
-        span = float(tab["requested"][h]) if tab["requested"][h] >= 0 else float(tab["end"][h] - tab["start"][h])
+        span = _estimate(tab, h)
         for a, b in tab["alloc"][h]:
             ax.add_patch(Rectangle((S, a), span, b - a + 1, fill=False, edgecolor=C["reservation"],
                                    linestyle="--", linewidth=1.5, zorder=5))
         handles.append(Patch(fill=False, edgecolor=C["reservation"], linestyle="--",
-                             label=f"reservation of head {tab['ids'][h]} (shadow time {S:g})"))
+                             label=f"reservation of head {tab['ids'][h]} from S = {S:.0f}"))
     ax.set_xlim(t0, t1)
     ax.set_ylim(0, tab["m"])
     ax.set_xlabel("time (s)")
@@ -248,6 +270,12 @@ def gantt(ax, schedule, m: int | None = None, *, window=None, reservation=None, 
         ax.set_title(title)
     ax.legend(handles=handles, loc="upper right", fontsize=7, framealpha=0.8, frameon=True)
     return tab
+
+
+def _estimate(tab, j: int) -> float:
+    """The requested time of job j (its run when the schedule gives none)."""
+    r = float(tab["requested"][j])
+    return r if r >= 0 else float(tab["end"][j] - tab["start"][j])
 
 
 def _steps(times_plus, times_minus):

@@ -211,7 +211,9 @@ class ScheduleFile:
     they hold processors but are not jobs of the queue; ``walltime`` marks
     jobs the file says were killed at their requested time; ``allocated``
     holds each run's processor ids (intervals) when the file gives them;
-    ``lines`` the 1-based file line of each run."""
+    ``lines`` the 1-based file line of each run; ``backfilled`` the jobs
+    the file flags as backfilled (schedlab's own ``metadata``; None when the
+    file says nothing)."""
 
     source: str
     kind: str
@@ -334,8 +336,9 @@ def read_batsim_csv(path) -> ScheduleFile:
                 raise InputError(f"{path}:1: no column {name!r} (is it Batsim's jobs.csv?)")
         if "finish_time" not in col and "execution_time" not in col:
             raise InputError(f"{path}:1: no column finish_time nor execution_time")
-        ids, sub, st, en, q, req, state, lines, alloc = [], [], [], [], [], [], [], [], []
+        ids, sub, st, en, q, req, state, lines, alloc, bf = [], [], [], [], [], [], [], [], [], []
         has_alloc = "allocated_resources" in col
+        has_meta = "metadata" in col
         for row in reader:
             lineno = reader.line_num
             if not row or all(not c.strip() for c in row):
@@ -370,6 +373,7 @@ def read_batsim_csv(path) -> ScheduleFile:
             req.append(-1.0 if np.isnan(r) or r < 0 else r)
             state.append(fs)
             lines.append(lineno)
+            bf.append(has_meta and "backfilled" in get("metadata").split())
             if has_alloc:
                 alloc.append(intervals.parse(get("allocated_resources"), f"{where}: field allocated_resources"))
     if len(set(ids)) != len(ids):
@@ -391,4 +395,5 @@ def read_batsim_csv(path) -> ScheduleFile:
                          f"{start[k]:g}")
     return ScheduleFile(str(path), "batsim-csv", ids, order, np.array(sub, np.float64), start, end,
                         np.array(q, np.int64), np.array(req, np.float64), state_a == KILLED,
-                        state_a == WALLTIME, np.array(lines, np.int64), alloc if has_alloc else None, None)
+                        state_a == WALLTIME, np.array(lines, np.int64), alloc if has_alloc else None, None,
+                        np.array(bf, bool) if has_meta else None)
