@@ -161,3 +161,33 @@ def test_check_input_errors_name_the_file_and_what_is_missing(tmp_path, capsys):
         check.check(path, 2)
     with pytest.raises(InputError, match="only the pure policies"):
         check.check(path, 8, "EASY-SJBF-FCFS")
+
+
+@pytest.mark.parametrize("policy, threshold", [("EASY-FCFS-FCFS", None), ("EASY-SPF-LPF", "15m"),
+                                               ("EASY-WFP-SAF", None), ("EASY-LCFS-SEXP", "5m")])
+def test_the_replayed_passes_are_those_of_the_reference_simulator(policy, threshold):
+    # every pass that starts a job: the same time, jobs started in primary order, head,
+    # shadow time, extra processors and backfilled jobs as tests/reference.py records them
+    from reference import reference_simulate
+
+    from schedlab.jobs import Policy
+
+    m = 16
+    jobs = _workload(200, m, 11).sorted()
+    p = Policy.parse(policy, threshold)
+    trace = []
+    ref = reference_simulate(jobs.submit.tolist(), jobs.run.tolist(), jobs.req.tolist(), jobs.procs.tolist(),
+                             jobs.id.tolist(), m, p.primary, p.backfill, threshold=p.threshold, trace=trace)
+    s = simulate(jobs, m, p)
+    assert s.start.tolist() == ref["start"]
+
+    def key(t, started, head, shadow, extra, backfilled):
+        return (t, list(started), head, None if head is None else shadow, None if head is None else extra,
+                list(backfilled))
+
+    want = [key(r["t"], r["started"], r["head"], r["shadow"], r["extra"], r["backfilled"]) for r in trace
+            if r["started"] or r["backfilled"]]
+    got = [key(d.t, d.started, d.head, d.shadow, d.extra, d.backfilled) for d in check.passes(s, m, p)
+           if d.started or d.backfilled]
+    assert len(got) > 50
+    assert got == want

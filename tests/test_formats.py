@@ -195,3 +195,16 @@ def test_simulate_format_batsim_csv_from_the_command_line(tmp_path, capsys):
     order = np.argsort(back.order)
     assert np.array_equal(back.start[order], s.start)
     assert back.allocated is not None and _no_processor_shared(back.start, back.end, back.allocated)
+
+
+def test_swf_schedule_header_gives_the_simulated_machine_size(tmp_path):
+    jobs, m = _workload(n=50)
+    fields = {"job_id": jobs.id, "submit": jobs.submit, "run": jobs.run, "req_procs": jobs.procs,
+              "req_time": jobs.req, "status": np.ones(len(jobs), int)}
+    src = tmp_path / "big.swf"
+    swf.write_swf(src, fields, ["Version: 2.2", f"MaxProcs: {4 * m}"])
+    out = tmp_path / "s.swf"
+    assert cli.main(["simulate", str(src), "-m", str(m), "-o", str(out)]) == 0
+    back = formats.read(out)
+    assert back.m == m
+    assert any(f"MaxProcs was {4 * m}" in h for h in swf.read_swf(out).header_lines)

@@ -2,7 +2,8 @@
 
 Writing (from a :class:`schedlab.sim.Schedule`):
 
-* :func:`write_swf` -- the jobs with their simulated ``wait`` and ``run``;
+* :func:`write_swf` -- the jobs with their simulated ``wait`` and ``run``
+  (the header's ``MaxProcs`` is the simulated machine size m);
   ``req_procs``/``alloc_procs`` and ``req_time`` are the processors and the
   requested time the engine used (after cleaning), so a checker reading the
   file sees what the scheduler saw; ``status`` 0 marks a job killed at its
@@ -114,6 +115,17 @@ def write_swf(schedule, path, trace=None, header=None) -> Path:
     from .. import __version__, swf
 
     lines = list(trace.header_lines) if trace is not None else ["Version: 2.2", f"MaxProcs: {schedule.m}"]
+    # MaxProcs is the simulated machine's size (a reader such as schedlab check takes m from it)
+    for k, line in enumerate(lines):
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == "MaxProcs" and value.strip() != str(schedule.m):
+            lines[k] = f"MaxProcs: {schedule.m}"
+            lines.insert(k + 1, f"schedlab: the log's MaxProcs was {value.strip()}; the simulated machine has "
+                                f"m = {schedule.m}")
+            break
+    else:
+        if trace is not None and not any(line.partition(":")[0].strip() == "MaxProcs" for line in lines):
+            lines.append(f"MaxProcs: {schedule.m}")
     lines += list(header or []) + [
         f"schedlab {__version__}: simulated {schedule.policy} (estimate {schedule.estimate}) on m={schedule.m}",
         "schedlab: wait and run are simulated; req_procs, alloc_procs and req_time are those the engine used; "
