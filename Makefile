@@ -81,8 +81,8 @@ bench: install
 	$(PY) bench/bench_check.py
 
 # schedlab check passes every schedule the engine writes for the bundled logs
-# (whole logs, EASY-FCFS-FCFS and EASY-SPF-SPF; about 5 minutes on 2 cores:
-# the suite checks all but the two largest, tests/test_check_logs.py)
+# (whole logs, EASY-FCFS-FCFS and EASY-SPF-SPF; a few minutes: the suite checks
+# all but the two largest, tests/test_check_logs.py)
 check-schedules: install
 	$(PY) bench/bench_check.py
 

@@ -1,8 +1,9 @@
 """Every schedule the engine writes for the bundled logs passes ``schedlab
 check`` (whole logs, EASY-FCFS-FCFS as SWF and EASY-SPF-SPF as Batsim's
-jobs.csv).  The two largest logs (RICC, CEA-Curie: about 2.5 minutes of
-checking) are left to ``make check-schedules`` (bench/bench_check.py), which
-checks all of them, to keep the suite within its 10 minutes."""
+jobs.csv).  The two largest logs (RICC, CEA-Curie: about a minute of CPU
+for their four checks, plus cleaning and simulating) are left to ``make
+check-schedules`` (bench/bench_check.py), which checks all of them, to keep
+the suite within its 10 minutes."""
 import warnings
 
 import pytest

@@ -239,8 +239,6 @@ class _Replay:
         self.queue: set[int] = set()
         self.queue_q = SortedList()
         self.sq = {p: SortedList(key=self.rank[p].__getitem__) for p in self.rank}
-        self.by_q = SortedList(key=self.q.__getitem__)        # the queue by processors
-        self.by_est = SortedList(key=self.est.__getitem__)    # and by estimate (backfilling candidates)
         self.T = policy.threshold
         self.violations: list[Violation] = []
         self.passes = 0
@@ -264,16 +262,12 @@ class _Replay:
     def enqueue(self, j: int) -> None:
         self.queue.add(j)
         self.queue_q.add(self.q[j])
-        self.by_q.add(j)
-        self.by_est.add(j)
         for sl in self.sq.values():
             sl.add(j)
 
     def dequeue(self, j: int) -> None:
         self.queue.discard(j)
         self.queue_q.remove(self.q[j])
-        self.by_q.remove(j)
-        self.by_est.remove(j)
         for sl in self.sq.values():
             sl.remove(j)
 
@@ -285,35 +279,6 @@ class _Replay:
             return iter(self.sq[p])
         sub, fc = self.submit, self.rank_fcfs
         return iter(sorted(self.queue, key=lambda j: (self._dyn_key(p, j, t), sub[j], fc[j])))
-
-    def _candidates(self, t: float, f: int, x: int, horizon: float, done) -> list[int]:
-        """The queued jobs (not in ``done``) with q <= f and (q <= x or
-        estimate <= horizon), in the backfilling order."""
-        q = self.q
-        cand = set()
-        lim = min(f, x)
-        if lim >= 1:
-            cand.update(self.by_q.irange_key(max_key=lim))
-        if horizon >= 0:
-            for j in self.by_est.irange_key(max_key=horizon):
-                if q[j] <= f:
-                    cand.add(j)
-        cand.difference_update(done)
-        if not cand:
-            return []
-        pol = self.policy
-        p = pol.backfill
-        if p == "FCFS":
-            key = self.rank_fcfs.__getitem__
-        elif p in self.rank:
-            key = self.rank[p].__getitem__
-        else:
-            sub, fc = self.submit, self.rank_fcfs
-            key = lambda j: (self._dyn_key(p, j, t), sub[j], fc[j])  # noqa: E731
-        if pol.threshold_backfill and self.T is not None:
-            lim_t, sub, fc, inner = t - self.T, self.submit, self.rank_fcfs, key
-            key = lambda j: (0, fc[j]) if sub[j] < lim_t else (1, inner(j))  # noqa: E731
-        return sorted(cand, key=key)
 
     def _with_threshold(self, p: str, t: float):
         """``p``'s order with the jobs waiting more than T first, in FCFS order."""
@@ -373,19 +338,14 @@ class _Replay:
         extra = avail - need
         done = set(started)
         done.add(head)
+        walk = self._with_threshold(pol.backfill, t) if pol.threshold_backfill else self._order(pol.backfill, t)
         backfilled, bf_order = [], []
         x = extra
         qmin = self.queue_q[0]
-        horizon = shadow - t
         if full:
-            walk = self._with_threshold(pol.backfill, t) if pol.threshold_backfill else self._order(pol.backfill, t)
             bf_order = [j for j in walk if j not in done]
             walk = bf_order
-        else:
-            # Only a job that fits now and either ends by S or fits in the extra processors can
-            # start, and f and x only decrease along the walk: walk those candidates only (in
-            # P_B order), found from the queue sorted by processors and by estimate.
-            walk = self._candidates(t, f, x, horizon, done)
+        horizon = shadow - t
         for j in walk:
             qj = q[j]
             if qj > f or j in done:
@@ -441,11 +401,14 @@ class _Replay:
                 remaining = set(sched)
                 while True:
                     self.passes += 1
-                    # the whole backfilling order is kept when the schedule starts jobs here (to name them)
-                    d = self.decide(t, running, free, full or bool(remaining))
+                    d = self.decide(t, running, free, full)
+                    want = d.started + d.backfilled
+                    if not full and not remaining.issubset(want):
+                        # the schedule starts a job this pass does not (yet): the same pass again, with
+                        # the whole queue and backfilling order listed, to name it
+                        d = self.decide(t, running, free, True)
                     if self.on_pass is not None:
                         self.on_pass(d)
-                    want = d.started + d.backfilled
                     took = [j for j in want if j in remaining]
                     missing = [j for j in want if j not in remaining]
                     for j in missing:
