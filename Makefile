@@ -16,7 +16,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproj
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster bench reproduce notebooks paper clean lab data lock
+.PHONY: install test fuzz test-asan test-cluster bench check-schedules reproduce notebooks paper clean lab data lock
 
 install: $(STAMP)
 
@@ -98,6 +98,13 @@ data: install
 bench: install
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_campaign.py
+	$(PY) bench/bench_check.py
+
+# schedlab check passes every schedule the engine writes for the bundled logs
+# (whole logs, EASY-FCFS-FCFS and EASY-SPF-SPF; a few minutes: the suite checks
+# all but the two largest, tests/test_check_logs.py)
+check-schedules: install
+	$(PY) bench/bench_check.py
 
 # One target per executed notebook (make -j runs independent studies in
 # parallel); each reruns when its notebook, parameters or the library change.

@@ -2,11 +2,14 @@
 
     schedlab simulate TRACE [--policy EASY-SPF-FCFS | --primary P --backfill P]
                             [--threshold 20h] [--estimate requested|actual]
-                            [--overrun kill|drop] [-m M|peak] [--request CHOICE] [-o out.swf]
+                            [--overrun kill|drop] [-m M|peak] [--request CHOICE]
+                            [-o OUT [--format swf|batsim-csv]]
     schedlab traces list | info NAME|PATH | verify
     schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S]
     schedlab traces export NAME|PATH --format batsim -o workload.json
     schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
+    schedlab check SCHEDULE [-m M] [--policy EASY-P_R-P_B [--threshold T]] [--estimate requested|actual]
+    schedlab check SCHEDULE --case conformance/cases/NN-name.swf
     schedlab study list
     schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--scheduler ADDR]
 """
@@ -52,7 +55,7 @@ def workload_machine(text):
 
 
 def cmd_simulate(args) -> int:
-    from . import sim, swf
+    from . import sim
 
     t0 = time.perf_counter()
     info, trace, jobs, report, m = _load_jobs(args)
@@ -80,18 +83,10 @@ def cmd_simulate(args) -> int:
     print(f"backfilled  {s['backfilled']} jobs; killed at p~ {s['killed']}; forced by threshold {s['forced']}")
     print(f"time        read+clean {t1 - t0:.3f} s, simulate {t2 - t1:.3f} s")
     if args.output:
-        rows = np.searchsorted(trace.lines, jobs.lines)
-        fields = {k: v[rows].copy() for k, v in trace.fields.items()}
-        fields["wait"] = sched.start - jobs.submit
-        fields["run"] = sched.end - sched.start
-        fields["status"] = np.where(sched.killed, 0, fields["status"])
-        header = list(trace.header_lines) + [
-            f"schedlab {__version__}: simulated {policy} (estimate {args.estimate}, overrun {args.overrun}) on m={m}",
-            "schedlab: wait and run fields are simulated; status 0 marks jobs killed at their requested time",
-        ]
+        from . import formats
         with writing(args.output):
-            swf.write_swf(args.output, fields, header)
-        print(f"wrote       {args.output}")
+            formats.write(sched, args.output, args.format, trace=trace, workload_name=info.name)
+        print(f"wrote       {args.output} ({args.format})")
     return 0
 
 
@@ -259,6 +254,33 @@ def cmd_study(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from . import check
+
+    policy, m, threshold, estimate, case = args.policy, args.m, args.threshold, args.estimate, None
+    if args.case:
+        from . import conformance
+        if policy or threshold is not None or m is not None:
+            raise SchedlabError("check: --case gives m, the policy, the threshold and the estimate; "
+                                "do not give them too")
+        case = conformance.load(args.case)
+        policy, m, estimate = case.policy, case.m, case.estimate
+    if policy is None and (threshold is not None or args.threshold_backfill):
+        raise SchedlabError("check: --threshold goes with --policy")
+    result = check.check(args.schedule, m, policy, threshold, estimate, args.threshold_backfill or None)
+    print(result.report(None if args.all else args.limit))
+    ok = result.ok
+    if case is not None:
+        diff = conformance.compare(args.schedule, case)
+        if diff:
+            print(f"does NOT conform to case {case.name} ({case.tests}): {len(diff)} job(s)")
+            print("\n".join(f"  {d}" for d in diff))
+        else:
+            print(f"conforms to case {case.name}: every start as expected ({case.tests})")
+        ok = ok and not diff
+    return 0 if ok else 1
+
+
 def paths_results():
     from . import paths
     return paths.RESULTS
@@ -281,7 +303,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "concurrent allocation) or auto (default: registry / header MaxProcs, else peak)")
     s.add_argument("--request", default=None, help="jobs without a requested time: auto (default), drop, runtime, "
                    "runtime*K, user-max, partition-max or limit:SECONDS")
-    s.add_argument("-o", "--output", help="write the simulated schedule as SWF")
+    s.add_argument("-o", "--output", help="write the simulated schedule (SWF with waits, or Batsim's jobs.csv)")
+    s.add_argument("--format", default="swf", choices=["swf", "batsim-csv"],
+                   help="format of -o: swf (default) or batsim-csv (Batsim's jobs.csv, read by evalys; "
+                        "processors placed at the lowest free ids)")
     s.add_argument("-v", "--verbose", action="store_true", help="print the cleaning report")
     s.set_defaults(func=cmd_simulate)
     c = sub.add_parser("campaign", help="run (or resume) a campaign grid on dask; write its dataset")
@@ -331,6 +356,27 @@ def build_parser() -> argparse.ArgumentParser:
     tex.add_argument("--format", required=True, choices=["batsim"])
     tex.add_argument("-o", "--output", required=True, help="the JSON file to write")
     tex.add_argument("-m", type=int, default=None, help="nb_res (default: registry / header MaxProcs)")
+    ck = sub.add_parser("check", help="check a schedule (SWF with waits or Batsim jobs.csv) against EASY-P_R-P_B",
+                        description="Report every violation of a schedule with its job ids: a start before "
+                                    "submission, more than m processors busy, a job running past its requested "
+                                    "time, and with --policy the EASY rules at every pass (a backfilled job that "
+                                    "delays the head's reservation, a job that fits at a pass and does not start, "
+                                    "a start EASY does not make).  Exit status 0 only for a valid schedule, 1 "
+                                    "for violations, 2 for unreadable input.")
+    ck.add_argument("schedule", help="SWF file with waits (e.g. simulate -o) or Batsim's jobs.csv")
+    ck.add_argument("-m", type=int, default=None, help="machine size (default: the SWF header's MaxProcs)")
+    ck.add_argument("--policy", default=None, help="the policy the schedule claims, EASY-<P_R>-<P_B> "
+                    "(default: only the checks that need no policy)")
+    ck.add_argument("--threshold", default=None, help="its waiting-time threshold, e.g. 20h (default none)")
+    ck.add_argument("--threshold-backfill", action="store_true",
+                    help="the threshold also leads the backfilling order")
+    ck.add_argument("--estimate", default="requested", choices=["requested", "actual"],
+                    help="what the scheduler expects a job to take: its requested time (default) or its run")
+    ck.add_argument("--case", default=None, help="a conformance case (conformance/cases/*.swf): its m, policy, "
+                    "threshold and estimate, and compare every start with the expected one")
+    ck.add_argument("--limit", type=int, default=50, help="violations printed (default 50)")
+    ck.add_argument("--all", action="store_true", help="print every violation")
+    ck.set_defaults(func=cmd_check)
     st = sub.add_parser("study", help="the studies of the compendium: list them, run one",
                         description="Run a study with the same driver as its notebook and make reproduce.")
     st.set_defaults(func=cmd_study)

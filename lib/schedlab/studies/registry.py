@@ -65,6 +65,9 @@ STUDIES: tuple[Entry, ...] = (
           "choosing the policy online: full, noisy and bandit feedback", "online-bandit §5-6"),
     Entry("multiqueue", 8, "multiqueue", "Self-adaptive multiple-queue backfilling",
           "self-adaptive multiple-queue backfilling", "lawson2005"),
+    Entry("schedules", 9, "schedules", "One EASY pass, drawn",
+          "one EASY pass on a real excerpt: queue, shadow time, extra processors, backfills; Gantt charts",
+          "lelong2017 Algorithm 1"),
 )
 
 BY_NAME = {e.name: e for e in STUDIES}

@@ -1,0 +1,37 @@
+"""The parameters of the schedules study, declared once."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ... import values as check
+from ...jobs import Policy
+from ...study import Params as StudyParams
+from ...study import param
+
+STUDY = "schedules"
+
+
+def _policy(value, name: str) -> str:
+    from ...errors import InputError
+
+    try:
+        p = Policy.parse(str(value))
+    except InputError as exc:
+        raise InputError(f"{name}: {exc}") from None
+    if not isinstance(p.primary, str) or not isinstance(p.backfill, str) or "SJBF" in (p.primary, p.backfill):
+        raise InputError(f"{name}: a pair of pure policies, e.g. EASY-SPF-FCFS, got {value!r}")
+    return f"EASY-{p.primary}-{p.backfill}"
+
+
+@dataclass(frozen=True)
+class Params(StudyParams):
+    """The excerpt and the two policies (cheap: the quick and full profiles are the same)."""
+
+    traces: tuple = param(("KTH-SP2",), check=check.trace_tuple,
+                          help="the log to take the excerpt from (the first one is used): a registry name or SWF path")
+    first_job: int = param(750, unit="jobs", check=lambda v, n: check.integer(v, n, 0),
+                           help="index of the excerpt's first job in the cleaned log (0-based)")
+    jobs: int = param(60, unit="jobs", check=lambda v, n: check.integer(v, n, 5),
+                      help="number of jobs of the excerpt")
+    policy: str = param("EASY-FCFS-FCFS", check=_policy, help="the policy whose pass is shown, EASY-<P_R>-<P_B>")
+    compare: str = param("EASY-SPF-SPF", check=_policy, help="the policy drawn beside it on the same jobs")

@@ -1,0 +1,82 @@
+"""The EASY conformance suite (conformance/): the engine, the pure-Python
+reference simulator and ``schedlab check`` agree with every hand-derived
+expected schedule; a schedule that differs is named job by job."""
+import numpy as np
+import pytest
+from reference import reference_simulate
+
+from schedlab import check, cli, conformance, formats
+from schedlab.errors import InputError
+
+CASES = conformance.cases()
+
+
+def test_the_suite_is_there_and_each_case_says_what_it_tests():
+    assert len(CASES) >= 20
+    names = [c.name for c in CASES]
+    assert len(set(names)) == len(names)
+    for c in CASES:
+        assert c.path.stem == c.name and len(c.tests) > 20
+        assert 2 <= len(c.jobs) <= 10 and c.m >= 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_engine_gives_every_expected_start(case):
+    s = conformance.simulate_case(case)
+    assert s.start.tolist() == case.expected_start.tolist()
+    assert conformance.compare(s, case) == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_reference_simulator_gives_every_expected_start(case):
+    j, p = case.jobs, case.policy
+    r = reference_simulate(j.submit.tolist(), j.run.tolist(), j.req.tolist(), j.procs.tolist(), j.id.tolist(),
+                           case.m, p.primary, p.backfill, threshold=p.threshold, estimate=case.estimate,
+                           overrun=case.overrun)
+    assert r["start"] == case.expected_start.tolist()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_expected_schedule_passes_check_and_a_late_start_fails(case, tmp_path):
+    s = conformance.simulate_case(case)
+    path = formats.write(s, tmp_path / "out.csv", "batsim-csv")
+    r = check.check(path, case.m, case.policy, estimate=case.estimate)
+    assert r.ok, r.report()
+    # another simulator's output that starts the last-started job one second late
+    sf = formats.read(path)
+    k = int(np.argmax(sf.start))
+    sf.start[k] += 1
+    sf.end[k] += 1
+    assert not check.check(sf, case.m, case.policy, estimate=case.estimate).ok
+    assert conformance.compare(sf, case) == [f"{case.name}: job {sf.ids[k]}: starts at {sf.start[k]:g}, "
+                                             f"expected {int(sf.start[k]) - 1}"]
+
+
+def test_check_case_from_the_command_line(tmp_path, capsys):
+    case = next(c for c in CASES if c.name.startswith("06"))
+    s = conformance.simulate_case(case)
+    good = formats.write(s, tmp_path / "good.swf", "swf")
+    assert cli.main(["check", str(good), "--case", str(case.path)]) == 0
+    out = capsys.readouterr().out
+    assert "valid" in out and "conforms" in out
+    # a simulator that forgets the second job ending at the shadow time: job 5 waits until 10
+    sf = formats.read(good)
+    k = sf.ids.index("5")
+    lines = good.read_text().splitlines()
+    body = [ln for ln in lines if not ln.startswith(";")]
+    fields = body[k].split()
+    assert fields[0] == "5"
+    fields[2] = str(10 - int(fields[1]))
+    bad = tmp_path / "bad.swf"
+    bad.write_text("\n".join([ln for ln in lines if ln.startswith(";")] +
+                             [" ".join(fields) if i == k else ln for i, ln in enumerate(body)]) + "\n")
+    assert cli.main(["check", str(bad), "--case", str(case.path)]) == 1
+    out = capsys.readouterr().out
+    assert "job 5: starts at 10, expected 2" in out and "not-started" in out
+
+
+def test_a_case_without_its_header_keys_is_refused(tmp_path):
+    src = CASES[0].path.read_text().splitlines()
+    (tmp_path / "x.swf").write_text("\n".join(ln for ln in src if not ln.startswith("; Policy")) + "\n")
+    with pytest.raises(InputError, match=r"x.swf: header key 'Policy' missing"):
+        conformance.load(tmp_path / "x.swf")
