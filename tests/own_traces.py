@@ -50,6 +50,7 @@ TINY = {
                    "weeks": 2, "skip_weeks": 0, "max_jobs": 150},
     "selection": {"resamples": 2, "weeks": 2, "periods": ["day", "week"], "epsilon": 0.5, "decay": 1.0},
     "multiqueue": {"weeks": 3, "thresholds": [1.5, 1000], "horizons": [1]},
+    "schedules": {"jobs": 30},
 }
 
 

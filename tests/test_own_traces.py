@@ -52,5 +52,5 @@ def test_every_study_runs_to_its_end_on_hostile_logs(study, log, tmp_path_factor
     for files in (result.get("figures") or {}).values():
         for f in files:
             assert f.is_file() and f.stat().st_size > 0
-    for note in result.get("left_out") or []:
-        assert "own" in note and "needs at least" in note
+    for note in result.get("left_out") or []:     # a part left out says why
+        assert ("own" in note and "needs at least" in note) or "no job backfills" in note, note

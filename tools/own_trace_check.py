@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default=",".join([*KINDS, "kth-no-field9", "kth-no-field3", "kth-no-maxprocs",
                                                  "slurm"]))
     ap.add_argument("--studies", default="traces,policies,thresholds,mixed,classification,prediction,selection,"
-                                          "multiqueue")
+                                          "multiqueue,schedules")
     ap.add_argument("--notebooks", action="store_true")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
