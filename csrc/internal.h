@@ -13,6 +13,15 @@
 #define SL_VERSION "0.1.0"
 #define SL_ERRLEN 256
 
+/* Every time the simulation can reach is at most SL_TIME_MAX = 2^61 s (about
+ * 7.3e10 years; csrc/SEMANTICS.md, "Time bounds"): submit times are in
+ * [0, SL_TIME_MAX]; runtimes, requested times, estimates and dividers are at
+ * most SL_TIME_MAX; and the last submit time plus every job's longest stay on
+ * the machine is at most SL_TIME_MAX (checked in sl_sim_new).  Then a start
+ * plus an estimate (plus a correction increment) or twice an elapsed time
+ * stays below 2^62 + 2^61 < INT64_MAX: no sum of times overflows. */
+#define SL_TIME_MAX (INT64_C(1) << 61)
+
 enum sl_job_state { SL_PENDING = 0, SL_QUEUED = 1, SL_RUNNING = 2, SL_DONE = 3 };
 
 /* A queue of job indices kept in one order, with the keys of that order. */
@@ -59,6 +68,8 @@ struct sl_sim {
     int64_t ndone;
     int32_t nqueued;    /* jobs waiting (queues may hold started ones too) */
     int64_t cutoff;     /* jobs submitted after this are never submitted */
+    int64_t clock;      /* every event up to this time has been processed
+                           (the largest `until` or event time so far)      */
     struct sl_mq *mq;   /* multiple-queue state (multiqueue.c), or NULL  */
     struct sl_learn *learn; /* learned estimator (learned.c), or NULL    */
     char err[SL_ERRLEN];
