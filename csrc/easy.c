@@ -151,14 +151,26 @@ static int64_t corrected(sl_sim *s, int32_t j, int64_t t)
     case SL_CORR_REQUESTED:
         e = req;
         break;
-    case SL_CORR_INCREMENTAL:
-        while (start + e <= t && e < req) {
-            const int k = s->ncorr[j] < NINCREMENTS ? s->ncorr[j] : NINCREMENTS - 1;
-            e += INCREMENTS[k];
-            if (s->ncorr[j] < 255)
-                s->ncorr[j]++;
+    case SL_CORR_INCREMENTAL: {
+        /* Add the next increment while the estimated end is <= t and e < p~.
+         * The first NINCREMENTS - 1 steps one by one; from then on every
+         * step adds the last increment D: k steps at once, k the smallest
+         * count that ends the loop (start + e + k D > t or e + k D >= p~).
+         * O(1) however far t is (issue 17); same result as stepping. */
+        while (start + e <= t && e < req && s->ncorr[j] < NINCREMENTS - 1) {
+            e += INCREMENTS[s->ncorr[j]];
+            s->ncorr[j]++;
+        }
+        if (start + e <= t && e < req) {
+            const int64_t D = INCREMENTS[NINCREMENTS - 1];
+            const int64_t k_time = (t - start - e) / D + 1;   /* first k with e + k D > t - start */
+            const int64_t k_req = (req - e + D - 1) / D;     /* first k with e + k D >= p~ */
+            const int64_t k = k_time < k_req ? k_time : k_req;
+            e += k * D;
+            s->ncorr[j] = (uint8_t)(s->ncorr[j] + k < 255 ? s->ncorr[j] + k : 255);
         }
         break;
+    }
     case SL_CORR_DOUBLING: {
         const int64_t elapsed = t - start;
         e = elapsed > 0 ? 2 * elapsed : 1;
