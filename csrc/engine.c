@@ -486,6 +486,7 @@ void sl_sim_free(sl_sim *s)
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
     free(s->heap); free(s->run); free(s->scratch);
+    sl_queue_free(&s->fq); sl_queue_free(&s->pq); sl_queue_free(&s->bq);
     sl_mq_free(s->mq);
     sl_learn_free(s->learn);
     free(s);
@@ -594,6 +595,9 @@ static void copy_queue(sl_queue *dst, const sl_queue *src, int32_t n)
     *dst = *src;
     dst->idx = idx;
     dst->key = key;
+    dst->tq = NULL;             /* the summaries: allocated when needed */
+    dst->te = NULL;
+    dst->tvalid = 0;
     memcpy(dst->idx, src->idx, (size_t)src->len * sizeof *idx);
     memcpy(dst->key, src->key, (size_t)n * sizeof *key);
 }

@@ -28,11 +28,30 @@ enum sl_job_state { SL_PENDING = 0, SL_QUEUED = 1, SL_RUNNING = 2, SL_DONE = 3 }
 typedef struct sl_queue {
     int32_t *idx;     /* job indices, in order               */
     int32_t len;
+    int32_t first;    /* idx[0..first) hold no queued job (started ones
+                         skipped for good; reset by compaction)      */
     sl_policy pol;
     int dynamic;      /* keys depend on the pass time         */
     int dirty;        /* order must be rebuilt from scratch   */
     double *key;      /* key[j] per job (n entries)           */
+    /* Block summaries for the backfilling walk of a long queue (easy.c):
+     * a min-tree over blocks of SL_BLOCK positions of idx; node v holds the
+     * least q of the jobs queued in its blocks when they were summarised
+     * (tq[v]) and, for k = 0..tk-1, the least estimate of those with
+     * q <= 2^k (te[v * tk + k]).  A job started since is dropped when its
+     * block is next walked.  Rebuilt after idx changes shape (push,
+     * compaction, sort); allocated the first time a queue is long. */
+    int32_t *tq;      /* 2 * tcap nodes, or NULL                */
+    int64_t *te;      /* 2 * tcap * tk                          */
+    int32_t tcap;     /* leaves: a power of two >= n / SL_BLOCK */
+    int32_t tk;       /* processor buckets: 2^(tk-1) >= m       */
+    int tvalid;       /* the summaries describe idx             */
 } sl_queue;
+
+#define SL_BLOCK 16
+/* Queues shorter than sl_tree_min are walked entry by entry (same result;
+ * sl_debug_tree_min changes it, for tests). */
+extern int32_t sl_tree_min;
 
 struct sl_sim {
     sl_jobs J;
@@ -83,6 +102,7 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
 void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
 void sl_queue_compact(sl_sim *s, sl_queue *q);
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
+void sl_queue_free(sl_queue *q);
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)

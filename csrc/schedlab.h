@@ -281,6 +281,11 @@ int sl_sim_set_cutoff(sl_sim *sim, int64_t last_submit);
 
 int sl_sim_partitions(const sl_sim *sim, sl_partitions *out);
 
+/* Tests only: queues of at least this many entries use the block summaries
+ * in the backfilling walk (default 256; 0: always; the result is the same
+ * either way).  Returns the previous value. */
+int32_t sl_debug_tree_min(int32_t n);
+
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;
  * -1 before submission or without partitions. */
