@@ -66,7 +66,8 @@ test-asan: install
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py tests/test_learned.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py tests/test_learned.py \
+		tests/test_hardening_engine.py tests/fuzz/test_fuzz_engine.py
 
 # The only target that downloads traces: the Parallel Workloads Archive logs of
 # data/fetch.toml that are not bundled, into data/traces/, checked and

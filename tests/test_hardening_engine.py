@@ -286,3 +286,33 @@ def test_incremental_correction_matches_the_stepwise_definition():
                               jobs.id.tolist(), m + 1, "FCFS", "FCFS", estimate=est.tolist(),
                               correction="incremental")
     assert got.start.tolist() == list(want["start"])
+
+
+@pytest.mark.parametrize("kw", [dict(policy="EASY-FCFS-FCFS"), dict(policy="EASY-SPF-SAF", threshold="2h"),
+                                dict(policy="EASY-LQF-FCFS", threshold="1h", threshold_backfill=True),
+                                dict(policy="EASY-FCFS-SJBF", estimate="easy++", correction="incremental"),
+                                dict(policy="EASY-LEXP-SPF", estimate="actual", overrun="run"),
+                                dict(policy="EASY-FCFS-LRF", correction="doubling", classes="half", divider=500)],
+                         ids=lambda kw: kw["policy"])
+def test_long_queues_walk_by_blocks_like_entry_by_entry(kw):
+    # Thousands of jobs queued at once: the backfilling walk over block
+    # summaries must start the same jobs at the same times as the plain walk.
+    rng = np.random.default_rng(17)
+    n = 3000
+    run = rng.integers(0, 5000, n)
+    req = np.maximum(run * rng.integers(1, 4, n) - rng.integers(0, 300, n), 0)
+    submit = np.sort(np.concatenate([np.zeros(n // 2, np.int64), rng.integers(0, 200_000, n - n // 2)]))
+    jobs = Jobs(submit, run, req, rng.integers(1, 100, n), user=rng.integers(0, 20, n))
+    kw = dict(kw)
+    if kw.get("classes") == "half":
+        kw["classes"] = rng.random(n) < 0.5
+    results = []
+    for tree_min in (0, 1 << 30):
+        old = lib.sl_debug_tree_min(tree_min)
+        try:
+            s = simulate(jobs, 100, **kw)
+        finally:
+            lib.sl_debug_tree_min(old)
+        results.append([s.start.tolist(), s.end.tolist(), s.flags.tolist()])
+    assert results[0] == results[1]
+    assert results[0][1] != [-1] * n
