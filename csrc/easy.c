@@ -2,9 +2,14 @@
  * easy.c -- one EASY-P_R-P_B scheduling pass (csrc/SEMANTICS.md, "One pass").
  *
  * Cost of a pass: ordering the queues (see policies.c), then one walk of the
- * primary order, one walk of the running jobs up to the shadow time, and one
- * walk of the backfilling order, stopping as soon as no processor is free:
- * O(queued + running) with no allocation.
+ * primary order from its first queued job to the head, one walk of the
+ * running jobs up to the shadow time, and the backfilling walk, stopping as
+ * soon as no processor is free.  A long static backfilling order (at least
+ * sl_tree_min queued entries) is walked by blocks: a min-tree of block
+ * summaries skips, in O(log) steps, every block that holds no job that
+ * could start (issue 17: 1e6 jobs queued at once no longer cost O(queued)
+ * per pass).  A dynamic order (SEXP, LEXP, WFP, mixed with expansion) is
+ * re-keyed and re-sorted at every pass, O(queued) per pass.
  */
 #include <stdlib.h>
 #include <string.h>

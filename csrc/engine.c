@@ -7,7 +7,9 @@
  * O(log running) per completion.  Running jobs are also kept in an array
  * sorted by estimated end so that the shadow time is a prefix walk; insertion
  * and removal are a binary search plus a memmove.  Every buffer is allocated
- * once in sl_sim_new (O(n) memory); the event loop allocates nothing.
+ * once in sl_sim_new (O(n) memory); the event loop allocates only the block
+ * summaries of a queue the first time it is long (easy.c; O(n / 16) nodes;
+ * if that allocation fails, the walk goes entry by entry, same result).
  */
 #include <stdarg.h>
 #include <stdio.h>

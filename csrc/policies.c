@@ -189,8 +189,9 @@ void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
     }
 }
 
-/* Started jobs stay in the queues (skipped by every walk) until they make
- * up half of one: then it is compacted.  Amortised O(1) per start. */
+/* Started jobs at the front of a queue are skipped for good (q->first);
+ * the others stay (skipped by every walk) until they make up half of the
+ * queue: then it is compacted.  Amortised O(1) per start. */
 void sl_queue_tidy(sl_sim *s, sl_queue *q)
 {
     while (q->first < q->len && s->state[q->idx[q->first]] != SL_QUEUED)
