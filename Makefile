@@ -78,6 +78,7 @@ data: install
 
 bench: install
 	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_queue.py
 	$(PY) bench/bench_campaign.py
 
 # One target per executed notebook (make -j runs independent studies in

@@ -9,7 +9,7 @@ EASY-SPF-SPF.  Dynamic policies (LEXP: the keys change with time) recompute
 every queued job's key at each pass, so their cost stays O(queued) per pass
 (quadratic here); they are reported at smaller n.
 
-Usage: python bench/bench_queue.py [--n 1000000] [--dynamic-n 20000 100000]
+Usage: python bench/bench_queue.py [--n 100000 1000000] [--dynamic-n 10000 30000]
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def jobs_at_once(n: int, seed: int = 17):
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, nargs="+", default=[100_000, 1_000_000])
-    ap.add_argument("--dynamic-n", type=int, nargs="+", default=[10_000, 30_000, 100_000])
+    ap.add_argument("--dynamic-n", type=int, nargs="+", default=[10_000, 30_000])
     args = ap.parse_args(argv)
     from schedlab.sim import simulate
 

@@ -410,6 +410,7 @@ class Simulation:
         if mo is None or not int(mo.group(1)) < len(self.jobs):
             return msg
         return self.jobs.where(int(mo.group(1))) + msg[mo.end():]
+
     def _check_classes(self, classes, divider, n):
         """Per-job classes (True/1 = small) and the kill divider: seconds
         (int), None, or a per-job int64 array (seconds, >= 0)."""
