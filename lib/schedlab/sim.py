@@ -439,7 +439,7 @@ class Simulation:
                              f"got shape {a.shape}")
         if a.dtype.kind not in "iufO":
             raise InputError(f"divider: expected integer seconds per job, got dtype {a.dtype}")
-        limit = np.iinfo(np.int64).max // 4
+        limit = TIME_MAX
         if a.dtype.kind == "O":             # e.g. a list holding None: find the job
             ok = lambda v: (isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
                             and not isinstance(v, (bool, np.bool_)) and bool(np.isfinite(v)) and v == int(v))
