@@ -5,7 +5,7 @@
  * primary order from its first queued job to the head, one walk of the
  * running jobs up to the shadow time, and the backfilling walk, stopping as
  * soon as no processor is free.  A long static backfilling order (at least
- * sl_tree_min queued entries) is walked by blocks: a min-tree of block
+ * sl_tree_min entries, walked at length, stable for two passes) is walked by blocks: a min-tree of block
  * summaries skips, in O(log) steps, every block that holds no job that
  * could start (issue 17: 1e6 jobs queued at once no longer cost O(queued)
  * per pass).  A dynamic order (SEXP, LEXP, WFP, mixed with expansion) is
@@ -85,7 +85,7 @@ static int same_order(const sl_policy *a, const sl_policy *b)
 
 /* ------------------------------------------ block summaries of a queue -- */
 
-int32_t sl_tree_min = 256;
+int32_t sl_tree_min = 1024;
 
 int32_t sl_debug_tree_min(int32_t n)
 {
@@ -139,7 +139,7 @@ static inline void merge_node(sl_queue *q, int32_t v)
 /* Leaf of block b from the jobs queued in positions [from, block end). */
 static void leaf(const sl_sim *s, sl_queue *q, int32_t b, int32_t from)
 {
-    const int32_t K = q->tk, v = q->tcap + b;
+    const int32_t K = q->tk, v = q->tn + b;
     int64_t *e = q->te + (size_t)v * (size_t)K;
     int32_t mq = INT32_MAX;
     for (int32_t k = 0; k < K; k++)
@@ -170,7 +170,7 @@ static void summarise(const sl_sim *s, sl_queue *q, int32_t b)
     leaf(s, q, b, 0);
     const size_t K = (size_t)q->tk;
     int64_t old[SL_EXACT_Q + 48];
-    for (int32_t v = (q->tcap + b) / 2; v >= 1; v /= 2) {
+    for (int32_t v = (q->tn + b) / 2; v >= 1; v /= 2) {
         const int32_t oq = q->tq[v];
         int64_t *e = q->te + (size_t)v * K;
         memcpy(old, e, K * sizeof *e);
@@ -180,11 +180,16 @@ static void summarise(const sl_sim *s, sl_queue *q, int32_t b)
     }
 }
 
+/* The tree over the blocks in use: O(len + blocks x buckets). */
 static void build(const sl_sim *s, sl_queue *q)
 {
-    for (int32_t b = 0; b < q->tcap; b++)
+    int32_t tn = 1;
+    while ((int64_t)tn * SL_BLOCK < q->len)
+        tn *= 2;
+    q->tn = tn;
+    for (int32_t b = 0; b < tn; b++)
         leaf(s, q, b, q->first);
-    for (int32_t v = q->tcap - 1; v >= 1; v--)
+    for (int32_t v = tn - 1; v >= 1; v--)
         merge_node(q, v);
     q->tvalid = 1;
 }
@@ -200,14 +205,14 @@ static inline int may_fit(const sl_queue *q, int32_t v, int64_t free, int32_t kf
 /* First block >= b0 that may hold a job to backfill, or -1. */
 static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t extra, int64_t slack)
 {
-    if (b0 >= q->tcap)
+    if (b0 >= q->tn)
         return -1;
     const int32_t kf = bucket(free);
-    int32_t v = q->tcap + b0;
+    int32_t v = q->tn + b0;
     for (;;) {
         if (may_fit(q, v, free, kf, extra, slack)) {
-            if (v >= q->tcap)
-                return v - q->tcap;
+            if (v >= q->tn)
+                return v - q->tn;
             v = 2 * v;
             continue;
         }
@@ -227,15 +232,24 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
  * holds none that try_backfill would start.  O(log + blocks walked). */
 static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow, int64_t *extra)
 {
-    const int plain = q->dynamic || q->len - q->first < sl_tree_min || (q->tq == NULL && !alloc_tree(s, q));
-    if (plain) {
-        for (int32_t i = q->first; i < q->len && free_procs(s) > 0; i++) {
+    /* The summaries pay when the queue is long, the walks are long (most
+     * entries fit nowhere) and the queue keeps its shape for a while (a
+     * push or compaction means a rebuild); sl_tree_min = 0 forces them. */
+    const int32_t live = q->len - q->first;
+    const int tree = !q->dynamic &&
+        (sl_tree_min == 0 || (live >= sl_tree_min && (q->tvalid || (q->calm >= 2 && q->walked >= live / 2))));
+    q->calm = q->calm < INT32_MAX ? q->calm + 1 : q->calm;
+    if (!tree || (q->tq == NULL && !alloc_tree(s, q))) {
+        int32_t i = q->first;
+        for (; i < q->len && free_procs(s) > 0; i++) {
             const int32_t j = q->idx[i];
             if (j != head && s->state[j] == SL_QUEUED)
                 try_backfill(s, j, t, shadow, extra);
         }
+        q->walked = i - q->first;
         return;
     }
+    q->walked = live;
     if (!q->tvalid)
         build(s, q);
     int32_t i = q->first;

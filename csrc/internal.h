@@ -43,7 +43,10 @@ typedef struct sl_queue {
      * compaction, sort); allocated the first time a queue is long. */
     int32_t *tq;      /* 2 * tcap nodes, or NULL                */
     int64_t *te;      /* 2 * tcap * tk                          */
-    int32_t tcap;     /* leaves: a power of two >= n / SL_BLOCK */
+    int32_t tcap;     /* leaves allocated: a power of two >= n / SL_BLOCK */
+    int32_t tn;       /* leaves in use: a power of two >= len / SL_BLOCK */
+    int32_t calm;     /* walks since idx last changed shape     */
+    int32_t walked;   /* entries the last walk visited          */
     int32_t tk;       /* processor buckets: 2^(tk-1) >= m       */
     int tvalid;       /* the summaries describe idx             */
 } sl_queue;

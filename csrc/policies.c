@@ -119,6 +119,7 @@ static inline int before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t 
 void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
 {
     q->tvalid = 0;
+    q->calm = 0;
     if (q->dynamic || q->dirty) {
         q->idx[q->len++] = j;
         return;
@@ -179,6 +180,7 @@ void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
         return;
     sl_queue_compact(s, q);
     q->tvalid = 0;
+    q->calm = 0;
     for (int32_t i = 0; i < q->len; i++)
         q->key[q->idx[i]] = sl_policy_key(s, &q->pol, q->idx[i], t);
     if (q->dirty) {
@@ -216,4 +218,5 @@ void sl_queue_compact(sl_sim *s, sl_queue *q)
     q->len = o;
     q->first = 0;
     q->tvalid = 0;
+    q->calm = 0;
 }

@@ -282,7 +282,8 @@ int sl_sim_set_cutoff(sl_sim *sim, int64_t last_submit);
 int sl_sim_partitions(const sl_sim *sim, sl_partitions *out);
 
 /* Tests only: queues of at least this many entries use the block summaries
- * in the backfilling walk (default 256; 0: always; the result is the same
+ * in the backfilling walk (default 1024, when walks are long and the queue
+ * is stable; 0: always; the result is the same
  * either way).  Returns the previous value. */
 int32_t sl_debug_tree_min(int32_t n);
 
