@@ -1,7 +1,8 @@
 """Fuzzing the engine API (issue 17): random scenarios over every policy,
 estimate, correction, threshold, class and partition option, with stepping,
-cloning, policy changes and cutoffs, and hostile values mixed in (times near
-the 2^61 s bound, bad estimator returns, bad argument types).
+cloning, policy changes and cutoffs (lowered, then lifted after running);
+half of the scenarios attack one thing with hostile values (times near the
+2^61 s bound, bad estimator returns, bad argument types and values).
 
 On every successful run the invariants of the schedule are checked: every
 job starts once (all of them, or all those let in by the cutoff), never
@@ -32,6 +33,7 @@ from schedlab.sim import TIME_MAX, Estimator, Jobs, Mixed, Simulation, QUEUE_ORD
 EXAMPLES = int(os.environ.get("SCHEDLAB_FUZZ_EXAMPLES", "120"))
 OUTCOMES: Counter = Counter()
 
+ATTACKS = ("times", "threshold", "overrun", "estimator", "divider", "partitions", "until", "cutoff", "m")
 BIG = st.sampled_from([TIME_MAX, TIME_MAX - 1, TIME_MAX + 1, 2 ** 62, 2 ** 63 - 1, TIME_MAX // 3])
 SMALL_TIME = st.integers(0, 120)
 
@@ -52,9 +54,12 @@ def times(small, hostile):
 
 @st.composite
 def scenarios(draw):
-    hostile = draw(st.integers(0, 3)) == 0       # a quarter of the scenarios mix hostile values in
-    def pick(good, bad):        # in a hostile scenario, each choice is hostile one time in four
-        return draw(st.sampled_from(bad if hostile and draw(st.integers(0, 3)) == 0 else good))
+    # Half of the scenarios attack one thing (so that the attack reaches its code, not the first check).
+    attack = draw(st.sampled_from([None] * len(ATTACKS) + list(ATTACKS)))
+
+    def pick(good, bad, name):
+        return draw(st.sampled_from(bad if attack == name else good))
+    hostile = attack == "times"
     m = draw(st.integers(1, 6))
     n = draw(st.integers(0, 14))
     submit = sorted(draw(st.lists(times(st.integers(0, 60), hostile), min_size=n, max_size=n)))
@@ -69,11 +74,12 @@ def scenarios(draw):
                       st.builds(lambda w: Mixed(tuple(w)), st.lists(st.sampled_from([-1.0, 0.0, 0.5, 2.0]),
                                                                     min_size=6, max_size=6)))
     kw = dict(policy=(draw(order), draw(order)),
-              threshold=pick([None, None, 0, 5, 30, "1m"], [True, 2 ** 70, "abc", -1, math.nan, [1]]),
+              threshold=pick([None, None, 0, 5, 30, "1m"], [True, 2 ** 70, "abc", -1, math.nan, [1], TIME_MAX],
+                             "threshold"),
               threshold_backfill=draw(st.sampled_from([None, False, True])),
-              overrun=pick(["kill", "kill", "run"], ["oops", None]),
+              overrun=pick(["kill", "kill", "run"], ["oops", None, ["kill"]], "overrun"),
               correction=draw(st.sampled_from(["none", "requested", "incremental", "doubling"])))
-    est = pick(["requested", "actual", "easy++", "learned", "array", "callback"], ["bad-callback"])
+    est = pick(["requested", "actual", "easy++", "learned", "array", "callback"], ["bad-callback"], "estimator")
     if est == "array":
         kw["estimate"] = np.array(draw(st.lists(times(SMALL_TIME, hostile), min_size=n, max_size=n)),
                                   dtype=np.int64)
@@ -86,25 +92,27 @@ def scenarios(draw):
         kw["estimate"] = est
     if draw(st.booleans()):
         kw["classes"] = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
-        kw["divider"] = pick([None, 0, 10, 50, "1m"], [TIME_MAX, TIME_MAX + 1, True, "x"])
+        kw["divider"] = pick([None, 0, 10, 50, "1m"], [TIME_MAX, TIME_MAX + 1, True, "x"], "divider")
     if draw(st.integers(0, 4)) == 0:
         # multiple queues need FCFS, no threshold, classes or correction (else refused)
         keep = ("estimate", "overrun") + (("policy", "classes", "divider", "threshold", "correction")
-                                          if hostile else ())
+                                          if attack == "partitions" else ())
         kw = {k: v for k, v in kw.items() if k in keep}
-        kw["partitions"] = pick([1, 2, 3, 4], [0, "abc", 1.5, 17])
-        if not hostile or draw(st.booleans()):
+        kw["partitions"] = pick([1, 2, 3, 4], [0, "abc", 1.5, 17], "partitions")
+        if attack != "partitions" or draw(st.booleans()):
             p = kw["partitions"] if isinstance(kw["partitions"], int) else 2
             kw["criteria"] = sorted(draw(st.lists(st.integers(0, 100), min_size=max(p - 1, 0), max_size=max(p, 0))))
     steps = sorted(draw(st.lists(st.integers(-5, 200), max_size=4)))
-    if hostile and draw(st.booleans()):
-        steps.append(draw(st.sampled_from([2 ** 63, math.nan, "abc", 1.5, None])))
-    change = draw(st.sampled_from([None, None, "policy", "cutoff", "clone"]))
+    if attack == "until":
+        steps.append(draw(st.sampled_from([2 ** 63, math.nan, "abc", 1.5, None, True])))
+    change = draw(st.sampled_from([None, None, "policy", "clone", "raise"]))
     at = draw(st.integers(0, len(steps))) if steps else 0
     new_policy = draw(st.sampled_from(QUEUE_ORDERS))
     cutoff = draw(st.one_of(st.none(), st.none(), st.integers(-5, 80)))
-    if hostile and draw(st.booleans()):
-        cutoff = draw(st.sampled_from([2 ** 63, math.inf, "abc", 2.5]))
+    if attack == "cutoff":
+        cutoff = draw(st.sampled_from([2 ** 63, math.inf, "abc", 2.5, True]))
+    if attack == "m":
+        m = draw(st.sampled_from([0, 1.9, True, "2", 2 ** 40, math.nan]))
     tree = draw(st.sampled_from([0, 1 << 30]))
     return jobs, m, kw, steps, change, at, new_policy, cutoff, tree
 
@@ -150,6 +158,8 @@ def simulate_scenario(jobs, m, kw, steps, change, at, new_policy, cutoff):
         if k == at and change == "policy":
             sim.set_policy(new_policy)
         sim.run(t)
+    if change == "raise":
+        sim.set_cutoff(None)            # refused if that lets in a job in the past
     if change == "clone":
         c = sim.clone()
         sim.run()
@@ -165,7 +175,7 @@ def simulate_scenario(jobs, m, kw, steps, change, at, new_policy, cutoff):
 def one_shot(jobs, m, kw, steps, change, at, new_policy, cutoff):
     """The same scenario without stepping (a policy change at the same time)."""
     sim = Simulation(jobs, m, **kw)
-    if cutoff is not None:
+    if cutoff is not None and change != "raise":     # a lifted cutoff let in every job: as if none
         sim.set_cutoff(cutoff)
     if change == "policy" and at < len(steps):
         if at > 0:
@@ -190,7 +200,7 @@ def fuzz_engine(scenario):
                 print("  refused:", str(exc)[:160])
             return
         OUTCOMES["ran"] += 1
-        check_schedule(sim, kw, cutoff)
+        check_schedule(sim, kw, None if change == "raise" else cutoff)
         ref = one_shot(jobs, m, kw, steps, change, at, new_policy, cutoff)
         assert outputs(ref) == outputs(sim), "stepping differs from one run"
         lib.sl_debug_tree_min((1 << 30) if tree == 0 else 0)
