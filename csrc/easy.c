@@ -2,10 +2,18 @@
  * easy.c -- one EASY-P_R-P_B scheduling pass (csrc/SEMANTICS.md, "One pass").
  *
  * Cost of a pass: ordering the queues (see policies.c), then one walk of the
- * primary order, one walk of the running jobs up to the shadow time, and one
- * walk of the backfilling order, stopping as soon as no processor is free:
- * O(queued + running) with no allocation.
+ * primary order from its first queued job to the head, one walk of the
+ * running jobs up to the shadow time, and the backfilling walk, stopping as
+ * soon as no processor is free.  A long static backfilling order (at least
+ * sl_tree_min entries, walked at length, stable for two passes) is walked by blocks: a min-tree of block
+ * summaries skips, in O(log) steps, every block that holds no job that
+ * could start (issue 17: 1e6 jobs queued at once no longer cost O(queued)
+ * per pass).  A dynamic order (SEXP, LEXP, WFP, mixed with expansion) is
+ * re-keyed and re-sorted at every pass, O(queued) per pass.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "internal.h"
 
 /* Is job j over the threshold at time t (wait strictly greater than T)? */
@@ -75,13 +83,199 @@ static int same_order(const sl_policy *a, const sl_policy *b)
     return 1;
 }
 
+/* ------------------------------------------ block summaries of a queue -- */
+
+int32_t sl_tree_min = 1024;
+
+int32_t sl_debug_tree_min(int32_t n)
+{
+    const int32_t old = sl_tree_min;
+    sl_tree_min = n < 0 ? 0 : n;
+    return old;
+}
+
+/* Processor bucket of q >= 1: q - 1 up to SL_EXACT_Q (one bucket per
+ * count: the summaries are exact there), then one per power of two.
+ * Non-decreasing in q. */
+#define SL_EXACT_Q 64
+static inline int32_t bucket(int64_t q)
+{
+    if (q <= SL_EXACT_Q)
+        return (int32_t)(q - 1);
+    int32_t k = SL_EXACT_Q;
+    while (k < SL_EXACT_Q + 40 && ((int64_t)SL_EXACT_Q << (k - SL_EXACT_Q + 1)) < q)
+        k++;
+    return k;
+}
+
+static int alloc_tree(const sl_sim *s, sl_queue *q)
+{
+    int32_t cap = 1;
+    while ((int64_t)cap * SL_BLOCK < s->n)
+        cap *= 2;
+    q->tcap = cap;
+    q->tk = bucket(s->C.m) + 1;
+    q->tq = malloc(2 * (size_t)cap * sizeof *q->tq);
+    q->te = malloc(2 * (size_t)cap * (size_t)q->tk * sizeof *q->te);
+    if (q->tq == NULL || q->te == NULL) {
+        sl_queue_free(q);
+        q->tq = NULL;
+        q->te = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+static inline void merge_node(sl_queue *q, int32_t v)
+{
+    const int32_t a = 2 * v, c = 2 * v + 1, K = q->tk;
+    q->tq[v] = q->tq[a] < q->tq[c] ? q->tq[a] : q->tq[c];
+    int64_t *e = q->te + (size_t)v * (size_t)K;
+    const int64_t *ea = q->te + (size_t)a * (size_t)K, *ec = q->te + (size_t)c * (size_t)K;
+    for (int32_t k = 0; k < K; k++)
+        e[k] = ea[k] < ec[k] ? ea[k] : ec[k];
+}
+
+/* Leaf of block b from the jobs queued in positions [from, block end). */
+static void leaf(const sl_sim *s, sl_queue *q, int32_t b, int32_t from)
+{
+    const int32_t K = q->tk, v = q->tn + b;
+    int64_t *e = q->te + (size_t)v * (size_t)K;
+    int32_t mq = INT32_MAX;
+    for (int32_t k = 0; k < K; k++)
+        e[k] = INT64_MAX;
+    const int32_t lo = b * SL_BLOCK > from ? b * SL_BLOCK : from;
+    const int32_t hi = (b + 1) * SL_BLOCK < q->len ? (b + 1) * SL_BLOCK : q->len;
+    for (int32_t i = lo; i < hi; i++) {
+        const int32_t j = q->idx[i];
+        if (s->state[j] != SL_QUEUED)
+            continue;
+        const int32_t pj = s->J.procs[j];
+        if (pj < mq)
+            mq = pj;
+        const int32_t k = bucket(pj);
+        const int64_t ej = sl_est(s, j);
+        if (ej < e[k])
+            e[k] = ej;
+    }
+    for (int32_t k = 1; k < K; k++)
+        if (e[k - 1] < e[k])
+            e[k] = e[k - 1];
+    q->tq[v] = mq;
+}
+
+/* Block b re-summarised, and its ancestors as long as they change. */
+static void summarise(const sl_sim *s, sl_queue *q, int32_t b)
+{
+    leaf(s, q, b, 0);
+    const size_t K = (size_t)q->tk;
+    int64_t old[SL_EXACT_Q + 48];
+    for (int32_t v = (q->tn + b) / 2; v >= 1; v /= 2) {
+        const int32_t oq = q->tq[v];
+        int64_t *e = q->te + (size_t)v * K;
+        memcpy(old, e, K * sizeof *e);
+        merge_node(q, v);
+        if (q->tq[v] == oq && memcmp(old, e, K * sizeof *e) == 0)
+            break;      /* unchanged: so is everything above */
+    }
+}
+
+/* The tree over the blocks in use: O(len + blocks x buckets). */
+static void build(const sl_sim *s, sl_queue *q)
+{
+    int32_t tn = 1;
+    while ((int64_t)tn * SL_BLOCK < q->len)
+        tn *= 2;
+    q->tn = tn;
+    for (int32_t b = 0; b < tn; b++)
+        leaf(s, q, b, q->first);
+    for (int32_t v = tn - 1; v >= 1; v--)
+        merge_node(q, v);
+    q->tvalid = 1;
+}
+
+/* May node v hold a job that try_backfill would start (q <= free and
+ * either q <= extra or estimate <= slack)?  A necessary condition: the
+ * bucket kf of free counts every q <= 2^kf >= free. */
+static inline int may_fit(const sl_queue *q, int32_t v, int64_t free, int32_t kf, int64_t extra, int64_t slack)
+{
+    return q->tq[v] <= free && (q->tq[v] <= extra || q->te[(size_t)v * (size_t)q->tk + (size_t)kf] <= slack);
+}
+
+/* First block >= b0 that may hold a job to backfill, or -1. */
+static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t extra, int64_t slack)
+{
+    if (b0 >= q->tn)
+        return -1;
+    const int32_t kf = bucket(free);
+    int32_t v = q->tn + b0;
+    for (;;) {
+        if (may_fit(q, v, free, kf, extra, slack)) {
+            if (v >= q->tn)
+                return v - q->tn;
+            v = 2 * v;
+            continue;
+        }
+        while (v & 1)
+            v /= 2;
+        if (v == 0)
+            return -1;
+        v++;
+    }
+}
+
+/* The backfilling walk of queue q (every queued job but the head, in
+ * order, until no processor is free): entry by entry for a short queue or
+ * a dynamic order (rebuilt every pass anyway); for a long static one, only
+ * the blocks whose summary may hold a job that fits, each re-summarised
+ * once walked.  The same jobs start, in the same order: a block skipped
+ * holds none that try_backfill would start.  O(log + blocks walked). */
+static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow, int64_t *extra)
+{
+    /* The summaries pay when the queue is long, the walks are long (most
+     * entries fit nowhere) and the queue keeps its shape for a while (a
+     * push or compaction means a rebuild); sl_tree_min = 0 forces them. */
+    const int32_t live = q->len - q->first;
+    const int tree = !q->dynamic &&
+        (sl_tree_min == 0 || (live >= sl_tree_min && (q->tvalid || (q->calm >= 2 && q->walked >= live / 2))));
+    q->calm = q->calm < INT32_MAX ? q->calm + 1 : q->calm;
+    if (!tree || (q->tq == NULL && !alloc_tree(s, q))) {
+        int32_t i = q->first;
+        for (; i < q->len && free_procs(s) > 0; i++) {
+            const int32_t j = q->idx[i];
+            if (j != head && s->state[j] == SL_QUEUED)
+                try_backfill(s, j, t, shadow, extra);
+        }
+        q->walked = i - q->first;
+        return;
+    }
+    q->walked = live;
+    if (!q->tvalid)
+        build(s, q);
+    int32_t i = q->first;
+    while (i < q->len && free_procs(s) > 0) {
+        const int32_t b = next_block(q, i / SL_BLOCK, free_procs(s), *extra, shadow - t);
+        if (b < 0)
+            break;
+        const int32_t lo = b * SL_BLOCK > i ? b * SL_BLOCK : i;
+        const int32_t hi = (b + 1) * SL_BLOCK < q->len ? (b + 1) * SL_BLOCK : q->len;
+        for (i = lo; i < hi && free_procs(s) > 0; i++) {
+            const int32_t j = q->idx[i];
+            if (j != head && s->state[j] == SL_QUEUED)
+                try_backfill(s, j, t, shadow, extra);
+        }
+        summarise(s, q, b);
+        i = hi;
+    }
+}
+
 static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
 {
     /* EASY-P-P with a time-dependent P (SEXP, LEXP, WFP, MIXED with the
      * expansion feature): the primary queue, ordered at t a moment ago, is
      * the backfilling order too; sorting the second copy would double the
      * cost of the pass.  It is rebuilt from scratch when next needed. */
-    const sl_queue *bq = &s->bq;
+    sl_queue *bq = &s->bq;
     if (s->pq.dynamic && same_order(&s->pq.pol, &s->bq.pol)) {
         bq = &s->pq;
         s->bq.dirty = 1;
@@ -90,24 +284,20 @@ static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t
     }
     if (s->C.threshold_backfill && s->C.threshold >= 0) {
         /* Over-threshold jobs first, in FCFS order (a prefix of fq). */
-        for (int32_t i = 0; i < s->fq.len && free_procs(s) > 0; i++) {
+        for (int32_t i = s->fq.first; i < s->fq.len && free_procs(s) > 0; i++) {
             const int32_t j = s->fq.idx[i];
             if (!over(s, j, t))
                 break;
             if (j != head && s->state[j] == SL_QUEUED)
                 try_backfill(s, j, t, shadow, &extra);
         }
-        for (int32_t i = 0; i < bq->len && free_procs(s) > 0; i++) {
+        for (int32_t i = bq->first; i < bq->len && free_procs(s) > 0; i++) {
             const int32_t j = bq->idx[i];
             if (j != head && s->state[j] == SL_QUEUED && !over(s, j, t))
                 try_backfill(s, j, t, shadow, &extra);
         }
     } else {
-        for (int32_t i = 0; i < bq->len && free_procs(s) > 0; i++) {
-            const int32_t j = bq->idx[i];
-            if (j != head && s->state[j] == SL_QUEUED)
-                try_backfill(s, j, t, shadow, &extra);
-        }
+        walk(s, bq, head, t, shadow, &extra);
     }
 }
 
@@ -115,7 +305,7 @@ static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t
 static int32_t start_in_order(sl_sim *s, int64_t t)
 {
     if (s->C.threshold >= 0) {
-        for (int32_t i = 0; i < s->fq.len; i++) {
+        for (int32_t i = s->fq.first; i < s->fq.len; i++) {
             const int32_t j = s->fq.idx[i];
             if (!over(s, j, t))
                 break;
@@ -126,7 +316,7 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
             sl_engine_start(s, j, t, SL_FORCED);
         }
     }
-    for (int32_t i = 0; i < s->pq.len; i++) {
+    for (int32_t i = s->pq.first; i < s->pq.len; i++) {
         const int32_t j = s->pq.idx[i];
         if (s->state[j] != SL_QUEUED || over(s, j, t))
             continue;
@@ -151,14 +341,26 @@ static int64_t corrected(sl_sim *s, int32_t j, int64_t t)
     case SL_CORR_REQUESTED:
         e = req;
         break;
-    case SL_CORR_INCREMENTAL:
-        while (start + e <= t && e < req) {
-            const int k = s->ncorr[j] < NINCREMENTS ? s->ncorr[j] : NINCREMENTS - 1;
-            e += INCREMENTS[k];
-            if (s->ncorr[j] < 255)
-                s->ncorr[j]++;
+    case SL_CORR_INCREMENTAL: {
+        /* Add the next increment while the estimated end is <= t and e < p~.
+         * The first NINCREMENTS - 1 steps one by one; from then on every
+         * step adds the last increment D: k steps at once, k the smallest
+         * count that ends the loop (start + e + k D > t or e + k D >= p~).
+         * O(1) however far t is (issue 17); same result as stepping. */
+        while (start + e <= t && e < req && s->ncorr[j] < NINCREMENTS - 1) {
+            e += INCREMENTS[s->ncorr[j]];
+            s->ncorr[j]++;
+        }
+        if (start + e <= t && e < req) {
+            const int64_t D = INCREMENTS[NINCREMENTS - 1];
+            const int64_t k_time = (t - start - e) / D + 1;   /* first k with e + k D > t - start */
+            const int64_t k_req = (req - e + D - 1) / D;     /* first k with e + k D >= p~ */
+            const int64_t k = k_time < k_req ? k_time : k_req;
+            e += k * D;
+            s->ncorr[j] = (uint8_t)(s->ncorr[j] + k < 255 ? s->ncorr[j] + k : 255);
         }
         break;
+    }
     case SL_CORR_DOUBLING: {
         const int64_t elapsed = t - start;
         e = elapsed > 0 ? 2 * elapsed : 1;

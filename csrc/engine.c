@@ -7,7 +7,9 @@
  * O(log running) per completion.  Running jobs are also kept in an array
  * sorted by estimated end so that the shadow time is a prefix walk; insertion
  * and removal are a binary search plus a memmove.  Every buffer is allocated
- * once in sl_sim_new (O(n) memory); the event loop allocates nothing.
+ * once in sl_sim_new (O(n) memory); the event loop allocates only the block
+ * summaries of a queue the first time it is long (easy.c; O(n / 16) nodes;
+ * if that allocation fails, the walk goes entry by entry, same result).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +40,8 @@ const char *sl_status_message(int code)
 }
 
 const char *sl_version(void) { return SL_VERSION; }
+
+int64_t sl_time_max(void) { return SL_TIME_MAX; }
 
 #ifndef SL_SOURCE_HASH
 #define SL_SOURCE_HASH "unknown"
@@ -163,8 +167,8 @@ static int predict(sl_sim *s, int32_t j, int64_t t)
         s->est[j] = e < req ? e : req;
     } else if (s->C.estimate == SL_EST_CALLBACK) {
         const int64_t e = s->C.predict(s->C.ctx, j, t);
-        if (e < 0) {
-            snprintf(s->err, sizeof s->err, "job %lld (index %d): the estimator returned %lld",
+        if (e < 0 || e > SL_TIME_MAX) {
+            snprintf(s->err, sizeof s->err, "job %lld (index %d): the estimator returned %lld, outside 0..2^61",
                      (long long)s->J.id[j], (int)j, (long long)e);
             return SL_EINVAL;
         }
@@ -239,8 +243,10 @@ int sl_sim_run(sl_sim *s, int64_t until)
 {
     if (s == NULL)
         return SL_EINVAL;
-    if (s->failed)
+    if (s->failed) {
+        snprintf(s->err, sizeof s->err, "the simulation stopped at an estimator error and cannot run further");
         return SL_ESTATE;
+    }
     for (;;) {
         const int64_t t = next_event(s);
         if (t == INT64_MAX || t > until)
@@ -248,6 +254,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
         if (s->mq != NULL)
             sl_mq_advance(s, t);    /* criteria of the boundaries <= t */
         s->now = t;
+        if (t > s->clock)
+            s->clock = t;
         while (s->nheap > 0 && s->O.end[s->heap[0]] == t) {
             const int32_t j = heap_pop(s);
             if (s->doomed[j]) {
@@ -276,6 +284,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
         else
             sl_easy_pass(s, t);
     }
+    if (until != INT64_MAX && until > s->clock)
+        s->clock = until;
     if (s->mq != NULL && until != INT64_MAX)
         sl_mq_advance(s, until);
     return SL_OK;
@@ -307,7 +317,7 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
         sl_set_err(err, errlen, "a per-job divider needs the classes of the jobs");
         return SL_EINVAL;
     }
-    if (C->divider > INT64_MAX / 4) {
+    if (C->divider > SL_TIME_MAX) {
         sl_set_err(err, errlen, "divider %lld too large", (long long)C->divider);
         return SL_EINVAL;
     }
@@ -346,17 +356,48 @@ static int check_jobs(const sl_jobs *J, const sl_config *C, char *err, size_t er
                     (long long)J->id[i], (long long)i, (long long)J->estimate[i]);
             return SL_EINVAL;
         }
-        if (J->divider != NULL && J->divider[i] > INT64_MAX / 4) {
+        if (J->divider != NULL && J->divider[i] > SL_TIME_MAX) {
             sl_set_err(err, errlen, "job %lld (index %lld): field divider: divider %lld too large",
                     (long long)J->id[i], (long long)i, (long long)J->divider[i]);
             return SL_EINVAL;
         }
-        /* Keep every end time representable. */
-        if (J->submit[i] > INT64_MAX / 4 || J->submit[i] < INT64_MIN / 4 || J->run[i] > INT64_MAX / 4 ||
-            J->req[i] > INT64_MAX / 4 || (C->estimate == SL_EST_ARRAY && J->estimate[i] > INT64_MAX / 4)) {
-            sl_set_err(err, errlen, "job %lld (index %lld): time value too large", (long long)J->id[i], (long long)i);
+        /* Time bounds (SEMANTICS.md, "Time bounds"): no sum of times overflows. */
+        if (J->submit[i] < 0) {
+            sl_set_err(err, errlen, "job %lld (index %lld): field submit: negative submit time %lld (times start at 0)",
+                    (long long)J->id[i], (long long)i, (long long)J->submit[i]);
             return SL_EINVAL;
         }
+        const char *big = J->submit[i] > SL_TIME_MAX ? "submit" : J->run[i] > SL_TIME_MAX ? "run"
+                        : J->req[i] > SL_TIME_MAX ? "req"
+                        : C->estimate == SL_EST_ARRAY && J->estimate[i] > SL_TIME_MAX ? "estimate" : NULL;
+        if (big != NULL) {
+            const int64_t v = big[0] == 's' ? J->submit[i] : big[0] == 'r' && big[1] == 'u' ? J->run[i]
+                            : big[0] == 'r' ? J->req[i] : J->estimate[i];
+            sl_set_err(err, errlen, "job %lld (index %lld): field %s: time value too large: %lld > 2^61 s",
+                    (long long)J->id[i], (long long)i, big, (long long)v);
+            return SL_EINVAL;
+        }
+    }
+    /* The whole timeline: no event happens after the last submit time plus
+     * the time every job can hold processors (its duration, plus the part
+     * of it a false small job runs before it is killed and requeued). */
+    int64_t horizon = J->n > 0 ? J->submit[J->n - 1] : 0;
+    for (int64_t i = 0; i < J->n; i++) {
+        const int64_t p = J->run[i], req = J->req[i];
+        const int64_t dur = p > req && C->overrun == SL_OVERRUN_KILL ? req : p;
+        int64_t hold = dur;
+        if (J->cls != NULL && J->cls[i]) {
+            const int64_t d = J->divider != NULL ? J->divider[i] : C->divider;
+            if (d >= 0 && dur > d)
+                hold += d;          /* <= 2 * SL_TIME_MAX: no overflow */
+        }
+        if (hold > SL_TIME_MAX - horizon) {
+            sl_set_err(err, errlen, "job %lld (index %lld): time value too large: the last submit time plus the "
+                    "runtimes of the jobs up to this one exceed 2^61 s, the bound of every time of a simulation",
+                    (long long)J->id[i], (long long)i);
+            return SL_EINVAL;
+        }
+        horizon += hold;
     }
     return SL_OK;
 }
@@ -447,6 +488,7 @@ void sl_sim_free(sl_sim *s)
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
     free(s->heap); free(s->run); free(s->scratch);
+    sl_queue_free(&s->fq); sl_queue_free(&s->pq); sl_queue_free(&s->bq);
     sl_mq_free(s->mq);
     sl_learn_free(s->learn);
     free(s);
@@ -520,6 +562,7 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     set_queue_policy(&s->pq, &cfg->primary);
     set_queue_policy(&s->bq, &cfg->backfill);
     s->now = INT64_MIN;
+    s->clock = INT64_MIN;
     *sim = s;
     return SL_OK;
 }
@@ -554,6 +597,9 @@ static void copy_queue(sl_queue *dst, const sl_queue *src, int32_t n)
     *dst = *src;
     dst->idx = idx;
     dst->key = key;
+    dst->tq = NULL;             /* the summaries: allocated when needed */
+    dst->te = NULL;
+    dst->tvalid = 0;
     memcpy(dst->idx, src->idx, (size_t)src->len * sizeof *idx);
     memcpy(dst->key, src->key, (size_t)n * sizeof *key);
 }
@@ -623,6 +669,7 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->ndone = src->ndone;
     s->nqueued = src->nqueued;
     s->cutoff = src->cutoff;
+    s->clock = src->clock;
     if (sl_mq_clone(s, src) != SL_OK || sl_learn_clone(s, src) != SL_OK) {
         sl_sim_free(s);
         return SL_ENOMEM;

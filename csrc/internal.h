@@ -13,17 +13,48 @@
 #define SL_VERSION "0.1.0"
 #define SL_ERRLEN 256
 
+/* Every time the simulation can reach is at most SL_TIME_MAX = 2^61 s (about
+ * 7.3e10 years; csrc/SEMANTICS.md, "Time bounds"): submit times are in
+ * [0, SL_TIME_MAX]; runtimes, requested times, estimates and dividers are at
+ * most SL_TIME_MAX; and the last submit time plus every job's longest stay on
+ * the machine is at most SL_TIME_MAX (checked in sl_sim_new).  Then a start
+ * plus an estimate (plus a correction increment) or twice an elapsed time
+ * stays below 2^62 + 2^61 < INT64_MAX: no sum of times overflows. */
+#define SL_TIME_MAX (INT64_C(1) << 61)
+
 enum sl_job_state { SL_PENDING = 0, SL_QUEUED = 1, SL_RUNNING = 2, SL_DONE = 3 };
 
 /* A queue of job indices kept in one order, with the keys of that order. */
 typedef struct sl_queue {
     int32_t *idx;     /* job indices, in order               */
     int32_t len;
+    int32_t first;    /* idx[0..first) hold no queued job (started ones
+                         skipped for good; reset by compaction)      */
     sl_policy pol;
     int dynamic;      /* keys depend on the pass time         */
     int dirty;        /* order must be rebuilt from scratch   */
     double *key;      /* key[j] per job (n entries)           */
+    /* Block summaries for the backfilling walk of a long queue (easy.c):
+     * a min-tree over blocks of SL_BLOCK positions of idx; node v holds the
+     * least q of the jobs queued in its blocks when they were summarised
+     * (tq[v]) and, for k = 0..tk-1, the least estimate of those with
+     * q <= 2^k (te[v * tk + k]).  A job started since is dropped when its
+     * block is next walked.  Rebuilt after idx changes shape (push,
+     * compaction, sort); allocated the first time a queue is long. */
+    int32_t *tq;      /* 2 * tcap nodes, or NULL                */
+    int64_t *te;      /* 2 * tcap * tk                          */
+    int32_t tcap;     /* leaves allocated: a power of two >= n / SL_BLOCK */
+    int32_t tn;       /* leaves in use: a power of two >= len / SL_BLOCK */
+    int32_t calm;     /* walks since idx last changed shape     */
+    int32_t walked;   /* entries the last walk visited          */
+    int32_t tk;       /* processor buckets: 2^(tk-1) >= m       */
+    int tvalid;       /* the summaries describe idx             */
 } sl_queue;
+
+#define SL_BLOCK 16
+/* Queues shorter than sl_tree_min are walked entry by entry (same result;
+ * sl_debug_tree_min changes it, for tests). */
+extern int32_t sl_tree_min;
 
 struct sl_sim {
     sl_jobs J;
@@ -59,6 +90,8 @@ struct sl_sim {
     int64_t ndone;
     int32_t nqueued;    /* jobs waiting (queues may hold started ones too) */
     int64_t cutoff;     /* jobs submitted after this are never submitted */
+    int64_t clock;      /* every event up to this time has been processed
+                           (the largest `until` or event time so far)      */
     struct sl_mq *mq;   /* multiple-queue state (multiqueue.c), or NULL  */
     struct sl_learn *learn; /* learned estimator (learned.c), or NULL    */
     char err[SL_ERRLEN];
@@ -72,6 +105,7 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
 void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
 void sl_queue_compact(sl_sim *s, sl_queue *q);
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
+void sl_queue_free(sl_queue *q);
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)

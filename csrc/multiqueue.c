@@ -665,6 +665,19 @@ int sl_sim_set_cutoff(sl_sim *s, int64_t last_submit)
 {
     if (s == NULL)
         return SL_EINVAL;
+    /* Time never moves backwards: a job let in now must not be submitted at
+     * or before a time already processed (its submission would be an event
+     * in the past; e.g. it could start while processors were full). */
+    if (s->next_sub < s->n) {
+        const int64_t r = s->J.submit[s->next_sub];
+        if (r <= last_submit && r <= s->clock) {
+            snprintf(s->err, sizeof s->err, "job %lld (index %d) submitted at %lld would be submitted in the past: "
+                     "the simulation has processed every event up to %lld (set the cutoff before running past it, "
+                     "or raise it on a clone taken earlier)",
+                     (long long)s->J.id[s->next_sub], (int)s->next_sub, (long long)r, (long long)s->clock);
+            return SL_EINVAL;
+        }
+    }
     s->cutoff = last_submit;
     return SL_OK;
 }

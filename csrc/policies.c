@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -117,12 +118,14 @@ static inline int before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t 
  * and sorted at the next pass. */
 void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
 {
+    q->tvalid = 0;
+    q->calm = 0;
     if (q->dynamic || q->dirty) {
         q->idx[q->len++] = j;
         return;
     }
     q->key[j] = sl_policy_key(s, &q->pol, j, t);
-    int32_t lo = 0, hi = q->len;
+    int32_t lo = q->first, hi = q->len;
     while (lo < hi) {
         const int32_t mid = lo + (hi - lo) / 2;
         if (before(s, q, q->idx[mid], j))
@@ -176,6 +179,8 @@ void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
     if (!q->dynamic && !q->dirty)
         return;
     sl_queue_compact(s, q);
+    q->tvalid = 0;
+    q->calm = 0;
     for (int32_t i = 0; i < q->len; i++)
         q->key[q->idx[i]] = sl_policy_key(s, &q->pol, q->idx[i], t);
     if (q->dirty) {
@@ -186,20 +191,32 @@ void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
     }
 }
 
-/* Started jobs stay in the queues (skipped by every walk) until they make
- * up half of one: then it is compacted.  Amortised O(1) per start. */
+/* Started jobs at the front of a queue are skipped for good (q->first);
+ * the others stay (skipped by every walk) until they make up half of the
+ * queue: then it is compacted.  Amortised O(1) per start. */
 void sl_queue_tidy(sl_sim *s, sl_queue *q)
 {
+    while (q->first < q->len && s->state[q->idx[q->first]] != SL_QUEUED)
+        q->first++;
     if (q->len > 2 * s->nqueued + 32)
         sl_queue_compact(s, q);
+}
+
+void sl_queue_free(sl_queue *q)
+{
+    free(q->tq);
+    free(q->te);
 }
 
 /* Drop the jobs that are no longer queued, keeping the order.  O(len). */
 void sl_queue_compact(sl_sim *s, sl_queue *q)
 {
     int32_t o = 0;
-    for (int32_t i = 0; i < q->len; i++)
+    for (int32_t i = q->first; i < q->len; i++)
         if (s->state[q->idx[i]] == SL_QUEUED)
             q->idx[o++] = q->idx[i];
     q->len = o;
+    q->first = 0;
+    q->tvalid = 0;
+    q->calm = 0;
 }

@@ -102,7 +102,8 @@ enum sl_correction {
 };
 
 /* Callback estimator: predict(ctx, job, now) at submission returns an
- * estimate >= 0 (a negative value aborts the run with SL_EINVAL);
+ * estimate in 0..sl_time_max() (any other value aborts the run with
+ * SL_EINVAL and the handle refuses to run further);
  * observe(ctx, job, now, runtime) is called at each completion (may be NULL). */
 typedef int64_t (*sl_predict_fn)(void *ctx, int32_t job, int64_t now);
 typedef void (*sl_observe_fn)(void *ctx, int32_t job, int64_t now, int64_t runtime);
@@ -124,7 +125,8 @@ enum sl_flag {
 };
 
 /* Input jobs, struct of arrays; the caller keeps them alive and unchanged
- * while any handle using them exists.  Jobs must be sorted by submit time. */
+ * while any handle using them exists.  Jobs must be sorted by submit time;
+ * submit times are >= 0 and every time is bounded (sl_time_max()). */
 typedef struct sl_jobs {
     int64_t n;
     const int64_t *submit;     /* r                                  */
@@ -228,6 +230,9 @@ const char *sl_sim_error(const sl_sim *sim);
 void sl_sim_free(sl_sim *sim);
 
 const char *sl_status_message(int code);
+/* The bound on every time of a simulation (SL_TIME_MAX = 2^61 s; see
+ * csrc/SEMANTICS.md, "Time bounds"). */
+int64_t sl_time_max(void);
 const char *sl_version(void);
 /* sha256 (first 16 hex digits) of the C sources this core was built from. */
 const char *sl_source_hash(void);
@@ -269,10 +274,18 @@ int sl_sim_set_partitions(sl_sim *sim, int32_t nparts, const int64_t *bounds);
 int sl_sim_set_recompute(sl_sim *sim, int64_t period, int64_t origin);
 
 /* Jobs submitted after last_submit are never submitted (an online
- * simulation of the jobs already there); INT64_MAX: all. */
+ * simulation of the jobs already there); INT64_MAX: all.  Raising it is
+ * refused (SL_EINVAL) when a job it would let in is submitted at or before a
+ * time the simulation has already processed (time never moves backwards). */
 int sl_sim_set_cutoff(sl_sim *sim, int64_t last_submit);
 
 int sl_sim_partitions(const sl_sim *sim, sl_partitions *out);
+
+/* Tests only: queues of at least this many entries use the block summaries
+ * in the backfilling walk (default 1024, when walks are long and the queue
+ * is stable; 0: always; the result is the same
+ * either way).  Returns the previous value. */
+int32_t sl_debug_tree_min(int32_t n);
 
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;

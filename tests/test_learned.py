@@ -78,12 +78,12 @@ def assert_same(c: Simulation, py: Simulation):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("correction", ["incremental", "doubling", "requested", "none"])
 def test_generated_logs_same_bits(seed, correction):
-    jobs, m = workload(seed=seed, t0=-3 * DAY + 1234 * seed)       # negative times: Python's % on the clock
+    # a clock that starts mid-day (submit times are >= 0: the core refuses negative ones, issue 17)
+    jobs, m = workload(seed=seed, t0=3 * DAY // 7 + 1234 * seed)
     loss = P.LOSSES[(5 * seed + len(correction)) % len(P.LOSSES)]
     for policy in ("EASY-FCFS-SJBF", "EASY-FCFS-FCFS"):
         c, py = both(jobs, m, policy, loss, correction)
-        # -1 is the outputs' "not started": the Python reference cannot tell a job started then
-        assert not (c.schedule.start == -1).any() and (c.schedule.start < 0).sum() > 10
+        assert (c.schedule.start >= 0).all()
         assert_same(c, py)
         assert np.all(np.isfinite(c.learned_raw))
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["POLICIES", "QUEUE_ORDERS", "LELONG_POLICIES", "BANDIT_POLICIES", "FEATURES", "ALIASES",
+__all__ = ["TIME_MAX", "POLICIES", "QUEUE_ORDERS", "LELONG_POLICIES", "BANDIT_POLICIES", "FEATURES", "ALIASES",
            "Mixed", "PolicyLike", "Policy", "as_policy", "parse_duration", "format_duration", "Jobs",
            "default_scales"]
 
@@ -49,6 +49,19 @@ ALIASES = {"EXP": "LEXP", "EASY": "FCFS"}
 
 # ----------------------------------------------------------------- policies --
 
+def _floats(xs) -> tuple[float, ...] | None:
+    """A sequence of real numbers as floats; None if it is not one (strings,
+    booleans, None ...)."""
+    try:
+        items = tuple(xs)
+    except TypeError:
+        return None
+    if not all(isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+               for x in items):
+        return None
+    return tuple(float(x) for x in items)
+
+
 @dataclass(frozen=True)
 class Mixed:
     """Mixed linear policy: key = sum_i w_i * f_i / s_i, lowest first.
@@ -63,15 +76,15 @@ class Mixed:
     scales: tuple[float, ...] | None = None
 
     def __post_init__(self):
-        w = tuple(float(x) for x in self.weights)
-        if len(w) == 3:
+        w = _floats(self.weights)
+        if w is not None and len(w) == 3:
             w = w + (0.0, 0.0, 0.0)
-        if len(w) != 6 or not all(np.isfinite(w)):
+        if w is None or len(w) != 6 or not all(np.isfinite(w)):
             raise InputError(f"mixed policy: need 3 or 6 finite weights, got {self.weights!r}")
         object.__setattr__(self, "weights", w)
         if self.scales is not None:
-            s = tuple(float(x) for x in self.scales)
-            if len(s) != 6 or not all(np.isfinite(x) and x > 0 for x in s):
+            s = _floats(self.scales)
+            if s is None or len(s) != 6 or not all(np.isfinite(x) and x > 0 for x in s):
                 raise InputError(f"mixed policy: need 6 finite positive scales, got {self.scales!r}")
             object.__setattr__(self, "scales", s)
 
@@ -102,28 +115,48 @@ _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([smhdw]?)\s*$", re.I)
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
+#: The bound on every time of a simulation, 2^61 s (csrc/SEMANTICS.md, "Time
+#: bounds"; the C core's ``sl_time_max()``): durations are at most this.
+TIME_MAX = 2 ** 61
+
+
 def parse_duration(x) -> int | None:
     """Seconds from 3600, "3600", "90m", "20h", "2.31d", "1w"; None for
-    None, "none", "inf" (no threshold)."""
+    None, "none", "inf" (no threshold).  Booleans are refused (``True`` is
+    not a duration), and so is anything above :data:`TIME_MAX`."""
     if x is None:
         return None
+    if isinstance(x, (bool, np.bool_)):
+        raise InputError(f"duration must be a number of seconds or a string such as '20h', got {x!r}")
     if isinstance(x, (int, np.integer)):
         if x < 0:
             raise InputError(f"duration must be >= 0, got {x}")
-        return int(x)
-    if isinstance(x, float):
+        v = int(x)
+    elif isinstance(x, (float, np.floating)):
         if not np.isfinite(x):
             return None
         if x < 0:
             raise InputError(f"duration must be >= 0, got {x}")
-        return int(round(x))
-    s = str(x).strip().lower()
-    if s in ("", "none", "inf", "off", "no"):
-        return None
-    m = _DURATION.match(s)
-    if not m:
-        raise InputError(f"bad duration {x!r}: expected e.g. 3600, 90m, 20h, 2.31d")
-    return int(round(float(m.group(1)) * _UNITS[m.group(2)]))
+        if x > TIME_MAX:
+            raise InputError(f"duration {x!r} is too large (at most 2^61 s)")
+        v = int(round(x))
+    elif isinstance(x, (str, bytes)):
+        s = (x.decode(errors="replace") if isinstance(x, bytes) else x).strip().lower()
+        if s in ("", "none", "inf", "off", "no"):
+            return None
+        m = _DURATION.match(s) if len(s) <= 64 else None
+        if not m:
+            shown = repr(x) if len(x) <= 64 else repr(x[:64]) + "..."
+            raise InputError(f"bad duration {shown}: expected e.g. 3600, 90m, 20h, 2.31d")
+        f = float(m.group(1)) * _UNITS[m.group(2)]
+        if not f <= TIME_MAX:
+            raise InputError(f"duration {x!r} is too large (at most 2^61 s)")
+        v = int(round(f))
+    else:
+        raise InputError(f"duration must be a number of seconds or a string such as '20h', got {x!r}")
+    if v > TIME_MAX:
+        raise InputError(f"duration {v} is too large (at most 2^61 s)")
+    return v
 
 
 def format_duration(seconds: int | None) -> str:

@@ -18,6 +18,8 @@ to the core's constants.
 from __future__ import annotations
 
 import math
+import re
+import threading
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +29,7 @@ import numpy as np
 from .errors import InputError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.sim.Jobs, .Policy ... keep working
 from .jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS,  # noqa: F401
-                   Jobs, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration,
+                   TIME_MAX, Jobs, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration,
                    parse_duration)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
@@ -52,6 +54,28 @@ OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
 VERSION = ffi.string(lib.sl_version()).decode()
 #: sha256 (16 hex digits) of the C sources the loaded core was built from.
 SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
+# The bound on every time of a simulation (csrc/SEMANTICS.md, "Time bounds").
+assert lib.sl_time_max() == TIME_MAX, "schedlab.jobs.TIME_MAX differs from the C core's sl_time_max()"
+_I64 = np.iinfo(np.int64)
+
+
+def _as_int(name: str, value, lo: int, hi: int, none=None) -> int:
+    """``value`` as a Python int in lo..hi: ints and numpy integers, or floats
+    that are whole numbers (never truncated); booleans, strings, NaN and
+    anything else are refused with an :class:`InputError` naming ``name``.
+    ``None`` gives ``none`` when that is not None."""
+    if value is None and none is not None:
+        return none
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not ok and isinstance(value, (float, np.floating)) and math.isfinite(value) and value == int(value):
+        value, ok = int(value), True
+    if not ok:
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "..."
+        raise InputError(f"{name} must be a whole number between {lo} and {hi}, got {shown}")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise InputError(f"{name} must be between {lo} and {hi}, got {v}")
+    return v
 
 
 # ----------------------------------------------------------------- schedule --
@@ -207,14 +231,32 @@ class Estimator:
         """Job index ``job`` completed at ``now`` after running ``runtime`` s."""
 
 
+def _estimate_value(sim: "Simulation", job: int, value) -> int:
+    """An estimator's prediction, checked: an integer number of seconds in
+    0..TIME_MAX (a float only if it is a whole number: 7.9 is refused, not
+    rounded or truncated)."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not ok and isinstance(value, (float, np.floating)) and math.isfinite(value) and value == int(value):
+        value, ok = int(value), True
+    if not ok:
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "..."
+        raise InputError(f"{sim.jobs.where(job)}: the estimator's predict returned {shown}, "
+                         "not a whole number of seconds")
+    v = int(value)
+    if not 0 <= v <= TIME_MAX:
+        raise InputError(f"{sim.jobs.where(job)}: the estimator's predict returned {v}, outside 0..2^61 s")
+    return v
+
+
 @ffi.def_extern()
 def sl_py_predict(ctx, job, now):
+    # Every exception is kept and re-raised by Simulation.run (the C core
+    # stops the run at the -1); nothing may escape into cffi.
     sim = ffi.from_handle(ctx)
     try:
-        value = int(sim._estimator.predict(int(job), int(now)))
-        if value < 0:
-            raise InputError(f"{sim.jobs.where(int(job))}: estimator returned {value} < 0")
-        return value
+        if sim._cb_error is not None:   # an observe failed: stop at this submission
+            return -1
+        return _estimate_value(sim, int(job), sim._estimator.predict(int(job), int(now)))
     except BaseException as exc:  # re-raised by Simulation.run
         sim._cb_error = exc
         return -1
@@ -265,6 +307,9 @@ class Simulation:
                  partitions=None, criteria=None, recompute=None, recompute_origin=None,
                  _clone_of: "Simulation | None" = None):
         self._handle = None
+        # One call at a time (cffi releases the GIL inside the core): a second
+        # one -- another thread, or the estimator re-entering -- is refused.
+        self._lock = threading.Lock()
         self._estimator, self._cb_error, self._self_handle = None, None, None
         self.learned: Learned | None = None
         if _clone_of is not None:
@@ -272,16 +317,18 @@ class Simulation:
             return
         if not isinstance(jobs, Jobs):
             raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
-        m = int(m)
-        if m < 1 or m > np.iinfo(np.int32).max:
-            raise InputError(f"machine size m={m} must be between 1 and 2^31-1")
+        m = _as_int("machine size m", m, 1, int(np.iinfo(np.int32).max))
         jobs.validate(m)
-        if overrun not in OVERRUNS:
+        if len(jobs) and jobs.submit[0] < 0:
+            i = int(np.flatnonzero(jobs.submit < 0)[0])
+            raise InputError(f"{jobs.where(i)}: field submit: negative submit time {jobs.submit[i]} "
+                             "(times start at 0; shift the jobs)")
+        if not isinstance(overrun, str) or overrun not in OVERRUNS:
             raise InputError(f"overrun must be one of {sorted(OVERRUNS)}, got {overrun!r}")
         self.jobs, self.m, self.overrun = jobs, m, overrun
         self.policy = as_policy(policy, threshold, threshold_backfill)
         n = len(jobs)
-        if correction not in CORRECTIONS:
+        if not isinstance(correction, str) or correction not in CORRECTIONS:
             raise InputError(f"correction must be one of {sorted(CORRECTIONS)}, got {correction!r}")
         self.correction = correction
         if isinstance(estimate, Estimator):
@@ -341,7 +388,8 @@ class Simulation:
         ptr = ffi.new("sl_sim **")
         rc = lib.sl_sim_new(cjobs, cfg, self._cout, ptr, err, 512)
         if rc != lib.SL_OK:
-            raise SimulationError(rc, ffi.string(err).decode() or ffi.string(lib.sl_status_message(rc)).decode())
+            msg = ffi.string(err).decode() or ffi.string(lib.sl_status_message(rc)).decode()
+            raise SimulationError(rc, self._name_job(msg))
         self._handle = ffi.gc(ptr[0], lib.sl_sim_free)
         if self._estimator is not None:
             self._estimator.attach(self)
@@ -353,6 +401,16 @@ class Simulation:
             raise InputError("criteria and recompute need partitions=P (multiple-queue backfilling)")
 
     # -- construction helpers
+    _JOB_IN_MESSAGE = re.compile(r"^job -?\d+ \(index (\d+)\)")
+
+    def _name_job(self, msg: str) -> str:
+        """The core names a job by id and index; the jobs know its file and
+        line too (jobs read from an SWF file): say them."""
+        mo = self._JOB_IN_MESSAGE.match(msg)
+        if mo is None or not int(mo.group(1)) < len(self.jobs):
+            return msg
+        return self.jobs.where(int(mo.group(1))) + msg[mo.end():]
+
     def _check_classes(self, classes, divider, n):
         """Per-job classes (True/1 = small) and the kill divider: seconds
         (int), None, or a per-job int64 array (seconds, >= 0)."""
@@ -381,7 +439,7 @@ class Simulation:
                              f"got shape {a.shape}")
         if a.dtype.kind not in "iufO":
             raise InputError(f"divider: expected integer seconds per job, got dtype {a.dtype}")
-        limit = np.iinfo(np.int64).max // 4
+        limit = TIME_MAX
         if a.dtype.kind == "O":             # e.g. a list holding None: find the job
             ok = lambda v: (isinstance(v, (int, float, np.integer, np.floating))  # noqa: E731
                             and not isinstance(v, (bool, np.bool_)) and bool(np.isfinite(v)) and v == int(v))
@@ -443,6 +501,10 @@ class Simulation:
         cfg.threshold_backfill = int(p.threshold_backfill)
 
     def _init_clone(self, src: "Simulation"):
+        with src._busy("clone"):
+            self._init_clone_locked(src)
+
+    def _init_clone_locked(self, src: "Simulation"):
         src._live()
         self.jobs, self.m, self.overrun, self.policy = src.jobs, src.m, src.overrun, src.policy
         self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
@@ -467,28 +529,52 @@ class Simulation:
             raise SimulationError(lib.SL_ESTATE, "simulation is closed")
         return self._handle
 
+    class _Busy:
+        __slots__ = ("lock",)
+
+        def __init__(self, lock):
+            self.lock = lock
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.lock.release()
+
+    def _busy(self, what: str) -> "_Busy":
+        """Hold the simulation's lock for one call; a call made while another
+        is under way raises instead of waiting (a callback re-entering its own
+        simulation would wait for ever)."""
+        if not self._lock.acquire(blocking=False):
+            raise SimulationError(lib.SL_ESTATE, f"{what}: simulation is busy: it is running in another thread "
+                                  "or was re-entered from its own estimator (one call at a time)")
+        return Simulation._Busy(self._lock)
+
     # -- public API
     def run(self, until=None) -> "Simulation":
         """Process every event with time <= until (None: to the end)."""
-        h = self._live()
-        t = np.iinfo(np.int64).max if until is None else int(until)
-        rc = lib.sl_sim_run(h, t)
-        if self._cb_error is not None:
-            err, self._cb_error = self._cb_error, None
-            raise err
-        _check(rc, "run", h)
+        t = _as_int("run: until", until, _I64.min, _I64.max, none=_I64.max)
+        with self._busy("run"):
+            h = self._live()
+            rc = lib.sl_sim_run(h, t)
+            if self._cb_error is not None:
+                err, self._cb_error = self._cb_error, None
+                raise err
+            _check(rc, "run", h)
         return self
 
     def set_policy(self, policy, threshold=None, threshold_backfill=None) -> "Simulation":
         """Change P_R, P_B and the threshold for the passes that follow.
         Threshold arguments left as None keep those of ``policy``."""
-        h = self._live()
-        self.policy = as_policy(policy, threshold, threshold_backfill)
-        prim, back = ffi.new("sl_policy *"), ffi.new("sl_policy *")
-        self._policy_struct(prim, self.policy.primary)
-        self._policy_struct(back, self.policy.backfill)
-        thr = -1 if self.policy.threshold is None else self.policy.threshold
-        _check(lib.sl_sim_set_policy(h, prim, back, thr, int(self.policy.threshold_backfill)), "set_policy", h)
+        policy = as_policy(policy, threshold, threshold_backfill)
+        with self._busy("set_policy"):
+            h = self._live()
+            prim, back = ffi.new("sl_policy *"), ffi.new("sl_policy *")
+            self._policy_struct(prim, policy.primary)
+            self._policy_struct(back, policy.backfill)
+            thr = -1 if policy.threshold is None else policy.threshold
+            _check(lib.sl_sim_set_policy(h, prim, back, thr, int(policy.threshold_backfill)), "set_policy", h)
+            self.policy = policy
         return self
 
     # -- multiple-queue backfilling (lawson2005; csrc/SEMANTICS.md, last section)
@@ -503,15 +589,19 @@ class Simulation:
         P = 1, whose t_P is then 0).  With
         the current P, only the criteria of jobs submitted from now on change.
         Needs EASY-FCFS-FCFS without threshold, classes or corrections."""
+        p = _as_int("partitions", partitions, 1, lib.SL_MAX_PARTITIONS)
+        with self._busy("set_partitions"):
+            return self._set_partitions(p, criteria)
+
+    def _set_partitions(self, p: int, criteria) -> "Simulation":
         h = self._live()
-        p = int(partitions)
-        if not 1 <= p <= lib.SL_MAX_PARTITIONS:
-            raise InputError(f"partitions must be between 1 and {lib.SL_MAX_PARTITIONS}, got {partitions!r}")
         if criteria is None and p == 1 and self.partitions is None:
             criteria = [0]                  # one queue: no boundary, t_P = 0
         if criteria is None:
             ptr = ffi.NULL
         else:
+            if isinstance(criteria, (str, bytes)) or not hasattr(criteria, "__iter__"):
+                raise InputError(f"criteria must be a list of durations (seconds), got {criteria!r}")
             c = [parse_duration(v) for v in criteria]
             if any(v is None for v in c):
                 raise InputError(f"criteria must be durations (seconds), got {criteria!r}")
@@ -528,18 +618,24 @@ class Simulation:
         """Recompute the criteria at every ``origin + k * period`` from the
         jobs completed in the period before (lawson2005 Figure 3); ``origin``
         defaults to the first submit time, ``period`` None stops it."""
-        h = self._live()
         per = parse_duration(period)
-        org = (int(self.jobs.submit[0]) if len(self.jobs) else 0) if origin is None else int(origin)
-        _check(lib.sl_sim_set_recompute(h, -1 if per is None else per, org), "set_recompute", h)
+        first = int(self.jobs.submit[0]) if len(self.jobs) else 0
+        org = _as_int("set_recompute: origin", origin, -TIME_MAX, TIME_MAX, none=first) \
+            if origin is not None else first
+        with self._busy("set_recompute"):
+            h = self._live()
+            _check(lib.sl_sim_set_recompute(h, -1 if per is None else per, org), "set_recompute", h)
         return self
 
     def set_cutoff(self, last_submit=None) -> "Simulation":
         """Jobs submitted after ``last_submit`` are never submitted (None: all
         are): an online simulation of the jobs already there."""
-        h = self._live()
-        t = np.iinfo(np.int64).max if last_submit is None else int(last_submit)
-        _check(lib.sl_sim_set_cutoff(h, t), "set_cutoff", h)
+        t = _as_int("set_cutoff: last_submit", last_submit, _I64.min, _I64.max, none=_I64.max)
+        with self._busy("set_cutoff"):
+            h = self._live()
+            rc = lib.sl_sim_set_cutoff(h, t)
+            if rc != lib.SL_OK:
+                raise SimulationError(rc, "set_cutoff: " + self._name_job(ffi.string(lib.sl_sim_error(h)).decode()))
         return self
 
     @property
@@ -624,7 +720,7 @@ class Simulation:
         """The 20 features (:data:`schedlab.prediction.FEATURES`) of a
         submitted job, as the learned estimate computed them."""
         h = self._learned_handle()
-        j = int(job)
+        j = _as_int("learned_features: job", job, _I64.min, _I64.max)
         if not 0 <= j < len(self.jobs) or j >= self.state["submitted"]:
             raise InputError(f"learned_features: job index {job!r} is not a submitted job")
         out = np.empty(lib.SL_LEARNED_NFEATURES)
@@ -651,10 +747,11 @@ class Simulation:
                         self.job_partitions if self.partitions is not None else None)
 
     def close(self) -> None:
-        """Free the C handle (idempotent)."""
-        if self._handle is not None:
-            ffi.release(self._handle)
-            self._handle = None
+        """Free the C handle (idempotent); refused while a call is under way."""
+        with self._busy("close"):
+            if self._handle is not None:
+                ffi.release(self._handle)
+                self._handle = None
 
     def __enter__(self):
         return self
