@@ -4,7 +4,6 @@ import json
 import pytest
 
 from schedlab import check, formats
-from schedlab.errors import InputError
 from schedlab.study import run_study
 
 
@@ -55,6 +54,9 @@ def test_the_written_jobs_csv_is_read_by_evalys_and_checked(result):
     assert formats.read(path).backfilled is not None
 
 
-def test_an_excerpt_beyond_the_log_is_refused(tmp_path):
-    with pytest.raises(InputError, match="has 28475 jobs after cleaning"):
-        run_study("schedules", overrides={"first_job": 28470}, outdir=tmp_path, log=None)
+def test_an_excerpt_beyond_the_log_falls_back_to_the_first_window_that_backfills(tmp_path):
+    r = run_study("schedules", overrides={"first_job": 28470}, outdir=tmp_path, log=None)
+    ex = r["numbers"]["excerpt"]
+    assert "do not fit in the log (28475 jobs after cleaning)" in ex["note"]
+    assert ex["first_job"] % 60 == 0 and ex["first_job"] + 60 <= 28475
+    assert r["numbers"]["pass"]["backfilled"]              # the window shows a job backfilling
