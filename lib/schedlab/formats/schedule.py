@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,22 +65,12 @@ def _finished(schedule) -> None:
 
 
 def _atomic_write(path, text: str) -> Path:
+    """``text`` to ``path`` atomically (the SWF writer's temporary file,
+    fsync and rename): an interrupted write never leaves a half file."""
+    from ..swf import _write_atomically
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    _write_atomically(path, path.parent, text.encode())
     return path
 
 
