@@ -376,6 +376,17 @@ class _Replay:
         running = SortedList()              # (estimated end, index)
         run_key: dict[int, tuple] = {}
         free = self.m
+
+        def take(j: int, t) -> int:
+            """Start job j at t: dequeue it and, unless it lasts 0 s, hold its
+            processors until its estimated end; returns the processors held."""
+            self.dequeue(j)
+            if end[j] <= start[j]:
+                return 0
+            k = (max(t + self.est[j], t), j)
+            run_key[j] = k
+            running.add(k)
+            return q[j]
         isub = ist = iend = 0
         for t in times:
             while iend < len(pos_end) and pos_end[iend][0] <= t:
@@ -422,13 +433,9 @@ class _Replay:
                     again = False
                     for j in took:
                         remaining.discard(j)
-                        self.dequeue(j)
-                        if end[j] > start[j]:
-                            k = (max(t + self.est[j], t), j)
-                            run_key[j] = k
-                            running.add(k)
-                            free -= q[j]
-                        else:
+                        held = take(j, t)
+                        free -= held
+                        if not held:
                             again = True       # a zero-length job completes now: another pass
                     if not again or not queue:
                         break
@@ -442,12 +449,7 @@ class _Replay:
                     self._classify(t, d, [], sched)
             for j in sched:                   # what the schedule does, right or wrong
                 if j in queue:
-                    self.dequeue(j)
-                    if end[j] > start[j]:
-                        k = (max(t + self.est[j], t), j)
-                        run_key[j] = k
-                        running.add(k)
-                        free -= q[j]
+                    free -= take(j, t)
 
     def _classify(self, t, d: PassDecision, took: list[int], extra_starts: list[int]) -> None:
         """Name the starts the pass ``d`` does not make: a backfill that the
