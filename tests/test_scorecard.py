@@ -194,3 +194,18 @@ def test_the_thresholds_study_counts_thesis_tables_5_2_to_5_5_on_the_thesis_week
     assert all(r.verdict in scorecard.VERDICTS for r in rows)
     assert all(r.explanation.startswith(("measured", "unexplained")) for r in rows if r.verdict != "reproduced")
     assert all(r.verdict == scorecard.NOT_COMPARED for r in short if r.item == "Tables 5.2-5.5")
+
+
+@pytest.mark.slow
+def test_the_selection_study_states_the_abstracts_two_claims(tmp_path):
+    from own_traces import TINY
+    from schedlab.study import run_study
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_study("selection", overrides={**TINY["selection"], "traces": ["KTH-SP2"]},
+                           outdir=tmp_path / "out", workers=2, cache_dir=tmp_path / "c", log=None, progress=False)
+    rows = {r.item.split(":")[1].split()[0]: r for r in result["scorecard"]}
+    assert rows["noisy"].published == 2.0 and rows["noisy"].ours > 0
+    assert rows["the"].published == 40.0 and 0 < rows["the"].ours
+    assert all(r.verdict in scorecard.VERDICTS for r in rows.values())

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .scorecard import rows as scorecard_rows
 from .analysis import analyse
 from .cells import campaigns, trace_ref
 from .figures import figure_fixed, figure_shares, figure_strategies
@@ -99,4 +100,4 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     }
     findings = {r.name: f"best fixed policy {r.best_fixed}" for r in results}
     return {"numbers": doc, "findings": findings, "results": results, "datasets": datasets, "tables": tabs,
-            "figures": figs}
+            "figures": figs, "scorecard": scorecard_rows(results)}
