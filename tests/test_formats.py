@@ -181,12 +181,16 @@ def test_swf_schedule_reads_back_what_the_engine_used(tmp_path):
 
 # ------------------------------------------------------------------ CLI --
 
-def test_simulate_format_batsim_csv_from_the_command_line(tmp_path, capsys):
-    jobs, m = _workload(n=200)
+def _write_log(path, jobs, max_procs: int):
+    """``jobs`` as an SWF log whose header says ``max_procs``."""
     fields = {"job_id": jobs.id, "submit": jobs.submit, "run": jobs.run, "req_procs": jobs.procs,
               "req_time": jobs.req, "status": np.ones(len(jobs), int)}
-    src = tmp_path / "mine.swf"
-    swf.write_swf(src, fields, ["Version: 2.2", f"MaxProcs: {m}"])
+    return swf.write_swf(path, fields, ["Version: 2.2", f"MaxProcs: {max_procs}"])
+
+
+def test_simulate_format_batsim_csv_from_the_command_line(tmp_path, capsys):
+    jobs, m = _workload(n=200)
+    src = _write_log(tmp_path / "mine.swf", jobs, m)
     out = tmp_path / "jobs.csv"
     assert cli.main(["simulate", str(src), "--policy", "EASY-SPF-SPF", "-o", str(out), "--format", "batsim-csv"]) == 0
     assert "batsim-csv" in capsys.readouterr().out
@@ -199,10 +203,7 @@ def test_simulate_format_batsim_csv_from_the_command_line(tmp_path, capsys):
 
 def test_swf_schedule_header_gives_the_simulated_machine_size(tmp_path):
     jobs, m = _workload(n=50)
-    fields = {"job_id": jobs.id, "submit": jobs.submit, "run": jobs.run, "req_procs": jobs.procs,
-              "req_time": jobs.req, "status": np.ones(len(jobs), int)}
-    src = tmp_path / "big.swf"
-    swf.write_swf(src, fields, ["Version: 2.2", f"MaxProcs: {4 * m}"])
+    src = _write_log(tmp_path / "big.swf", jobs, 4 * m)
     out = tmp_path / "s.swf"
     assert cli.main(["simulate", str(src), "-m", str(m), "-o", str(out)]) == 0
     back = formats.read(out)

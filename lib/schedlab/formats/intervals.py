@@ -130,13 +130,7 @@ def _label(labels, i: int) -> str:
 def to_string(intervals) -> str:
     """Batsim's canonical interval-set string: ``a-b`` per interval, ``a``
     alone when a == b, separated by one space, ascending, maximal."""
-    merged: list[list[int]] = []
-    for a, b in sorted(intervals):
-        if merged and a <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in merged)
+    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in _merge(intervals))
 
 
 def parse(text: str, where: str = "allocated_resources") -> list[tuple[int, int]]:
@@ -154,8 +148,13 @@ def parse(text: str, where: str = "allocated_resources") -> list[tuple[int, int]
         if lo < 0 or hi < lo:
             raise InputError(f"{where}: {token!r} is not an interval (expected a <= b, both >= 0)")
         out.append((lo, hi))
+    return _merge(out)
+
+
+def _merge(intervals) -> list[tuple[int, int]]:
+    """Intervals sorted, with touching or overlapping ones merged."""
     merged: list[list[int]] = []
-    for a, b in sorted(out):
+    for a, b in sorted(intervals):
         if merged and a <= merged[-1][1] + 1:
             merged[-1][1] = max(merged[-1][1], b)
         else:

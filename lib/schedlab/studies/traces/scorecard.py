@@ -9,6 +9,7 @@ import numpy as np
 
 from ...scorecard import Row
 from .analysis import JOBSETS
+from .tables import _pub
 
 #: table -> (its name in the thesis, [(metric, index in the published row, value of a jobset's classes)])
 TABLES = {
@@ -24,18 +25,11 @@ TABLES = {
 }
 
 
-def _published(s, table, index):
-    v = s.published.get(table)
-    if v is None or index is None:
-        return v
-    return v.get(index) if isinstance(v, dict) else v[index]
-
-
 def rows(stats) -> list[Row]:
     out: list[Row] = []
     for s in stats:
         for table, (paper, item, metrics) in TABLES.items():
-            pairs = [(metric, _published(s, table, i), value) for metric, i, value in metrics]
+            pairs = [(metric, _pub(s, table, i), value) for metric, i, value in metrics]
             pairs = [(m, pub, value) for m, pub, value in pairs if isinstance(pub, (int, float))]
             if not pairs:
                 continue
