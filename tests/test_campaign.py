@@ -54,6 +54,8 @@ def test_one_and_two_workers_give_identical_datasets(trace, tmp_path):
     assert a.jobs.dtype == np.int64 and (a.jobs.values > 0).all()
     # a real result: SPF differs from FCFS somewhere
     assert not np.array_equal(a.avg_wait.sel(primary="FCFS").values, a.avg_wait.sel(primary="SPF").values)
+    # every job of every simulated week is counted once, whatever the workers
+    assert a.attrs["jobs_simulated"] == b.attrs["jobs_simulated"] == int(a.jobs.sum())
     # and equals a direct simulation of the same cell
     cell = campaign.simulate_cell({**spec(trace).params, "half": "test", "primary": "SPF", "backfill": "SAF"})
     np.testing.assert_array_equal(cell["avg_wait"][1], a.avg_wait.sel(half="test", primary="SPF", backfill="SAF"))
@@ -66,6 +68,7 @@ def test_rerun_is_served_from_cache_without_a_cluster(trace, tmp_path):
     # An unreachable scheduler: a re-run must not need one.
     again = campaign.run(spec(trace), scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path, **quiet)
     assert again.attrs["cells_cached"] == 8 and again.attrs["cells_computed"] == 0
+    assert again.attrs["jobs_simulated"] == 0 < first.attrs["jobs_simulated"]   # the cache simulates nothing
     xr.testing.assert_identical(data_only(first), data_only(again))
     # A changed parameter changes the keys: only the new cells are computed.
     more = spec(trace, dims={"half": ["train", "test"], "primary": ["FCFS", "SPF", "LQF"],

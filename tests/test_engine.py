@@ -562,3 +562,17 @@ def test_sjbf_backfills_shortest_estimate_first():
     rows = [(0, 100, 100, 2), (0, 10, 10, 3), (1, 90, 90, 1), (1, 50, 50, 1)]
     assert simulate(J(rows), 3, "EASY-FCFS-FCFS").start.tolist()[2:] == [1, 110]
     assert simulate(J(rows), 3, "EASY-FCFS-SJBF").start.tolist()[2:] == [110, 1]
+
+
+def test_jobs_simulated_counts_each_completed_job_once():
+    from schedlab import sim as S
+    jobs = Jobs(submit=[0, 0, 5, 9], run=[10, 5, 5, 3], req=[20, 10, 5, 3], procs=[2, 2, 1, 1])
+    before = S.jobs_simulated()
+    s = S.Simulation(jobs, m=3)
+    s.run(until=6)                      # part of the log: only the jobs done by then count
+    mid = S.jobs_simulated() - before
+    assert mid == s.state["done"] < 4
+    twin = s.clone()
+    s.run()
+    twin.run()                          # a clone re-simulates the rest: counted again
+    assert S.jobs_simulated() - before == 4 + (4 - mid)

@@ -596,8 +596,9 @@ class Cache:
 
 # -------------------------------------------------------------- execution --
 
-def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    """Worker side: run a batch of cells; results go back to the client
+def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> tuple[list[tuple[str, dict]], int]:
+    """Worker side: run a batch of cells; results, and how many jobs their
+    simulations completed, go back to the client
     (which checked the cell: :func:`run`).  Cleaning warnings are not
     repeated here: the driver states each trace's cleaning once (and records
     it in provenance) before its campaigns run."""
@@ -605,10 +606,14 @@ def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> list[tuple[str, dict
 
     from .workload import CleaningWarning
 
+    from .sim import jobs_simulated
+
     f = _import_cell(cell)
+    before = jobs_simulated()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CleaningWarning)
-        return [(key, f(params)) for key, params in batch]
+        results = [(key, f(params)) for key, params in batch]
+    return results, jobs_simulated() - before
 
 
 def _batches(items: list, n_workers: int, batch: int | None) -> list[list]:
@@ -686,6 +691,7 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
         eta = f"ETA {(len(todo) - done) / rate:.0f} s" if done < len(todo) else "done"
         progress_line(f"campaign {campaign.name}: {done}/{len(todo)} cells computed, {rate:.2f} cells/s, {eta}")
     n_workers = 0
+    n_jobs = 0
     if todo:
         client, cluster = _client(scheduler, workers)
         try:
@@ -705,7 +711,8 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
                        for b in _batches(todo, n_workers, batch)]
             try:
                 for fut in as_completed(futures):
-                    results = fut.result()
+                    results, jobs = fut.result()
+                    n_jobs += jobs
                     for key, res in results:
                         cache.put(key, res)
                         found[key] = {k: (tuple(d), np.asarray(v)) for k, (d, v) in res.items()}
@@ -723,6 +730,7 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
                 cluster.close()
     ds = assemble(campaign, [(idx, found[k]) for idx, k, _ in keyed])
     ds.attrs.update(provenance(campaign, n_cached, len(todo), time.time() - t0, n_workers))
+    ds.attrs["jobs_simulated"] = n_jobs   # by the cells computed here (the cached ones cost nothing)
     log(f"campaign {campaign.name}: done in {time.time() - t0:.1f} s "
         f"({len(todo)} computed, {n_cached} cached)")
     return ds
@@ -745,6 +753,7 @@ class Runner:
         self.log = log
         self.cluster = None
         self.computed = self.cached = 0
+        self.jobs = 0   # jobs simulated by the cells computed on its cluster
 
     def pending(self, campaign: Campaign) -> int:
         """How many of the campaign's cells are not in the cache."""
@@ -770,6 +779,7 @@ class Runner:
                  log=self.log, **kw)
         self.computed += int(ds.attrs.get("cells_computed", 0))
         self.cached += int(ds.attrs.get("cells_cached", 0))
+        self.jobs += int(ds.attrs.get("jobs_simulated", 0))
         return ds
 
     def close(self) -> None:

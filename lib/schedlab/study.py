@@ -328,6 +328,8 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
                   progress=progress)
     ctx.log(f"study {entry.name} ({entry.stem}), profile {label}: outputs in {relpath(out)}")
     cleaning = cleaning_records(mod, params, ctx.log)
+    from .sim import jobs_simulated
+    jobs_here = jobs_simulated()
     try:
         result = dict(mod.compute(params, ctx) or {})
     finally:
@@ -343,7 +345,8 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         numbers["provenance"]["inputs"].setdefault(name, {})["cleaning"] = record
     numbers["provenance"]["inputs"].update(result.get("inputs") or {})   # inputs that are not traces
     numbers["timing"] = {**numbers.get("timing", {}), **ctx.timing, "wall_s": round(wall, 1),
-                         "cells_computed": ctx.runner.computed, "cells_cached": ctx.runner.cached}
+                         "cells_computed": ctx.runner.computed, "cells_cached": ctx.runner.cached,
+                         "jobs_simulated": ctx.runner.jobs + jobs_simulated() - jobs_here}
     result["numbers"] = numbers
     ctx.json("numbers.json", numbers)
     ctx.json("findings.json", result.get("findings") or {})
