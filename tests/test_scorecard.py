@@ -209,3 +209,19 @@ def test_the_selection_study_states_the_abstracts_two_claims(tmp_path):
     assert rows["noisy"].published == 2.0 and rows["noisy"].ours > 0
     assert rows["the"].published == 40.0 and 0 < rows["the"].ours
     assert all(r.verdict in scorecard.VERDICTS for r in rows.values())
+
+
+def test_energy_rows_compare_the_thesis_class_shares_and_say_the_unit_differs():
+    from schedlab.studies.energy.scorecard import rows
+    doc = {"thesis": {"predictable_pct": 75.0, "constant_pct": 50.0, "periodic_pct": 25.0, "jobs": 21885},
+           "shares": {"count": {"predictable": 74.0, "constant": 70.0, "periodic": 4.0},
+                      "duration": {"predictable": 90.0}},
+           "profiles": {"classified": 100, "method": "segments"}, "data": {"hosts": 40, "days": 16.0},
+           "methods": {"segments": {"count_predictable": 74.0}, "windows": {"count_predictable": 60.0}},
+           "sensitivity": {"periodicity": {"min": 70.0, "max": 76.0}}}
+    by = {r.item: r for r in rows(doc)}
+    assert by["Fig. 7.12: predictable jobs"].verdict == "reproduced"
+    assert by["Fig. 7.12: periodic jobs"].verdict == "not reproduced"
+    assert "60.0-74.0 %" in by["Fig. 7.12: predictable jobs"].explanation
+    assert "not the thesis' 21885 jobs" in by["Fig. 7.12: constant jobs"].explanation
+    assert rows({}) == []
