@@ -225,3 +225,20 @@ def test_energy_rows_compare_the_thesis_class_shares_and_say_the_unit_differs():
     assert "60.0-74.0 %" in by["Fig. 7.12: predictable jobs"].explanation
     assert "not the thesis' 21885 jobs" in by["Fig. 7.12: constant jobs"].explanation
     assert rows({}) == []
+
+
+def test_log_table_rows_measure_whether_a_short_published_duration_can_be_a_cut():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from schedlab.studies.traces.scorecard import MONTH, log_rows, most_in_window
+    assert most_in_window(np.array([0, 1, 2, 10, 11]), 3) == 3 and most_in_window(np.array([]), 5) == 0
+    # a CEA-Curie-like log: 8 months of jobs where the papers say 3
+    sub = np.sort(np.random.default_rng(0).integers(0, int(8 * MONTH), 300_000))
+    s = SimpleNamespace(name="CEA-Curie", jobs=sub.size, jobs_in_file=312_000, m=80640, submitted=sub,
+                        period_months=(sub[-1] - sub[0]) / MONTH)
+    by = {r.metric: r for r in log_rows(s)}
+    assert by["jobs (thousands)"].verdict == "reproduced" and by["CPUs"].verdict == "reproduced"
+    d = by["duration (months)"]
+    assert d.verdict == "not reproduced" and "no 3-month window holds more than 11" in d.explanation
