@@ -43,6 +43,17 @@ def rows(analyses) -> list[Row]:
                 for k, part in ((0, "training"), (1, "testing")):
                     out.append(Row(THESIS, "Table 5.1", a.name, f"sum of weekly mean bsld, {name}, {part} weeks",
                                    pub[k], sums[name][k], comparable=comparable, explanation=why))
+        if a.name == "SDSC-SP2" and 73 in lr.units:
+            k = int(np.flatnonzero(lr.units == 73)[0])
+            w73 = lr.opt[k]
+            best73 = lr.best_pure_name[k]
+            for pol, pub in (("SAF", 2.5), ("FCFS", 3.0)):
+                out.append(Row("thesis §5.5.2", f"text: week 73, w* against {pol}", a.name,
+                               f"week 73: {pol}'s mean bsld / w*'s", pub, float(lr.column(pol)[k] / w73),
+                               baseline=1.0, comparable=fine,
+                               explanation=("unexplained" if fine else coarse) if pol == "FCFS" else
+                               f"our best pure policy of week 73 is {best73} (the thesis: SAF); "
+                               + ("unexplained" if fine else coarse)))
         opt, best = lr.opt, lr.best_pure
         ratio = float(np.nanmax(best / opt))
         out.append(Row("thesis §5.5.2", "claim: w* is up to 3 times better than the best pure policy of a week",
