@@ -178,6 +178,11 @@ def test_the_classification_study_states_tables_6_4_to_6_6_and_its_claims(tmp_pa
     assert "5 trees" in acc.explanation or acc.verdict == "reproduced"
     claims = [r for r in rows if r.rule == "claim"]
     assert any("FCFS" in r.item for r in claims) and any("large jobs" in r.item for r in claims)
+    fs = next(r for r in claims if "false small" in r.item)
+    assert (fs.verdict == "reproduced") == (float(fs.ours) <= 4)
+    order = next(r for r in claims if "Fig. 6.9" in r.item)
+    ok, total = (int(x) for x in order.ours.split(" of "))
+    assert total == len(result["params"].policies) and (order.verdict == "reproduced") == (4 * ok >= 3 * total)
 
 
 @pytest.mark.slow
