@@ -1,0 +1,154 @@
+"""The advisor's campaign cell: one candidate configuration on the resampled
+weeks of one half of a log (the weeks of the thresholds study's train/test
+protocol, :func:`schedlab.campaign.workload_for`), with the waits the
+summary metrics do not give (the worst 1 %).
+
+A candidate is named by a label, so that it can be a campaign dimension:
+
+* ``EASY-SPF-FCFS`` or ``EASY-SPF-FCFS/T=20h``: EASY-P_R-P_B with a
+  waiting-time threshold on the primary queue (lelong2017 §6-7);
+* ``EASY-FCFS-SJBF/est=easy++/corr=incremental``: gaussier2015's triple,
+  a runtime estimate (``requested``, ``easy++``, ``learned``: E-Loss), its
+  correction when a job outlives it, and the backfilling order;
+* ``bandit/period=day``: online-bandit's epsilon-greedy choice among its 12
+  policies, period by period, with the selection study's mechanics
+  (:func:`schedlab.studies.selection.cells.run_strategy`) and parameters
+  (``eps``, ``decay``, ``T``: its defaults unless the label says otherwise).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import campaign, metrics, sim
+from ..errors import InputError
+from ..studies.selection import cells as selection_cells
+
+#: what each cell records, per week
+METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "p99_wait", "top1_wait", "jobs")
+
+CELL_PARAMS = {"trace": None, "overrun": "drop", "weeks": 30, "seed": 0, "half": "test", "candidate": None}
+
+#: online-bandit's defaults (the selection study's): threshold Θ, epsilon, decay
+BANDIT = {"T": 40 * 3600, "eps": 0.5, "decay": 1.0, "period": "day"}
+ESTIMATES = ("requested", "easy++", "learned")
+CORRECTIONS = ("none", "requested", "incremental", "doubling")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A configuration read from its label (see the module's docstring)."""
+
+    label: str
+    kind: str                   # "easy" or "bandit"
+    primary: str = "FCFS"
+    backfill: str = "FCFS"
+    threshold: int | None = None
+    estimate: str = "requested"
+    correction: str = "none"
+    options: tuple = ()
+
+    @property
+    def family(self) -> str:
+        if self.kind == "bandit":
+            return "online selection (online-bandit)"
+        if self.estimate != "requested":
+            return "runtime prediction (gaussier2015)"
+        return "queue orders and threshold (lelong2017)"
+
+
+def parse(label: str) -> Candidate:
+    """The :class:`Candidate` of a label; a bad label raises
+    :class:`~schedlab.errors.InputError` naming the part."""
+    text = str(label).strip()
+    head, *rest = text.split("/")
+    opts = {}
+    for part in rest:
+        key, eq, value = part.partition("=")
+        if not eq or not value:
+            raise InputError(f"candidate {text!r}: {part!r} is not key=value")
+        opts[key] = value
+    if head == "bandit":
+        bad = set(opts) - set(BANDIT)
+        if bad:
+            raise InputError(f"candidate {text!r}: unknown option(s) {sorted(bad)}; known: {sorted(BANDIT)}")
+        q = {**BANDIT, **opts}
+        if q["period"] not in selection_cells.PERIODS:
+            raise InputError(f"candidate {text!r}: period must be one of {list(selection_cells.PERIODS)}")
+        return Candidate(text, "bandit", threshold=sim.parse_duration(q["T"]) if isinstance(q["T"], str) else q["T"],
+                         options=(("eps", float(q["eps"])), ("decay", float(q["decay"])), ("period", q["period"])))
+    parts = head.split("-")
+    if len(parts) != 3 or parts[0] != "EASY":
+        raise InputError(f"candidate {text!r}: expected EASY-<primary>-<backfill>[/T=..][/est=..][/corr=..] "
+                         f"or bandit[/period=..]")
+    bad = set(opts) - {"T", "est", "corr"}
+    if bad:
+        raise InputError(f"candidate {text!r}: unknown option(s) {sorted(bad)}; known: T, est, corr")
+    est, corr = opts.get("est", "requested"), opts.get("corr", "none")
+    if est not in ESTIMATES:
+        raise InputError(f"candidate {text!r}: est must be one of {ESTIMATES}")
+    if corr not in CORRECTIONS:
+        raise InputError(f"candidate {text!r}: corr must be one of {CORRECTIONS}")
+    threshold = sim.parse_duration(opts["T"]) if "T" in opts else None
+    sim.Policy(parts[1], parts[2], threshold)          # the engine's own check of the names
+    return Candidate(text, "easy", parts[1], parts[2], threshold, est, corr)
+
+
+def pair_label(primary: str, backfill: str, threshold: int | None) -> str:
+    """The label of EASY-P_R-P_B at a threshold (none: no ``/T``)."""
+    base = f"EASY-{primary}-{backfill}"
+    return base if threshold is None else f"{base}/T={sim.format_duration(threshold)}"
+
+
+def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple) -> sim.Schedule:
+    if c.kind == "bandit":
+        o = dict(c.options)
+        edges = selection_cells.period_edges(7 * 86400 // selection_cells.PERIODS[o["period"]],
+                                             selection_cells.PERIODS[o["period"]])
+        rng = np.random.default_rng(list(seed))
+        return selection_cells.run_strategy("bandit", jobs, m, edges, threshold=c.threshold, epsilon=o["eps"],
+                                            decay=o["decay"], rng=rng).schedule
+    est = sim.Learned() if c.estimate == "learned" else c.estimate
+    return sim.simulate(jobs, m, sim.Policy(c.primary, c.backfill, c.threshold), estimate=est,
+                        correction=c.correction)
+
+
+def week_metrics(s: sim.Schedule) -> dict[str, float]:
+    """The summary metrics of one simulated week, and its worst waits: the
+    99th percentile (``p99_wait``) and the mean of the worst 1 % of the
+    waits, at least one job (``top1_wait``)."""
+    out = {k: float(v) for k, v in metrics.summary(s).items() if k in METRICS}
+    w = np.sort(metrics.wait(s)[s.start >= 0].astype(np.float64))
+    if w.size:
+        out["p99_wait"] = float(np.percentile(w, 99))
+        out["top1_wait"] = float(w[-max(1, int(np.ceil(0.01 * w.size))):].mean())
+    else:
+        out["p99_wait"] = out["top1_wait"] = float("nan")
+    return out
+
+
+@campaign.register_cell("advise-candidate")
+def candidate_cell(p: dict) -> dict:
+    """Campaign cell: one candidate (a label, see :func:`parse`) on the
+    ``weeks`` resampled weeks (seed ``seed``) of the ``half`` of ``trace``
+    -- the thresholds study's weeks, each simulated on its own.  Returns
+    :data:`METRICS` over ``week``."""
+    unknown = set(p) - set(CELL_PARAMS)
+    if unknown:
+        raise InputError(f"advise cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(CELL_PARAMS)}")
+    q = {**CELL_PARAMS, **p}
+    if q["trace"] is None or q["candidate"] is None:
+        raise InputError("advise cell: 'trace' and 'candidate' are required")
+    c = parse(q["candidate"])
+    sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
+                                    int(q["seed"]), str(q["half"]))
+    out = {k: np.full(len(sets), np.nan) for k in METRICS}
+    half = ("train", "test", "all").index(str(q["half"]))
+    for i, jobs in enumerate(sets):
+        if len(jobs) == 0:
+            out["jobs"][i] = 0
+            continue
+        for k, v in week_metrics(_run(c, jobs, m, (int(q["seed"]), half, i))).items():
+            out[k][i] = v
+    return {k: (("week",), v) for k, v in out.items()}
