@@ -254,6 +254,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         page.outputs(adv, ctx, train, test, names)
         adv.numbers["timing"] = {**ctx.timing, "wall_s": round(time.perf_counter() - t0, 1),
                                  "cells_computed": ctx.runner.computed, "cells_cached": ctx.runner.cached}
+        adv.numbers["first_screen"] = adv.first_screen()
         ctx.json("numbers.json", adv.numbers)
         adv.seconds = time.perf_counter() - t0
         adv.files = ctx.files
@@ -313,10 +314,86 @@ def _arrays(ds, extra, s: Settings):
     return names, families, {k: np.vstack(v) for k, v in train.items()}, {k: np.vstack(v) for k, v in test.items()}
 
 
-def cli_run(args) -> Advice:
-    """``schedlab advise`` (see :mod:`schedlab.cli`)."""
-    return advise(args.log, args.format, args.m, args.objective, args.max_wait_risk, out=args.out,
-                  scheduler=args.scheduler, workers=args.workers)
+NOTEBOOK = paths.NOTEBOOKS / "advise" / "advise.ipynb"
+
+
+def _absolute(log: str) -> str:
+    """A log argument with its file part made absolute (the notebook runs
+    in its own folder); registry names stay names."""
+    base, q, query = str(log).partition("?")
+    if Path(base).exists():
+        base = str(Path(base).resolve())
+    return base + q + query
+
+
+def run_notebook(log, *, out=None, **values) -> Path:
+    """Execute ``notebooks/advise/advise.ipynb`` with papermill (kernel
+    ``schedlab``) for ``log`` into ``out`` (default
+    ``results/advise/<log>/``): the executed notebook ``advise.ipynb``
+    and its HTML ``html/advise.html`` beside ``report.html``; the progress
+    lines reach this terminal.  ``values``: the notebook's other
+    parameters (:class:`Settings`, ``scheduler``, ``workers``,
+    ``cache_dir``).  Returns the executed notebook."""
+    import papermill
+
+    from ..campaign import PROGRESS_ENV
+    from ..reproduce import KERNEL, _atomic_path, _Tail, _write_html
+
+    log = _absolute(log)
+    fmt = values.get("format", "swf")
+    out = Path(out) if out is not None else (default_outdir(log) if fmt == "swf" else
+                                             paths.RESULTS / "advise" / Path(log.partition("?")[0]).name.split(".")[0])
+    out = out.resolve()
+    params = {"log": log, "outdir": str(out), **{k: v for k, v in values.items() if v is not None}}
+    if params.get("cache_dir") is not None:
+        params["cache_dir"] = str(Path(params["cache_dir"]).resolve())
+    executed = out / "advise.ipynb"
+    tmp = _atomic_path(executed)
+    progress = _atomic_path(out / ".advise.progress")
+    old = os.environ.get(PROGRESS_ENV)
+    os.environ[PROGRESS_ENV] = progress
+    try:
+        with _Tail(progress):
+            papermill.execute_notebook(str(NOTEBOOK), tmp, parameters=params, kernel_name=KERNEL,
+                                       cwd=str(NOTEBOOK.parent), progress_bar=False)
+        os.replace(tmp, executed)
+    finally:
+        if old is None:
+            os.environ.pop(PROGRESS_ENV, None)
+        else:
+            os.environ[PROGRESS_ENV] = old
+        for f in (tmp, progress):
+            if os.path.exists(f):
+                os.unlink(f)
+    _write_html(executed, out / "html" / "advise.html")
+    return executed
+
+
+def cli_run(args) -> int:
+    """``schedlab advise`` (see :mod:`schedlab.cli`): through the notebook
+    (the executed notebook beside the report), or the function alone with
+    ``--no-notebook``; prints the answer."""
+    import json
+
+    values = {"format": args.format, "m": args.m, "objective": args.objective, "max_wait_risk": args.max_wait_risk,
+              "scheduler": args.scheduler, "workers": args.workers, "cache_dir": args.cache}
+    if args.weeks is not None:
+        values["weeks"] = args.weeks
+    # the settings are checked here first: a bad value fails before a kernel starts
+    validate(Settings, {"log": str(args.log), **{k: v for k, v in values.items()
+                                                 if k in Settings.names() and v is not None}}, source="advise")
+    if args.no_notebook:
+        adv = advise(args.log, out=args.out, progress=not args.no_progress,
+                     **{k: v for k, v in values.items() if v is not None and k != "cache_dir"},
+                     cache_dir=args.cache)
+        print(adv.first_screen())
+        print(f"report: {relpath(adv.report)}")
+        return 0
+    executed = run_notebook(args.log, out=args.out, **values)
+    nums = json.loads((executed.parent / "numbers.json").read_text())
+    print(nums.get("first_screen", ""))
+    print(f"report: {relpath(executed.parent / 'report.html')}; notebook: {relpath(executed)}")
+    return 0
 
 
 def settings_help() -> list[tuple[str, Any, str]]:
