@@ -127,6 +127,11 @@ def decide(names, families, train: dict[str, np.ndarray], test: dict[str, np.nda
     learned = rows[[r.name for r in rows].index(names[i])]
     if i == b:
         rec, reason = BASELINE, "no candidate does better than EASY-FCFS-FCFS on the training weeks"
+    elif not np.isfinite(learned.test_gain):
+        rec, reason = BASELINE, (f"{learned.name}, the best on the training weeks, has no measurable gain on the "
+                                 f"held-out weeks (EASY-FCFS-FCFS's {metric} there is "
+                                 f"{np.nanmean(te[b]) if np.isfinite(te[b]).any() else float('nan'):g}: "
+                                 "nothing to gain, or no job)")
     elif not np.isfinite(learned.test_gain_ci[0]) or learned.test_gain_ci[0] <= 0:
         rec, reason = BASELINE, (f"{learned.name}, the best on the training weeks, does not beat EASY-FCFS-FCFS "
                                  f"with confidence on the held-out weeks (gain {learned.test_gain:+.1f} %, 95 % "

@@ -6,6 +6,7 @@ cleaning summary and study section)."""
 from __future__ import annotations
 
 import html
+import warnings
 from datetime import datetime, timezone
 
 import numpy as np
@@ -31,7 +32,10 @@ def _worst(adv, name: str) -> dict:
     d = adv.detail.get(name)
     if d is None:
         return {}
-    return {k: float(np.nanmean(d[k])) for k in ("max_wait", "p99_wait", "top1_wait", "avg_wait")}
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {k: float(np.nanmean(d[k])) if np.isfinite(d[k]).any() else float("nan")
+                for k in ("max_wait", "p99_wait", "top1_wait", "avg_wait")}
 
 
 def _worst_ci(adv, name: str, key: str) -> tuple[float, float, float]:
