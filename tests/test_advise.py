@@ -15,7 +15,8 @@ from schedlab.errors import InputError
 from schedlab.swf import write_swf
 
 WEEK = 7 * 86400
-SMALL = {"weeks": 6, "policies": ["FCFS", "SPF"], "extra": [], "workers": 1, "echo": None, "progress": False}
+SMALL = {"weeks": 6, "policies": ["FCFS", "SPF"], "extra": [], "mixed_resolution": 0, "workers": 1, "echo": None,
+         "progress": False}
 
 
 def _log(path: Path, kind: str, weeks: int = 8, seed: int = 1) -> Path:
@@ -107,6 +108,10 @@ def test_command_line_runs_the_notebook_and_reads_sacct(tmp_path, capsys):
     assert (out / "report.html").is_file() and (out / "advise.ipynb").is_file()
     assert (out / "html" / "advise.html").is_file()
     assert (out / "sacct-allocations.swf").is_file()        # the import, kept beside the report
+    import csv
+    with open(out / "tables" / "candidates.csv") as fh:
+        families = {row["family"] for row in csv.DictReader(fh)}
+    assert len(families) == 4          # pairs, runtime predictions, online selection, the mixed policy
 
 
 def test_bad_input_names_file_line_and_field(tmp_path, capsys):

@@ -101,6 +101,9 @@ class Settings(Params):
                             help="policies of both queues (the pairs are their product)")
     extra: tuple = param(EXTRA_CANDIDATES, check=_candidates,
                          help="candidates besides the pairs (labels: see schedlab.advise.cells)")
+    mixed_resolution: int = param(5, check=lambda v, n: check.integer(v, n, 0),
+                                  help="lattice resolution of the mixed policy's weights learned on the training "
+                                       "weeks (thesis §5.5.2; 4n^2+2 points; 0: no mixed candidate)")
 
 
 @dataclass
@@ -231,11 +234,15 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         from .. import campaign
 
         base = {"trace": trace_ref(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
+        others = list(s.extra)
+        if s.mixed_resolution:
+            with ctx.timer("mixed weights"):
+                others.append(_learn_mixed(ctx, info, base, s))
         extra = None
-        if s.extra:
+        if others:
             with ctx.timer("other candidates"):
                 extra = ctx.campaign(campaign.Campaign(
-                    f"advise-{_slug(info.name)}", {"half": ["train", "test"], "candidate": list(s.extra)}, base,
+                    f"advise-{_slug(info.name)}", {"half": ["train", "test"], "candidate": others}, base,
                     cell="schedlab.advise.cells:candidate_cell"))
         names, families, train, test = _arrays(ds, extra, s)
         decision = decide(names, families, train, test, s.objective, s.max_wait_risk, s.seed)
@@ -265,6 +272,30 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         return adv
     finally:
         ctx.close()
+
+
+def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
+    """The mixed policy learned on the training weeks (thesis §5.5.2's
+    w*_train: the lattice point with the lowest mean objective over them,
+    the thresholds study's :func:`select`), as a candidate label."""
+    from .. import campaign, optim
+    from ..studies.mixed.cells import THRESHOLD
+    from ..studies.thresholds.analysis import select
+    from .cells import mixed_label
+
+    grid = ctx.campaign(campaign.Campaign(
+        f"advise-mixed-{_slug(info.name)}", {"week": list(range(s.weeks))},
+        {**base, "resolution": s.mixed_resolution, "threshold": THRESHOLD},
+        cell="schedlab.advise.cells:mixed_grid_cell"))
+    cost = grid[OBJECTIVES[s.objective]].transpose("point", "week").values
+    points = optim.l1_lattice(3, s.mixed_resolution)
+    with np.errstate(all="ignore"):
+        if not np.isfinite(cost).any():
+            cost = np.zeros_like(cost)
+        i = select(cost, cost[0], "mean")
+    label = mixed_label(points[i], THRESHOLD)
+    ctx.log(f"mixed policy learned on the training weeks: {label} (of {len(points)} lattice points)")
+    return label
 
 
 def _slug(name: str) -> str:

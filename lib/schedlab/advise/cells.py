@@ -10,6 +10,12 @@ A candidate is named by a label, so that it can be a campaign dimension:
 * ``EASY-FCFS-SJBF/est=easy++/corr=incremental``: gaussier2015's triple,
   a runtime estimate (``requested``, ``easy++``, ``learned``: E-Loss), its
   correction when a job outlives it, and the backfilling order;
+* ``EASY-MIXED/w=0.2,0.3,0.5/T=200000s``: thesis ch. 5's mixed linear
+  policy (q, p~, r weights, the mixed study's
+  :func:`~schedlab.studies.mixed.cells.mixed_policy`, ordering both queues),
+  its features scaled by the means over the training half; the weights are
+  learned on the training weeks by :func:`mixed_grid_cell` (thesis §5.5.2's
+  w*_train on the mixed study's lattice);
 * ``bandit/period=day``: online-bandit's epsilon-greedy choice among its 12
   policies, period by period, with the selection study's mechanics
   (:func:`schedlab.studies.selection.cells.run_strategy`) and parameters
@@ -21,8 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import campaign, metrics, sim
+import functools
+
+from .. import campaign, metrics, optim, sim, workload
 from ..errors import InputError
+from ..studies.mixed import cells as mixed_cells
 from ..studies.selection import cells as selection_cells
 
 #: what each cell records, per week
@@ -48,11 +57,18 @@ class Candidate:
     estimate: str = "requested"
     correction: str = "none"
     options: tuple = ()
+    weights: tuple = ()
+
+    @property
+    def backfill_same(self) -> bool:
+        return self.kind == "mixed"
 
     @property
     def family(self) -> str:
         if self.kind == "bandit":
             return "online selection (online-bandit)"
+        if self.kind == "mixed":
+            return "mixed linear policy (thesis ch. 5)"
         if self.estimate != "requested":
             return "runtime prediction (gaussier2015)"
         return "queue orders and threshold (lelong2017)"
@@ -78,6 +94,17 @@ def parse(label: str) -> Candidate:
             raise InputError(f"candidate {text!r}: period must be one of {list(selection_cells.PERIODS)}")
         return Candidate(text, "bandit", threshold=sim.parse_duration(q["T"]) if isinstance(q["T"], str) else q["T"],
                          options=(("eps", float(q["eps"])), ("decay", float(q["decay"])), ("period", q["period"])))
+    if head == "EASY-MIXED":
+        bad = set(opts) - {"w", "T"}
+        if bad or "w" not in opts:
+            raise InputError(f"candidate {text!r}: EASY-MIXED takes w=a,b,c (and T=..), got {sorted(opts)}")
+        try:
+            w = tuple(float(x) for x in opts["w"].split(","))
+        except ValueError:
+            raise InputError(f"candidate {text!r}: w must be numbers separated by commas") from None
+        sim.Mixed(w)                                    # the engine's own check of the weights
+        threshold = sim.parse_duration(opts["T"]) if "T" in opts else None
+        return Candidate(text, "mixed", "MIXED", "MIXED", threshold, weights=w)
     parts = head.split("-")
     if len(parts) != 3 or parts[0] != "EASY":
         raise InputError(f"candidate {text!r}: expected EASY-<primary>-<backfill>[/T=..][/est=..][/corr=..] "
@@ -101,7 +128,24 @@ def pair_label(primary: str, backfill: str, threshold: int | None) -> str:
     return base if threshold is None else f"{base}/T={sim.format_duration(threshold)}"
 
 
-def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple) -> sim.Schedule:
+def mixed_label(weights, threshold: int | None) -> str:
+    """The label of the mixed policy with these weights (both queues)."""
+    w = ",".join(f"{float(x):g}" for x in weights)
+    return f"EASY-MIXED/w={w}" + ("" if threshold is None else f"/T={sim.format_duration(threshold)}")
+
+
+@functools.lru_cache(maxsize=8)
+def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
+    """The mixed policy's feature scales: the means over the training half
+    of the cleaned log (:func:`schedlab.sim.default_scales`), so that a
+    weight vector is one policy in every resampled week."""
+    from .. import traces
+
+    jobs = traces.cleaned(trace, overrun=overrun).jobs
+    return sim.default_scales(workload.split(jobs)[0])
+
+
+def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple, scales=None) -> sim.Schedule:
     if c.kind == "bandit":
         o = dict(c.options)
         edges = selection_cells.period_edges(7 * 86400 // selection_cells.PERIODS[o["period"]],
@@ -109,6 +153,9 @@ def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple) -> sim.Schedule:
         rng = np.random.default_rng(list(seed))
         return selection_cells.run_strategy("bandit", jobs, m, edges, threshold=c.threshold, epsilon=o["eps"],
                                             decay=o["decay"], rng=rng).schedule
+    if c.kind == "mixed":
+        pol = mixed_cells.mixed_policy(c.weights, scales)
+        return sim.simulate(jobs, m, sim.Policy(pol, pol, c.threshold))
     est = sim.Learned() if c.estimate == "learned" else c.estimate
     return sim.simulate(jobs, m, sim.Policy(c.primary, c.backfill, c.threshold), estimate=est,
                         correction=c.correction)
@@ -145,10 +192,43 @@ def candidate_cell(p: dict) -> dict:
                                     int(q["seed"]), str(q["half"]))
     out = {k: np.full(len(sets), np.nan) for k in METRICS}
     half = ("train", "test", "all").index(str(q["half"]))
+    scales = training_scales(str(q["trace"]), q["overrun"]) if c.kind == "mixed" else None
     for i, jobs in enumerate(sets):
         if len(jobs) == 0:
             out["jobs"][i] = 0
             continue
-        for k, v in week_metrics(_run(c, jobs, m, (int(q["seed"]), half, i))).items():
+        for k, v in week_metrics(_run(c, jobs, m, (int(q["seed"]), half, i), scales)).items():
             out[k][i] = v
     return {k: (("week",), v) for k, v in out.items()}
+
+
+GRID_PARAMS = {"trace": None, "overrun": "drop", "weeks": 30, "seed": 0, "week": None, "resolution": 5,
+               "threshold": mixed_cells.THRESHOLD}
+GRID_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld")
+
+
+@campaign.register_cell("advise-mixed-grid")
+def mixed_grid_cell(p: dict) -> dict:
+    """Campaign cell: every point of the mixed study's lattice
+    (:func:`schedlab.optim.l1_lattice` with 3 features, ``resolution``) on
+    training week ``week``: :data:`GRID_METRICS` over ``point``."""
+    unknown = set(p) - set(GRID_PARAMS)
+    if unknown:
+        raise InputError(f"advise grid cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(GRID_PARAMS)}")
+    q = {**GRID_PARAMS, **p}
+    if q["trace"] is None or q["week"] is None:
+        raise InputError("advise grid cell: 'trace' and 'week' are required")
+    sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
+                                    int(q["seed"]), "train")
+    jobs = sets[int(q["week"])]
+    points = optim.l1_lattice(3, int(q["resolution"]))
+    out = {k: np.full(len(points), np.nan) for k in GRID_METRICS}
+    if len(jobs):
+        scales = training_scales(str(q["trace"]), q["overrun"])
+        thr = q["threshold"]
+        for i, w in enumerate(points):
+            pol = mixed_cells.mixed_policy(w, scales)
+            summ = metrics.summary(sim.simulate(jobs, m, sim.Policy(pol, pol, thr)))
+            for k in GRID_METRICS:
+                out[k][i] = summ[k]
+    return {k: (("point",), v) for k, v in out.items()}

@@ -86,6 +86,17 @@ def operator_terms(name: str) -> list[str]:
                    "every day (in Slurm: rewriting the priority weights and `scontrol reconfigure`); no scheduler "
                    "does this by itself.")
         return out
+    if c.kind == "mixed":
+        wq, wp, wr = c.weights[:3]
+        out.append(f"Mixed linear order for both queues: jobs sorted by {wq:g} x processors + {wp:g} x requested time "
+                   f"+ {wr:g} x submission time, each divided by its mean over the training weeks (lowest first; "
+                   "positive weights favour small, short and old jobs)"
+                   + ("" if c.threshold is None else f"; jobs waiting more than {sim.format_duration(c.threshold)} "
+                      "first, oldest first") + ". Slurm's multifactor priority is also a weighted sum, of age, job "
+                   "size, fair share, partition and QOS, but it has no requested-time factor, its age term grows with "
+                   "the wait (up to PriorityMaxAge) rather than ordering by submission, and it orders backfilling "
+                   "the same way: the weights carry over only approximately.")
+        return out
     out.append(f"Queue order (which job gets the reservation): {order.get(c.primary, c.primary)}; backfilling order "
                f"(which waiting jobs are tried first in the holes): {order.get(c.backfill, c.backfill)}.")
     if c.threshold is not None:
