@@ -15,7 +15,8 @@ from schedlab.errors import InputError
 from schedlab.swf import write_swf
 
 WEEK = 7 * 86400
-SMALL = {"weeks": 6, "policies": ["FCFS", "SPF"], "extra": [], "mixed_resolution": 0, "workers": 1, "echo": None,
+SMALL = {"weeks": 6, "policies": ["FCFS", "SPF"], "extra": [], "mixed_resolution": 0, "classification": False,
+         "workers": 1, "echo": None,
          "progress": False}
 
 
@@ -135,3 +136,20 @@ def test_bad_input_names_file_line_and_field(tmp_path, capsys):
         advise(bad, objective="fastest", out=tmp_path / "o3")
     with pytest.raises(InputError, match="max_wait_risk"):
         advise(bad, max_wait_risk=0.5, out=tmp_path / "o3")
+
+
+def test_small_first_candidates_get_the_classifiers_classes(tmp_path):
+    from schedlab import sim
+    from schedlab.advise.cells import week_classes
+
+    log = _log(tmp_path / "short.swf", "short-first")
+    adv = advise(log, out=tmp_path / "out", cache_dir=tmp_path / "cache", **{**SMALL, "weeks": 3,
+                                                                             "classification": True})
+    rows = [r for r in adv.decision.rows if r.family == "small-first classification (thesis ch. 6)"]
+    assert len(rows) == 4
+    # the classes reach the simulation: small-first FCFS is not EASY-FCFS-FCFS
+    fcfs = next(r for r in rows if r.name.startswith("EASY-FCFS-FCFS/"))
+    assert fcfs.train_gain != 0
+    # classes follow each job by its line in the log
+    jobs = sim.Jobs([0, 5, 9], [10, 10, 10], [10, 10, 10], [1, 1, 1], lines=[12, 40, 7])
+    assert week_classes(jobs, np.array([7, 12])).tolist() == [1, 0, 1]

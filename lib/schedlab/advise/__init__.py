@@ -65,6 +65,14 @@ def _risk(v, name):
     return check.number(v, name, 1.0)
 
 
+def _flag(v, name):
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip().lower() in ("true", "yes", "1", "false", "no", "0"):
+        return v.strip().lower() in ("true", "yes", "1")
+    raise InputError(f"{name}: expected true or false, got {v!r}")
+
+
 def _candidates(v, name):
     if isinstance(v, str):
         v = [v]
@@ -101,6 +109,9 @@ class Settings(Params):
                             help="policies of both queues (the pairs are their product)")
     extra: tuple = param(EXTRA_CANDIDATES, check=_candidates,
                          help="candidates besides the pairs (labels: see schedlab.advise.cells)")
+    classification: bool = param(True, check=lambda v, n: _flag(v, n),
+                                 help="small-first candidates with the classification study's weekly classifier "
+                                      "(when the log has 2 weeks or more)")
     mixed_resolution: int = param(5, check=lambda v, n: check.integer(v, n, 0),
                                   help="lattice resolution of the mixed policy's weights learned on the training "
                                        "weeks (thesis §5.5.2; 4n^2+2 points; 0: no mixed candidate)")
@@ -244,16 +255,25 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
                 extra = ctx.campaign(campaign.Campaign(
                     f"advise-{_slug(info.name)}", {"half": ["train", "test"], "candidate": others}, base,
                     cell="schedlab.advise.cells:candidate_cell"))
-        names, families, train, test = _arrays(ds, extra, s)
+        classes, packed = _classes_campaign(ctx, info, spec, base, s) if s.classification else (None, None)
+        names, families, train, test = _arrays(ds, [x for x in (extra, classes) if x is not None], s)
         decision = decide(names, families, train, test, s.objective, s.max_wait_risk, s.seed)
         # -- the worst waits of the learned candidate, its runners-up and the baseline, held-out weeks
         keep = [r.name for r in decision.rows if r.allowed][:N_DETAIL]
         keep = list(dict.fromkeys([decision.learned, *keep, BASELINE]))
+        detail = {}
         with ctx.timer("worst waits"):
-            det = ctx.campaign(campaign.Campaign(
-                f"advise-{_slug(info.name)}", {"candidate": keep}, {**base, "half": "test"},
-                cell="schedlab.advise.cells:candidate_cell"))
-        detail = {str(c): {k: det[k].sel(candidate=c).values for k in det.data_vars} for c in det.candidate.values}
+            for group, extra_params, prefix in (([c for c in keep if not parse(c).classes], {}, "advise"),
+                                                ([c for c in keep if parse(c).classes], {"classes": packed},
+                                                 "advise-classes")):
+                if not group:
+                    continue
+                det = ctx.campaign(campaign.Campaign(
+                    f"{prefix}-{_slug(info.name)}", {"candidate": group}, {**base, **extra_params, "half": "test"},
+                    cell="schedlab.advise.cells:candidate_cell"))
+                detail.update({str(c): {k: det[k].sel(candidate=c).values for k in det.data_vars}
+                               for c in det.candidate.values})
+        detail = {c: detail[c] for c in keep}
         weeks_in_log = _log_weeks(cleaned.jobs)
         adv = Advice(decision, s, spec, outdir, outdir / "report.html", {}, consistency, detail,
                      time.perf_counter() - t0)
@@ -272,6 +292,39 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         return adv
     finally:
         ctx.close()
+
+
+def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
+    """thesis ch. 6's small-first queues on the same weeks: every job of the
+    log classified by the classification study's weekly classifier (its
+    campaign and parameters: trained on the weeks before the job's), the
+    classes passed to the advisor's cell; None (said) when the log has too
+    few weeks."""
+    from .. import campaign, traces
+    from ..studies.classification.analysis import predictions_from
+    from ..studies.classification.cells import POLICIES, THRESHOLD, campaigns_classify, pack_classes, prepare
+    from ..studies.classification.params import Params as ClassParams
+    from ..studies.classification.run import MIN_WEEKS
+
+    cp = validate(ClassParams, {"traces": [spec]}, source="advise (the classification study's parameters)")
+    t = cp.traces[0]
+    ref = t.name if t.registered else spec if "?" in spec else str(t.path)
+    pr = prepare(ref, t.m, cp.weeks, cp.finish, cp.divider_window)
+    if pr.n_weeks < MIN_WEEKS:
+        ctx.log(f"note: no small-first candidate: {info.name} has {pr.n_weeks} week(s), the weekly classifier "
+                f"needs {MIN_WEEKS}")
+        return None, None
+    c = campaigns_classify(cp)[t.name]
+    with ctx.timer("classify"):
+        pred = predictions_from(ctx.campaign(c), pr)
+    lines = np.asarray(traces.cleaned(spec, overrun="drop").jobs.lines)
+    small = np.isin(lines, np.asarray(pr.jobs.lines)[pred.astype(bool)]).astype(np.uint8)
+    labels = [f"EASY-{pol}-{pol}/T={sim.format_duration(THRESHOLD)}/classes=learned" for pol in POLICIES]
+    packed = pack_classes(small)
+    with ctx.timer("small-first"):
+        return ctx.campaign(campaign.Campaign(
+            f"advise-classes-{_slug(info.name)}", {"half": ["train", "test"], "candidate": labels},
+            {**base, "classes": packed}, cell="schedlab.advise.cells:candidate_cell")), packed
 
 
 def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
@@ -335,13 +388,13 @@ def _arrays(ds, extra, s: Settings):
                 for half, out in (("train", train), ("test", test)):
                     for k in want:
                         out[k].append(cell[k].sel(half=half).values)
-    if extra is not None:
-        for c in extra.candidate.values:
+    for dset in extra:
+        for c in dset.candidate.values:
             names.append(str(c))
             families.append(parse(str(c)).family)
             for half, out in (("train", train), ("test", test)):
                 for k in want:
-                    out[k].append(extra[k].sel(candidate=c, half=half).values)
+                    out[k].append(dset[k].sel(candidate=c, half=half).values)
     return names, families, {k: np.vstack(v) for k, v in train.items()}, {k: np.vstack(v) for k, v in test.items()}
 
 

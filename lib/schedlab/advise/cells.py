@@ -16,6 +16,12 @@ A candidate is named by a label, so that it can be a campaign dimension:
   its features scaled by the means over the training half; the weights are
   learned on the training weeks by :func:`mixed_grid_cell` (thesis §5.5.2's
   w*_train on the mixed study's lattice);
+* ``EASY-SPF-SPF/T=200000s/classes=learned``: thesis ch. 6's small-first
+  queues: each job's class (small or large) predicted by the
+  classification study's weekly classifier, trained only on the weeks
+  before the job's (its campaign, :func:`~schedlab.studies.classification.
+  cells.campaigns_classify`); the classes travel with the jobs into the
+  resampled weeks (by their line in the log), passed packed as ``classes``;
 * ``bandit/period=day``: online-bandit's epsilon-greedy choice among its 12
   policies, period by period, with the selection study's mechanics
   (:func:`schedlab.studies.selection.cells.run_strategy`) and parameters
@@ -37,7 +43,8 @@ from ..studies.selection import cells as selection_cells
 #: what each cell records, per week
 METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "p99_wait", "top1_wait", "jobs")
 
-CELL_PARAMS = {"trace": None, "overrun": "drop", "weeks": 30, "seed": 0, "half": "test", "candidate": None}
+CELL_PARAMS = {"trace": None, "overrun": "drop", "weeks": 30, "seed": 0, "half": "test", "candidate": None,
+               "classes": None}
 
 #: online-bandit's defaults (the selection study's): threshold Θ, epsilon, decay
 BANDIT = {"T": 40 * 3600, "eps": 0.5, "decay": 1.0, "period": "day"}
@@ -58,6 +65,7 @@ class Candidate:
     correction: str = "none"
     options: tuple = ()
     weights: tuple = ()
+    classes: bool = False
 
     @property
     def backfill_same(self) -> bool:
@@ -69,6 +77,8 @@ class Candidate:
             return "online selection (online-bandit)"
         if self.kind == "mixed":
             return "mixed linear policy (thesis ch. 5)"
+        if self.classes:
+            return "small-first classification (thesis ch. 6)"
         if self.estimate != "requested":
             return "runtime prediction (gaussier2015)"
         return "queue orders and threshold (lelong2017)"
@@ -109,9 +119,11 @@ def parse(label: str) -> Candidate:
     if len(parts) != 3 or parts[0] != "EASY":
         raise InputError(f"candidate {text!r}: expected EASY-<primary>-<backfill>[/T=..][/est=..][/corr=..] "
                          f"or bandit[/period=..]")
-    bad = set(opts) - {"T", "est", "corr"}
+    bad = set(opts) - {"T", "est", "corr", "classes"}
     if bad:
-        raise InputError(f"candidate {text!r}: unknown option(s) {sorted(bad)}; known: T, est, corr")
+        raise InputError(f"candidate {text!r}: unknown option(s) {sorted(bad)}; known: T, est, corr, classes")
+    if opts.get("classes", "learned") != "learned":
+        raise InputError(f"candidate {text!r}: classes must be 'learned'")
     est, corr = opts.get("est", "requested"), opts.get("corr", "none")
     if est not in ESTIMATES:
         raise InputError(f"candidate {text!r}: est must be one of {ESTIMATES}")
@@ -119,7 +131,7 @@ def parse(label: str) -> Candidate:
         raise InputError(f"candidate {text!r}: corr must be one of {CORRECTIONS}")
     threshold = sim.parse_duration(opts["T"]) if "T" in opts else None
     sim.Policy(parts[1], parts[2], threshold)          # the engine's own check of the names
-    return Candidate(text, "easy", parts[1], parts[2], threshold, est, corr)
+    return Candidate(text, "easy", parts[1], parts[2], threshold, est, corr, classes="classes" in opts)
 
 
 def pair_label(primary: str, backfill: str, threshold: int | None) -> str:
@@ -145,7 +157,25 @@ def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
     return sim.default_scales(workload.split(jobs)[0])
 
 
-def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple, scales=None) -> sim.Schedule:
+@functools.lru_cache(maxsize=8)
+def _log_lines(trace: str, overrun: str) -> np.ndarray:
+    """The log lines of the cleaned jobs (what resampled weeks keep)."""
+    from .. import traces
+
+    lines = traces.cleaned(trace, overrun=overrun).jobs.lines
+    if lines is None:
+        raise InputError(f"{trace}: the jobs carry no log lines; classes cannot follow them")
+    return np.asarray(lines)
+
+
+def week_classes(jobs: sim.Jobs, small_lines: np.ndarray) -> np.ndarray:
+    """1 for the jobs of a (resampled) week whose log line is classified small."""
+    if jobs.lines is None:
+        raise InputError("resampled jobs carry no log lines; classes cannot follow them")
+    return np.isin(np.asarray(jobs.lines), small_lines).astype(np.uint8)
+
+
+def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple, scales=None, small_lines=None) -> sim.Schedule:
     if c.kind == "bandit":
         o = dict(c.options)
         edges = selection_cells.period_edges(7 * 86400 // selection_cells.PERIODS[o["period"]],
@@ -157,8 +187,13 @@ def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple, scales=None) -> sim.
         pol = mixed_cells.mixed_policy(c.weights, scales)
         return sim.simulate(jobs, m, sim.Policy(pol, pol, c.threshold))
     est = sim.Learned() if c.estimate == "learned" else c.estimate
+    classes = None
+    if c.classes:
+        if small_lines is None:
+            raise InputError(f"candidate {c.label}: needs the packed 'classes' of the log's jobs")
+        classes = week_classes(jobs, small_lines)
     return sim.simulate(jobs, m, sim.Policy(c.primary, c.backfill, c.threshold), estimate=est,
-                        correction=c.correction)
+                        correction=c.correction, classes=classes)
 
 
 def week_metrics(s: sim.Schedule) -> dict[str, float]:
@@ -193,11 +228,20 @@ def candidate_cell(p: dict) -> dict:
     out = {k: np.full(len(sets), np.nan) for k in METRICS}
     half = ("train", "test", "all").index(str(q["half"]))
     scales = training_scales(str(q["trace"]), q["overrun"]) if c.kind == "mixed" else None
+    small = None
+    if q["classes"] is not None:
+        from ..studies.classification.cells import unpack_classes
+
+        lines = _log_lines(str(q["trace"]), q["overrun"])
+        bits = unpack_classes(q["classes"])
+        if bits.size != lines.size:
+            raise InputError(f"advise cell: {bits.size} classes for the {lines.size} jobs of {q['trace']}")
+        small = lines[bits.astype(bool)]
     for i, jobs in enumerate(sets):
         if len(jobs) == 0:
             out["jobs"][i] = 0
             continue
-        for k, v in week_metrics(_run(c, jobs, m, (int(q["seed"]), half, i), scales)).items():
+        for k, v in week_metrics(_run(c, jobs, m, (int(q["seed"]), half, i), scales, small)).items():
             out[k][i] = v
     return {k: (("week",), v) for k, v in out.items()}
 

@@ -106,6 +106,15 @@ def operator_terms(name: str) -> list[str]:
                    "factors with weights: it raises old jobs gradually and cannot put every job older than T "
                    "ahead of all others exactly (a very large PriorityWeightAge with PriorityMaxAge = T comes "
                    "close only while the other factors are small).")
+    if c.classes:
+        out.append("Small-first: every week a classifier (a random forest on the requested time, the processors, "
+                   "the time of submission and the user's recent jobs) is retrained on the weeks before, and "
+                   "predicts whether each new job will be small (run no longer than the week's divider); "
+                   "predicted-small jobs go first in both queues, and a wrong guess runs to completion. It needs "
+                   "that classifier beside the scheduler. Slurm has no such class, but evaluates jobs by partition "
+                   "PriorityTier before their priority: a job_submit plugin could route predicted-small jobs to a "
+                   "partition or QOS of higher tier, which puts them first in every scheduling pass; the order "
+                   "within each class is then Slurm's priority, not exactly the one simulated here.")
     if c.estimate != "requested":
         what = ("the mean of the user's last two completed runtimes (EASY++)" if c.estimate == "easy++"
                 else "an online regression on 20 features of the job and its user (gaussier2015's E-Loss)")
