@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from .. import sim
+from ..study import relpath
 from ..studies import Table
 from ..studies.thresholds.analysis import gain_ci
 from .analysis import BASELINE
@@ -178,11 +179,17 @@ def numbers(adv, weeks_in_log, cleaning: dict, info) -> dict:
                                      "test_gain_ci_pct": list(r.test_gain_ci), "train_gain_pct": r.train_gain}
                              for label, r in adv.consistency.items()},
         "settings": adv.settings.record(),
-        "provenance": {"inputs": {info.name: {"cleaning": cleaning}}},
+        "provenance": {"inputs": {info.name: {"path": relpath(info.path), "sha256": info.sha256,
+                                              "cleaning": cleaning}}},
     }
     if thr is not None:
         nums["thresholds_study_pair"] = thr.pair
     return nums
+
+
+def _round2(x):
+    """A value of a table the report shows (2 decimals; the numbers are in numbers.json)."""
+    return round(float(x), 2) if np.isfinite(x) else None
 
 
 def outputs(adv, ctx, train, test, names) -> None:
@@ -190,8 +197,9 @@ def outputs(adv, ctx, train, test, names) -> None:
     from .. import plots
 
     d = adv.decision
-    rows = [[r.name, r.family, r.train_rank if r.allowed else "", r.test_rank, r.train_gain, r.test_gain,
-             r.test_gain_ci[0], r.test_gain_ci[1], r.train_maxwait_rel, r.test_maxwait_rel,
+    r2 = _round2
+    rows = [[r.name, r.family, r.train_rank if r.allowed else "", r.test_rank, r2(r.train_gain), r2(r.test_gain),
+             r2(r.test_gain_ci[0]), r2(r.test_gain_ci[1]), r2(r.train_maxwait_rel), r2(r.test_maxwait_rel),
              "yes" if r.allowed else "no"] for r in d.rows]
     ctx.table("candidates", Table(["candidate", "family", "train rank", "test rank", "train gain %", "test gain %",
                                    "test low %", "test high %", "train MaxWait x", "test MaxWait x",
@@ -201,10 +209,10 @@ def outputs(adv, ctx, train, test, names) -> None:
     wrows = []
     for name in adv.detail:
         w = _worst(adv, name)
-        wrows.append([name, w["avg_wait"] / HOUR, w["max_wait"] / HOUR, w["p99_wait"] / HOUR, w["top1_wait"] / HOUR])
+        wrows.append([name, *(r2(w[k] / HOUR) for k in ("avg_wait", "max_wait", "p99_wait", "top1_wait"))])
     ctx.table("worst_waits", Table(["candidate", "AvgWait h", "MaxWait h", "99th percentile h", "worst 1 % mean h"],
                                    wrows, title="Waits on the held-out weeks (means over the weeks)"))
-    crows = [[label, r.pair, r.train_gain, r.test_gain, r.test_gain_ci[0], r.test_gain_ci[1]]
+    crows = [[label, r.pair, r2(r.train_gain), r2(r.test_gain), r2(r.test_gain_ci[0]), r2(r.test_gain_ci[1])]
              for label, r in adv.consistency.items()]
     ctx.table("thresholds_study", Table(["threshold", "learned pair", "train gain %", "test gain %", "test low %",
                                          "test high %"], crows,
