@@ -47,7 +47,7 @@ from .. import values as check
 from ..errors import InputError
 from ..study import Params, param, relpath, validate
 from .analysis import BASELINE, OBJECTIVES, Decision, decide
-from .cells import Candidate, pair_label, parse
+from .cells import pair_label, parse
 
 __all__ = ["advise", "Settings", "Advice", "FORMATS", "OBJECTIVES", "BASELINE", "default_outdir"]
 
