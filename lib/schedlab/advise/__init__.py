@@ -308,7 +308,9 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
 
     cp = validate(ClassParams, {"traces": [spec]}, source="advise (the classification study's parameters)")
     t = cp.traces[0]
-    ref = t.name if t.registered else spec if "?" in spec else str(t.path)
+    # the log as the classification study's campaign names it (for a file: its path, without the spec's
+    # choices); classes then reach the advisor's jobs by their log line
+    ref = t.name if t.registered else str(t.path)
     pr = prepare(ref, t.m, cp.weeks, cp.finish, cp.divider_window)
     if pr.n_weeks < MIN_WEEKS:
         ctx.log(f"note: no small-first candidate: {info.name} has {pr.n_weeks} week(s), the weekly classifier "
