@@ -16,7 +16,11 @@ the studies' own protocol and code, never a copy of them:
   prediction/correction/ordering triples (EASY++ estimates, E-Loss learned
   estimates, incremental correction, SJBF backfilling); online-bandit's
   epsilon-greedy online selection (it needs no offline tuning: it learns
-  inside each held-out week), with the selection study's mechanics;
+  inside each held-out week), with the selection study's mechanics; thesis
+  ch. 5's mixed linear policy, its weights learned on the training weeks
+  on the mixed study's lattice; thesis ch. 6's small-first queues, the
+  classes predicted by the classification study's weekly classifier (its
+  campaign), when the log has two weeks or more;
 * **the choice**: the lowest mean objective on the training weeks (the
   thresholds study's :func:`~schedlab.studies.thresholds.analysis.select`),
   within the accepted MaxWait risk; its gain on the held-out weeks with the
@@ -154,7 +158,7 @@ def _entry():
 
     return Entry("advise", 10, "advise", "Which configuration for this machine?",
                  "train on the earlier weeks, test on the later ones, against EASY-FCFS-FCFS",
-                 "lelong2017 §7, gaussier2015, online-bandit, thesis ch. 5")
+                 "lelong2017 §7, gaussier2015, online-bandit, thesis ch. 5-6")
 
 
 def _import(s: Settings, outdir: Path, log: Callable) -> str:
