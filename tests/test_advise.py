@@ -153,3 +153,13 @@ def test_small_first_candidates_get_the_classifiers_classes(tmp_path):
     # classes follow each job by its line in the log
     jobs = sim.Jobs([0, 5, 9], [10, 10, 10], [10, 10, 10], [1, 1, 1], lines=[12, 40, 7])
     assert week_classes(jobs, np.array([7, 12])).tolist() == [1, 0, 1]
+
+
+def test_max_wait_risk_excludes_what_starves_the_worst_jobs(tmp_path):
+    log = _log(tmp_path / "short.swf", "short-first")
+    free = advise(log, out=tmp_path / "a", cache_dir=tmp_path / "cache", **SMALL).decision
+    assert free.row(free.learned).train_maxwait_rel > 1.5            # shortest first starves the long jobs
+    held = advise(log, out=tmp_path / "b", cache_dir=tmp_path / "cache", max_wait_risk=1.2, **SMALL).decision
+    assert held.row(held.learned).train_maxwait_rel <= 1.2
+    assert held.learned != free.learned
+    assert all(r.allowed == (r.train_maxwait_rel <= 1.2 or r.name == BASELINE) for r in held.rows)
