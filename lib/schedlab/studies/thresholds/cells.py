@@ -37,8 +37,13 @@ def threshold_label(seconds: int | None) -> str:
 
 
 def trace_ref(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: its registry name, or its absolute path."""
-    return info.name if info.registered else str(Path(info.path).resolve())
+    """How a campaign names a trace: its registry name, or its absolute path,
+    each with the spec's cleaning choices (``?m=...&request=...``)."""
+    if info.registered:
+        return info.name
+    query = info.name.partition("?")[2]
+    path = str(Path(info.path).resolve())
+    return f"{path}?{query}" if query else path
 
 # ------------------------------------------------------------------ cells --
 
