@@ -5,6 +5,8 @@ report's machinery (:mod:`schedlab.trace_report`: its style, tables,
 cleaning summary and study section)."""
 from __future__ import annotations
 
+import math
+
 import html
 import warnings
 from datetime import datetime, timezone
@@ -144,6 +146,9 @@ def limits(adv, weeks_in_log) -> list[str]:
            "react to a new policy (they would change their requested times and submission habits).",
            "The jobs are the log's: their runtimes and requested times are taken as given; jobs that ran past their "
            "request are removed (lelong2017 §7.2).",
+           "The online-bandit candidate learns within each held-out week only (day by day, from no knowledge at "
+           "the start of the week), far less than online-bandit's selection over two years: it is a lower bound "
+           "of what online selection would reach on this machine.",
            f"The log spans {total:.1f} weeks after cleaning: {train:.1f} to learn on and {test:.1f} held out. "
            f"Each half is resampled into {w} weeks by user (lelong2017 §4.1); resampled weeks recombine the "
            "same source weeks, so the intervals measure the spread over plausible weeks built from them, not over "
@@ -258,7 +263,10 @@ def _answer_lines(adv) -> list[tuple[str, str]]:
     out = [("Recommendation", (f"deploy {d.recommended}" if not d.keep else f"keep {BASELINE}") +
             ("" if not d.keep else f" -- {d.reason}"))]
     show = d.learned if d.learned != BASELINE else None
-    if show:
+    if show and not math.isfinite(lr.test_gain):
+        out.append(("Gain on held-out weeks", f"not measurable: the baseline's {UNITS[d.objective]} on the held-out "
+                    "weeks is 0 (nothing to reduce)"))
+    elif show:
         w = _worst(adv, show)
         out.append(("Gain on held-out weeks", f"{UNITS[d.objective]} {lr.test_gain:+.1f} % "
                     f"(95 % interval {lr.test_gain_ci[0]:+.1f} to {lr.test_gain_ci[1]:+.1f} %; "
@@ -276,12 +284,13 @@ def _answer_lines(adv) -> list[tuple[str, str]]:
                                                f"worst 1 % {_h(base.get('top1_wait'))} (held-out weeks)"))
     agree = "the same" if set(d.learned_on_halves) == {d.learned} else ", ".join(d.learned_on_halves)
     out.append(("Stability", f"rank {d.test_rank} of {len(d.rows)} on the held-out weeks; train/test rank "
-                             f"correlation {d.spearman:.2f} (Spearman); each half of the training weeks picks "
+                             f"correlation {f'{d.spearman:.2f}' if math.isfinite(d.spearman) else 'undefined (no differences)'} (Spearman); each half of the training weeks picks "
                              f"{agree}; the held-out weeks alone would pick {d.learned_on_test}; "
                              f"{100 * d.relearn_share:.0f} % of {200} resamples of the training weeks pick it"))
     ups = [r for r in d.rows if r.allowed and r.name != d.learned][:3]
     out.append(("Runners-up", "; ".join(f"{r.name} ({r.test_gain:+.1f} %, {r.test_gain_ci[0]:+.1f} to "
-                                        f"{r.test_gain_ci[1]:+.1f} %)" for r in ups)))
+                                        f"{r.test_gain_ci[1]:+.1f} %)" if math.isfinite(r.test_gain) else
+                                        f"{r.name} (no measurable gain)" for r in ups)))
     return out
 
 
