@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -36,14 +35,8 @@ def threshold_label(seconds: int | None) -> str:
     return sim.format_duration(seconds)
 
 
-def trace_ref(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: its registry name, or its absolute path,
-    each with the spec's cleaning choices (``?m=...&request=...``)."""
-    if info.registered:
-        return info.name
-    query = info.name.partition("?")[2]
-    path = str(Path(info.path).resolve())
-    return f"{path}?{query}" if query else path
+#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
+trace_ref = _traces.campaign_ref
 
 # ------------------------------------------------------------------ cells --
 
