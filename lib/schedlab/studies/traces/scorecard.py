@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...scorecard import Row
+from .. import load_published
 from .analysis import JOBSETS
 from .cells import MONTH_DAYS
 from .tables import _pub
@@ -43,9 +44,9 @@ def log_rows(s) -> list[Row]:
     the published duration is shorter than the log, the most jobs any window
     of that duration holds says whether the papers' job count can come from
     such a cut."""
-    from ..thresholds.params import PUBLISHED as TH
-
-    pub = TH["table_3"].get(s.name)
+    # lelong2017 Table 3 is transcribed once, with the thresholds study's values (read as data: no study
+    # imports another)
+    pub = load_published("schedlab.studies.thresholds")["table_3"]["values"].get(s.name)
     if pub is None or s.jobs == 0:
         return []
     _, cpus, kjobs, months = pub
