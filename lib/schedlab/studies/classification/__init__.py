@@ -122,7 +122,7 @@ from __future__ import annotations
 from .analysis import TraceResult, predictions_from, scores
 from .cells import (FEATURE_LABELS, FEATURE_NAMES, FEATURES, LAGS, OUTCOMES, Prepared,
                     campaign_schedule, campaigns_classify, classify_cell, classify_trace, completion_classes,
-                    confusion, cumulative_sum_by_period, effective_dividers, feature_matrix, features, fit_week,
+                    confusion, cumulative_sum_by_period, effective_dividers, feature_matrix, features, fit_forest, fit_week,
                     history_features, kill_dividers, known_finish, month_edges, pack_classes, prepare,
                     schedule_cell, schedule_outputs, simulate_variant, temporal_features, training_mask,
                     true_classes, unpack_classes, week_edges, weekly_dividers)
@@ -139,7 +139,7 @@ __all__ = [
     "THESIS", "PUBLISHED", "CLAIMS", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS",
     "FEATURES", "OUTCOMES", "Params", "compute", "week_edges", "known_finish", "weekly_dividers",
     "completion_classes", "temporal_features", "history_features", "features", "training_mask",
-    "fit_week", "confusion", "scores", "kill_dividers", "simulate_variant", "schedule_outputs",
+    "fit_week", "fit_forest", "confusion", "scores", "kill_dividers", "simulate_variant", "schedule_outputs",
     "pack_classes", "unpack_classes", "classify_cell", "schedule_cell", "classify_trace",
     "campaigns_classify", "campaign_schedule", "Prepared", "prepare", "feature_matrix",
     "effective_dividers", "true_classes", "TraceResult", "numbers", "findings",
