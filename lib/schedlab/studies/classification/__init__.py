@@ -71,6 +71,9 @@ one is a parameter or written here once):
   scikit-learn's ``RandomForestClassifier`` (Gini; ``trees`` trees;
   ``max_samples`` caps each tree's bootstrap sample, None = as many as the
   training rows); its seed is derived from ``seed`` and the week.
+  :func:`fit_forest` grows exactly the forest ``RandomForestClassifier.fit``
+  grows (same trees, predictions and importances), each tree on the
+  distinct training rows weighted by their bootstrap counts (faster).
 * **Scores** (:func:`scores`): TS, FS, TL, FL as in §6.3.3 (footnote 3);
   accuracy (TS+TL)/n, precision TS/(TS+FS), recall TS/(TS+FL); undefined
   (NaN) when the denominator is 0.  Overall scores (Table 6.4) sum the
