@@ -225,6 +225,50 @@ def test_first_week_is_all_large_and_forests_are_seeded():
     np.testing.assert_array_equal(a["importance"], b["importance"])
 
 
+def _same_forest(a, b, X):
+    assert len(a.estimators_) == len(b.estimators_)
+    for ta, tb in zip(a.estimators_, b.estimators_):
+        for field in ("feature", "threshold", "children_left", "children_right", "value",
+                      "impurity", "weighted_n_node_samples"):
+            np.testing.assert_array_equal(getattr(ta.tree_, field), getattr(tb.tree_, field), err_msg=field)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(a.feature_importances_, b.feature_importances_)
+
+
+@pytest.mark.parametrize("max_samples", [None, 150])
+def test_fit_forest_grows_scikit_learns_forest(max_samples):
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(11)
+    n = 600
+    # few distinct values, so that many rows are equal -- some of them with both labels
+    X = np.column_stack([rng.integers(0, 4, n), rng.integers(0, 3, n), rng.choice([0.25, 0.5, 1.0], n),
+                         rng.integers(-1, 2, n), rng.integers(0, 2, n)]).astype(np.float64)
+    y = ((X[:, 0] + X[:, 2] + rng.normal(0, 1, n)) > 2).astype(np.int8)
+    distinct = np.unique(np.column_stack([X, y]), axis=0).shape[0]
+    assert distinct < n / 2 and np.unique(X, axis=0).shape[0] < distinct   # merged rows, mixed labels
+    ours = study.fit_forest(X, y, trees=12, max_samples=max_samples, random_state=5)
+    sk = RandomForestClassifier(n_estimators=12, max_samples=max_samples, random_state=5, n_jobs=1).fit(X, y)
+    _same_forest(ours, sk, X)
+    # a different seed grows another forest (the comparison can fail)
+    other = study.fit_forest(X, y, trees=12, max_samples=max_samples, random_state=6)
+    assert not np.array_equal(other.feature_importances_, sk.feature_importances_)
+
+
+def test_fit_forest_on_a_bundled_trace_week():
+    from sklearn.ensemble import RandomForestClassifier
+
+    pr = study.prepare("KTH-SP2", None, 12, "log", "all")
+    X = study.feature_matrix("KTH-SP2", None, 12, "log", "all", "completed")
+    k = 10
+    train = study.training_mask(pr.finish, pr.edges, k)
+    y = (pr.jobs.run[train] <= pr.dividers[k]).astype(np.int8)
+    ours = study.fit_forest(X[train], y, trees=4, random_state=2021)
+    sk = RandomForestClassifier(n_estimators=4, random_state=2021, n_jobs=1).fit(X[train], y)
+    _same_forest(ours, sk, X[pr.week == k])
+
+
 # --------------------------------------------------------------- scores --
 
 def test_scores_on_a_known_confusion_matrix():

@@ -210,9 +210,10 @@ class Context:
         progress_line(text)
 
     # -- campaigns ------------------------------------------------------------
-    def campaign(self, c):
-        """Run (or take from the cache) a campaign; returns its Dataset."""
-        return self.runner.run(c, progress=self.progress)
+    def campaign(self, c, *, batch: int | None = None):
+        """Run (or take from the cache) a campaign; returns its Dataset.
+        ``batch``: cells per task (default: :func:`schedlab.campaign.run`'s)."""
+        return self.runner.run(c, progress=self.progress, batch=batch)
 
     @contextlib.contextmanager
     def timer(self, name: str):

@@ -71,6 +71,9 @@ one is a parameter or written here once):
   scikit-learn's ``RandomForestClassifier`` (Gini; ``trees`` trees;
   ``max_samples`` caps each tree's bootstrap sample, None = as many as the
   training rows); its seed is derived from ``seed`` and the week.
+  :func:`fit_forest` grows exactly the forest ``RandomForestClassifier.fit``
+  grows (same trees, predictions and importances), each tree on the
+  distinct training rows weighted by their bootstrap counts (faster).
 * **Scores** (:func:`scores`): TS, FS, TL, FL as in §6.3.3 (footnote 3);
   accuracy (TS+TL)/n, precision TS/(TS+FS), recall TS/(TS+FL); undefined
   (NaN) when the denominator is 0.  Overall scores (Table 6.4) sum the
@@ -122,7 +125,7 @@ from __future__ import annotations
 from .analysis import TraceResult, predictions_from, scores
 from .cells import (FEATURE_LABELS, FEATURE_NAMES, FEATURES, LAGS, OUTCOMES, Prepared,
                     campaign_schedule, campaigns_classify, classify_cell, classify_trace, completion_classes,
-                    confusion, cumulative_sum_by_period, effective_dividers, feature_matrix, features, fit_week,
+                    confusion, cumulative_sum_by_period, effective_dividers, feature_matrix, features, fit_forest, fit_week,
                     history_features, kill_dividers, known_finish, month_edges, pack_classes, prepare,
                     schedule_cell, schedule_outputs, simulate_variant, temporal_features, training_mask,
                     true_classes, unpack_classes, week_edges, weekly_dividers)
@@ -139,7 +142,7 @@ __all__ = [
     "THESIS", "PUBLISHED", "CLAIMS", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS",
     "FEATURES", "OUTCOMES", "Params", "compute", "week_edges", "known_finish", "weekly_dividers",
     "completion_classes", "temporal_features", "history_features", "features", "training_mask",
-    "fit_week", "confusion", "scores", "kill_dividers", "simulate_variant", "schedule_outputs",
+    "fit_week", "fit_forest", "confusion", "scores", "kill_dividers", "simulate_variant", "schedule_outputs",
     "pack_classes", "unpack_classes", "classify_cell", "schedule_cell", "classify_trace",
     "campaigns_classify", "campaign_schedule", "Prepared", "prepare", "feature_matrix",
     "effective_dividers", "true_classes", "TraceResult", "numbers", "findings",

@@ -273,6 +273,69 @@ def _forest_seed(seed: int, week: int) -> int:
     return int(np.random.SeedSequence(entropy=int(seed), spawn_key=(int(week),)).generate_state(1)[0])
 
 
+#: the bound of the integer random states scikit-learn draws for the trees of a forest
+_MAX_INT = np.iinfo(np.int32).max
+
+
+def fit_forest(X, y, *, trees: int = 100, max_samples: int | None = None, random_state: int = 0):
+    """scikit-learn's ``RandomForestClassifier(n_estimators=trees,
+    max_samples=max_samples, random_state=random_state)`` fitted on
+    ``(X, y)`` -- the same forest, tree for tree, in less time.
+
+    The forest's own fit draws an integer random state per tree, draws each
+    tree's bootstrap sample with it and grows the tree on all ``n`` rows,
+    each weighted by how often the bootstrap drew it.  This does exactly
+    that, except that the rows equal in every feature and in the label are
+    merged into one row whose weight is the sum of their bootstrap counts
+    (jobs of one user submitted alike in the same hour are often equal:
+    half of HPC2N's training rows).  A tree sees the same values with the
+    same total weights: the weights are integers, so every weighted count
+    the Gini criterion sums is exact and in any order equal, the splits,
+    thresholds, leaf values and feature draws are the same
+    (``tests/test_study_classification.py`` compares them tree by tree with
+    ``RandomForestClassifier.fit``), and the trees sort 1.2-2x fewer rows.
+    Returns a ``RandomForestClassifier`` holding those trees: its
+    ``predict`` and ``feature_importances_`` are scikit-learn's."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = np.asarray(X)
+    y = np.asarray(y)
+    n = y.size
+    if n == 0 or X.shape[0] != n:
+        raise InputError(f"fit_forest: {X.shape[0]} rows of features for {n} labels")
+    n_boot = n if max_samples is None else int(max_samples)
+    # the distinct (features, label) rows, by their bytes (equal bytes: equal values)
+    Z = np.ascontiguousarray(np.column_stack([X.astype(np.float64), y.astype(np.float64)]))
+    _, first, group = np.unique(Z.view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1]))).ravel(),
+                                return_index=True, return_inverse=True)
+    group = group.ravel()
+    Xu = np.ascontiguousarray(X[first], dtype=np.float32)   # the forest's own dtype for X
+    yu = y[first]
+    forest = RandomForestClassifier(n_estimators=int(trees), max_samples=max_samples, random_state=random_state)
+    rng = np.random.RandomState(random_state)            # as the forest's fit draws its trees' states
+    estimators = []
+    for _ in range(int(trees)):
+        tree_state = rng.randint(_MAX_INT)
+        drawn = np.random.RandomState(tree_state).randint(0, n, n_boot)   # the tree's bootstrap sample
+        weight = np.bincount(group, weights=np.bincount(drawn, minlength=n), minlength=first.size)
+        tree = DecisionTreeClassifier(criterion=forest.criterion, max_depth=forest.max_depth,
+                                      min_samples_split=forest.min_samples_split,
+                                      min_samples_leaf=forest.min_samples_leaf,
+                                      min_weight_fraction_leaf=forest.min_weight_fraction_leaf,
+                                      max_features=forest.max_features, max_leaf_nodes=forest.max_leaf_nodes,
+                                      min_impurity_decrease=forest.min_impurity_decrease,
+                                      ccp_alpha=forest.ccp_alpha, random_state=tree_state)
+        estimators.append(tree.fit(Xu, yu, sample_weight=weight))
+    forest.estimators_ = estimators
+    forest.estimator_ = estimators[0] if estimators else DecisionTreeClassifier()
+    forest.classes_ = estimators[0].classes_ if estimators else np.unique(y)
+    forest.n_classes_ = len(forest.classes_)
+    forest.n_outputs_ = 1
+    forest.n_features_in_ = X.shape[1]
+    return forest
+
+
 def fit_week(X, run, finish, edges, D, week_of_job, k: int, *, trees: int = 100,
              max_samples: int | None = None, seed: int = 0) -> dict[str, Any]:
     """Train the model of week k and classify the jobs of week k.
@@ -294,12 +357,8 @@ def fit_week(X, run, finish, edges, D, week_of_job, k: int, *, trees: int = 100,
     if y.min() == y.max():                          # one class known: predict it
         out["predicted"][:] = y[0]
         return out
-    from sklearn.ensemble import RandomForestClassifier
-
     ms = None if max_samples is None or max_samples >= y.size else int(max_samples)
-    forest = RandomForestClassifier(n_estimators=int(trees), max_samples=ms, random_state=_forest_seed(seed, k),
-                                    n_jobs=1)
-    forest.fit(X[train], y)
+    forest = fit_forest(X[train], y, trees=int(trees), max_samples=ms, random_state=_forest_seed(seed, k))
     if rows.size:
         out["predicted"] = forest.predict(X[rows]).astype(np.int8)
     out["importance"] = forest.feature_importances_.astype(np.float64)

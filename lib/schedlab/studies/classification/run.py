@@ -69,7 +69,11 @@ def compute(p: Params, ctx) -> dict[str, Any]:
     campaigns = campaigns_classify(p)
     with ctx.timer("classify_s"):
         for info in usable:
-            ds = _classify_dataset(ctx.campaign(campaigns[info.name]))
+            # one week per task: a week's forest costs up to seconds (its
+            # training set grows week after week), so batches of weeks would
+            # leave the last, largest ones to a single worker, and a week is
+            # cached as soon as it is done
+            ds = _classify_dataset(ctx.campaign(campaigns[info.name], batch=1))
             pr = _prepared(p, info)
             results.append(TraceResult(info.name, pr, ds, predictions_from(ds, pr)))
             ctx.dataset(f"classify-{_slug(info.name)}", ds)
