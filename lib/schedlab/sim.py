@@ -705,6 +705,17 @@ class Simulation:
         view.flags.writeable = False
         return view
 
+    @property
+    def end_times(self) -> np.ndarray:
+        """Every job's end time so far (-1: not started; written when the
+        job starts, so a job running at the current time has its future
+        end): a read-only, *live* view like :attr:`start_times`, for
+        observers that look at the state after every step without copying
+        the schedule (:attr:`schedule` copies every output)."""
+        view = self._end.view()
+        view.flags.writeable = False
+        return view
+
     # -- the learned estimate (estimate=Learned(...))
     def _learned_handle(self):
         h = self._live()
