@@ -54,7 +54,7 @@ static void reserve(const sl_sim *s, int32_t head, int64_t t, int64_t *shadow, i
 }
 
 /* Try job j in the backfilling step; returns 1 if it started. */
-static int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, int64_t *extra)
+static inline int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, int64_t *extra)
 {
     const int64_t q = s->J.procs[j];
     if (q > free_procs(s))

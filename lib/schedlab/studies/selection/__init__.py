@@ -105,7 +105,7 @@ their Table 2 rows are the published values only.
 from __future__ import annotations
 
 from .analysis import SWAP_PQA, TraceResult, analyse, change, change_ci, curve, shares, swapped
-from .cells import (CLEANING, FIXED_CELL, STRATEGY_CELL, EpsilonGreedy, StrategyRun, campaigns,
+from .cells import (CLEANING, FIXED_CELL, STRATEGY_CELL, EpsilonGreedy, FinishedTracker, StrategyRun, campaigns,
                     cumulative_by_week, daily_choices, easy, finished_in, fixed_cell, period_bounds, period_costs,
                     period_edges, resampled, run_stepped, run_strategy, select_simulated, strategy_cell, trace_ref)
 from .figures import POLICY_COLORS, STRATEGY_COLORS, figure_fixed, figure_shares, figure_strategies
@@ -119,7 +119,7 @@ __all__ = [
     "PAPER", "PUBLISHED_TABLE2", "MISSING_TRACES", "PAPER_TRACES", "POLICIES", "STRATEGIES",
     "PERIODS", "CLEANING", "Params", "compute", "easy", "period_edges", "period_bounds",
     "period_costs", "select_simulated", "EpsilonGreedy", "run_stepped", "run_strategy",
-    "StrategyRun", "cumulative_by_week", "daily_choices", "fixed_cell", "strategy_cell",
+    "StrategyRun", "FinishedTracker", "cumulative_by_week", "daily_choices", "fixed_cell", "strategy_cell",
     "campaigns", "change", "change_ci", "curve", "shares", "TraceResult", "analyse", "tables",
     "swapped", "table2_agreement", "SWAP_PQA",
     "figure_fixed", "figure_strategies", "figure_shares", "numbers", "trace_ref",
