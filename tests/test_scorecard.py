@@ -79,9 +79,13 @@ def test_the_thresholds_study_states_fig8_and_its_maxwait_claim(tmp_path):
     fig8 = [r for r in rows if r.item == "Fig. 8"]
     assert [r.trace for r in fig8] == ["KTH-SP2", "CEA-Curie"] and all(r.published in (29, 42) for r in fig8)
     assert all(r.low <= r.ours <= r.high for r in fig8)
-    claim = next(r for r in rows if r.rule == "claim")
+    claim = next(r for r in rows if r.rule == "claim" and "MaxWait" in r.item)
     assert claim.published == "CEA-Curie" and claim.verdict in scorecard.VERDICTS
     assert (claim.verdict == "reproduced") == (claim.ours == "CEA-Curie")
+    order = next(r for r in rows if r.rule == "claim" and "order" in r.item)
+    rhos = [float(x.split()[-1]) for x in order.ours.split(", ")]
+    assert len(rhos) == 2 and all(-1 <= v <= 1 for v in rhos)
+    assert (order.verdict == "reproduced") == all(v >= 0.5 for v in rhos)
 
 
 def test_the_traces_study_counts_the_jobs_the_thesis_counted():
@@ -91,7 +95,7 @@ def test_the_traces_study_counts_the_jobs_the_thesis_counted():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = rows([characterise("KTH-SP2")])
-    assert {r.item for r in got} == {"Table 4.1", "Table 6.1", "Table 6.2"}
+    assert {r.item for r in got} == {"Table 4.1", "Table 6.1", "Table 6.2", "Table 3 (= gaussier2015 Table 4)"}
     small = [r for r in got if r.item == "Table 6.1" and "small" in r.metric]
     # Table 6.1's shares are those of the completed jobs, to the printed digits
     assert all(r.verdict == "reproduced" and "the completed jobs" in r.explanation for r in small)
@@ -174,6 +178,11 @@ def test_the_classification_study_states_tables_6_4_to_6_6_and_its_claims(tmp_pa
     assert "5 trees" in acc.explanation or acc.verdict == "reproduced"
     claims = [r for r in rows if r.rule == "claim"]
     assert any("FCFS" in r.item for r in claims) and any("large jobs" in r.item for r in claims)
+    fs = next(r for r in claims if "false small" in r.item)
+    assert (fs.verdict == "reproduced") == (float(fs.ours) <= 4)
+    order = next(r for r in claims if "Fig. 6.9" in r.item)
+    ok, total = (int(x) for x in order.ours.split(" of "))
+    assert total == len(result["params"].policies) and (order.verdict == "reproduced") == (4 * ok >= 3 * total)
 
 
 @pytest.mark.slow
@@ -209,3 +218,36 @@ def test_the_selection_study_states_the_abstracts_two_claims(tmp_path):
     assert rows["noisy"].published == 2.0 and rows["noisy"].ours > 0
     assert rows["the"].published == 40.0 and 0 < rows["the"].ours
     assert all(r.verdict in scorecard.VERDICTS for r in rows.values())
+
+
+def test_energy_rows_compare_the_thesis_class_shares_and_say_the_unit_differs():
+    from schedlab.studies.energy.scorecard import rows
+    doc = {"thesis": {"predictable_pct": 75.0, "constant_pct": 50.0, "periodic_pct": 25.0, "jobs": 21885},
+           "shares": {"count": {"predictable": 74.0, "constant": 70.0, "periodic": 4.0},
+                      "duration": {"predictable": 90.0}},
+           "profiles": {"classified": 100, "method": "segments"}, "data": {"hosts": 40, "days": 16.0},
+           "methods": {"segments": {"count_predictable": 74.0}, "windows": {"count_predictable": 60.0}},
+           "sensitivity": {"periodicity": {"min": 70.0, "max": 76.0}}}
+    by = {r.item: r for r in rows(doc)}
+    assert by["Fig. 7.12: predictable jobs"].verdict == "reproduced"
+    assert by["Fig. 7.12: periodic jobs"].verdict == "not reproduced"
+    assert "60.0-74.0 %" in by["Fig. 7.12: predictable jobs"].explanation
+    assert "not the thesis' 21885 jobs" in by["Fig. 7.12: constant jobs"].explanation
+    assert rows({}) == []
+
+
+def test_log_table_rows_measure_whether_a_short_published_duration_can_be_a_cut():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from schedlab.studies.traces.scorecard import MONTH, log_rows, most_in_window
+    assert most_in_window(np.array([0, 1, 2, 10, 11]), 3) == 3 and most_in_window(np.array([]), 5) == 0
+    # a CEA-Curie-like log: 8 months of jobs where the papers say 3
+    sub = np.sort(np.random.default_rng(0).integers(0, int(8 * MONTH), 300_000))
+    s = SimpleNamespace(name="CEA-Curie", jobs=sub.size, jobs_in_file=312_000, m=80640, submitted=sub,
+                        period_months=(sub[-1] - sub[0]) / MONTH)
+    by = {r.metric: r for r in log_rows(s)}
+    assert by["jobs (thousands)"].verdict == "reproduced" and by["CPUs"].verdict == "reproduced"
+    d = by["duration (months)"]
+    assert d.verdict == "not reproduced" and "no 3-month window holds more than 11" in d.explanation

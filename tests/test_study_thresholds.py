@@ -343,8 +343,9 @@ def test_notebook_runs_on_a_small_trace(tiny, tmp_path):
         assert (out / rel).is_file(), rel
     assert not list(out.rglob("*.tmp*"))
     nums = json.loads((out / "numbers.json").read_text())
-    science = {k: v for k, v in nums.items() if k not in ("provenance", "timing")}
+    science = {k: v for k, v in nums.items() if k not in ("provenance", "timing", "scorecard")}
     assert all(v is None or isinstance(v, (str, int, float, bool)) for v in science.values())   # flat
+    assert nums["scorecard"]["counts"]["compared"] + nums["scorecard"]["counts"]["not compared"] >= 1
     assert nums["weeks"] == 4 and nums["n_pairs"] == 4 and nums["thesis_tiny_weeks"] == N_WEEKS - 1
     assert "wall_s" not in science and nums["timing"]["wall_s"] > 0
     assert nums["provenance"]["inputs"]["tiny"]["sha256"] and nums["provenance"]["profile"] == "custom"

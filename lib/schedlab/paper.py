@@ -31,9 +31,16 @@ def study_name(stem: str) -> str:
     return BY_STEM[stem].name if stem in BY_STEM else stem
 
 
-def collect(results: Path, paper_dir: Path, profile: str) -> dict:
-    """Copy figures/tables and merge numbers; returns the numbers written."""
-    from . import lockfile
+def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = True,
+            shipped_root: Path | None = None) -> dict:
+    """Copy figures/tables and merge numbers; returns the numbers written.
+
+    Each study is read from the full-size results shipped with the
+    repository (:mod:`schedlab.shipped`) when there are some and
+    ``use_shipped``, else from this build's ``results``; ``meta.sources``
+    says which, and a quick build's scorecard rows are checked against the
+    shipped ones (``quick_check``, ``generated/quick_check.csv``)."""
+    from . import lockfile, shipped
     from .sim import VERSION
     from .traces import sha256_file
 
@@ -48,13 +55,23 @@ def collect(results: Path, paper_dir: Path, profile: str) -> dict:
                         "locked": lockfile.direct_versions(),
                         "lock_sha256": sha256_file(lockfile.UV_LOCK),
                         "environment_is_lock": not lockfile.differences()}}
-    for study_dir in sorted(p for p in Path(results).iterdir() if p.is_dir() and STEM.match(p.name)):
-        nfile = study_dir / "numbers.json"
-        if not nfile.exists():
+    srcs = shipped.sources(profile, results, use_shipped=use_shipped and profile != "full", root=shipped_root)
+    numbers["meta"]["sources"] = {}
+    manifest = shipped.read_manifest("full", shipped_root)
+    for stem, (study_dir, kind) in sorted(srcs.items()):
+        if not STEM.match(stem):
             continue
-        study = study_name(study_dir.name)
+        nfile = study_dir / "numbers.json"
+        study = study_name(stem)
         numbers[study] = json.loads(nfile.read_text())
-        numbers[study]["_notebook"] = f"{study_dir.name}.ipynb"
+        numbers[study]["_notebook"] = f"{stem}.ipynb"
+        if kind == "shipped":
+            m = manifest["studies"][stem]
+            numbers["meta"]["sources"][study] = {"from": "shipped", "profile": "full", "commit": m.get("commit"),
+                                                 "created": m.get("created"), "wall_s": m.get("wall_s"),
+                                                 "jobs_simulated": m.get("jobs_simulated")}
+        else:
+            numbers["meta"]["sources"][study] = {"from": "run", "profile": profile}
         dest = gen / study
         tmp = Path(tempfile.mkdtemp(dir=paper_dir, prefix=".gen-"))
         for sub, pattern in (("figures", "*.png"), ("tables", "*.csv")):
@@ -65,6 +82,16 @@ def collect(results: Path, paper_dir: Path, profile: str) -> dict:
             shutil.rmtree(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, dest)
+    if profile != "full" and use_shipped and Path(results).exists():
+        rows, counts = shipped.quick_check(results, root=shipped_root)
+        if rows:
+            from .studies import Table
+            disagree = [r for r in rows if r[7] == "disagree"]
+            gen.mkdir(parents=True, exist_ok=True)
+            Table(shipped.QUICK_CHECK_COLUMNS, rows).write(gen / "quick_check")
+            Table(shipped.QUICK_CHECK_COLUMNS, disagree).write(gen / "quick_check_disagree")
+            numbers["quick_check"] = {"profile": profile, "counts": counts,
+                                      "total": {s: sum(c[s] for c in counts.values()) for s in shipped.STATUSES}}
     fd, tmp = tempfile.mkstemp(dir=paper_dir, prefix=".numbers.", suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump(numbers, f, indent=1, default=str)
@@ -87,10 +114,11 @@ def compile_pdf(paper_dir: Path, output: Path | None = None) -> Path:
     return output
 
 
-def build(profile: str = "quick", results: Path | None = None, paper_dir: Path | None = None) -> Path:
+def build(profile: str = "quick", results: Path | None = None, paper_dir: Path | None = None,
+          use_shipped: bool = True, shipped_root: Path | None = None) -> Path:
     results = Path(results or paths.RESULTS / profile)
     paper_dir = Path(paper_dir or paths.PAPER)
     if not results.exists():
         raise FileNotFoundError(f"{results}: no executed studies (run the notebooks first: make reproduce)")
-    collect(results, paper_dir, profile)
+    collect(results, paper_dir, profile, use_shipped=use_shipped, shipped_root=shipped_root)
     return compile_pdf(paper_dir)

@@ -10,7 +10,9 @@
 3. the paper (``schedlab.paper``): ``paper/paper.pdf``.
 
 Usage: ``python -m schedlab.reproduce [all|baseline|notebook [STEM ...]|paper]
-[--profile quick|full]``, or ``traces LOG [LOG ...] [--studies a,b]``: every
+[--profile quick|full] [--from shipped|run]``; ``ship [STEM ...] --profile full``
+copies a finished full run's small products into ``shipped/full/``
+(:mod:`schedlab.shipped`), ``verify-shipped`` checks them; or ``traces LOG [LOG ...] [--studies a,b]``: every
 trace-based study on the user's logs with a one-page report
 (:mod:`schedlab.trace_report`, ``make reproduce TRACES="..."``); the Makefile runs the notebooks as separate targets
 so that ``make -j`` runs independent studies in parallel.
@@ -219,14 +221,32 @@ def notebooks() -> list[Path]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("action", nargs="?", default="all", choices=["all", "baseline", "notebook", "paper", "traces"])
+    ap.add_argument("action", nargs="?", default="all",
+                    choices=["all", "baseline", "notebook", "paper", "traces", "ship", "verify-shipped"])
     ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all); for 'traces', the "
                                              "user's logs (SWF paths, registry names or PATH?request=..&m=..)")
     ap.add_argument("--studies", default=None,
                     help="for 'traces': only these studies (comma-separated names or notebook stems)")
     ap.add_argument("--profile", default="quick", choices=PROFILES)
+    ap.add_argument("--from", dest="source", default="shipped", choices=["shipped", "run"],
+                    help="for 'paper' and 'all': read each study from the full-size results shipped in shipped/full/ "
+                         "(default; this run's own results for a study not shipped, and a quick run is checked "
+                         "against them), or from this run's results only")
     args = ap.parse_args(argv)
     t0 = time.time()
+    if args.action in ("ship", "verify-shipped"):
+        from . import shipped
+        try:
+            if args.action == "ship":
+                shipped.ship(args.stems or None, profile=args.profile if args.profile != "quick" else "full")
+            problems = shipped.verify("full")
+        except InputError as exc:
+            raise SystemExit(f"reproduce {args.action}: {exc}") from None
+        for p in problems:
+            print(p)
+        print(f"shipped/full: {len(shipped.read_manifest('full').get('studies', {}))} studies, "
+              f"{'every file as shipped' if not problems else f'{len(problems)} problem(s)'}")
+        return 1 if problems else 0
     if args.action == "traces":
         from . import trace_report
         if not args.stems:
@@ -261,8 +281,22 @@ def main(argv=None) -> int:
             print(f"  -> {executed.relative_to(paths.ROOT)} in {time.time() - t:.1f} s", flush=True)
     if args.action in ("all", "paper"):
         from . import paper
-        pdf = paper.build(args.profile)
+        pdf = paper.build(args.profile, use_shipped=args.source == "shipped")
         print(f"wrote {pdf.relative_to(paths.ROOT)}")
+        numbers = json.loads((paths.PAPER / "numbers.json").read_text())
+        srcs = numbers["meta"].get("sources", {})
+        ship_ = sorted(k for k, v in srcs.items() if v["from"] == "shipped")
+        if ship_:
+            print(f"the paper shows the shipped full-size results of {', '.join(ship_)}; "
+                  f"this run's {args.profile} results of {', '.join(sorted(set(srcs) - set(ship_))) or 'none'}")
+        qc = numbers.get("quick_check")
+        if qc:
+            t = qc["total"]
+            print(f"quick against shipped full: {t['agree']} scorecard rows agree, {t['disagree']} disagree, "
+                  f"{t['not comparable']} not comparable (paper/generated/quick_check.csv)")
+            for study, c in sorted(qc["counts"].items()):
+                print(f"  {study:<15} agree {c['agree']:>4}  disagree {c['disagree']:>4}  "
+                      f"not comparable {c['not comparable']:>4}")
     print(f"reproduce {args.action} done in {time.time() - t0:.1f} s")
     return 0
 

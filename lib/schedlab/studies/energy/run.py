@@ -106,5 +106,6 @@ def compute(p: Params, ctx) -> dict[str, Any]:
              "note": "profiles are pieces of a processor's signal, not jobs"}
     ctx.dataset("profiles", profiles_dataset(base, p, unit, attrs), folder="")
     doc = {"study": STUDY, **nums, "published_source": THESIS, "published_notes": list(PUBLISHED_NOTES)}
-    return {"numbers": doc, "inputs": {"energy": source}, "analysis": base, "shares": s, "methods": methods, "sensitivity": sens,
+    from .scorecard import rows as scorecard_rows
+    return {"numbers": doc, "inputs": {"energy": source}, "analysis": base, "scorecard": scorecard_rows(doc), "shares": s, "methods": methods, "sensitivity": sens,
             "synthetic": synth, "tables": tabs, "figures": figs, "dataset": ds}

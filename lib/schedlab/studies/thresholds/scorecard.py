@@ -10,6 +10,7 @@ says so."""
 from __future__ import annotations
 
 from ...scorecard import Row
+from .analysis import _spearman
 from .cells import THESIS_WEEKS
 from .params import PUBLISHED, THESIS_THRESHOLDS
 
@@ -57,6 +58,14 @@ def rows(p, fig8: dict, thesis=()) -> list[Row]:
                            f"AvgWait diminution of the learned pair ({r.pair}), testing weeks (%)", pub, r.test_gain,
                            *r.test_gain_ci, baseline=0.0, comparable=at_20h,
                            explanation=why_not or "unexplained"))
+    rhos = {n: _spearman(r.train_diff, r.test_diff) for n, r in fig8.items() if len(r.train_diff) > 2}
+    if rhos:
+        out.append(Row("lelong2017 §7.4", "claim: the relative order of the policies is roughly conserved from "
+                       "training to testing (Fig. 8)", ", ".join(rhos),
+                       "Spearman correlation of the pairs' mean AvgWait, training vs testing weeks (test: >= 0.5 "
+                       "on every log)", ">= 0.5", ", ".join(f"{n} {v:.2f}" for n, v in rhos.items()), rule="claim",
+                       holds=all(v >= 0.5 for v in rhos.values()), comparable=at_20h,
+                       explanation=why_not or "unexplained"))
     if "CEA-Curie" in fig8:
         cea, pub = fig8["CEA-Curie"], PUBLISHED["fig8_cea_maxwait_s"]
         for key, ours in (("learned", cea.test_max), ("baseline", cea.test_base_max)):

@@ -43,6 +43,7 @@ class TraceStats:
     classes: dict[str, ClassStats]
     seconds: float = 0.0
     published: dict[str, Any] = field(default_factory=dict)
+    submitted: np.ndarray | None = None     # the cleaned jobs' submit times, sorted
 
     @property
     def period_days(self) -> float:
@@ -88,4 +89,5 @@ def characterise(trace_or_name, factor: float = PREMATURE_FACTOR) -> TraceStats:
         classes=classes,
         seconds=time.perf_counter() - t0,
         published=published_for(info.name) if info.registered else {},
+        submitted=np.sort(sub),
     )

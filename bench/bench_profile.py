@@ -1,0 +1,110 @@
+"""A profile, study by study, from a cold cache (issue 19): per study the wall
+time, the campaign cells computed, the jobs simulated (every job completed by
+the engine, in the driver and in the campaign workers: ``timing.jobs_simulated``
+of the study's ``numbers.json``) and jobs/s, and the peak memory (the largest
+resident set of any process reaped so far: the studies' and their workers').  Target: the full profile under 60 minutes on this 2-core machine.
+
+Each study runs in a fresh subprocess (``schedlab study run NAME --profile P``),
+as ``make reproduce`` runs one notebook each, on a cache directory of its own
+that is emptied first (default ``results/cache-bench``): every cell is
+computed.  Its products go where the driver puts them,
+``results/<profile>/<NN-study>/``, so that a full run can be shipped
+afterwards (``python -m schedlab.reproduce ship``).  The figures are also
+written to ``results/bench/profile-<profile>.json``.
+
+Usage: python bench/bench_profile.py [--profile full] [--studies a,b] [--cache DIR]
+       [--keep-cache] [--workers N]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from schedlab import paths
+from schedlab.studies.registry import STUDIES, get
+
+TARGET_S = 3600.0
+
+
+def run_one(entry, profile: str, cache: Path, workers: int | None) -> dict:
+    cmd = [sys.executable, "-m", "schedlab.cli", "study", "run", entry.name, "--profile", profile,
+           "--cache", str(cache), "--no-progress"]
+    if workers:
+        cmd += ["--workers", str(workers)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    row = {"study": entry.name, "stem": entry.stem, "wall_s": round(wall, 1), "rc": proc.returncode,
+           # the study process and its dask workers, as far as they were reaped (a bound, not exact)
+           "cpu_s": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 1),
+           "max_rss_mb": round(after.ru_maxrss / 1024, 0)}
+    if proc.returncode != 0:
+        row["error"] = proc.stdout[-3000:]
+        return row
+    numbers = json.loads((paths.RESULTS / profile / entry.stem / "numbers.json").read_text())
+    timing = numbers.get("timing", {})
+    row["cells"] = int(timing.get("cells_computed", 0))
+    row["cached"] = int(timing.get("cells_cached", 0))
+    row["jobs"] = int(timing.get("jobs_simulated", 0))
+    row["jobs_per_s"] = round(row["jobs"] / wall) if wall > 0 else None
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="full", choices=["quick", "full"])
+    ap.add_argument("--studies", default=None, help="comma-separated names or numbers (default: every study)")
+    ap.add_argument("--cache", default=str(paths.RESULTS / "cache-bench"),
+                    help="the benchmark's own cache directory, emptied before each study")
+    ap.add_argument("--keep-cache", action="store_true",
+                    help="do not empty the cache first (then the figures are not from a cold cache)")
+    ap.add_argument("--workers", type=int, default=None, help="default: all cores")
+    args = ap.parse_args()
+    entries = [get(s.strip()) for s in args.studies.split(",")] if args.studies else list(STUDIES)
+    cache = Path(args.cache)
+    if cache.resolve() == (paths.RESULTS / "cache").resolve() and not args.keep_cache:
+        raise SystemExit("bench_profile: --cache results/cache would empty the user's cache; give another folder")
+    print(f"profile {args.profile}, {len(entries)} studies, {os.cpu_count()} cores, cache {cache} "
+          f"({'kept' if args.keep_cache else 'emptied first: cold'})", flush=True)
+    print(f"{'study':<16} {'wall (s)':>9} {'cells':>7} {'jobs simulated':>15} {'jobs/s':>10} {'peak RSS':>9}",
+          flush=True)
+    rows = []
+    t0 = time.perf_counter()
+    for entry in entries:
+        if not args.keep_cache and cache.exists():
+            shutil.rmtree(cache)
+        r = run_one(entry, args.profile, cache, args.workers)
+        rows.append(r)
+        if r["rc"] != 0:
+            print(f"{entry.name:<16} {r['wall_s']:>9.1f}  FAILED (exit {r['rc']}):\n{r['error']}", flush=True)
+            continue
+        print(f"{entry.name:<16} {r['wall_s']:>9.1f} {r['cells']:>7} {r['jobs']:>15,} "
+              f"{r['jobs_per_s'] or 0:>10,} {r['max_rss_mb']:>6.0f} MB", flush=True)
+    total = time.perf_counter() - t0
+    jobs = sum(r.get("jobs", 0) for r in rows)
+    print(f"{'total':<16} {total:>9.1f} {sum(r.get('cells', 0) for r in rows):>7} {jobs:>15,} "
+          f"{round(jobs / total) if total else 0:>10,}")
+    print(f"target: the {args.profile} profile under {TARGET_S / 60:.0f} min: "
+          f"{'met' if total < TARGET_S else 'NOT MET'} ({total / 60:.1f} min)")
+    out = paths.RESULTS / "bench" / f"profile-{args.profile}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                               "commit": paths.git_commit(), "cores": os.cpu_count(), "profile": args.profile,
+                               "cold": not args.keep_cache, "total_s": round(total, 1), "studies": rows},
+                              indent=1))
+    print(f"wrote {paths.relative(out)}")
+    return 0 if all(r["rc"] == 0 for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Shipped full-size results: what `reproduce ship` copies, the manifest's
+checksums, where the paper reads each study from, and the quick build's check
+against the shipped scorecard."""
+import csv
+import json
+import shutil
+
+import pytest
+
+from schedlab import paper, paths, shipped
+from schedlab.errors import InputError
+from schedlab.scorecard import COLUMNS
+
+
+def write_study(results, stem, rows, profile="full"):
+    d = results / stem
+    (d / "tables").mkdir(parents=True)
+    (d / "figures").mkdir()
+    (d / "datasets").mkdir()
+    (d / "numbers.json").write_text(json.dumps({"provenance": {"profile": profile, "git": {"commit": "abc", "dirty": False},
+                                                               "created": "2026-11-24T00:00:00+00:00"},
+                                                "timing": {"wall_s": 12.5, "jobs_simulated": 1000}}))
+    (d / "findings.json").write_text("{}")
+    (d / "parameters.json").write_text("{}")
+    (d / "figures" / "f.png").write_bytes(b"\x89PNG fake")
+    (d / "datasets" / "big.nc").write_bytes(b"0" * 1000)
+    with open(d / "tables" / "scorecard.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        w.writerows(rows)
+    return d
+
+
+def row(item, ours, low="", high="", verdict="close", rule="value", metric="AVEbsld"):
+    return ["p2020", item, "KTH-SP2", metric, 10, ours, low, high, rule, verdict, "unexplained"]
+
+
+def test_ship_copies_the_small_products_and_verify_catches_any_change(tmp_path):
+    results = tmp_path / "results" / "full"
+    write_study(results, "01-policy-comparison", [row("Table 1", 9.0)])
+    root = tmp_path / "shipped"
+    assert shipped.ship(None, "full", results=results, root=root, log=None) == ["01-policy-comparison"]
+    d = root / "full" / "01-policy-comparison"
+    assert sorted(p.relative_to(d).as_posix() for p in d.rglob("*") if p.is_file()) == [
+        "figures/f.png", "findings.json", "numbers.json", "parameters.json", "tables/scorecard.csv"]   # no datasets
+    m = shipped.read_manifest("full", root)["studies"]["01-policy-comparison"]
+    assert m["commit"] == "abc" and m["wall_s"] == 12.5 and m["jobs_simulated"] == 1000
+    assert shipped.verify("full", root) == []
+    (d / "tables" / "scorecard.csv").write_text("altered")
+    (d / "tables" / "extra.csv").write_text("x")
+    (d / "findings.json").unlink()
+    problems = "\n".join(shipped.verify("full", root))
+    assert "scorecard.csv: differs" in problems and "extra.csv: not in MANIFEST" in problems
+    assert "findings.json: missing" in problems
+
+
+def test_ship_refuses_an_unfinished_or_other_profile_run(tmp_path):
+    results = tmp_path / "results" / "full"
+    with pytest.raises(InputError, match="no finished study"):
+        shipped.ship(None, "full", results=results, root=tmp_path / "s", log=None)
+    write_study(results, "02-thresholds", [], profile="quick")
+    with pytest.raises(InputError, match="a quick run, not full"):
+        shipped.ship(["thresholds"], "full", results=results, root=tmp_path / "s", log=None)
+    with pytest.raises(InputError, match="has not finished"):
+        shipped.ship(["mixed"], "full", results=results, root=tmp_path / "s", log=None)
+
+
+def test_quick_check_judges_each_row_by_the_intervals(tmp_path):
+    full_rows = [row("equal", 5.0), row("in full interval", 5.0, 4.0, 6.0), row("in quick interval", 5.0),
+                 row("apart", 5.0, 4.9, 5.1), row("apart, no interval", 5.0),
+                 row("claim", "yes", rule="claim", verdict="reproduced"),
+                 row("claim flips", "yes", rule="claim", verdict="reproduced"),
+                 row("window", 5.0, verdict="not compared"), row("full only", 1.0)]
+    quick_rows = [row("equal", 5.0), row("in full interval", 5.9), row("in quick interval", 9.0, 4.0, 10.0),
+                  row("apart", 7.0, 6.5, 7.5), row("apart, no interval", 5.5),
+                  row("claim", "yes", rule="claim", verdict="reproduced"),
+                  row("claim flips", "no", rule="claim", verdict="not reproduced"),
+                  row("window", 3.0, verdict="not compared"), row("quick only", 1.0)]
+    root = tmp_path / "shipped"
+    write_study(tmp_path / "full", "01-policy-comparison", full_rows)
+    shipped.ship(None, "full", results=tmp_path / "full", root=root, log=None)
+    write_study(tmp_path / "quick", "01-policy-comparison", quick_rows, profile="quick")
+    rows, counts = shipped.quick_check(tmp_path / "quick", root=root)
+    status = {r[2]: r[7] for r in rows}
+    assert status == {"equal": "agree", "in full interval": "agree", "in quick interval": "agree",
+                      "apart": "disagree", "apart, no interval": "disagree", "claim": "agree",
+                      "claim flips": "disagree", "window": "not comparable", "full only": "only in full",
+                      "quick only": "only in quick"}
+    assert counts["policies"]["agree"] == 4 and counts["policies"]["disagree"] == 3
+    why = {r[2]: r[8] for r in rows}
+    assert why["apart, no interval"] == "10.0% apart (no interval)"
+
+
+@pytest.fixture
+def paper_copy(tmp_path):
+    dest = tmp_path / "paper"
+    shutil.copytree(paths.PAPER, dest, ignore=shutil.ignore_patterns("generated", "numbers.json", "*.pdf", ".*"))
+    return dest
+
+
+def test_the_paper_reads_shipped_studies_and_checks_the_quick_run(tmp_path, paper_copy):
+    from test_study_traces import write_tiny
+    from schedlab.study import run_study
+
+    trace = write_tiny(tmp_path / "tiny.swf")
+    full, quick = tmp_path / "results" / "full", tmp_path / "results" / "quick"
+    run_study("traces", profile="full", overrides={"traces": [str(trace)]}, outdir=full / "00-traces", log=None)
+    # a custom run is recorded as such; ship it as if it were the profile's own
+    nfile = full / "00-traces" / "numbers.json"
+    n = json.loads(nfile.read_text())
+    n["provenance"]["profile"] = "full"
+    nfile.write_text(json.dumps(n))
+    card = [row("Table 4.1", 5.0, 4.0, 6.0)]        # a tiny log has no published rows: one stands in
+    write_card = lambda d: shutil.copy(write_study(tmp_path / "cards" / d.parent.name, d.name, card) / "tables" /  # noqa: E731
+                                       "scorecard.csv", d / "tables" / "scorecard.csv")
+    write_card(full / "00-traces")
+    root = tmp_path / "shipped"
+    shipped.ship(["traces"], "full", results=full, root=root, log=None)
+    run_study("traces", overrides={"traces": [str(trace)]}, outdir=quick / "00-traces", log=None)
+    write_card(quick / "00-traces")
+    numbers = paper.collect(quick, paper_copy, "quick", shipped_root=root)
+    assert numbers["meta"]["sources"]["traces"]["from"] == "shipped"
+    assert numbers["quick_check"]["total"]["disagree"] == 0 and numbers["quick_check"]["total"]["agree"] == 1
+    assert (paper_copy / "generated" / "quick_check.csv").exists()
+    paper.compile_pdf(paper_copy)
+    # asked for this run's own: no shipped study, no check
+    numbers = paper.collect(quick, paper_copy, "quick", use_shipped=False, shipped_root=root)
+    assert numbers["meta"]["sources"]["traces"]["from"] == "run" and "quick_check" not in numbers
+
+
+def test_the_repository_s_shipped_results_are_intact_and_full_size():
+    manifest = shipped.read_manifest("full")
+    assert shipped.verify("full") == []
+    for stem, entry in manifest.get("studies", {}).items():
+        numbers = json.loads((shipped.folder("full") / stem / "numbers.json").read_text())
+        assert numbers["provenance"]["profile"] == "full", stem
+        assert entry["commit"] and entry["wall_s"] > 0, stem
