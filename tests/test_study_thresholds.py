@@ -165,6 +165,8 @@ def test_threshold_sweep_gives_each_thresholds_own_simulation(seed):
                 assert _same_schedule(g, want), (prim, back, t, tb)
                 assert g.policy == want.policy
                 bit += bool(g.forced.any())
+        one = study.cells.threshold_sweep(jobs, M, prim, back, [3600])[0]     # alone: its own run
+        assert _same_schedule(one, sim.simulate(jobs, M, sim.Policy(prim, back, 3600)))
     assert bit > 10                         # thresholds that bite were among them
     base = sim.simulate(jobs, M, "EASY-SPF-SPF")
     assert base.wait.max() < 10 ** 8        # and one that never does

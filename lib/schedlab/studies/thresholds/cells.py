@@ -112,6 +112,10 @@ def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="reque
     to each u_T in turn and cloned there, serves every T; only the part
     after u_T is simulated again."""
     ths = list(thresholds)
+    if len(ths) == 1:
+        # nothing to share: the run without threshold would be extra work
+        return [sim.simulate(jobs, m, sim.Policy(primary, backfill, ths[0], threshold_backfill),
+                             estimate=estimate)]
     base_policy = sim.Policy(primary, backfill, None, threshold_backfill)
     with sim.Simulation(jobs, m, base_policy, estimate=estimate) as proto:
         with proto.clone() as free:
