@@ -101,6 +101,7 @@ bench: install
 	$(PY) bench/bench_queue.py
 	$(PY) bench/bench_campaign.py
 	$(PY) bench/bench_check.py
+	$(PY) bench/bench_advise.py
 
 # schedlab check passes every schedule the engine writes for the bundled logs
 # (whole logs, EASY-FCFS-FCFS and EASY-SPF-SPF; a few minutes: the suite checks

@@ -62,6 +62,10 @@ def test_the_driver_writes_a_studys_scorecard(tmp_path):
     assert "largest wait is" in spf_max["explanation"] or spf_max["verdict"] == "reproduced"
     counts = json.loads((tmp_path / "out" / "numbers.json").read_text())["scorecard"]["counts"]
     assert counts["compared"] == len(rows)
+    # online-bandit Table 2: a cell not reproduced as printed says what the swapped labels give
+    bandit = [r for r in rows if r["paper"] == "online-bandit §6.2" and r["verdict"] != "reproduced"
+              and r["metric"].split(", ")[1][:3] in ("SPF", "LPF", "SQF", "LQF", "SAF", "LAF")]
+    assert all("read with S/L swapped" in r["explanation"] for r in bandit)
 
 
 @pytest.mark.slow

@@ -209,3 +209,24 @@ def test_a_trace_spec_carries_cleaning_choices_in_its_name():
                        ("KTH-SP2?m=-3", "machine")):
         with pytest.raises(InputError, match=match):
             traces.resolve(bad)
+
+
+def test_campaign_ref_keeps_a_spec_s_cleaning_choices_in_every_study(tmp_path):
+    """A trace file given with cleaning choices (?m=..&request=..) reaches the
+    campaign cells with them: each study names its traces with campaign_ref."""
+    from schedlab.studies.classification import cells as cl
+    from schedlab.studies.mixed import cells as mx
+    from schedlab.studies.prediction import cells as pr
+    from schedlab.studies.selection import cells as se
+    from schedlab.studies.thresholds import cells as th
+    from test_study_traces import write_tiny
+
+    path = write_tiny(tmp_path / "tiny.swf")
+    info = traces.resolve(f"{path}?m=64&request=runtime")
+    ref = traces.campaign_ref(info)
+    assert ref.startswith(str(path.resolve())) and ref.endswith("?request=runtime&m=64")
+    assert {f(info) for f in (cl._ref, mx.trace_arg, pr.trace_spec, se.trace_ref, th.trace_ref)} == {ref}
+    assert traces.campaign_ref(traces.resolve(str(path))) == str(path.resolve())
+    assert traces.campaign_ref(traces.resolve("KTH-SP2")) == "KTH-SP2"
+    jobs, m = pr.load_jobs(ref, None, 0, None)          # what a cell loads: m from the spec
+    assert m == 64

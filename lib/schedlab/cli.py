@@ -12,6 +12,8 @@
     schedlab check SCHEDULE --case conformance/cases/NN-name.swf
     schedlab study list
     schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--scheduler ADDR]
+    schedlab advise LOG [--format swf|sacct|sacct-json|batsim] [-m M] [--objective avgwait|bsld|ppbsld]
+                        [--max-wait-risk X] [--out DIR] [--scheduler ADDR] [--workers N]
 """
 from __future__ import annotations
 
@@ -397,7 +399,35 @@ def build_parser() -> argparse.ArgumentParser:
     sr.add_argument("--cache", default=None, help="cache directory (default results/cache)")
     sr.add_argument("--outdir", default=None, help="output folder (default results/<profile>/<NN-study>)")
     sr.add_argument("--no-progress", action="store_true")
+    ad = sub.add_parser("advise", help="which EASY configuration should this machine run, what it gains on "
+                                       "held-out weeks, at what risk (a report)",
+                        description="Learn on the earlier half of the log, evaluate every candidate on the same "
+                                    "held-out weeks against EASY-FCFS-FCFS, and write report.html and the executed "
+                                    "notebook (default folder results/advise/<log>/).")
+    ad.add_argument("log", help="the log: an SWF file, a registry name, PATH?request=...&m=..., or a site "
+                                "accounting file with --format")
+    ad.add_argument("--format", default="swf", help="swf (default), sacct, sacct-json or batsim (imported first)")
+    ad.add_argument("-m", type=int, default=None, help="machine size (processors)")
+    ad.add_argument("--objective", default="avgwait", help="avgwait (default), bsld or ppbsld")
+    ad.add_argument("--max-wait-risk", default=None, metavar="X",
+                    help="largest accepted ratio of the mean weekly MaxWait to EASY-FCFS-FCFS's, e.g. 1.5")
+    ad.add_argument("--weeks", type=int, default=None, help="resampled weeks per half (default 30)")
+    ad.add_argument("--out", default=None, help="output folder (default results/advise/<log>/)")
+    ad.add_argument("--scheduler", default=None,
+                    help="address of a dask scheduler (a site cluster; default $SCHEDLAB_SCHEDULER, else local)")
+    ad.add_argument("--workers", type=int, default=None, help="local cluster workers (default: all cores)")
+    ad.add_argument("--cache", default=None, help="cache directory (default results/cache, shared with the studies)")
+    ad.add_argument("--no-notebook", action="store_true",
+                    help="run the Python function only (no executed notebook beside the report)")
+    ad.add_argument("--no-progress", action="store_true")
+    ad.set_defaults(func=cmd_advise)
     return p
+
+
+def cmd_advise(args) -> int:
+    from .advise import cli_run
+
+    return cli_run(args)
 
 
 @contextlib.contextmanager

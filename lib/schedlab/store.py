@@ -42,6 +42,8 @@ NAN = float("nan")
 VARIABLES: dict[str, Var] = {
     "avg_wait": Var("mean waiting time (start - submit) of the jobs", "s", "float64", NAN),
     "max_wait": Var("maximum waiting time of the jobs", "s", "float64", NAN),
+    "p99_wait": Var("99th percentile of the waiting times of the jobs", "s", "float64", NAN),
+    "top1_wait": Var("mean waiting time of the worst 1 % of the jobs (at least one)", "s", "float64", NAN),
     "sum_wait": Var("total waiting time of the jobs", "s", "float64", NAN),
     "mean_bsld": Var("mean bounded slowdown (tau = 10 s)", "1", "float64", NAN),
     "max_bsld": Var("maximum bounded slowdown (tau = 10 s)", "1", "float64", NAN),

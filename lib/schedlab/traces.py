@@ -303,6 +303,19 @@ def with_options(info: TraceInfo, options: dict) -> TraceInfo:
                                m=m if isinstance(m, int) else (info.m if m in (None, "auto", "header") else None))
 
 
+def campaign_ref(info: TraceInfo) -> str:
+    """How a campaign cell names a trace: its registry name, or the file's
+    absolute path, each with the spec's cleaning choices
+    (``/abs/site.swf?m=512&request=runtime``), so that a cell in another
+    process (or on a site cluster's worker) cleans it exactly as the driver
+    did, and a change of those choices changes the cell's cache key."""
+    if info.registered:
+        return info.name
+    query = info.name.partition("?")[2]
+    path = str(Path(info.path).resolve())
+    return f"{path}?{query}" if query else path
+
+
 def spec(info: TraceInfo) -> str:
     """The text that :func:`resolve` turns back into ``info``: its registry
     name or path, with its cleaning choices."""

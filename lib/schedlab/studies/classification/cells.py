@@ -592,9 +592,8 @@ _SCHEDULE_CELL = "schedlab.studies.classification.cells:schedule_cell"
 
 # -------------------------------------------------------------- campaigns --
 
-def _ref(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: the registry name, or the file path."""
-    return info.name if info.registered else str(info.path)
+#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
+_ref = _traces.campaign_ref
 
 
 def _slug(name: str) -> str:

@@ -40,9 +40,8 @@ def _thr_label(t: int | None) -> str:
 
 # ---------------------------------------------------------------- workload --
 
-def trace_arg(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: registry name, or the file's path."""
-    return info.name if info.registered else str(info.path)
+#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
+trace_arg = _traces.campaign_ref
 
 
 @functools.lru_cache(maxsize=16)

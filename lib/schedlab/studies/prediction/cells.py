@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -37,10 +36,8 @@ def estimate_labels(losses: Sequence) -> list[str]:
     return list(BASE_ESTIMATES) + [learned_label(x) for x in losses]
 
 
-def trace_spec(info) -> str:
-    """What a cell loads for a :class:`~schedlab.traces.TraceInfo`: its
-    registry name, or its absolute path."""
-    return info.name if info.registered else str(Path(info.path).resolve())
+#: What a cell loads for a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
+trace_spec = _traces.campaign_ref
 
 
 @functools.lru_cache(maxsize=8)

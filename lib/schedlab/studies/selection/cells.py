@@ -357,8 +357,8 @@ FIXED_CELL = "schedlab.studies.selection.cells:fixed_cell"
 STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 
 
-def trace_ref(info: _traces.TraceInfo) -> str:
-    return info.name if info.registered else str(info.path)
+#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
+trace_ref = _traces.campaign_ref
 
 
 def campaigns(p) -> dict[str, campaign.Campaign]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -37,9 +36,8 @@ def threshold_label(seconds: int | None) -> str:
     return sim.format_duration(seconds)
 
 
-def trace_ref(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: its registry name, or its absolute path."""
-    return info.name if info.registered else str(Path(info.path).resolve())
+#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
+trace_ref = _traces.campaign_ref
 
 # ------------------------------------------------------------------ cells --
 
