@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
 
 import nbformat
@@ -290,6 +291,24 @@ def test_cells_agree_with_direct_simulation(tiny):
         jobs, m, study.mixed_policy(w, scales), thr, bf) == a.weeks.grid[2, 7]
     c = study.make_campaign("search", a.info, "week", [1, 2], optimisers=["xnes3"], budget=5)
     assert c.cell == "schedlab.studies.mixed.cells:search_cell" and campaign.resolve_cell(c.cell) is study.search_cell
+
+
+@pytest.mark.parametrize("threshold,backfill", [(None, "same"), (20000, "same"), (3600, "FCFS")])
+def test_period_is_weekly_bsld_bit_for_bit(threshold, backfill):
+    """The cells' Period (one set-up, a clone per policy) gives exactly
+    weekly_bsld (a simulation of its own) for every grid point, 6-feature
+    weights with the expansion feature, and every pure policy, in any order
+    (a clone never sees another policy's run)."""
+    jobs, m = generated_week()
+    scales = sim.default_scales(jobs)
+    period = cells.Period(jobs, m, threshold, backfill)
+    rng = np.random.default_rng(5)
+    ws = list(optim.l1_lattice(3, 6)) + [rng.normal(size=6) for _ in range(20)]
+    policies = [study.mixed_policy(w, scales) for w in ws] + list(study.POLICIES)
+    for k in rng.permutation(len(policies)):
+        assert period.bsld(policies[k]) == study.weekly_bsld(jobs, m, policies[k], threshold, backfill)
+    period.close()
+    assert math.isnan(cells.Period(jobs.subset(np.arange(0)), m).bsld("FCFS"))
 
 
 def test_campaign_specs_load_and_share_the_full_profile_cache():

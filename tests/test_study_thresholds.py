@@ -142,14 +142,68 @@ def test_fcfs_primary_ignores_the_threshold():
     assert (a.start != b.start).any()
 
 
+def _same_schedule(a, b) -> bool:
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("start", "end", "flags"))
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_threshold_sweep_gives_each_thresholds_own_simulation(seed):
+    """threshold_sweep (one run without threshold, cloned where a threshold
+    starts to bite) gives, at every threshold, the schedule of its own
+    simulation: starts, ends and flags (forced ones included), for
+    thresholds that bite early, late and never, with and without the
+    threshold leading the backfilling order, in any order given."""
+    submit, run, req, procs, _, _ = make_jobs(seed, weeks=2, per_week=150)
+    jobs = sim.Jobs(submit, run, np.maximum(req, run), procs)
+    ths = [36000, None, 600, 3600, 7200, 10 ** 8]
+    bit = 0
+    for prim, back in (("SPF", "SPF"), ("LQF", "FCFS"), ("LEXP", "SAF"), ("SQF", "LPF")):
+        for tb in (False, True):
+            got = study.cells.threshold_sweep(jobs, M, prim, back, ths, threshold_backfill=tb)
+            for t, g in zip(ths, got):
+                want = sim.simulate(jobs, M, sim.Policy(prim, back, t, tb))
+                assert _same_schedule(g, want), (prim, back, t, tb)
+                assert g.policy == want.policy
+                bit += bool(g.forced.any())
+        one = study.cells.threshold_sweep(jobs, M, prim, back, [3600])[0]     # alone: its own run
+        assert _same_schedule(one, sim.simulate(jobs, M, sim.Policy(prim, back, 3600)))
+    assert bit > 10                         # thresholds that bite were among them
+    base = sim.simulate(jobs, M, "EASY-SPF-SPF")
+    assert base.wait.max() < 10 ** 8        # and one that never does
+
+
+def test_sweep_cell_is_the_simulate_cell_at_each_threshold(tiny):
+    """The study's sweep cell returns, threshold by threshold, exactly what
+    the campaign's simulate cell returns, and counts only the jobs its
+    simulations complete."""
+    base = {"trace": str(tiny), "overrun": "drop", "workload": "resample", "weeks": 4, "seed": 3,
+            "half": "train", "primary": "SPF", "backfill": "LQF", "metrics": list(study.METRICS)}
+    labels = ["1h", "none", "5h", "100h"]
+    before = sim.jobs_simulated()
+    got = study.cells.sweep_cell({**base, "thresholds": labels})
+    swept = sim.jobs_simulated() - before
+    before = sim.jobs_simulated()
+    for k, t in enumerate(labels):
+        want = campaign.simulate_cell({**base, "threshold": t})
+        for name in study.METRICS:
+            assert got[name][0] == ("threshold", "week")
+            np.testing.assert_array_equal(got[name][1][k], want[name][1])
+    alone = sim.jobs_simulated() - before
+    assert 0 < swept < alone
+    with pytest.raises(InputError, match="thresholds"):
+        study.cells.sweep_cell({**base, "thresholds": ["20h", "72000"]})
+    with pytest.raises(InputError, match="unknown"):
+        study.cells.sweep_cell({**base, "thresholds": ["20h"], "threshold": "20h"})
+
+
 def test_traintest_dataset_repeats_the_fcfs_rows():
     import xarray as xr
 
     w = 3
-    grid = xr.Dataset({"avg_wait": (("half", "threshold", "primary", "backfill", "week"),
-                                    np.arange(2 * 2 * 1 * 2 * w, dtype=float).reshape(2, 2, 1, 2, w))},
-                      coords={"half": ["train", "test"], "threshold": ["20h", "none"], "primary": ["SPF"],
-                              "backfill": ["FCFS", "SPF"]})
+    # the sweep cells' layout: threshold (unlabelled, in the order given) and week are the cells' own dims
+    grid = xr.Dataset({"avg_wait": (("half", "primary", "backfill", "threshold", "week"),
+                                    np.arange(2 * 1 * 2 * 2 * w, dtype=float).reshape(2, 1, 2, 2, w))},
+                      coords={"half": ["train", "test"], "primary": ["SPF"], "backfill": ["FCFS", "SPF"]})
     fcfs = xr.Dataset({"avg_wait": (("half", "primary", "backfill", "week"),
                                     -np.arange(2 * 1 * 2 * w, dtype=float).reshape(2, 1, 2, w))},
                       coords={"half": ["train", "test"], "primary": ["FCFS"], "backfill": ["FCFS", "SPF"]})
@@ -159,8 +213,9 @@ def test_traintest_dataset_repeats_the_fcfs_rows():
     for t in ("20h", "none"):
         np.testing.assert_array_equal(ds.avg_wait.sel(threshold=t, primary="FCFS").values,
                                       fcfs.avg_wait.sel(primary="FCFS").values)
+    for k, t in enumerate(("20h", "none")):
         np.testing.assert_array_equal(ds.avg_wait.sel(threshold=t, primary="SPF").values,
-                                      grid.avg_wait.sel(threshold=t, primary="SPF").values)
+                                      grid.avg_wait.isel(threshold=k).sel(primary="SPF").values)
 
 
 # ----------------------------------------------------------- thesis weeks --
@@ -245,12 +300,16 @@ def test_the_command_line_campaign_is_the_studys_kth_grid():
     ours = study.cells.traintest_campaigns(full, kth, [72000, None])
 
     def cells(c):       # thresholds as seconds (the yaml's "none" is the study's None)
-        return {json.dumps({**p, "threshold": sim.parse_duration(p["threshold"])}, sort_keys=True)
-                for _, p in c.cells()}
+        out = set()
+        for _, p in c.cells():   # a sweep cell stands for one simulate cell per threshold
+            for t in p.pop("thresholds", [p.get("threshold")]):
+                out.add(json.dumps({**p, "threshold": sim.parse_duration(t)}, sort_keys=True))
+        return out
 
     theirs = cells(spec)
     assert cells(ours[0]) <= theirs and cells(ours[1]) <= theirs
-    assert spec.cell == ours[0].cell
+    assert spec.cell == ours[1].cell == "simulate"
+    assert ours[0].cell == "schedlab.studies.thresholds.cells:sweep_cell"
 
 
 def test_published_values_are_quoted():

@@ -88,6 +88,37 @@ def weekly_bsld(jobs: Jobs, m: int, primary, threshold=THRESHOLD, backfill: str 
     return float(np.mean(metrics.bsld(s)))
 
 
+class Period:
+    """One period's jobs simulated under many policies: :meth:`bsld` is
+    :func:`weekly_bsld`, bit for bit, but the jobs are checked and handed to
+    the core once (a simulation not yet run), then each policy runs on a
+    clone of it (``csrc/SEMANTICS.md``: a clone run to the end gives what
+    its source gives; ``set_policy`` applies from the next event, here the
+    first).  The many simulations of a grid or a search on one week then
+    cost the core's time, not Python's set-up."""
+
+    def __init__(self, jobs: Jobs, m: int, threshold=THRESHOLD, backfill: str = "same"):
+        self.jobs, self.m, self.threshold, self.backfill = jobs, m, threshold, backfill
+        self._proto: sim.Simulation | None = None
+
+    def bsld(self, primary) -> float:
+        if len(self.jobs) == 0:
+            return float("nan")
+        policy = _policy(primary, self.threshold, self.backfill)
+        if self._proto is None:
+            self._proto = sim.Simulation(self.jobs, self.m, policy)
+        with self._proto.clone() as c:
+            c.set_policy(policy)
+            c.run()
+            s = sim.Schedule(self.jobs, self.m, c.policy, c.estimate, c._start, c._end, c._flags)
+            return float(np.mean(metrics.bsld(s)))
+
+    def close(self) -> None:
+        if self._proto is not None:
+            self._proto.close()
+            self._proto = None
+
+
 
 # ------------------------------------------------------------------- cells --
 
@@ -115,7 +146,9 @@ def _cell_setup(p: dict, kind: str):
 def pure_cell(p: dict) -> dict:
     """The 12 pure policies on one period: ``mean_bsld`` (policy) and ``jobs``."""
     jobs, m, _, thr, bf = _cell_setup(p, "pure")
-    out = np.array([weekly_bsld(jobs, m, pol, thr, bf) for pol in POLICIES])
+    period = Period(jobs, m, thr, bf)
+    out = np.array([period.bsld(pol) for pol in POLICIES])
+    period.close()
     return {"mean_bsld": (("policy",), out), "jobs": ((), np.int64(len(jobs)))}
 
 
@@ -126,7 +159,9 @@ def grid_cell(p: dict) -> dict:
     points = optim.l1_lattice(int(p.get("features", 3)), int(p["resolution"]))
     if len(jobs) == 0:
         return {"mean_bsld": (("point",), np.full(len(points), np.nan))}
-    out = np.array([weekly_bsld(jobs, m, mixed_policy(w, scales), thr, bf) for w in points])
+    period = Period(jobs, m, thr, bf)
+    out = np.array([period.bsld(mixed_policy(w, scales)) for w in points])
+    period.close()
     return {"mean_bsld": (("point",), out)}
 
 
@@ -153,12 +188,15 @@ def search_cell(p: dict) -> dict:
                 "evaluations": ((), np.int64(0)), "optimisation_time": ((), 0.0),
                 "best_so_far": (("evaluation",), hist)}
 
+    period = Period(jobs, m, thr, bf)
+
     def f(w):
-        return weekly_bsld(jobs, m, mixed_policy(w, scales), thr, bf)
+        return period.bsld(mixed_policy(w, scales))
 
     r = optim.minimise_l1(f, d, method, budget, seed=_seed(p.get("seed", 0), p["unit"], name),
                           sigma0=float(p.get("sigma0", 0.5)), penalty=float(p.get("penalty", 0.01)),
                           patience=int(p.get("patience", 8)))
+    period.close()
     w6 = np.zeros(6)
     w6[:d] = r.x
     hist[:r.evaluations] = r.history

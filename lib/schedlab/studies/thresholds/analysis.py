@@ -185,12 +185,18 @@ def _provenance(parts) -> dict:
 
 def traintest_dataset(parts, policies: Sequence[str], thresholds: Sequence[int | None]):
     """One dataset (half, threshold, primary, backfill, week) from the two
-    campaigns of :func:`traintest_campaigns`: the FCFS-primary pairs are
-    repeated over every threshold."""
+    campaigns of :func:`traintest_campaigns` (the sweep's, over half,
+    primary, backfill and its cells' threshold and week; the FCFS
+    primaries'): the FCFS-primary pairs are repeated over every threshold."""
     import xarray as xr
+
+    from ...store import COORDS
 
     grid, fcfs = parts
     labels = [threshold_label(t) for t in thresholds]
+    # the sweep cells give (half, primary, backfill, threshold, week), thresholds in the order of `thresholds`
+    grid = grid.assign_coords(threshold=("threshold", np.asarray(labels), COORDS.get("threshold", {})))
+    grid = grid.transpose("half", "threshold", "primary", "backfill", "week")
     fcfs = fcfs.expand_dims(threshold=labels).transpose("half", "threshold", "primary", "backfill", "week")
     fcfs = fcfs.assign_coords(threshold=("threshold", np.asarray(labels), grid.threshold.attrs))
     ds = xr.concat([fcfs, grid], dim="primary", data_vars="all", coords="minimal", compat="override",

@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ... import campaign, sim, workload
+from ... import metrics as _metrics
 from ... import traces as _traces
 from ...errors import InputError
 
@@ -90,6 +91,122 @@ def thesis_cell(p: dict) -> dict:
     return {k: (("week",), v) for k, v in out.items()}
 
 
+def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="requested",
+                    threshold_backfill: bool = False) -> list:
+    """The schedules of EASY-``primary``-``backfill`` on ``jobs`` at every
+    threshold of ``thresholds`` (seconds; None: no threshold), in their
+    order: each one is, bit for bit, what :func:`schedlab.sim.simulate`
+    gives, but the runs share the part of the schedule that cannot differ.
+
+    Why it is exact (``csrc/SEMANTICS.md``, "One pass"): a threshold T
+    changes a pass at time t only if a queued job has waited t - r_j > T.
+    In the run without threshold, let J_T be the jobs whose wait exceeds T
+    and u_T = min over J_T of r_j + T.  At every pass at t <= u_T each
+    queued job k has waited at most T (if k is in J_T, t <= r_k + T; if
+    not, t <= its start, so t - r_k <= its wait <= T): the run at T makes
+    the same decisions as the run without threshold up to u_T, and is that
+    run's state at u_T (cloned) continued under T.  With J_T empty the two
+    runs are one.  u_T grows with T, so one run without threshold, stepped
+    to each u_T in turn and cloned there, serves every T; only the part
+    after u_T is simulated again."""
+    ths = list(thresholds)
+    if len(ths) == 1:
+        # nothing to share: the run without threshold would be extra work
+        return [sim.simulate(jobs, m, sim.Policy(primary, backfill, ths[0], threshold_backfill),
+                             estimate=estimate)]
+    base_policy = sim.Policy(primary, backfill, None, threshold_backfill)
+    with sim.Simulation(jobs, m, base_policy, estimate=estimate) as proto:
+        with proto.clone() as free:
+            free.run()
+            none = _schedule(free, jobs, m)
+        wait = none.start - jobs.submit
+        out: list = [None] * len(ths)
+        todo = []
+        for i, t in enumerate(ths):
+            over = wait > t if t is not None else None
+            if t is None or not over.any():
+                out[i] = none if t is None else _schedule_as(none, sim.Policy(primary, backfill, t,
+                                                                              threshold_backfill))
+            else:
+                todo.append((int(jobs.submit[over].min()) + int(t), i, t))
+        for until, i, t in sorted(todo, key=lambda x: (x[0], x[1])):
+            proto.run(until)
+            with proto.clone() as c:
+                c.set_policy(sim.Policy(primary, backfill, t, threshold_backfill))
+                c.run()
+                out[i] = _schedule(c, jobs, m)
+    return out
+
+
+def _summary(sch: "sim.Schedule", names) -> dict:
+    """The metrics ``names`` of :func:`schedlab.metrics.summary`, by the same
+    expressions (the same values, bit for bit), computing only those asked
+    for when they are among the four the study records."""
+    if not set(names) <= {"jobs", "avg_wait", "max_wait", "mean_bsld"}:
+        return sch.summary()
+    ok = _metrics._started(sch)
+    n = int(ok.sum())
+    out: dict = {"jobs": n}
+    if "avg_wait" in names or "max_wait" in names:
+        w = _metrics.wait(sch)[ok]
+        out["avg_wait"] = float(w.mean()) if n else float("nan")
+        out["max_wait"] = float(w.max()) if n else float("nan")
+    if "mean_bsld" in names:
+        b = _metrics.bsld(sch)[ok]
+        out["mean_bsld"] = float(b.mean()) if n else float("nan")
+    return out
+
+
+def _schedule(s: "sim.Simulation", jobs, m: int) -> "sim.Schedule":
+    return sim.Schedule(jobs, m, s.policy, s.estimate, s._start, s._end, s._flags, s._first, s._pred)
+
+
+def _schedule_as(sch: "sim.Schedule", policy) -> "sim.Schedule":
+    """The same schedule under another policy's name (a threshold that never bites)."""
+    return sim.Schedule(sch.jobs, sch.m, policy, sch.estimate, sch.start, sch.end, sch.flags,
+                        sch.first_start, sch.predicted)
+
+
+#: The sweep cell's parameters: the ``simulate`` cell's, with ``thresholds`` (a list) for ``threshold``.
+SWEEP_CELL_PARAMS = {**{k: v for k, v in campaign.SIM_PARAMS.items() if k != "threshold"}, "thresholds": None}
+
+
+@campaign.register_cell("thresholds-sweep")
+def sweep_cell(p: dict) -> dict:
+    """Campaign cell: what the campaign's ``simulate`` cell gives for one
+    pair on the resampled weeks (or weeks, or the original trace) of a
+    trace, at every threshold of ``thresholds`` (labels such as ``"20h"``,
+    ``"none"``) at once (:func:`threshold_sweep`).  Returns each metric
+    over (``threshold``, ``week``), the thresholds in the given order."""
+    unknown = set(p) - set(SWEEP_CELL_PARAMS)
+    if unknown:
+        raise InputError(f"sweep cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(SWEEP_CELL_PARAMS)}")
+    q = {**SWEEP_CELL_PARAMS, **p}
+    if q["trace"] is None:
+        raise InputError("sweep cell: a 'trace' parameter is required")
+    labels = q["thresholds"]
+    if not isinstance(labels, (list, tuple)) or not labels:
+        raise InputError(f"sweep cell: 'thresholds' must be a non-empty list of durations, got {labels!r}")
+    ths = [sim.parse_duration(x) for x in labels]
+    if len(set(ths)) != len(ths):
+        raise InputError(f"sweep cell: thresholds {list(labels)} name one threshold twice")
+    sets, m = campaign.workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
+                                    int(q["seed"]), str(q["half"]))
+    metrics = tuple(q["metrics"] or METRICS)
+    out = {k: np.empty((len(ths), len(sets)), dtype=np.float64) for k in metrics}
+    for i, jobs in enumerate(sets):
+        done: dict[int, dict] = {}    # a schedule shared by several thresholds is summarised once
+        for k, sch in enumerate(threshold_sweep(jobs, m, q["primary"], q["backfill"], ths, q["estimate"],
+                                                bool(q["threshold_backfill"]))):
+            s = done.get(id(sch.start))
+            if s is None:
+                s = done[id(sch.start)] = _summary(sch, metrics)
+            for name in metrics:
+                out[name][k, i] = s[name]
+    dims = ("threshold",) if q["workload"] == "original" else ("threshold", "week")
+    return {k: (dims, v[:, 0] if len(dims) == 1 else v) for k, v in out.items()}
+
+
 # ------------------------------------------------------------- campaigns --
 
 def _base_params(p, ref: _traces.TraceInfo) -> dict:
@@ -114,15 +231,17 @@ def fig5_campaigns(p) -> list[campaign.Campaign]:
 
 def traintest_campaigns(p, ref: _traces.TraceInfo, thresholds) -> list[campaign.Campaign]:
     """The train/test grid of one trace: the non-FCFS primaries at every
-    threshold, and the FCFS primaries once (the threshold changes nothing
-    for them)."""
+    threshold (one :func:`sweep_cell` per half and pair, over ``threshold``
+    and ``week``), and the FCFS primaries once (the threshold changes
+    nothing for them)."""
     name = f"thresholds-traintest-{ref.name}"
     base = _base_params(p, ref)
     others = [x for x in p.policies if x != "FCFS"]
     return [
-        campaign.Campaign(name, {"half": ["train", "test"],
-                                 "threshold": [threshold_label(t) for t in thresholds],
-                                 "primary": others, "backfill": list(p.policies)}, base, metrics=METRICS),
+        # one cell per pair and half runs every threshold (threshold_sweep: the runs share what cannot differ)
+        campaign.Campaign(name, {"half": ["train", "test"], "primary": others, "backfill": list(p.policies)},
+                          {**base, "thresholds": [threshold_label(t) for t in thresholds]},
+                          cell="schedlab.studies.thresholds.cells:sweep_cell", metrics=METRICS),
         campaign.Campaign(name, {"half": ["train", "test"], "primary": ["FCFS"],
                                  "backfill": list(p.policies)}, {**base, "threshold": None},
                           metrics=METRICS),
