@@ -127,10 +127,6 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None, overrides:
     chooses the folder; its progress lines reach this terminal while papermill
     keeps the kernel's output for the notebook.  ``overrides``: parameter
     values that replace the profile's (the user's traces)."""
-    import papermill
-
-    from .campaign import PROGRESS_ENV
-
     results = Path(results or paths.RESULTS / profile)
     params = {**notebook_params(nb.stem, profile), **(overrides or {})}
     if _on_protocol(nb.stem):
@@ -139,16 +135,28 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None, overrides:
             params.setdefault("outdir", str(results / nb.stem))
     else:
         params.setdefault("outdir", str(results / nb.stem))
-    out = results / "notebooks" / nb.name
-    tmp = _atomic_path(out)
-    progress = _atomic_path(results / "notebooks" / f"{nb.stem}.progress")
+    return execute(nb, results / "notebooks" / nb.name, results / "html" / (nb.stem + ".html"), params,
+                   results / "notebooks" / f"{nb.stem}.progress", prefix=f"[{nb.stem}] ")
+
+
+def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: Path, prefix: str = "") -> Path:
+    """Run notebook ``nb`` with papermill in this environment's kernel into
+    ``executed`` (written whole or not at all), then its HTML into ``html``;
+    the progress lines its driver writes to ``progress_file`` are shown on
+    this terminal (with ``prefix``) while it runs."""
+    import papermill
+
+    from .campaign import PROGRESS_ENV
+
+    tmp = _atomic_path(executed)
+    progress = _atomic_path(progress_file)
     old = os.environ.get(PROGRESS_ENV)
     os.environ[PROGRESS_ENV] = progress
-    with _Tail(progress, f"[{nb.stem}] "):
+    with _Tail(progress, prefix):
         try:
             papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name=KERNEL,
                                        cwd=str(nb.parent), progress_bar=False)
-            os.replace(tmp, out)
+            os.replace(tmp, executed)
         finally:
             if old is None:
                 os.environ.pop(PROGRESS_ENV, None)
@@ -157,8 +165,8 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None, overrides:
             for f in (tmp, progress):
                 if os.path.exists(f):
                     os.unlink(f)
-    _write_html(out, results / "html" / (nb.stem + ".html"))
-    return out
+    _write_html(executed, html)
+    return executed
 
 
 def _on_protocol(stem: str) -> bool:

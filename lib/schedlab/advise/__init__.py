@@ -424,10 +424,7 @@ def run_notebook(log, *, out=None, **values) -> Path:
     lines reach this terminal.  ``values``: the notebook's other
     parameters (:class:`Settings`, ``scheduler``, ``workers``,
     ``cache_dir``).  Returns the executed notebook."""
-    import papermill
-
-    from ..campaign import PROGRESS_ENV
-    from ..reproduce import KERNEL, _atomic_path, _Tail, _write_html
+    from ..reproduce import execute
 
     log = _absolute(log)
     fmt = values.get("format", "swf")
@@ -437,26 +434,7 @@ def run_notebook(log, *, out=None, **values) -> Path:
     params = {"log": log, "outdir": str(out), **{k: v for k, v in values.items() if v is not None}}
     if params.get("cache_dir") is not None:
         params["cache_dir"] = str(Path(params["cache_dir"]).resolve())
-    executed = out / "advise.ipynb"
-    tmp = _atomic_path(executed)
-    progress = _atomic_path(out / ".advise.progress")
-    old = os.environ.get(PROGRESS_ENV)
-    os.environ[PROGRESS_ENV] = progress
-    try:
-        with _Tail(progress):
-            papermill.execute_notebook(str(NOTEBOOK), tmp, parameters=params, kernel_name=KERNEL,
-                                       cwd=str(NOTEBOOK.parent), progress_bar=False)
-        os.replace(tmp, executed)
-    finally:
-        if old is None:
-            os.environ.pop(PROGRESS_ENV, None)
-        else:
-            os.environ[PROGRESS_ENV] = old
-        for f in (tmp, progress):
-            if os.path.exists(f):
-                os.unlink(f)
-    _write_html(executed, out / "html" / "advise.html")
-    return executed
+    return execute(NOTEBOOK, out / "advise.ipynb", out / "html" / "advise.html", params, out / ".advise.progress")
 
 
 def cli_run(args) -> int:
