@@ -5,6 +5,8 @@ Hypothesis runs derandomized (see below).  The suite never sees traces fetched o
 one, whatever was downloaded since.  Tests of fetching point the local
 registry somewhere of their own.
 """
+import shutil
+
 import pytest
 from hypothesis import settings
 
@@ -23,3 +25,11 @@ def _no_local_trace_registry(tmp_path_factory):
         mp.setattr(paths, "LOCAL_TRACE_REGISTRY",
                    tmp_path_factory.mktemp("no-local-registry") / "traces.local.toml")
         yield
+
+
+@pytest.fixture
+def paper_copy(tmp_path):
+    """The paper's sources copied to a temporary folder (nothing generated): build it there."""
+    dest = tmp_path / "paper"
+    shutil.copytree(paths.PAPER, dest, ignore=shutil.ignore_patterns("generated", "numbers.json", "*.pdf", ".*"))
+    return dest

@@ -1,21 +1,13 @@
 """The paper compiles from generated outputs, and a study not yet executed
 leaves a placeholder instead of breaking the build."""
 import json
-import shutil
 
 import pytest
 
-from schedlab import paper, paths
+from schedlab import paper
 from schedlab.study import run_study
 
 from test_study_traces import write_tiny
-
-
-@pytest.fixture
-def paper_copy(tmp_path):
-    dest = tmp_path / "paper"
-    shutil.copytree(paths.PAPER, dest, ignore=shutil.ignore_patterns("generated", "numbers.json", "*.pdf", ".*"))
-    return dest
 
 
 def test_paper_compiles_from_a_generated_study(tmp_path, paper_copy):

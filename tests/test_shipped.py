@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from schedlab import paper, paths, shipped
+from schedlab import paper, shipped
 from schedlab.errors import InputError
 from schedlab.scorecard import COLUMNS
 
@@ -89,13 +89,6 @@ def test_quick_check_judges_each_row_by_the_intervals(tmp_path):
     assert counts["policies"]["agree"] == 4 and counts["policies"]["disagree"] == 3
     why = {r[2]: r[8] for r in rows}
     assert why["apart, no interval"] == "10.0% apart (no interval)"
-
-
-@pytest.fixture
-def paper_copy(tmp_path):
-    dest = tmp_path / "paper"
-    shutil.copytree(paths.PAPER, dest, ignore=shutil.ignore_patterns("generated", "numbers.json", "*.pdf", ".*"))
-    return dest
 
 
 def test_the_paper_reads_shipped_studies_and_checks_the_quick_run(tmp_path, paper_copy):
