@@ -451,6 +451,15 @@ def workload_for(trace: str, m: int | None, overrun: str, kind: str, weeks: int,
     raise InputError(f"workload must be original, resample or weeks, got {kind!r}")
 
 
+def cell_params(cell: str, p: dict, defaults: dict) -> dict:
+    """A cell's parameters ``p`` over its ``defaults``; a name that is not
+    one of them is refused, naming the cell and the known ones."""
+    unknown = set(p) - set(defaults)
+    if unknown:
+        raise InputError(f"{cell}: unknown parameter(s) {sorted(unknown)}; known: {sorted(defaults)}")
+    return {**defaults, **p}
+
+
 @register_cell("simulate")
 def simulate_cell(p: dict) -> dict:
     """EASY-P_R-P_B on a trace (original, its resampled weeks, or its weeks):
@@ -458,10 +467,7 @@ def simulate_cell(p: dict) -> dict:
     the workload is the original trace."""
     from . import sim
 
-    unknown = set(p) - set(SIM_PARAMS)
-    if unknown:
-        raise InputError(f"simulate cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(SIM_PARAMS)}")
-    q = {**SIM_PARAMS, **p}
+    q = cell_params("simulate cell", p, SIM_PARAMS)
     if q["trace"] is None:
         raise InputError("simulate cell: a 'trace' parameter (dimension or fixed) is required")
     sets, m = workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),

@@ -216,10 +216,7 @@ def candidate_cell(p: dict) -> dict:
     ``weeks`` resampled weeks (seed ``seed``) of the ``half`` of ``trace``
     -- the thresholds study's weeks, each simulated on its own.  Returns
     :data:`METRICS` over ``week``."""
-    unknown = set(p) - set(CELL_PARAMS)
-    if unknown:
-        raise InputError(f"advise cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(CELL_PARAMS)}")
-    q = {**CELL_PARAMS, **p}
+    q = campaign.cell_params("advise cell", p, CELL_PARAMS)
     if q["trace"] is None or q["candidate"] is None:
         raise InputError("advise cell: 'trace' and 'candidate' are required")
     c = parse(q["candidate"])
@@ -256,10 +253,7 @@ def mixed_grid_cell(p: dict) -> dict:
     """Campaign cell: every point of the mixed study's lattice
     (:func:`schedlab.optim.l1_lattice` with 3 features, ``resolution``) on
     training week ``week``: :data:`GRID_METRICS` over ``point``."""
-    unknown = set(p) - set(GRID_PARAMS)
-    if unknown:
-        raise InputError(f"advise grid cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(GRID_PARAMS)}")
-    q = {**GRID_PARAMS, **p}
+    q = campaign.cell_params("advise grid cell", p, GRID_PARAMS)
     if q["trace"] is None or q["week"] is None:
         raise InputError("advise grid cell: 'trace' and 'week' are required")
     sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),

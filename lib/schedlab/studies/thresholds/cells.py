@@ -178,10 +178,7 @@ def sweep_cell(p: dict) -> dict:
     trace, at every threshold of ``thresholds`` (labels such as ``"20h"``,
     ``"none"``) at once (:func:`threshold_sweep`).  Returns each metric
     over (``threshold``, ``week``), the thresholds in the given order."""
-    unknown = set(p) - set(SWEEP_CELL_PARAMS)
-    if unknown:
-        raise InputError(f"sweep cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(SWEEP_CELL_PARAMS)}")
-    q = {**SWEEP_CELL_PARAMS, **p}
+    q = campaign.cell_params("sweep cell", p, SWEEP_CELL_PARAMS)
     if q["trace"] is None:
         raise InputError("sweep cell: a 'trace' parameter is required")
     labels = q["thresholds"]
