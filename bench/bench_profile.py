@@ -6,14 +6,18 @@ resident set of any process reaped so far: the studies' and their workers').  Ta
 
 Each study runs in a fresh subprocess (``schedlab study run NAME --profile P``),
 as ``make reproduce`` runs one notebook each, on a cache directory of its own
-that is emptied first (default ``results/cache-bench``): every cell is
-computed.  Its products go where the driver puts them,
+(default ``results/cache-bench``) emptied once, before the first study: the
+profile starts cold, as a fresh clone's ``make reproduce PROFILE=full`` does,
+and a study takes from the cache only the cells an earlier study of the run
+computed (the "cached" column; e.g. the selection study's fixed-policy runs
+are the policies study's online-bandit part).  ``--cold-each`` empties it
+before every study instead.  Its products go where the driver puts them,
 ``results/<profile>/<NN-study>/``, so that a full run can be shipped
 afterwards (``python -m schedlab.reproduce ship``).  The figures are also
 written to ``results/bench/profile-<profile>.json``.
 
 Usage: python bench/bench_profile.py [--profile full] [--studies a,b] [--cache DIR]
-       [--keep-cache] [--workers N]
+       [--keep-cache | --cold-each] [--workers N] [--out FILE]
 """
 from __future__ import annotations
 
@@ -65,43 +69,57 @@ def main() -> int:
     ap.add_argument("--profile", default="full", choices=["quick", "full"])
     ap.add_argument("--studies", default=None, help="comma-separated names or numbers (default: every study)")
     ap.add_argument("--cache", default=str(paths.RESULTS / "cache-bench"),
-                    help="the benchmark's own cache directory, emptied before each study")
+                    help="the benchmark's own cache directory, emptied before the first study")
     ap.add_argument("--keep-cache", action="store_true",
                     help="do not empty the cache first (then the figures are not from a cold cache)")
+    ap.add_argument("--cold-each", action="store_true",
+                    help="empty the cache before every study (no study takes another's cells)")
+    ap.add_argument("--out", default=None,
+                    help="where to write the figures (default results/bench/profile-<profile>.json)")
     ap.add_argument("--workers", type=int, default=None, help="default: all cores")
     args = ap.parse_args()
     entries = [get(s.strip()) for s in args.studies.split(",")] if args.studies else list(STUDIES)
     cache = Path(args.cache)
     if cache.resolve() == (paths.RESULTS / "cache").resolve() and not args.keep_cache:
         raise SystemExit("bench_profile: --cache results/cache would empty the user's cache; give another folder")
-    print(f"profile {args.profile}, {len(entries)} studies, {os.cpu_count()} cores, cache {cache} "
-          f"({'kept' if args.keep_cache else 'emptied first: cold'})", flush=True)
-    print(f"{'study':<16} {'wall (s)':>9} {'cells':>7} {'jobs simulated':>15} {'jobs/s':>10} {'peak RSS':>9}",
+    if args.keep_cache and args.cold_each:
+        raise SystemExit("bench_profile: --keep-cache and --cold-each contradict each other")
+    how = ("kept" if args.keep_cache else "emptied before every study" if args.cold_each
+           else "emptied before the first study: cold")
+    print(f"profile {args.profile}, {len(entries)} studies, {os.cpu_count()} cores, cache {cache} ({how})",
           flush=True)
+    print(f"{'study':<16} {'wall (s)':>9} {'cells':>7} {'cached':>7} {'jobs simulated':>15} {'jobs/s':>10} "
+          f"{'peak RSS':>9}", flush=True)
+    out = Path(args.out) if args.out else paths.RESULTS / "bench" / f"profile-{args.profile}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     rows = []
     t0 = time.perf_counter()
-    for entry in entries:
-        if not args.keep_cache and cache.exists():
+
+    def write(total: float, done: bool) -> None:
+        # after every study, so that an interrupted profile keeps the figures of the studies it finished
+        out.write_text(json.dumps({"created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                   "commit": paths.git_commit(), "cores": os.cpu_count(), "profile": args.profile,
+                                   "cold": not args.keep_cache, "cold_each": bool(args.cold_each),
+                                   "complete": done, "total_s": round(total, 1), "studies": rows}, indent=1))
+
+    for i, entry in enumerate(entries):
+        if not args.keep_cache and (i == 0 or args.cold_each) and cache.exists():
             shutil.rmtree(cache)
         r = run_one(entry, args.profile, cache, args.workers)
         rows.append(r)
+        write(time.perf_counter() - t0, False)
         if r["rc"] != 0:
             print(f"{entry.name:<16} {r['wall_s']:>9.1f}  FAILED (exit {r['rc']}):\n{r['error']}", flush=True)
             continue
-        print(f"{entry.name:<16} {r['wall_s']:>9.1f} {r['cells']:>7} {r['jobs']:>15,} "
+        print(f"{entry.name:<16} {r['wall_s']:>9.1f} {r['cells']:>7} {r['cached']:>7} {r['jobs']:>15,} "
               f"{r['jobs_per_s'] or 0:>10,} {r['max_rss_mb']:>6.0f} MB", flush=True)
     total = time.perf_counter() - t0
     jobs = sum(r.get("jobs", 0) for r in rows)
-    print(f"{'total':<16} {total:>9.1f} {sum(r.get('cells', 0) for r in rows):>7} {jobs:>15,} "
-          f"{round(jobs / total) if total else 0:>10,}")
+    print(f"{'total':<16} {total:>9.1f} {sum(r.get('cells', 0) for r in rows):>7} "
+          f"{sum(r.get('cached', 0) for r in rows):>7} {jobs:>15,} {round(jobs / total) if total else 0:>10,}")
     print(f"target: the {args.profile} profile under {TARGET_S / 60:.0f} min: "
           f"{'met' if total < TARGET_S else 'NOT MET'} ({total / 60:.1f} min)")
-    out = paths.RESULTS / "bench" / f"profile-{args.profile}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                               "commit": paths.git_commit(), "cores": os.cpu_count(), "profile": args.profile,
-                               "cold": not args.keep_cache, "total_s": round(total, 1), "studies": rows},
-                              indent=1))
+    write(total, True)
     print(f"wrote {paths.relative(out)}")
     return 0 if all(r["rc"] == 0 for r in rows) else 1
 

@@ -243,6 +243,29 @@ def test_profiles_validate():
     assert (quick.lelong_weeks, quick.thesis_samples, quick.bandit_samples) == (100, 3, 3)
 
 
+def test_bandit_part_shares_the_selection_studys_cells():
+    """online-bandit Table 2 (this study) and the selection study's fixed
+    policies are one set of simulations: at the full profile's sizes (100
+    two-year traces of the same logs) every bandit cell has the cache key of
+    a selection cell, so a profile running both simulates them once."""
+    from schedlab.studies.selection import Params as SelectionParams
+    from schedlab.studies.selection import campaigns as selection_campaigns
+
+    full = profile_params(get("policies"), "full")
+    sel = selection_campaigns(profile_params(get("selection"), "full"))
+    for t in full.bandit_traces:
+        ours = study.campaigns(full)[f"bandit:{t.name}"]
+        theirs = sel[f"fixed:{t.name}"]
+        keys = {ours.key(p) for _, p in ours.cells()}
+        assert len(keys) == full.bandit_samples * len(full.bandit_policies)
+        assert keys == {theirs.key(p) for _, p in theirs.cells()}
+    # and they part when a parameter differs (here the threshold)
+    quick_sel = selection_campaigns(validate(SelectionParams, {"weeks": 104, "resamples": 3,
+                                                                "threshold": "20h"}))["fixed:KTH-SP2"]
+    quick = study.campaigns(validate(study.Params, {}))["bandit:KTH-SP2"]
+    assert not {quick.key(p) for _, p in quick.cells()} & {quick_sel.key(p) for _, p in quick_sel.cells()}
+
+
 def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
     out = tmp_path / "out"
     params = {"lelong_trace": tiny, "lelong_weeks": 3, "lelong_policies": ["FCFS", "SPF"],

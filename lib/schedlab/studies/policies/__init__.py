@@ -72,7 +72,8 @@ What is checked where we differ from the papers (each is an output):
 Campaigns (one per part and trace, :func:`campaigns`) share one local dask
 cluster, started only when a cell is missing from the cache.  Cells:
 the built-in ``simulate`` (lelong2017 pairs), :func:`same_policy_cell`
-(EASY-P-P on the original logs), :func:`thesis_cell` and :func:`bandit_cell`.
+(EASY-P-P on the original logs), :func:`thesis_cell`, and for the online-bandit
+part the selection study's fixed-policy cells (one simulation for both studies).
 
 The notebook ``notebooks/01-policy-comparison.ipynb`` runs the study through
 the driver (``run_study("policies", globals())``), which validates the
@@ -97,7 +98,7 @@ from __future__ import annotations
 
 from .analysis import (bsld_classes, cumulative_by_week, mapping_check, pair_summary, premature_ratio,
                        relative_summary, thesis_comparison, top_procs, total_change)
-from .cells import bandit_cell, campaigns, largest_waits, same_policy_cell, schedule_outputs, source_weeks, thesis_cell
+from .cells import campaigns, largest_waits, same_policy_cell, schedule_outputs, source_weeks, thesis_cell
 from .params import (BANDIT, BSLD_CLASSES, CLAIMS, LELONG, OVERRUN, PUBLISHED, SWAPS, TABLE_POLICIES, THESIS,
                      Params)
 from .report import findings, numbers
@@ -108,5 +109,5 @@ __all__ = [
     "BSLD_CLASSES", "SWAPS", "Params", "compute", "campaigns",
     "relative_summary", "pair_summary", "bsld_classes", "premature_ratio", "cumulative_by_week",
     "top_procs", "schedule_outputs", "total_change", "mapping_check", "thesis_comparison", "largest_waits",
-    "source_weeks", "same_policy_cell", "thesis_cell", "bandit_cell", "findings", "numbers",
+    "source_weeks", "same_policy_cell", "thesis_cell", "findings", "numbers",
 ]

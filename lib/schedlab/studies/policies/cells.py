@@ -1,6 +1,7 @@
 """The simulations of the policies study: the campaign cells
-(:func:`thesis_cell`, :func:`bandit_cell`, :func:`same_policy_cell`; the
-lelong2017 pairs use the campaign's built-in ``simulate`` cell), the
+(:func:`thesis_cell`, :func:`same_policy_cell`; the lelong2017 pairs use the
+campaign's built-in ``simulate`` cell, the online-bandit part the selection
+study's fixed-policy cells), the
 workloads they run on, the campaigns of a run (:func:`campaigns`) and the
 one direct simulation behind the MaxWait table (:func:`largest_waits`)."""
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
 from ...metrics import PREMATURE_FACTOR, premature
+from ..selection import cells as selection_cells
 
 # The choices the cells read, written once here: the cells import none of the
 # study's parameters, tables or figures, so their cache keys follow this code only.
@@ -21,7 +23,7 @@ from ...metrics import PREMATURE_FACTOR, premature
 WEEK = workload.WEEK
 
 #: Cleaning of the jobs with p > p~, per part of the study.
-OVERRUN = {"lelong": "drop", "tables": "drop", "thesis": "kill", "bandit": "kill"}
+OVERRUN = {"lelong": "drop", "tables": "drop", "thesis": "kill", "bandit": selection_cells.CLEANING}
 
 #: The policy pairs of lelong2017 Tables 1-2 (P_R = P_B).
 TABLE_POLICIES = ("FCFS", "SPF", "SQF", "LEXP")
@@ -98,7 +100,7 @@ def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
     return c.jobs, c.m
 
 
-_PART_KEYS = {"thesis": 1, "bandit": 2}
+_PART_KEYS = {"thesis": 1}
 
 
 @functools.lru_cache(maxsize=2)
@@ -175,19 +177,6 @@ def thesis_cell(p: dict) -> dict:
     return schedule_outputs(s, n_weeks, 0, WEEK, int(p.get("top", TOP)))
 
 
-def bandit_cell(p: dict) -> dict:
-    """One (trace, sample, policy) of the online-bandit part: EASY(P, Θ) on a
-    resampled trace of ``weeks`` weeks; total, mean and max waiting time,
-    backfilled and forced jobs, and the total wait of the jobs finished by
-    the end of each week (for the curves of online-bandit Fig. 2)."""
-    jobs, m, policy = _cell_setup(p, "bandit")
-    s = sim.simulate(jobs, m, policy)
-    summ = s.summary()
-    out = {k: ((), summ[k]) for k in ("jobs", "sum_wait", "avg_wait", "max_wait", "backfilled", "forced")}
-    out["cum_sum_wait"] = (("week",), cumulative_by_week(metrics.wait(s), s.end, int(p["weeks"]))[0])
-    return out
-
-
 def same_policy_cell(p: dict) -> dict:
     """The campaign's built-in ``simulate`` cell with one ``policy`` for both
     queues (EASY-P-P), so that a grid can sweep the pairs P_R = P_B only."""
@@ -201,11 +190,7 @@ campaign.register_cell("policies-same")(same_policy_cell)
 
 campaign.register_cell("policies-thesis")(thesis_cell)
 
-campaign.register_cell("policies-bandit")(bandit_cell)
-
 _THESIS_CELL = "schedlab.studies.policies.cells:thesis_cell"
-
-_BANDIT_CELL = "schedlab.studies.policies.cells:bandit_cell"
 
 _SAME_CELL = "schedlab.studies.policies.cells:same_policy_cell"
 
@@ -259,12 +244,10 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
             params={"workload": "original", "cumulative": False,
                     **{k: v for k, v in common.items() if k != "overrun"}})
     for t in p.bandit_traces:
-        out[f"bandit:{t.name}"] = campaign.Campaign(
-            f"policies-bandit-{t.name}", cell=_BANDIT_CELL,
-            dims={"sample": list(range(p.bandit_samples)), "policy": list(p.bandit_policies)},
-            params={"trace": _ref(t), "m": t.m, "overrun": OVERRUN["bandit"], "workload": "resample",
-                    "weeks": p.bandit_weeks, "seed": p.seed, "threshold": p.bandit_threshold,
-                    "threshold_backfill": True})
+        # the selection study's fixed-policy cells: the same simulations, run once for both studies
+        out[f"bandit:{t.name}"] = selection_cells.fixed_campaign(
+            f"policies-bandit-{t.name}", t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold,
+            p.bandit_policies)
     return out
 
 

@@ -341,15 +341,17 @@ def _check_keys(p: dict, known: set, what: str) -> None:
 
 def _outputs(schedule: sim.Schedule, weeks: int) -> dict:
     summ = schedule.summary()
-    out = {k: ((), summ[k]) for k in ("jobs", "sum_wait", "avg_wait", "max_wait", "forced")}
+    out = {k: ((), summ[k]) for k in ("jobs", "sum_wait", "avg_wait", "max_wait", "backfilled", "forced")}
     out["cum_sum_wait"] = (("week",), cumulative_by_week(schedule, weeks))
     return out
 
 
 def fixed_cell(p: dict) -> dict:
     """One (trace, resample, policy): EASY(P, Θ) on the whole resampled
-    trace, one-shot.  Outputs: jobs, total/mean/max wait, forced jobs, the
-    cumulative total wait by week and the cell's compute time."""
+    trace, one-shot.  Outputs: jobs, total/mean/max wait, backfilled and
+    forced jobs, the cumulative total wait by week and the cell's compute
+    time.  The policies study's online-bandit part (Table 2) reads these
+    same cells (:func:`fixed_campaign`): one simulation serves both."""
     t0 = time.process_time()
     _check_keys(p, _FIXED_KEYS, "selection-fixed")
     jobs, m = resampled(str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"]))
@@ -399,6 +401,18 @@ STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 trace_ref = _traces.campaign_ref
 
 
+def fixed_campaign(name: str, info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
+                   threshold: int | None, policies: Sequence[str] = POLICIES) -> campaign.Campaign:
+    """The fixed-policy runs of online-bandit §6.1.4 on one trace: EASY(P, Θ)
+    for each policy on ``samples`` resampled traces of ``weeks`` weeks.  This
+    study and the policies study (its Table 2) build them here, so that the
+    cells are the same ones (same parameters, same cache keys) and a profile
+    running both simulates them once."""
+    return campaign.Campaign(
+        name, cell=FIXED_CELL, dims={"sample": list(range(samples)), "policy": list(policies)},
+        params={"trace": trace_ref(info), "m": info.m, "weeks": weeks, "seed": seed, "threshold": threshold})
+
+
 def campaigns(p) -> dict[str, campaign.Campaign]:
     """The campaigns of the study (``p``: its Params), two per trace:
     ``fixed:<trace>`` (resample x policy) and ``strategies:<trace>``
@@ -408,9 +422,8 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
     out = {}
     for t in p.traces:
         common = {"trace": trace_ref(t), "m": t.m, "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
-        out[f"fixed:{t.name}"] = campaign.Campaign(
-            f"selection-fixed-{t.name}", cell=FIXED_CELL,
-            dims={"sample": list(range(p.resamples)), "policy": list(POLICIES)}, params=common)
+        out[f"fixed:{t.name}"] = fixed_campaign(f"selection-fixed-{t.name}", t, p.resamples, p.weeks, p.seed,
+                                                p.threshold)
         out[f"strategies:{t.name}"] = campaign.Campaign(
             f"selection-strategies-{t.name}", cell=STRATEGY_CELL,
             dims={"sample": list(range(p.resamples)), "period": list(p.periods),
