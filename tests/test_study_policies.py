@@ -243,27 +243,37 @@ def test_profiles_validate():
     assert (quick.lelong_weeks, quick.thesis_samples, quick.bandit_samples) == (100, 3, 3)
 
 
-def test_bandit_part_shares_the_selection_studys_cells():
+def test_bandit_part_shares_the_selection_studys_cells(tiny, tmp_path):
     """online-bandit Table 2 (this study) and the selection study's fixed
     policies are one set of simulations: at the full profile's sizes (100
-    two-year traces of the same logs) every bandit cell has the cache key of
-    a selection cell, so a profile running both simulates them once."""
-    from schedlab.studies.selection import Params as SelectionParams
-    from schedlab.studies.selection import campaigns as selection_campaigns
+    two-year traces of the same logs) every bandit cell is a selection cell
+    (same cache directory and key), and a run of one after the other
+    computes nothing."""
+    from schedlab.studies import selection
 
     full = profile_params(get("policies"), "full")
-    sel = selection_campaigns(profile_params(get("selection"), "full"))
+    sel = selection.campaigns(profile_params(get("selection"), "full"))
     for t in full.bandit_traces:
-        ours = study.campaigns(full)[f"bandit:{t.name}"]
-        theirs = sel[f"fixed:{t.name}"]
+        ours, theirs = study.campaigns(full)[f"bandit:{t.name}"], sel[f"fixed:{t.name}"]
         keys = {ours.key(p) for _, p in ours.cells()}
         assert len(keys) == full.bandit_samples * len(full.bandit_policies)
-        assert keys == {theirs.key(p) for _, p in theirs.cells()}
+        assert ours.name == theirs.name and keys == {theirs.key(p) for _, p in theirs.cells()}
+    # the same, run: the selection study's fixed campaign finds every cell the policies study computed
+    pol = validate(study.Params, {"lelong_trace": None, "table_traces": [], "thesis_traces": [],
+                                  "bandit_traces": [tiny], "bandit_samples": 2, "bandit_weeks": 2,
+                                  "bandit_policies": ["FCFS", "SPF"], "seed": 4})
+    sp = validate(selection.Params, {"traces": [tiny], "resamples": 2, "weeks": 2, "seed": 4})
+    quiet = lambda *a: None  # noqa: E731
+    with campaign.Runner(1, cache_dir=tmp_path, log=quiet) as runner:
+        runner.run(study.campaigns(pol)[f"bandit:{pol.bandit_traces[0].name}"])
+        assert (runner.computed, runner.cached) == (4, 0)
+        runner.run(selection.campaigns(sp)[f"fixed:{sp.traces[0].name}"])
+        assert (runner.computed, runner.cached) == (4 + 20, 4)     # its 2 x 12 cells: the 4 shared ones cached
     # and they part when a parameter differs (here the threshold)
-    quick_sel = selection_campaigns(validate(SelectionParams, {"weeks": 104, "resamples": 3,
-                                                                "threshold": "20h"}))["fixed:KTH-SP2"]
+    other = selection.campaigns(validate(selection.Params, {"weeks": 104, "resamples": 3,
+                                                            "threshold": "20h"}))["fixed:KTH-SP2"]
     quick = study.campaigns(validate(study.Params, {}))["bandit:KTH-SP2"]
-    assert not {quick.key(p) for _, p in quick.cells()} & {quick_sel.key(p) for _, p in quick_sel.cells()}
+    assert not {quick.key(p) for _, p in quick.cells()} & {other.key(p) for _, p in other.cells()}
 
 
 def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):

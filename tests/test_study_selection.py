@@ -284,7 +284,8 @@ def test_params_files_validate_and_campaign_specs_match_the_full_profile():
             assert (p.resamples, p.weeks, p.periods, p.strategies) == (100, 104, ("day", "week"), study.STRATEGIES)
             assert [t.name for t in p.traces] == list(study.PAPER_TRACES)
             camps = study.campaigns(p)
-    specs = sorted((paths.ROOT / "campaigns").glob("selection-*.yaml"))
+    specs = sorted([*(paths.ROOT / "campaigns").glob("selection-*.yaml"),
+                    *(paths.ROOT / "campaigns").glob("online-bandit-fixed-*.yaml")])
     assert specs
     from schedlab import campaign
     for f in specs:
@@ -366,7 +367,7 @@ def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
     assert t3[0].startswith("trace,best fixed P,best fixed %,Random day,Random week,Full day")
     shown = shown_markdown(executed)
     assert "Table 3 (first complete version)" in shown and "| tiny |" in shown
-    assert (tmp_path / "results" / "cache" / "selection-fixed-tiny").is_dir()
+    assert (tmp_path / "results" / "cache" / "online-bandit-fixed-tiny").is_dir()
     compile_section(out, tmp_path / "paper")
 
 

@@ -246,8 +246,7 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
     for t in p.bandit_traces:
         # the selection study's fixed-policy cells: the same simulations, run once for both studies
         out[f"bandit:{t.name}"] = selection_cells.fixed_campaign(
-            f"policies-bandit-{t.name}", t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold,
-            p.bandit_policies)
+            t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold, p.bandit_policies)
     return out
 
 

@@ -401,15 +401,17 @@ STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 trace_ref = _traces.campaign_ref
 
 
-def fixed_campaign(name: str, info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
+def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
                    threshold: int | None, policies: Sequence[str] = POLICIES) -> campaign.Campaign:
     """The fixed-policy runs of online-bandit §6.1.4 on one trace: EASY(P, Θ)
     for each policy on ``samples`` resampled traces of ``weeks`` weeks.  This
     study and the policies study (its Table 2) build them here, so that the
-    cells are the same ones (same parameters, same cache keys) and a profile
-    running both simulates them once."""
+    cells are the same ones -- same campaign name (the cache's directory),
+    same parameters (the cache keys) -- and a profile running both simulates
+    them once."""
     return campaign.Campaign(
-        name, cell=FIXED_CELL, dims={"sample": list(range(samples)), "policy": list(policies)},
+        f"online-bandit-fixed-{info.name}", cell=FIXED_CELL,
+        dims={"sample": list(range(samples)), "policy": list(policies)},
         params={"trace": trace_ref(info), "m": info.m, "weeks": weeks, "seed": seed, "threshold": threshold})
 
 
@@ -422,8 +424,7 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
     out = {}
     for t in p.traces:
         common = {"trace": trace_ref(t), "m": t.m, "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
-        out[f"fixed:{t.name}"] = fixed_campaign(f"selection-fixed-{t.name}", t, p.resamples, p.weeks, p.seed,
-                                                p.threshold)
+        out[f"fixed:{t.name}"] = fixed_campaign(t, p.resamples, p.weeks, p.seed, p.threshold)
         out[f"strategies:{t.name}"] = campaign.Campaign(
             f"selection-strategies-{t.name}", cell=STRATEGY_CELL,
             dims={"sample": list(range(p.resamples)), "period": list(p.periods),
