@@ -4,6 +4,8 @@ claims of chapter 6's text (the ranges of §6.1 and §6.5.1, Fig. 6.8's
 small and large jobs)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ...scorecard import Row
@@ -13,13 +15,28 @@ from .tables import CLAIMS, PUBLISHED
 CI = "classification-idempotent"
 
 
+def _thesis_forest(p) -> bool:
+    """Whether the run's forests are the thesis' (scikit-learn's defaults:
+    100 trees, each on a bootstrap sample of every training job)."""
+    return p.trees >= 100 and p.max_samples is None
+
+
 def _why(p) -> str:
-    return ("unexplained" if p.trees >= 100 and p.max_samples is None else
-            f"unexplained; this run's forests are smaller than the thesis' ({p.trees} trees of "
-            f"{p.max_samples if p.max_samples is not None else 'all'} samples; the thesis: 100 trees)")
+    return ("unexplained" if _thesis_forest(p) else
+            f"not compared: this run's forests are smaller than the thesis' ({p.trees} trees of "
+            f"{p.max_samples if p.max_samples is not None else 'all'} samples; the thesis: 100 trees of all)")
 
 
 def rows(res, p) -> list[Row]:
+    """The rows; all of them "not compared" when the forests are not the
+    thesis' (every value of the chapter goes through the classifier)."""
+    out = _rows(res, p)
+    if _thesis_forest(p):
+        return out
+    return [dataclasses.replace(r, comparable=False, verdict="") for r in out]
+
+
+def _rows(res, p) -> list[Row]:
     out: list[Row] = []
     why = _why(p)
     for r in res:
