@@ -1,7 +1,7 @@
 """The simulations of the policies study: the campaign cells
 (:func:`thesis_cell`, :func:`same_policy_cell`; the lelong2017 pairs use the
-campaign's built-in ``simulate`` cell, the online-bandit part the selection
-study's fixed-policy cells), the
+campaign's built-in ``simulate`` cell, the online-bandit part the fixed-policy
+cells it shares with the selection study (:mod:`schedlab.online_bandit`)), the
 workloads they run on, the campaigns of a run (:func:`campaigns`) and the
 one direct simulation behind the MaxWait table (:func:`largest_waits`)."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
 from ...metrics import PREMATURE_FACTOR, premature
-from ..selection import cells as selection_cells
+from ... import online_bandit
 
 # The choices the cells read, written once here: the cells import none of the
 # study's parameters, tables or figures, so their cache keys follow this code only.
@@ -23,7 +23,7 @@ from ..selection import cells as selection_cells
 WEEK = workload.WEEK
 
 #: Cleaning of the jobs with p > p~, per part of the study.
-OVERRUN = {"lelong": "drop", "tables": "drop", "thesis": "kill", "bandit": selection_cells.CLEANING}
+OVERRUN = {"lelong": "drop", "tables": "drop", "thesis": "kill", "bandit": online_bandit.CLEANING}
 
 #: The policy pairs of lelong2017 Tables 1-2 (P_R = P_B).
 TABLE_POLICIES = ("FCFS", "SPF", "SQF", "LEXP")
@@ -245,7 +245,7 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
                     **{k: v for k, v in common.items() if k != "overrun"}})
     for t in p.bandit_traces:
         # the selection study's fixed-policy cells: the same simulations, run once for both studies
-        out[f"bandit:{t.name}"] = selection_cells.fixed_campaign(
+        out[f"bandit:{t.name}"] = online_bandit.fixed_campaign(
             t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold, p.bandit_policies)
     return out
 

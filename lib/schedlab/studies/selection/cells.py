@@ -17,6 +17,9 @@ import numpy as np
 from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
+# online-bandit §6.1.4's fixed-policy runs, shared with the policies study (its Table 2)
+from ...online_bandit import (CLEANING, FIXED_CELL, check_keys, cumulative_by_week, easy,  # noqa: F401
+                              fixed_campaign, fixed_cell, outputs, resampled)
 
 DAY = workload.DAY
 WEEK = workload.WEEK
@@ -27,24 +30,11 @@ STRATEGIES: tuple[str, ...] = ("full", "noisy", "bandit", "random")
 #: Policy periods Δ (§6.1.4), in seconds.
 PERIODS: dict[str, int] = {"day": DAY, "week": WEEK}
 
-#: Cleaning: schedlab.workload.clean with its defaults follows §6.1.1 (jobs
-#: using more processors than the machine removed, a missing processor
-#: count replaced by the other, negative runtimes or submit times removed);
-#: it also removes jobs without a requested time (EASY needs one) and keeps
-#: jobs running past their request, killed there by the simulator.
-CLEANING = "kill"
-
 #: Spawn keys of the random streams (after the resample index).
 _STREAM = {"noise": 1, "bandit": 2, "random": 3}
 
 
 # -------------------------------------------------------------- mechanics --
-
-def easy(policy: str, threshold: int | None = 40 * 3600) -> sim.Policy:
-    """EASY(P, Θ): P for starting and backfilling, the jobs that waited more
-    than Θ leading both orders in FCFS order (§4.2, Algorithm 1)."""
-    return sim.Policy(policy, policy, threshold, threshold_backfill=True)
-
 
 def period_edges(n_periods: int, length: int, origin: int = 0) -> np.ndarray:
     """Boundaries e_0 < ... < e_n of ``n_periods`` consecutive periods of
@@ -274,16 +264,6 @@ def run_strategy(strategy: str, jobs: sim.Jobs, m: int, edges: np.ndarray, *,
     raise InputError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES} or a policy")
 
 
-def cumulative_by_week(schedule: sim.Schedule, n_weeks: int, origin: int = 0) -> np.ndarray:
-    """Total wait of the jobs finished by the end of each week
-    (``origin + (k+1) * WEEK``); jobs finishing after the last week count in
-    the last one, so its value is the total wait of all the jobs."""
-    ok = schedule.start >= 0
-    wait = metrics.wait(schedule)[ok]
-    k = np.clip((schedule.end[ok] - origin) // WEEK, 0, n_weeks - 1)
-    return np.cumsum(np.bincount(k, weights=wait, minlength=n_weeks))
-
-
 def daily_choices(chosen: np.ndarray, length: int, n_days: int) -> np.ndarray:
     """The policy index in force on each day, from the per-period indices of
     periods of ``length`` seconds (a multiple of a day, or a day)."""
@@ -292,21 +272,6 @@ def daily_choices(chosen: np.ndarray, length: int, n_days: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ cells --
-
-@functools.lru_cache(maxsize=8)
-def _cleaned(trace: str, m: int | None) -> tuple[sim.Jobs, int]:
-    c = _traces.cleaned(trace, m=m, overrun=CLEANING)
-    return c.jobs, c.m
-
-
-@functools.lru_cache(maxsize=2)
-def resampled(trace: str, m: int | None, weeks: int, seed: int, sample: int) -> tuple[sim.Jobs, int]:
-    """Resampled trace ``sample`` of ``trace`` (``weeks`` weeks, one
-    continuous trace from time 0; §6.1.3) and the machine size."""
-    jobs, m_ = _cleaned(str(trace), m)
-    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(sample),))
-    return workload.resample(jobs, int(weeks), ss).jobs, m_
-
 
 def _rng(seed: int, sample: int, stream: str, period: str, trace: str) -> np.random.Generator:
     """The random stream of a strategy: independent across resamples,
@@ -328,37 +293,7 @@ def _costs(trace: str, m: int | None, weeks: int, seed: int, sample: int, period
 
 
 _COMMON_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold"}
-_FIXED_KEYS = _COMMON_KEYS | {"policy"}
 _STRATEGY_KEYS = _COMMON_KEYS | {"period", "strategy", "epsilon", "decay", "noise"}
-
-
-def _check_keys(p: dict, known: set, what: str) -> None:
-    unknown = set(p) - known
-    missing = {"trace", "weeks", "seed", "sample"} - set(p)
-    if unknown or missing:
-        raise InputError(f"{what} cell: unknown parameter(s) {sorted(unknown)}, missing {sorted(missing)}")
-
-
-def _outputs(schedule: sim.Schedule, weeks: int) -> dict:
-    summ = schedule.summary()
-    out = {k: ((), summ[k]) for k in ("jobs", "sum_wait", "avg_wait", "max_wait", "backfilled", "forced")}
-    out["cum_sum_wait"] = (("week",), cumulative_by_week(schedule, weeks))
-    return out
-
-
-def fixed_cell(p: dict) -> dict:
-    """One (trace, resample, policy): EASY(P, Θ) on the whole resampled
-    trace, one-shot.  Outputs: jobs, total/mean/max wait, backfilled and
-    forced jobs, the cumulative total wait by week and the cell's compute
-    time.  The policies study's online-bandit part (Table 2) reads these
-    same cells (:func:`fixed_campaign`): one simulation serves both."""
-    t0 = time.process_time()
-    _check_keys(p, _FIXED_KEYS, "selection-fixed")
-    jobs, m = resampled(str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"]))
-    s = sim.simulate(jobs, m, easy(str(p["policy"]), p.get("threshold")))
-    out = _outputs(s, int(p["weeks"]))
-    out["compute_time"] = ((), time.process_time() - t0)
-    return out
 
 
 def strategy_cell(p: dict) -> dict:
@@ -369,7 +304,7 @@ def strategy_cell(p: dict) -> dict:
     the same resample and period share the period costs (cached per
     worker process)."""
     t0 = time.process_time()
-    _check_keys(p, _STRATEGY_KEYS, "selection-strategies")
+    check_keys(p, _STRATEGY_KEYS, "selection-strategies")
     trace, m, weeks, seed, sample = str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"])
     period, strategy = str(p["period"]), str(p["strategy"])
     if period not in PERIODS or strategy not in STRATEGIES:
@@ -384,35 +319,19 @@ def strategy_cell(p: dict) -> dict:
     r = run_strategy(strategy, jobs, m_, edges, threshold=threshold, costs=costs,
                      epsilon=float(p.get("epsilon", 0.5)), decay=float(p.get("decay", 1.0)),
                      rng=_rng(seed, sample, strategy, period, trace) if strategy in _STREAM else None)
-    out = _outputs(r.schedule, weeks)
+    out = outputs(r.schedule, weeks)
     out["policy_chosen"] = (("day",), daily_choices(r.chosen, PERIODS[period], weeks * 7))
     out["explorations"] = ((), r.explorations)
     out["compute_time"] = ((), time.process_time() - t0)
     return out
 
 
-campaign.register_cell("selection-fixed")(fixed_cell)
 campaign.register_cell("selection-strategies")(strategy_cell)
-FIXED_CELL = "schedlab.studies.selection.cells:fixed_cell"
 STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 
 
 #: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
 trace_ref = _traces.campaign_ref
-
-
-def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
-                   threshold: int | None, policies: Sequence[str] = POLICIES) -> campaign.Campaign:
-    """The fixed-policy runs of online-bandit §6.1.4 on one trace: EASY(P, Θ)
-    for each policy on ``samples`` resampled traces of ``weeks`` weeks.  This
-    study and the policies study (its Table 2) build them here, so that the
-    cells are the same ones -- same campaign name (the cache's directory),
-    same parameters (the cache keys) -- and a profile running both simulates
-    them once."""
-    return campaign.Campaign(
-        f"online-bandit-fixed-{info.name}", cell=FIXED_CELL,
-        dims={"sample": list(range(samples)), "policy": list(policies)},
-        params={"trace": trace_ref(info), "m": info.m, "weeks": weeks, "seed": seed, "threshold": threshold})
 
 
 def campaigns(p) -> dict[str, campaign.Campaign]:
