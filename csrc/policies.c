@@ -138,20 +138,6 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
     q->len++;
 }
 
-static void insertion_sort(const sl_sim *s, sl_queue *q)
-{
-    int32_t *a = q->idx;
-    for (int32_t i = 1; i < q->len; i++) {
-        const int32_t x = a[i];
-        int32_t k = i;
-        while (k > 0 && before(s, q, x, a[k - 1])) {
-            a[k] = a[k - 1];
-            k--;
-        }
-        a[k] = x;
-    }
-}
-
 static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)
 {
     int32_t *src = q->idx, *dst = tmp;
@@ -172,22 +158,85 @@ static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)
         memcpy(q->idx, src, (size_t)n * sizeof *src);
 }
 
+/* Expansion factor x = (wait + p~') / p~' of job j at t (SEXP, LEXP). */
+static inline double expansion(const sl_sim *s, int32_t j, int64_t t)
+{
+    const int64_t req = s->J.req[j];
+    const int64_t pp = req > 1 ? req : 1;
+    return (double)(t - s->J.submit[j] + pp) / (double)pp;
+}
+
+/* The key of a dynamic order, with the policy's kind a constant where
+ * this is inlined (SEXP and LEXP without the switch; the same doubles as
+ * sl_policy_key). */
+static inline __attribute__((always_inline)) double dynamic_key(const sl_sim *s, const sl_queue *q, int32_t kind,
+                                                                int32_t j, int64_t t)
+{
+    return kind == SL_SEXP ? expansion(s, j, t) : kind == SL_LEXP ? -expansion(s, j, t) : sl_policy_key(s, &q->pol, j, t);
+}
+
+/* before() for a queue other than fq, with the class array an argument
+ * (a constant NULL where inlined without classes). */
+static inline __attribute__((always_inline)) int before_cls(const sl_sim *s, const uint8_t *cls, const double *key,
+                                                            int32_t a, int32_t b)
+{
+    if (cls != NULL && cls[a] != cls[b]) return cls[a] > cls[b];
+    if (key[a] != key[b]) return key[a] < key[b];
+    if (s->J.submit[a] != s->J.submit[b]) return s->J.submit[a] < s->J.submit[b];
+    if (s->J.id[a] != s->J.id[b]) return s->J.id[a] < s->J.id[b];
+    return a < b;
+}
+
+/* A dynamic queue (never fq) re-keyed at t and re-sorted, in one sweep:
+ * each queued entry in turn (started ones dropped, as sl_queue_compact
+ * does) gets its key and is inserted into the sorted prefix (an insertion
+ * sort: between two passes only key crossings and new jobs move).  Exactly
+ * the comparisons of compacting, keying, then sorting by insertion: the
+ * same order, even for keys no order can sort (NaN).  O(len + moves).
+ * kind and cls are constants where this is inlined. */
+static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue *q, int32_t kind, const uint8_t *cls,
+                                                             int64_t t)
+{
+    int32_t *a = q->idx;
+    double *key = q->key;
+    const uint8_t *state = s->state;
+    int32_t o = 0;
+    for (int32_t i = q->first; i < q->len; i++) {
+        const int32_t x = a[i];
+        if (state[x] != SL_QUEUED)
+            continue;
+        key[x] = dynamic_key(s, q, kind, x, t);
+        int32_t k = o++;        /* k <= i: a[i + 1..] is not touched */
+        while (k > 0 && before_cls(s, cls, key, x, a[k - 1])) {
+            a[k] = a[k - 1];
+            k--;
+        }
+        a[k] = x;
+    }
+    q->len = o;
+    q->first = 0;
+}
+
 /* Bring q into its order at time t: nothing to do for a static order;
  * O(len + moves) for a dynamic one; O(len log len) after a policy change. */
 void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
 {
     if (!q->dynamic && !q->dirty)
         return;
-    sl_queue_compact(s, q);
     q->tvalid = 0;
     q->calm = 0;
-    for (int32_t i = 0; i < q->len; i++)
-        q->key[q->idx[i]] = sl_policy_key(s, &q->pol, q->idx[i], t);
     if (q->dirty) {
+        sl_queue_compact(s, q);
+        for (int32_t i = 0; i < q->len; i++)
+            q->key[q->idx[i]] = sl_policy_key(s, &q->pol, q->idx[i], t);
         merge_sort(s, q, s->scratch);
         q->dirty = 0;
+    } else if (s->cls == NULL && q->pol.kind == SL_SEXP) {
+        rekey_sort(s, q, SL_SEXP, NULL, t);
+    } else if (s->cls == NULL && q->pol.kind == SL_LEXP) {
+        rekey_sort(s, q, SL_LEXP, NULL, t);
     } else {
-        insertion_sort(s, q);
+        rekey_sort(s, q, q->pol.kind, s->cls, t);
     }
 }
 
