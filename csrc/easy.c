@@ -71,18 +71,6 @@ static inline int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, 
     return 0;
 }
 
-/* Do two policies order a queue alike? */
-static int same_order(const sl_policy *a, const sl_policy *b)
-{
-    if (a->kind != b->kind)
-        return 0;
-    if (a->kind == SL_MIXED)
-        for (int i = 0; i < SL_NFEATURES; i++)
-            if (a->weights[i] != b->weights[i] || a->scales[i] != b->scales[i])
-                return 0;
-    return 1;
-}
-
 /* ------------------------------------------ block summaries of a queue -- */
 
 int32_t sl_tree_min = 1024;
@@ -271,16 +259,13 @@ static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow
 
 static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
 {
-    /* EASY-P-P with a time-dependent P (SEXP, LEXP, WFP, MIXED with the
-     * expansion feature): the primary queue, ordered at t a moment ago, is
-     * the backfilling order too; sorting the second copy would double the
-     * cost of the pass.  It is rebuilt from scratch when next needed. */
-    sl_queue *bq = &s->bq;
-    if (s->pq.dynamic && same_order(&s->pq.pol, &s->bq.pol)) {
-        bq = &s->pq;
-        s->bq.dirty = 1;
-    } else {
-        sl_queue_order(s, &s->bq, t);
+    /* EASY-P-P: the primary queue, ordered at t a moment ago, is the
+     * backfilling order too (s->shared; keeping or sorting a second copy
+     * would double the cost of the queues). */
+    sl_queue *bq = &s->pq;
+    if (!s->shared) {
+        bq = &s->bq;
+        sl_queue_order(s, bq, t);
     }
     if (s->C.threshold_backfill && s->C.threshold >= 0) {
         /* Over-threshold jobs first, in FCFS order (a prefix of fq). */
@@ -405,5 +390,6 @@ void sl_easy_pass(sl_sim *s, int64_t t)
     }
     sl_queue_tidy(s, &s->fq);
     sl_queue_tidy(s, &s->pq);
-    sl_queue_tidy(s, &s->bq);
+    if (!s->shared)
+        sl_queue_tidy(s, &s->bq);
 }

@@ -203,7 +203,8 @@ static void queue_job(sl_sim *s, int32_t j, int64_t t)
     s->nqueued++;
     sl_queue_push(s, &s->fq, j, t);
     sl_queue_push(s, &s->pq, j, t);
-    sl_queue_push(s, &s->bq, j, t);
+    if (!s->shared)
+        sl_queue_push(s, &s->bq, j, t);
 }
 
 /* Kill a false small job at time t (its work is lost) and queue it again as
@@ -437,6 +438,15 @@ static void set_queue_policy(sl_queue *q, const sl_policy *p)
     q->dirty = 1;
 }
 
+/* Does pq serve as the backfilling order (bq left empty)?  When P_B orders
+ * like P_R and its keys are finite, both queues would hold one sequence
+ * (any sort of the same jobs by a strict total order gives it); a dynamic
+ * P_R = P_B always used pq's order, re-sorted at the pass, for both. */
+static int shares_order(const sl_policy *primary, const sl_policy *backfill)
+{
+    return sl_policy_same(primary, backfill) && (sl_policy_finite(primary) || sl_policy_dynamic(primary));
+}
+
 /* EASY++ per-user history (only with SL_EST_EASYPP). */
 static int alloc_history(sl_sim *s)
 {
@@ -561,6 +571,7 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     set_queue_policy(&s->fq, &fcfs);
     set_queue_policy(&s->pq, &cfg->primary);
     set_queue_policy(&s->bq, &cfg->backfill);
+    s->shared = shares_order(&cfg->primary, &cfg->backfill);
     s->now = INT64_MIN;
     s->clock = INT64_MIN;
     *sim = s;
@@ -585,6 +596,17 @@ int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *back
     s->C.backfill = *backfill;
     s->C.threshold = threshold;
     s->C.threshold_backfill = threshold_backfill;
+    const int shared = shares_order(primary, backfill);
+    if (s->shared && !shared) {
+        /* bq was left empty: it takes pq's jobs, sorted at the next pass. */
+        memcpy(s->bq.idx, s->pq.idx + s->pq.first, (size_t)(s->pq.len - s->pq.first) * sizeof *s->bq.idx);
+        s->bq.len = s->pq.len - s->pq.first;
+    } else if (shared) {
+        s->bq.len = 0;
+    }
+    s->bq.first = 0;
+    s->bq.tvalid = 0;
+    s->shared = shared;
     set_queue_policy(&s->pq, primary);
     set_queue_policy(&s->bq, backfill);
     return SL_OK;
@@ -668,6 +690,7 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->used = src->used;
     s->ndone = src->ndone;
     s->nqueued = src->nqueued;
+    s->shared = src->shared;
     s->cutoff = src->cutoff;
     s->clock = src->clock;
     if (sl_mq_clone(s, src) != SL_OK || sl_learn_clone(s, src) != SL_OK) {

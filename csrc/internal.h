@@ -76,7 +76,10 @@ struct sl_sim {
 
     sl_queue fq;        /* queued jobs in FCFS order            */
     sl_queue pq;        /* queued jobs in P_R order             */
-    sl_queue bq;        /* queued jobs in P_B order             */
+    sl_queue bq;        /* queued jobs in P_B order, unless shared  */
+    int shared;         /* P_B orders like P_R (and its keys are finite,
+                           so both orders are one sequence): pq serves as
+                           the backfilling order, bq is left empty     */
 
     int32_t *heap;      /* running jobs, min-heap on (end, j)   */
     int32_t nheap;
@@ -100,6 +103,8 @@ struct sl_sim {
 /* policies.c */
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);
 int sl_policy_dynamic(const sl_policy *p);
+int sl_policy_same(const sl_policy *a, const sl_policy *b);
+int sl_policy_finite(const sl_policy *p);
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t);
 void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
 void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);

@@ -56,6 +56,35 @@ int sl_policy_dynamic(const sl_policy *p)
     }
 }
 
+/* Do two policies order a queue alike? */
+int sl_policy_same(const sl_policy *a, const sl_policy *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    if (a->kind == SL_MIXED)
+        for (int i = 0; i < SL_NFEATURES; i++)
+            if (a->weights[i] != b->weights[i] || a->scales[i] != b->scales[i])
+                return 0;
+    return 1;
+}
+
+/* Is every key of p a finite double, whatever the (valid) job and time?
+ * Then before() is a strict total order, and every way of sorting a set of
+ * jobs gives the same sequence.  The pure policies' keys are bounded (by
+ * 2^186, WFP); a mixed key sums w_i (f_i / s_i) with |f_i| <= 2^93 (the
+ * area p~ q <= 2^61 2^31 is the largest feature): finite when the sum of
+ * |w_i| 2^93 / s_i is (with room to spare). */
+int sl_policy_finite(const sl_policy *p)
+{
+    if (p->kind != SL_MIXED)
+        return 1;
+    const double fmax = 9903520314283042199192993792.0;   /* 2^93 */
+    double bound = 0.0;
+    for (int i = 0; i < SL_NFEATURES; i++)
+        bound += fabs(p->weights[i]) * (fmax / p->scales[i]);
+    return bound < 1e300;
+}
+
 /* Key of job j at time t under policy p (lowest first).  The operation order
  * is part of the contract (csrc/SEMANTICS.md). */
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
