@@ -36,14 +36,14 @@ static void reserve(const sl_sim *s, int32_t head, int64_t t, int64_t *shadow, i
     int64_t when = t;
     while (k < s->nrun && avail < need) {
         const int32_t j = s->run[k++];
-        const int64_t e = s->O.start[j] + sl_est(s, j);
+        const int64_t e = s->rend[j];
         when = e > t ? e : t;
         avail += s->J.procs[j];
     }
     /* Every running job whose estimated end is also the shadow time. */
     while (k < s->nrun) {
         const int32_t j = s->run[k];
-        const int64_t e = s->O.start[j] + sl_est(s, j);
+        const int64_t e = s->rend[j];
         if ((e > t ? e : t) != when)
             break;
         avail += s->J.procs[j];
@@ -365,7 +365,7 @@ static void correct_estimates(sl_sim *s, int64_t t)
     if (s->C.correction == SL_CORR_NOW)
         return;
     int32_t k = 0;
-    while (k < s->nrun && s->O.start[s->run[k]] + sl_est(s, s->run[k]) <= t)
+    while (k < s->nrun && s->rend[s->run[k]] <= t)
         s->scratch[k] = s->run[k], k++;
     for (int32_t i = 0; i < k; i++) {
         const int32_t j = s->scratch[i];

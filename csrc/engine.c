@@ -96,7 +96,7 @@ static int32_t heap_pop(sl_sim *s)
 
 static inline int run_less(const sl_sim *s, int32_t a, int32_t b)
 {
-    const int64_t ea = s->O.start[a] + sl_est(s, a), eb = s->O.start[b] + sl_est(s, b);
+    const int64_t ea = s->rend[a], eb = s->rend[b];
     return ea != eb ? ea < eb : a < b;
 }
 
@@ -116,6 +116,7 @@ static int32_t run_lower_bound(const sl_sim *s, int32_t j)
 
 void sl_run_insert(sl_sim *s, int32_t j)
 {
+    s->rend[j] = s->O.start[j] + sl_est(s, j);
     const int32_t pos = run_lower_bound(s, j);
     memmove(s->run + pos + 1, s->run + pos, (size_t)(s->nrun - pos) * sizeof *s->run);
     s->run[pos] = j;
@@ -478,9 +479,10 @@ static sl_sim *alloc_sim(int32_t n)
     s->bq.key = malloc(m * sizeof(double));
     s->heap = malloc(m * sizeof(int32_t));
     s->run = malloc(m * sizeof(int32_t));
+    s->rend = malloc(m * sizeof(int64_t));
     s->scratch = malloc(m * sizeof(int32_t));
     if (!s->dur || !s->est || !s->state || !s->doomed || !s->ncorr || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
-        !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->scratch) {
+        !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->rend || !s->scratch) {
         sl_sim_free(s);
         return NULL;
     }
@@ -497,7 +499,7 @@ void sl_sim_free(sl_sim *s)
     free(s->hist1); free(s->hist2); free(s->hcount);
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
-    free(s->heap); free(s->run); free(s->scratch);
+    free(s->heap); free(s->run); free(s->rend); free(s->scratch);
     sl_queue_free(&s->fq); sl_queue_free(&s->pq); sl_queue_free(&s->bq);
     sl_mq_free(s->mq);
     sl_learn_free(s->learn);
@@ -684,6 +686,8 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     memcpy(s->heap, src->heap, (size_t)src->nheap * sizeof *s->heap);
     s->nheap = src->nheap;
     memcpy(s->run, src->run, (size_t)src->nrun * sizeof *s->run);
+    for (int32_t i = 0; i < src->nrun; i++)
+        s->rend[src->run[i]] = src->rend[src->run[i]];
     s->nrun = src->nrun;
     s->now = src->now;
     s->next_sub = src->next_sub;

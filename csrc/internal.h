@@ -84,6 +84,9 @@ struct sl_sim {
     int32_t *heap;      /* running jobs, min-heap on (end, j)   */
     int32_t nheap;
     int32_t *run;       /* running jobs sorted by (est end, j)  */
+    int64_t *rend;      /* estimated end start + sl_est of a running job,
+                           set when it enters run (its estimate, start
+                           and class change only while out of run)   */
     int32_t nrun;
     int32_t *scratch;   /* n entries, for merge sort            */
 
