@@ -257,7 +257,8 @@ static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow
     }
 }
 
-static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
+/* Step 4 over every queued job; returns the extra processors left. */
+static int64_t backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
 {
     /* EASY-P-P: the primary queue, ordered at t a moment ago, is the
      * backfilling order too (s->shared; keeping or sorting a second copy
@@ -284,6 +285,74 @@ static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t
     } else {
         walk(s, bq, head, t, shadow, &extra);
     }
+    return extra;
+}
+
+/* ------------------------------------------ backfilling only the new jobs --
+ *
+ * A job that could not start in a pass's backfilling step cannot start in a
+ * later one while nothing has improved: it failed either for want of
+ * processors (q_j > free) or because it would end after the shadow time
+ * and takes more than the extra processors (t' + e_j > S and q_j > extra);
+ * free and extra only fall during the walk, so it fails at the values the
+ * walk ended with (free_f, S, extra_f), and a job the walk did not reach
+ * (it stops when free reaches 0; the block summaries skip only blocks
+ * without a job that could start) fails there too, as does the head.  At a
+ * later pass t >= t' (its estimate unchanged while it waits) with free <=
+ * free_f, shadow S' <= S and extra' <= extra_f, it fails again, whatever
+ * the order: the backfilling step then starts exactly the jobs the full
+ * walk would start, by trying only the jobs submitted since, in the
+ * backfilling order.  Typically a submission, with no completion since the
+ * last pass: O(new jobs) instead of O(queued).  The primary walk and the
+ * reservation are computed as always (a change of the order, a threshold
+ * crossing, a correction or a primary start shows in S' and extra'). */
+
+/* Record what the pass leaves: every job still queued failed at
+ * (free, shadow, extra) or would (no job queued: nothing to fail). */
+static void record(sl_sim *s, int64_t free, int64_t shadow, int64_t extra)
+{
+    s->bf_valid = 1;
+    s->bf_mark = s->next_sub;
+    s->bf_free = free;
+    s->bf_shadow = shadow;
+    s->bf_extra = extra;
+}
+
+/* The backfilling step by the new jobs only, if the record allows it (see
+ * above; and the backfilling order is a strict total order, so that the
+ * new jobs sorted alone keep their order in the queue).  Returns 1 if done
+ * (the remaining extra in *extra), 0 if the full walk is needed. */
+static int backfill_new(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t *extra)
+{
+    if (!s->bf_valid || free_procs(s) > s->bf_free || shadow > s->bf_shadow || *extra > s->bf_extra)
+        return 0;
+    sl_queue *bq = s->shared ? &s->pq : &s->bq;
+    if (!bq->finite)
+        return 0;
+    if (!s->shared)
+        sl_queue_order(s, bq, t);       /* the keys at t (before scratch is used) */
+    /* The new queued jobs (usually one) ... */
+    int32_t *c = s->scratch, k = 0;
+    for (int32_t j = s->bf_mark; j < s->next_sub; j++) {
+        if (j == head || s->state[j] != SL_QUEUED)
+            continue;
+        if (over(s, j, t))
+            return 0;       /* it would lead the order (never: new jobs have not waited) */
+        c[k++] = j;
+    }
+    /* ... in backfilling order. */
+    for (int32_t a = 1; a < k; a++) {
+        const int32_t j = c[a];
+        int32_t i = a;
+        while (i > 0 && sl_queue_before(s, bq, j, c[i - 1])) {
+            c[i] = c[i - 1];
+            i--;
+        }
+        c[i] = j;
+    }
+    for (int32_t i = 0; i < k && free_procs(s) > 0; i++)
+        try_backfill(s, c[i], t, shadow, extra);
+    return 1;
 }
 
 /* Steps 1-2: start jobs in primary order; returns the head job or -1. */
@@ -386,7 +455,12 @@ void sl_easy_pass(sl_sim *s, int64_t t)
     if (head >= 0 && free_procs(s) > 0) {
         int64_t shadow, extra;
         reserve(s, head, t, &shadow, &extra);
-        backfill(s, head, t, shadow, extra);
+        if (!backfill_new(s, head, t, shadow, &extra))
+            extra = backfill(s, head, t, shadow, extra);
+        record(s, free_procs(s), shadow, extra);
+    } else {
+        /* No processor free (every queued job wants one), or none queued. */
+        record(s, head >= 0 ? 0 : INT64_MAX, INT64_MAX, INT64_MAX);
     }
     sl_queue_tidy(s, &s->fq);
     sl_queue_tidy(s, &s->pq);

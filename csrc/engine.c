@@ -213,6 +213,7 @@ static void queue_job(sl_sim *s, int32_t j, int64_t t)
 static void requeue(sl_sim *s, int32_t j, int64_t t)
 {
     sl_run_remove(s, j);                       /* before its class changes */
+    s->bf_valid = 0;                           /* a job queued again, not new */
     if (s->learn != NULL)
         sl_learn_stopped(s, j);                /* before its start changes */
     s->used -= s->J.procs[j];
@@ -281,10 +282,12 @@ int sl_sim_run(sl_sim *s, int64_t until)
                 sl_mq_submitted(s, s->next_sub);
             queue_job(s, s->next_sub++, t);
         }
-        if (s->mq != NULL)
+        if (s->mq != NULL) {
+            s->bf_valid = 0;
             sl_mq_pass(s, t);
-        else
+        } else {
             sl_easy_pass(s, t);
+        }
     }
     if (until != INT64_MAX && until > s->clock)
         s->clock = until;
@@ -436,6 +439,7 @@ static void set_queue_policy(sl_queue *q, const sl_policy *p)
 {
     q->pol = *p;
     q->dynamic = sl_policy_dynamic(p);
+    q->finite = sl_policy_finite(p);
     q->dirty = 1;
 }
 
@@ -609,6 +613,7 @@ int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *back
     s->bq.first = 0;
     s->bq.tvalid = 0;
     s->shared = shared;
+    s->bf_valid = 0;
     set_queue_policy(&s->pq, primary);
     set_queue_policy(&s->bq, backfill);
     return SL_OK;

@@ -49,6 +49,8 @@ typedef struct sl_queue {
     int32_t walked;   /* entries the last walk visited          */
     int32_t tk;       /* processor buckets: 2^(tk-1) >= m       */
     int tvalid;       /* the summaries describe idx             */
+    int finite;       /* keys always finite: before() is a strict total
+                         order (sl_policy_finite)                 */
 } sl_queue;
 
 #define SL_BLOCK 16
@@ -95,6 +97,14 @@ struct sl_sim {
     int64_t used;       /* processors busy                      */
     int64_t ndone;
     int32_t nqueued;    /* jobs waiting (queues may hold started ones too) */
+    /* What the last single-queue pass left (easy.c, "Backfilling only the
+     * new jobs"): every job then queued could not start in the backfilling
+     * step with bf_free processors free, shadow time bf_shadow and bf_extra
+     * extra processors, nor with fewer, nor earlier; jobs from index
+     * bf_mark on were not yet submitted.  bf_valid = 0: unknown. */
+    int bf_valid;
+    int32_t bf_mark;
+    int64_t bf_free, bf_shadow, bf_extra;
     int64_t cutoff;     /* jobs submitted after this are never submitted */
     int64_t clock;      /* every event up to this time has been processed
                            (the largest `until` or event time so far)      */
@@ -114,6 +124,7 @@ void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
 void sl_queue_compact(sl_sim *s, sl_queue *q);
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
 void sl_queue_free(sl_queue *q);
+int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b);
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)

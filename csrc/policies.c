@@ -142,6 +142,11 @@ static inline int before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t 
     return a < b;
 }
 
+int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
+{
+    return before(s, q, a, b);
+}
+
 /* Queue job j.  A static order is kept sorted at all times (binary search
  * and memmove: O(log len + moves)); a dynamic or dirty one is appended to
  * and sorted at the next pass. */
