@@ -277,9 +277,11 @@ static int64_t backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int6
             if (j != head && s->state[j] == SL_QUEUED)
                 try_backfill(s, j, t, shadow, &extra);
         }
+        /* Then the others in P_B order: not over is r_j >= t - T. */
+        const int64_t lim = t - s->C.threshold;
         for (int32_t i = bq->first; i < bq->len && free_procs(s) > 0; i++) {
             const int32_t j = bq->idx[i];
-            if (j != head && s->state[j] == SL_QUEUED && !over(s, j, t))
+            if (s->state[j] == SL_QUEUED && s->J.submit[j] >= lim && j != head)
                 try_backfill(s, j, t, shadow, &extra);
         }
     } else {
@@ -444,6 +446,20 @@ static void correct_estimates(sl_sim *s, int64_t t)
     }
 }
 
+/* sl_queue_tidy, and a short static queue (walked entry by entry) with a
+ * total order is compacted as soon as a third of its entries are started
+ * jobs, which every walk would skip again (sl_queue_tidy waits for half
+ * plus 32).  Any compaction keeps the order; with a strict total order the
+ * positions new jobs get among the queued ones do not depend on the
+ * started entries left (NaN keys could make them depend: not there). */
+static void tidy(sl_sim *s, sl_queue *q)
+{
+    sl_queue_tidy(s, q);
+    const int32_t live = s->nqueued, stale = q->len - q->first - live;
+    if (q->finite && !q->dynamic && live < sl_tree_min && stale > live / 2 + 4)
+        sl_queue_compact(s, q);
+}
+
 void sl_easy_pass(sl_sim *s, int64_t t)
 {
     if (s->nqueued == 0)
@@ -463,7 +479,7 @@ void sl_easy_pass(sl_sim *s, int64_t t)
         record(s, head >= 0 ? 0 : INT64_MAX, INT64_MAX, INT64_MAX);
     }
     sl_queue_tidy(s, &s->fq);
-    sl_queue_tidy(s, &s->pq);
+    tidy(s, &s->pq);
     if (!s->shared)
-        sl_queue_tidy(s, &s->bq);
+        tidy(s, &s->bq);
 }
