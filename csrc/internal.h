@@ -120,7 +120,13 @@ int sl_policy_same(const sl_policy *a, const sl_policy *b);
 int sl_policy_finite(const sl_policy *p);
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t);
 void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
-void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
+void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t);
+/* Bring q into its order at time t: nothing to do for a static order. */
+static inline void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
+{
+    if (q->dynamic || q->dirty)
+        sl_queue_reorder(s, q, t);
+}
 void sl_queue_compact(sl_sim *s, sl_queue *q);
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
 void sl_queue_free(sl_queue *q);

@@ -158,7 +158,13 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
         q->idx[q->len++] = j;
         return;
     }
-    q->key[j] = sl_policy_key(s, &q->pol, j, t);
+    q->key[j] = q->pol.kind == SL_FCFS ? (double)s->J.submit[j] : sl_policy_key(s, &q->pol, j, t);
+    /* With a strict total order, a job that goes after the last entry goes
+     * at the end (always so in FCFS order, submissions being in order). */
+    if (q->finite && q->len > q->first && before(s, q, q->idx[q->len - 1], j)) {
+        q->idx[q->len++] = j;
+        return;
+    }
     int32_t lo = q->first, hi = q->len;
     while (lo < hi) {
         const int32_t mid = lo + (hi - lo) / 2;
@@ -251,12 +257,11 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
     q->first = 0;
 }
 
-/* Bring q into its order at time t: nothing to do for a static order;
- * O(len + moves) for a dynamic one; O(len log len) after a policy change. */
-void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
+/* Bring q into its order at time t (sl_queue_order: a static order is
+ * always in order): O(len + moves) for a dynamic one; O(len log len) after
+ * a policy change. */
+void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t)
 {
-    if (!q->dynamic && !q->dirty)
-        return;
     q->tvalid = 0;
     q->calm = 0;
     if (q->dirty) {
