@@ -485,8 +485,9 @@ static sl_sim *alloc_sim(int32_t n)
     s->run = malloc(m * sizeof(int32_t));
     s->rend = malloc(m * sizeof(int64_t));
     s->scratch = malloc(m * sizeof(int32_t));
+    s->skey = malloc(m * sizeof(double));
     if (!s->dur || !s->est || !s->state || !s->doomed || !s->ncorr || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
-        !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->rend || !s->scratch) {
+        !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->rend || !s->scratch || !s->skey) {
         sl_sim_free(s);
         return NULL;
     }
@@ -503,7 +504,7 @@ void sl_sim_free(sl_sim *s)
     free(s->hist1); free(s->hist2); free(s->hcount);
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
-    free(s->heap); free(s->run); free(s->rend); free(s->scratch);
+    free(s->heap); free(s->run); free(s->rend); free(s->scratch); free(s->skey);
     sl_queue_free(&s->fq); sl_queue_free(&s->pq); sl_queue_free(&s->bq);
     sl_mq_free(s->mq);
     sl_learn_free(s->learn);

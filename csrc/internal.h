@@ -91,6 +91,7 @@ struct sl_sim {
                            and class change only while out of run)   */
     int32_t nrun;
     int32_t *scratch;   /* n entries, for merge sort            */
+    double *skey;       /* n entries: keys by position in a re-sort */
 
     int64_t now;
     int32_t next_sub;   /* next job to submit                   */

@@ -215,13 +215,10 @@ static inline __attribute__((always_inline)) double dynamic_key(const sl_sim *s,
     return kind == SL_SEXP ? expansion(s, j, t) : kind == SL_LEXP ? -expansion(s, j, t) : sl_policy_key(s, &q->pol, j, t);
 }
 
-/* before() for a queue other than fq, with the class array an argument
- * (a constant NULL where inlined without classes). */
-static inline __attribute__((always_inline)) int before_cls(const sl_sim *s, const uint8_t *cls, const double *key,
-                                                            int32_t a, int32_t b)
+/* before() for a queue other than fq once the keys differ in neither
+ * class nor key: submit time, id, input order. */
+static inline int tie_before(const sl_sim *s, int32_t a, int32_t b)
 {
-    if (cls != NULL && cls[a] != cls[b]) return cls[a] > cls[b];
-    if (key[a] != key[b]) return key[a] < key[b];
     if (s->J.submit[a] != s->J.submit[b]) return s->J.submit[a] < s->J.submit[b];
     if (s->J.id[a] != s->J.id[b]) return s->J.id[a] < s->J.id[b];
     return a < b;
@@ -230,28 +227,41 @@ static inline __attribute__((always_inline)) int before_cls(const sl_sim *s, con
 /* A dynamic queue (never fq) re-keyed at t and re-sorted, in one sweep:
  * each queued entry in turn (started ones dropped, as sl_queue_compact
  * does) gets its key and is inserted into the sorted prefix (an insertion
- * sort: between two passes only key crossings and new jobs move).  Exactly
- * the comparisons of compacting, keying, then sorting by insertion: the
- * same order, even for keys no order can sort (NaN).  O(len + moves).
- * kind and cls are constants where this is inlined. */
+ * sort: between two passes only key crossings and new jobs move).  The
+ * prefix's keys are kept by position (s->skey) so that a comparison reads
+ * no index.  x goes before y exactly as before() says: by class (cls, a
+ * constant NULL where inlined without classes), then kx < ky if kx != ky
+ * (false if either is NaN), else tie_before -- that is, (kx < ky) ||
+ * (kx == ky && tie_before).  The comparisons of compacting, keying, then
+ * sorting by insertion: the same order, even for keys no order can sort
+ * (NaN).  O(len + moves).  kind is a constant where this is inlined. */
 static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue *q, int32_t kind, const uint8_t *cls,
                                                              int64_t t)
 {
     int32_t *a = q->idx;
-    double *key = q->key;
+    double *key = q->key, *sk = s->skey;
     const uint8_t *state = s->state;
     int32_t o = 0;
     for (int32_t i = q->first; i < q->len; i++) {
         const int32_t x = a[i];
         if (state[x] != SL_QUEUED)
             continue;
-        key[x] = dynamic_key(s, q, kind, x, t);
+        const double kx = dynamic_key(s, q, kind, x, t);
+        key[x] = kx;
         int32_t k = o++;        /* k <= i: a[i + 1..] is not touched */
-        while (k > 0 && before_cls(s, cls, key, x, a[k - 1])) {
-            a[k] = a[k - 1];
+        while (k > 0) {
+            const int32_t y = a[k - 1];
+            const double ky = sk[k - 1];
+            const int goes_before = cls != NULL && cls[x] != cls[y] ? cls[x] > cls[y]
+                                  : kx < ky || (kx == ky && tie_before(s, x, y));
+            if (!goes_before)
+                break;
+            a[k] = y;
+            sk[k] = ky;
             k--;
         }
         a[k] = x;
+        sk[k] = kx;
     }
     q->len = o;
     q->first = 0;
