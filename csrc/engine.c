@@ -147,6 +147,8 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
         }
     }
     s->O.flags[j] = (uint8_t)(s->O.flags[j] | flags);
+    if (s->J.procs[j] == s->minq)
+        s->nminq--;
     s->used += s->J.procs[j];
     heap_push(s, j);
     sl_run_insert(s, j);
@@ -200,6 +202,13 @@ static void observe(sl_sim *s, int32_t j, int64_t t)
 
 static void queue_job(sl_sim *s, int32_t j, int64_t t)
 {
+    const int64_t q = s->J.procs[j];
+    if (s->nqueued == 0 || q < s->minq) {
+        s->minq = q;
+        s->nminq = 1;
+    } else if (q == s->minq) {
+        s->nminq++;
+    }
     s->state[j] = SL_QUEUED;
     s->nqueued++;
     sl_queue_push(s, &s->fq, j, t);
@@ -700,6 +709,8 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->used = src->used;
     s->ndone = src->ndone;
     s->nqueued = src->nqueued;
+    s->minq = src->minq;
+    s->nminq = src->nminq;
     s->shared = src->shared;
     s->cutoff = src->cutoff;
     s->clock = src->clock;

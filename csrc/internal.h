@@ -103,6 +103,9 @@ struct sl_sim {
      * step with bf_free processors free, shadow time bf_shadow and bf_extra
      * extra processors, nor with fewer, nor earlier; jobs from index
      * bf_mark on were not yet submitted.  bf_valid = 0: unknown. */
+    int64_t minq;       /* at most the least q of the queued jobs  */
+    int32_t nminq;      /* queued jobs with q = minq (0: minq may be
+                           lower than every queued job's q)          */
     int bf_valid;
     int32_t bf_mark;
     int64_t bf_free, bf_shadow, bf_extra;
