@@ -4,7 +4,9 @@ and without the expansion feature), thresholds none / 2 h / 200000 s,
 threshold_backfill on and off, other backfilling orders, estimates
 (requested, actual, easy++, learned, an array) and corrections, classes and
 dividers, overrun, stepped runs with policy changes and clones -- on weeks of
-the bundled logs and on resampled CEA-Curie traces; every output array is
+the bundled logs and on resampled CEA-Curie traces, plus thousands of jobs
+queued at once (the block-summary walk, also forced on every queue) and
+mixed policies whose keys overflow to inf and NaN; every output array is
 saved, then compared exactly.
 
   SCHEDLAB_CORE_DIR=OLD_BUILD python bench/core_identity.py dump old.npz
@@ -56,8 +58,45 @@ def workloads():
         yield f"Curie-resample{sample}", jobs, m
 
 
+def long_queue_cases():
+    """Thousands of jobs queued at once (the block-summary walk, also forced
+    on every queue with sl_debug_tree_min(0)), and mixed policies whose keys
+    overflow to inf and NaN (scales near 0: the non-finite paths)."""
+    from schedlab._core import lib
+    rng = np.random.default_rng(17)
+    n = 3000
+    run = rng.integers(0, 5000, n)
+    req = np.maximum(run * rng.integers(1, 4, n) - rng.integers(0, 300, n), 0)
+    submit = np.sort(np.concatenate([np.zeros(n // 2, np.int64), rng.integers(0, 200_000, n - n // 2)]))
+    jobs = sim.Jobs(submit, run, req, rng.integers(1, 100, n), user=rng.integers(0, 20, n))
+    nan_mixed = [sim.Mixed((1.0, 0.0, -1.0, 0.0, 0.0, 1.0), (1e-300, 1.0, 1e-300, 1.0, 1.0, 1e-300)),
+                 sim.Mixed((1e300, -1e300, 0.0, 0.0, 1.0, 0.0), (1.0, 1.0, 1.0, 1.0, 1e-300, 1.0))]
+    for tree_min in (None, 0):
+        for p, bf, thr, tb in [("FCFS", "FCFS", None, False), ("SPF", "SAF", 7200, False), ("LQF", "FCFS", 3600, True),
+                               ("SAF", "SAF", 200_000, True), ("LEXP", "LEXP", None, False), ("LEXP", "SPF", 7200, False),
+                               (MIXED[0], MIXED[0], 7200, False), (nan_mixed[0], nan_mixed[0], None, False),
+                               (nan_mixed[0], "FCFS", 7200, True), (nan_mixed[1], nan_mixed[1], 7200, False),
+                               ("FCFS", nan_mixed[0], None, False)]:
+            def f(p=p, bf=bf, thr=thr, tb=tb, tree_min=tree_min):
+                old = lib.sl_debug_tree_min(tree_min) if tree_min is not None else None
+                try:
+                    return _arrays(sim.simulate(jobs, 100, sim.Policy(p, bf, thr, threshold_backfill=tb)))
+                finally:
+                    if old is not None:
+                        lib.sl_debug_tree_min(old)
+            yield f"longq|tree={tree_min}|{p}-{bf}|{thr}|{tb}", f
+    # the non-finite mixed policies on a real week too
+    info = traces.resolve("SDSC-BLUE")
+    week = workload.weeks(workload.clean(traces.load(info), m=info.m)[0])[40]
+    for p in nan_mixed:
+        for thr, tb in THRESHOLDS:
+            yield (f"SDSC-BLUE-w40|nan|{p}|{thr}|{tb}",
+                   lambda p=p, thr=thr, tb=tb: _arrays(sim.simulate(week, info.m, sim.Policy(p, p, thr, threshold_backfill=tb))))
+
+
 def cases():
     """(name, function returning the output arrays)."""
+    yield from long_queue_cases()
     for wname, jobs, m in workloads():
         big = len(jobs) > 5000
         for p in POLICIES:
