@@ -10,6 +10,14 @@
  * could start (issue 17: 1e6 jobs queued at once no longer cost O(queued)
  * per pass).  A dynamic order (SEXP, LEXP, WFP, mixed with expansion) is
  * re-keyed and re-sorted at every pass, O(queued) per pass.
+ *
+ * Two shortcuts, each giving exactly the plain pass's result (issue 19;
+ * sl_debug_shortcuts turns them off, for the tests): a pass in which no
+ * queued job fits in the free processors is skipped (none_fits), and a pass
+ * that finds nothing improved since the last one -- typically a submission
+ * without a completion -- backfills only the jobs submitted since
+ * (backfill_new: O(new jobs) instead of O(queued)).  With P_B ordering like
+ * P_R, one queue (pq) serves both (s->shared).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +317,15 @@ static int64_t backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int6
  * reservation are computed as always (a change of the order, a threshold
  * crossing, a correction or a primary start shows in S' and extra'). */
 
+static int32_t sl_shortcuts = 1;
+
+int32_t sl_debug_shortcuts(int32_t on)
+{
+    const int32_t old = sl_shortcuts;
+    sl_shortcuts = on != 0;
+    return old;
+}
+
 /* Record what the pass leaves: every job still queued failed at
  * (free, shadow, extra) or would (no job queued: nothing to fail). */
 static void record(sl_sim *s, int64_t free, int64_t shadow, int64_t extra)
@@ -326,7 +343,7 @@ static void record(sl_sim *s, int64_t free, int64_t shadow, int64_t extra)
  * (the remaining extra in *extra), 0 if the full walk is needed. */
 static int backfill_new(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t *extra)
 {
-    if (!s->bf_valid || free_procs(s) > s->bf_free || shadow > s->bf_shadow || *extra > s->bf_extra)
+    if (!sl_shortcuts || !s->bf_valid || free_procs(s) > s->bf_free || shadow > s->bf_shadow || *extra > s->bf_extra)
         return 0;
     sl_queue *bq = s->shared ? &s->pq : &s->bq;
     if (!bq->finite)
@@ -500,7 +517,7 @@ void sl_easy_pass(sl_sim *s, int64_t t)
      * q > free): skipped, orders and all.  Not with keys that may not be
      * finite: there the order a re-sort gives may depend on the order it
      * starts from (and so on the sorts skipped). */
-    if (s->pq.finite && (s->shared || s->bq.finite) && none_fits(s)) {
+    if (sl_shortcuts && s->pq.finite && (s->shared || s->bq.finite) && none_fits(s)) {
         record(s, free_procs(s), INT64_MAX, INT64_MAX);
         return;
     }

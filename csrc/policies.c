@@ -6,8 +6,9 @@
  * expansion weight) are computed once, when the job is queued; dynamic keys
  * are recomputed at every pass.  Orders are kept by an adaptive insertion
  * sort: between two passes only new jobs and key crossings move, so a pass
- * costs O(len + moves).  A full rebuild (policy change) uses a merge sort,
- * O(len log len).
+ * costs O(len + moves), in one sweep that also drops started jobs and
+ * computes the keys (rekey_sort).  A full rebuild (policy change) uses a
+ * merge sort, O(len log len).
  */
 #include <math.h>
 #include <stdio.h>
