@@ -61,22 +61,30 @@ static void reserve(const sl_sim *s, int32_t head, int64_t t, int64_t *shadow, i
     *extra = avail - need;
 }
 
+/* The backfilling step under way: its time, head and shadow time, and the
+ * processors free now and extra at the shadow time (both kept here as
+ * jobs start, not recomputed from the simulation at every try). */
+typedef struct bf_walk {
+    int64_t t, shadow, free, extra;
+    int32_t head;
+} bf_walk;
+
 /* Try job j in the backfilling step; returns 1 if it started. */
-static inline int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, int64_t *extra)
+static inline int try_backfill(sl_sim *s, int32_t j, bf_walk *w)
 {
     const int64_t q = s->J.procs[j];
-    if (q > free_procs(s))
+    if (q > w->free)
         return 0;
-    if (t + sl_est(s, j) <= shadow) {
-        sl_engine_start(s, j, t, (uint8_t)(SL_BACKFILLED | (over(s, j, t) ? SL_FORCED : 0)));
-        return 1;
+    if (w->t + sl_est(s, j) <= w->shadow) {
+        /* ends by the shadow time: extra unchanged */
+    } else if (q <= w->extra) {
+        w->extra -= q;
+    } else {
+        return 0;
     }
-    if (q <= *extra) {
-        *extra -= q;
-        sl_engine_start(s, j, t, (uint8_t)(SL_BACKFILLED | (over(s, j, t) ? SL_FORCED : 0)));
-        return 1;
-    }
-    return 0;
+    sl_engine_start(s, j, w->t, (uint8_t)(SL_BACKFILLED | (over(s, j, w->t) ? SL_FORCED : 0)));
+    w->free -= q;               /* = free_procs(s) */
+    return 1;
 }
 
 /* ------------------------------------------ block summaries of a queue -- */
@@ -226,7 +234,7 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
  * the blocks whose summary may hold a job that fits, each re-summarised
  * once walked.  The same jobs start, in the same order: a block skipped
  * holds none that try_backfill would start.  O(log + blocks walked). */
-static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow, int64_t *extra)
+static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
 {
     /* The summaries pay when the queue is long, the walks are long (most
      * entries fit nowhere) and the queue keeps its shape for a while (a
@@ -237,10 +245,10 @@ static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow
     q->calm = q->calm < INT32_MAX ? q->calm + 1 : q->calm;
     if (!tree || (q->tq == NULL && !alloc_tree(s, q))) {
         int32_t i = q->first;
-        for (; i < q->len && free_procs(s) > 0; i++) {
+        for (; i < q->len && w->free > 0; i++) {
             const int32_t j = q->idx[i];
-            if (j != head && s->state[j] == SL_QUEUED)
-                try_backfill(s, j, t, shadow, extra);
+            if (s->state[j] == SL_QUEUED && j != w->head)
+                try_backfill(s, j, w);
         }
         q->walked = i - q->first;
         return;
@@ -249,25 +257,26 @@ static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow
     if (!q->tvalid)
         build(s, q);
     int32_t i = q->first;
-    while (i < q->len && free_procs(s) > 0) {
-        const int32_t b = next_block(q, i / SL_BLOCK, free_procs(s), *extra, shadow - t);
+    while (i < q->len && w->free > 0) {
+        const int32_t b = next_block(q, i / SL_BLOCK, w->free, w->extra, w->shadow - w->t);
         if (b < 0)
             break;
         const int32_t lo = b * SL_BLOCK > i ? b * SL_BLOCK : i;
         const int32_t hi = (b + 1) * SL_BLOCK < q->len ? (b + 1) * SL_BLOCK : q->len;
-        for (i = lo; i < hi && free_procs(s) > 0; i++) {
+        for (i = lo; i < hi && w->free > 0; i++) {
             const int32_t j = q->idx[i];
-            if (j != head && s->state[j] == SL_QUEUED)
-                try_backfill(s, j, t, shadow, extra);
+            if (s->state[j] == SL_QUEUED && j != w->head)
+                try_backfill(s, j, w);
         }
         summarise(s, q, b);
         i = hi;
     }
 }
 
-/* Step 4 over every queued job; returns the extra processors left. */
-static int64_t backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
+/* Step 4 over every queued job. */
+static void backfill(sl_sim *s, bf_walk *w)
 {
+    const int64_t t = w->t;
     /* EASY-P-P: the primary queue, ordered at t a moment ago, is the
      * backfilling order too (s->shared; keeping or sorting a second copy
      * would double the cost of the queues). */
@@ -278,24 +287,23 @@ static int64_t backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int6
     }
     if (s->C.threshold_backfill && s->C.threshold >= 0) {
         /* Over-threshold jobs first, in FCFS order (a prefix of fq). */
-        for (int32_t i = s->fq.first; i < s->fq.len && free_procs(s) > 0; i++) {
+        for (int32_t i = s->fq.first; i < s->fq.len && w->free > 0; i++) {
             const int32_t j = s->fq.idx[i];
             if (!over(s, j, t))
                 break;
-            if (j != head && s->state[j] == SL_QUEUED)
-                try_backfill(s, j, t, shadow, &extra);
+            if (j != w->head && s->state[j] == SL_QUEUED)
+                try_backfill(s, j, w);
         }
         /* Then the others in P_B order: not over is r_j >= t - T. */
         const int64_t lim = t - s->C.threshold;
-        for (int32_t i = bq->first; i < bq->len && free_procs(s) > 0; i++) {
+        for (int32_t i = bq->first; i < bq->len && w->free > 0; i++) {
             const int32_t j = bq->idx[i];
-            if (s->state[j] == SL_QUEUED && s->J.submit[j] >= lim && j != head)
-                try_backfill(s, j, t, shadow, &extra);
+            if (s->state[j] == SL_QUEUED && s->J.submit[j] >= lim && j != w->head)
+                try_backfill(s, j, w);
         }
     } else {
-        walk(s, bq, head, t, shadow, &extra);
+        walk(s, bq, w);
     }
-    return extra;
 }
 
 /* ------------------------------------------ backfilling only the new jobs --
@@ -340,10 +348,12 @@ static void record(sl_sim *s, int64_t free, int64_t shadow, int64_t extra)
 /* The backfilling step by the new jobs only, if the record allows it (see
  * above; and the backfilling order is a strict total order, so that the
  * new jobs sorted alone keep their order in the queue).  Returns 1 if done
- * (the remaining extra in *extra), 0 if the full walk is needed. */
-static int backfill_new(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t *extra)
+ * (w updated), 0 if the full walk is needed. */
+static int backfill_new(sl_sim *s, bf_walk *w)
 {
-    if (!sl_shortcuts || !s->bf_valid || free_procs(s) > s->bf_free || shadow > s->bf_shadow || *extra > s->bf_extra)
+    const int64_t t = w->t;
+    const int32_t head = w->head;
+    if (!sl_shortcuts || !s->bf_valid || w->free > s->bf_free || w->shadow > s->bf_shadow || w->extra > s->bf_extra)
         return 0;
     sl_queue *bq = s->shared ? &s->pq : &s->bq;
     if (!bq->finite)
@@ -369,8 +379,8 @@ static int backfill_new(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int6
         }
         c[i] = j;
     }
-    for (int32_t i = 0; i < k && free_procs(s) > 0; i++)
-        try_backfill(s, c[i], t, shadow, extra);
+    for (int32_t i = 0; i < k && w->free > 0; i++)
+        try_backfill(s, c[i], w);
     return 1;
 }
 
@@ -525,11 +535,11 @@ void sl_easy_pass(sl_sim *s, int64_t t)
     sl_queue_order(s, &s->pq, t);
     const int32_t head = start_in_order(s, t);
     if (head >= 0 && free_procs(s) > 0) {
-        int64_t shadow, extra;
-        reserve(s, head, t, &shadow, &extra);
-        if (!backfill_new(s, head, t, shadow, &extra))
-            extra = backfill(s, head, t, shadow, extra);
-        record(s, free_procs(s), shadow, extra);
+        bf_walk w = {.t = t, .head = head, .free = free_procs(s)};
+        reserve(s, head, t, &w.shadow, &w.extra);
+        if (!backfill_new(s, &w))
+            backfill(s, &w);
+        record(s, w.free, w.shadow, w.extra);
     } else {
         /* No processor free (every queued job wants one), or none queued. */
         record(s, head >= 0 ? 0 : INT64_MAX, INT64_MAX, INT64_MAX);
