@@ -3,14 +3,15 @@
 
   python bench/callgrind_core.py prep DIR       # inputs, once (slow: loads the traces)
   valgrind --tool=callgrind --toggle-collect=sl_sim_run \\
-      python bench/callgrind_core.py mixed DIR  # or: curie DIR [SAF,SEXP]
+      python bench/callgrind_core.py mixed DIR  # or: mixedfcfs DIR, curie DIR [SAF,SEXP]
   callgrind_annotate callgrind.out.<pid> | head
 
 * mixed: 4 weeks of SDSC-BLUE (the mixed-policies study's units) under 41
   static mixed policies of 3 weights (every 40th point of l1_lattice(3, 20)),
   threshold 200000 s, backfilling in the same order -- as
   ``mixed.cells.Period.bsld`` runs them (a clone of a fresh simulation,
-  set_policy, run).
+  set_policy, run); mixedfcfs: the same with FCFS backfilling (the study's
+  other backfilling choice).
 * curie: a 4-week resample of CEA-Curie under EASY(P, 40 h) with
   threshold_backfill (``selection.cells.easy``) for P = SAF, SEXP, LEXP, FCFS.
 
@@ -60,7 +61,7 @@ def _digest(h, c: sim.Simulation) -> None:
         h.update(np.ascontiguousarray(a).tobytes())
 
 
-def mixed(d: Path) -> None:
+def mixed(d: Path, backfill: str = "same") -> None:
     z = np.load(d / "mixed.npz")
     m, scales = int(z["m"][0]), tuple(z["scales"])
     h = hashlib.sha256()
@@ -69,7 +70,7 @@ def mixed(d: Path) -> None:
         proto = None
         for weights in z["lattice"]:
             mp = sim.Mixed(tuple(float(x) for x in weights), scales)
-            policy = sim.Policy(mp, mp, 200_000)
+            policy = sim.Policy(mp, mp if backfill == "same" else backfill, 200_000)
             if proto is None:
                 proto = sim.Simulation(jobs, m, policy)
             with proto.clone() as c:
@@ -77,7 +78,7 @@ def mixed(d: Path) -> None:
                 c.run()
                 _digest(h, c)
         proto.close()
-    print("mixed", len(WEEKS), "weeks x", len(z["lattice"]), "policies:", h.hexdigest()[:16])
+    print("mixed", len(WEEKS), "weeks x", len(z["lattice"]), "policies, backfill", backfill, ":", h.hexdigest()[:16])
 
 
 def curie(d: Path, policies=CURIE_POLICIES) -> None:
@@ -93,4 +94,4 @@ def curie(d: Path, policies=CURIE_POLICIES) -> None:
 
 if __name__ == "__main__":
     args = [Path(sys.argv[2])] + ([tuple(sys.argv[3].split(","))] if len(sys.argv) > 3 else [])
-    {"prep": prep, "mixed": mixed, "curie": curie}[sys.argv[1]](*args)
+    {"prep": prep, "mixed": mixed, "mixedfcfs": lambda d: mixed(d, "FCFS"), "curie": curie}[sys.argv[1]](*args)
