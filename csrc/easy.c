@@ -10,6 +10,14 @@
  * could start (issue 17: 1e6 jobs queued at once no longer cost O(queued)
  * per pass).  A dynamic order (SEXP, LEXP, WFP, mixed with expansion) is
  * re-keyed and re-sorted at every pass, O(queued) per pass.
+ *
+ * Two shortcuts, each giving exactly the plain pass's result (issue 19;
+ * sl_debug_shortcuts turns them off, for the tests): a pass in which no
+ * queued job fits in the free processors is skipped (none_fits), and a pass
+ * that finds nothing improved since the last one -- typically a submission
+ * without a completion -- backfills only the jobs submitted since
+ * (backfill_new: O(new jobs) instead of O(queued)).  With P_B ordering like
+ * P_R, one queue (pq) serves both (s->shared).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +44,14 @@ static void reserve(const sl_sim *s, int32_t head, int64_t t, int64_t *shadow, i
     int64_t when = t;
     while (k < s->nrun && avail < need) {
         const int32_t j = s->run[k++];
-        const int64_t e = s->O.start[j] + sl_est(s, j);
+        const int64_t e = s->rend[j];
         when = e > t ? e : t;
         avail += s->J.procs[j];
     }
     /* Every running job whose estimated end is also the shadow time. */
     while (k < s->nrun) {
         const int32_t j = s->run[k];
-        const int64_t e = s->O.start[j] + sl_est(s, j);
+        const int64_t e = s->rend[j];
         if ((e > t ? e : t) != when)
             break;
         avail += s->J.procs[j];
@@ -53,33 +61,29 @@ static void reserve(const sl_sim *s, int32_t head, int64_t t, int64_t *shadow, i
     *extra = avail - need;
 }
 
+/* The backfilling step under way: its time, head and shadow time, and the
+ * processors free now and extra at the shadow time (both kept here as
+ * jobs start, not recomputed from the simulation at every try). */
+typedef struct bf_walk {
+    int64_t t, shadow, free, extra;
+    int32_t head;
+} bf_walk;
+
 /* Try job j in the backfilling step; returns 1 if it started. */
-static inline int try_backfill(sl_sim *s, int32_t j, int64_t t, int64_t shadow, int64_t *extra)
+static inline int try_backfill(sl_sim *s, int32_t j, bf_walk *w)
 {
     const int64_t q = s->J.procs[j];
-    if (q > free_procs(s))
+    if (q > w->free)
         return 0;
-    if (t + sl_est(s, j) <= shadow) {
-        sl_engine_start(s, j, t, (uint8_t)(SL_BACKFILLED | (over(s, j, t) ? SL_FORCED : 0)));
-        return 1;
-    }
-    if (q <= *extra) {
-        *extra -= q;
-        sl_engine_start(s, j, t, (uint8_t)(SL_BACKFILLED | (over(s, j, t) ? SL_FORCED : 0)));
-        return 1;
-    }
-    return 0;
-}
-
-/* Do two policies order a queue alike? */
-static int same_order(const sl_policy *a, const sl_policy *b)
-{
-    if (a->kind != b->kind)
+    if (w->t + sl_est(s, j) <= w->shadow) {
+        /* ends by the shadow time: extra unchanged */
+    } else if (q <= w->extra) {
+        w->extra -= q;
+    } else {
         return 0;
-    if (a->kind == SL_MIXED)
-        for (int i = 0; i < SL_NFEATURES; i++)
-            if (a->weights[i] != b->weights[i] || a->scales[i] != b->scales[i])
-                return 0;
+    }
+    sl_engine_start(s, j, w->t, (uint8_t)(SL_BACKFILLED | (over(s, j, w->t) ? SL_FORCED : 0)));
+    w->free -= q;               /* = free_procs(s) */
     return 1;
 }
 
@@ -230,7 +234,7 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
  * the blocks whose summary may hold a job that fits, each re-summarised
  * once walked.  The same jobs start, in the same order: a block skipped
  * holds none that try_backfill would start.  O(log + blocks walked). */
-static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow, int64_t *extra)
+static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
 {
     /* The summaries pay when the queue is long, the walks are long (most
      * entries fit nowhere) and the queue keeps its shape for a while (a
@@ -241,10 +245,10 @@ static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow
     q->calm = q->calm < INT32_MAX ? q->calm + 1 : q->calm;
     if (!tree || (q->tq == NULL && !alloc_tree(s, q))) {
         int32_t i = q->first;
-        for (; i < q->len && free_procs(s) > 0; i++) {
+        for (; i < q->len && w->free > 0; i++) {
             const int32_t j = q->idx[i];
-            if (j != head && s->state[j] == SL_QUEUED)
-                try_backfill(s, j, t, shadow, extra);
+            if (s->state[j] == SL_QUEUED && j != w->head)
+                try_backfill(s, j, w);
         }
         q->walked = i - q->first;
         return;
@@ -253,52 +257,131 @@ static void walk(sl_sim *s, sl_queue *q, int32_t head, int64_t t, int64_t shadow
     if (!q->tvalid)
         build(s, q);
     int32_t i = q->first;
-    while (i < q->len && free_procs(s) > 0) {
-        const int32_t b = next_block(q, i / SL_BLOCK, free_procs(s), *extra, shadow - t);
+    while (i < q->len && w->free > 0) {
+        const int32_t b = next_block(q, i / SL_BLOCK, w->free, w->extra, w->shadow - w->t);
         if (b < 0)
             break;
         const int32_t lo = b * SL_BLOCK > i ? b * SL_BLOCK : i;
         const int32_t hi = (b + 1) * SL_BLOCK < q->len ? (b + 1) * SL_BLOCK : q->len;
-        for (i = lo; i < hi && free_procs(s) > 0; i++) {
+        for (i = lo; i < hi && w->free > 0; i++) {
             const int32_t j = q->idx[i];
-            if (j != head && s->state[j] == SL_QUEUED)
-                try_backfill(s, j, t, shadow, extra);
+            if (s->state[j] == SL_QUEUED && j != w->head)
+                try_backfill(s, j, w);
         }
         summarise(s, q, b);
         i = hi;
     }
 }
 
-static void backfill(sl_sim *s, int32_t head, int64_t t, int64_t shadow, int64_t extra)
+/* Step 4 over every queued job. */
+static void backfill(sl_sim *s, bf_walk *w)
 {
-    /* EASY-P-P with a time-dependent P (SEXP, LEXP, WFP, MIXED with the
-     * expansion feature): the primary queue, ordered at t a moment ago, is
-     * the backfilling order too; sorting the second copy would double the
-     * cost of the pass.  It is rebuilt from scratch when next needed. */
-    sl_queue *bq = &s->bq;
-    if (s->pq.dynamic && same_order(&s->pq.pol, &s->bq.pol)) {
-        bq = &s->pq;
-        s->bq.dirty = 1;
-    } else {
-        sl_queue_order(s, &s->bq, t);
+    const int64_t t = w->t;
+    /* EASY-P-P: the primary queue, ordered at t a moment ago, is the
+     * backfilling order too (s->shared; keeping or sorting a second copy
+     * would double the cost of the queues). */
+    sl_queue *bq = &s->pq;
+    if (!s->shared) {
+        bq = &s->bq;
+        sl_queue_order(s, bq, t);
     }
     if (s->C.threshold_backfill && s->C.threshold >= 0) {
         /* Over-threshold jobs first, in FCFS order (a prefix of fq). */
-        for (int32_t i = s->fq.first; i < s->fq.len && free_procs(s) > 0; i++) {
+        for (int32_t i = s->fq.first; i < s->fq.len && w->free > 0; i++) {
             const int32_t j = s->fq.idx[i];
             if (!over(s, j, t))
                 break;
-            if (j != head && s->state[j] == SL_QUEUED)
-                try_backfill(s, j, t, shadow, &extra);
+            if (j != w->head && s->state[j] == SL_QUEUED)
+                try_backfill(s, j, w);
         }
-        for (int32_t i = bq->first; i < bq->len && free_procs(s) > 0; i++) {
+        /* Then the others in P_B order: not over is r_j >= t - T. */
+        const int64_t lim = t - s->C.threshold;
+        for (int32_t i = bq->first; i < bq->len && w->free > 0; i++) {
             const int32_t j = bq->idx[i];
-            if (j != head && s->state[j] == SL_QUEUED && !over(s, j, t))
-                try_backfill(s, j, t, shadow, &extra);
+            if (s->state[j] == SL_QUEUED && s->J.submit[j] >= lim && j != w->head)
+                try_backfill(s, j, w);
         }
     } else {
-        walk(s, bq, head, t, shadow, &extra);
+        walk(s, bq, w);
     }
+}
+
+/* ------------------------------------------ backfilling only the new jobs --
+ *
+ * A job that could not start in a pass's backfilling step cannot start in a
+ * later one while nothing has improved: it failed either for want of
+ * processors (q_j > free) or because it would end after the shadow time
+ * and takes more than the extra processors (t' + e_j > S and q_j > extra);
+ * free and extra only fall during the walk, so it fails at the values the
+ * walk ended with (free_f, S, extra_f), and a job the walk did not reach
+ * (it stops when free reaches 0; the block summaries skip only blocks
+ * without a job that could start) fails there too, as does the head.  At a
+ * later pass t >= t' (its estimate unchanged while it waits) with free <=
+ * free_f, shadow S' <= S and extra' <= extra_f, it fails again, whatever
+ * the order: the backfilling step then starts exactly the jobs the full
+ * walk would start, by trying only the jobs submitted since, in the
+ * backfilling order.  Typically a submission, with no completion since the
+ * last pass: O(new jobs) instead of O(queued).  The primary walk and the
+ * reservation are computed as always (a change of the order, a threshold
+ * crossing, a correction or a primary start shows in S' and extra'). */
+
+static int32_t sl_shortcuts = 1;
+
+int32_t sl_debug_shortcuts(int32_t on)
+{
+    const int32_t old = sl_shortcuts;
+    sl_shortcuts = on != 0;
+    return old;
+}
+
+/* Record what the pass leaves: every job still queued failed at
+ * (free, shadow, extra) or would (no job queued: nothing to fail). */
+static void record(sl_sim *s, int64_t free, int64_t shadow, int64_t extra)
+{
+    s->bf_valid = 1;
+    s->bf_mark = s->next_sub;
+    s->bf_free = free;
+    s->bf_shadow = shadow;
+    s->bf_extra = extra;
+}
+
+/* The backfilling step by the new jobs only, if the record allows it (see
+ * above; and the backfilling order is a strict total order, so that the
+ * new jobs sorted alone keep their order in the queue).  Returns 1 if done
+ * (w updated), 0 if the full walk is needed. */
+static int backfill_new(sl_sim *s, bf_walk *w)
+{
+    const int64_t t = w->t;
+    const int32_t head = w->head;
+    if (!sl_shortcuts || !s->bf_valid || w->free > s->bf_free || w->shadow > s->bf_shadow || w->extra > s->bf_extra)
+        return 0;
+    sl_queue *bq = s->shared ? &s->pq : &s->bq;
+    if (!bq->finite)
+        return 0;
+    if (!s->shared)
+        sl_queue_order(s, bq, t);       /* the keys at t (before scratch is used) */
+    /* The new queued jobs (usually one) ... */
+    int32_t *c = s->scratch, k = 0;
+    for (int32_t j = s->bf_mark; j < s->next_sub; j++) {
+        if (j == head || s->state[j] != SL_QUEUED)
+            continue;
+        if (over(s, j, t))
+            return 0;       /* it would lead the order (never: new jobs have not waited) */
+        c[k++] = j;
+    }
+    /* ... in backfilling order. */
+    for (int32_t a = 1; a < k; a++) {
+        const int32_t j = c[a];
+        int32_t i = a;
+        while (i > 0 && sl_queue_before(s, bq, j, c[i - 1])) {
+            c[i] = c[i - 1];
+            i--;
+        }
+        c[i] = j;
+    }
+    for (int32_t i = 0; i < k && w->free > 0; i++)
+        try_backfill(s, c[i], w);
+    return 1;
 }
 
 /* Steps 1-2: start jobs in primary order; returns the head job or -1. */
@@ -380,7 +463,7 @@ static void correct_estimates(sl_sim *s, int64_t t)
     if (s->C.correction == SL_CORR_NOW)
         return;
     int32_t k = 0;
-    while (k < s->nrun && s->O.start[s->run[k]] + sl_est(s, s->run[k]) <= t)
+    while (k < s->nrun && s->rend[s->run[k]] <= t)
         s->scratch[k] = s->run[k], k++;
     for (int32_t i = 0; i < k; i++) {
         const int32_t j = s->scratch[i];
@@ -390,20 +473,79 @@ static void correct_estimates(sl_sim *s, int64_t t)
     }
 }
 
+/* sl_queue_tidy, and a short static queue (walked entry by entry) with a
+ * total order is compacted as soon as a third of its entries are started
+ * jobs, which every walk would skip again (sl_queue_tidy waits for half
+ * plus 32).  Any compaction keeps the order; with a strict total order the
+ * positions new jobs get among the queued ones do not depend on the
+ * started entries left (NaN keys could make them depend: not there). */
+static void tidy(sl_sim *s, sl_queue *q)
+{
+    sl_queue_tidy(s, q);
+    const int32_t live = s->nqueued, stale = q->len - q->first - live;
+    if (q->finite && !q->dynamic && live < sl_tree_min && stale > live / 2 + 4)
+        sl_queue_compact(s, q);
+}
+
+/* Can no queued job start now, for want of processors (free < every
+ * queued job's q)?  s->minq is exact while nminq > 0; otherwise it is a
+ * lower bound, made exact here by a scan of fq when it does not already
+ * answer (once per exhaustion of the least q), if the scan is worth it:
+ * in a short queue, or when the pass it may save re-sorts a dynamic order
+ * (a long static queue's passes are cheap enough: measured). */
+#define SL_MINQ_SCAN 64
+static int none_fits(sl_sim *s)
+{
+    const int64_t free = free_procs(s);
+    if (free < s->minq)
+        return 1;
+    if (s->nminq > 0 || (s->nqueued > SL_MINQ_SCAN && !s->pq.dynamic && (s->shared || !s->bq.dynamic)))
+        return 0;
+    int64_t mq = INT64_MAX;
+    int32_t cnt = 0;
+    for (int32_t i = s->fq.first; i < s->fq.len; i++) {
+        const int32_t j = s->fq.idx[i];
+        if (s->state[j] != SL_QUEUED)
+            continue;
+        const int64_t q = s->J.procs[j];
+        if (q < mq)
+            mq = q, cnt = 0;
+        cnt += q == mq;
+    }
+    s->minq = mq;
+    s->nminq = cnt;
+    return free < mq;
+}
+
 void sl_easy_pass(sl_sim *s, int64_t t)
 {
     if (s->nqueued == 0)
         return;
     correct_estimates(s, t);
+    /* A pass in which no queued job fits in the free processors starts
+     * nothing (its head is its first job, every backfilling try fails on
+     * q > free): skipped, orders and all.  Not with keys that may not be
+     * finite: there the order a re-sort gives may depend on the order it
+     * starts from (and so on the sorts skipped). */
+    if (sl_shortcuts && s->pq.finite && (s->shared || s->bq.finite) && none_fits(s)) {
+        record(s, free_procs(s), INT64_MAX, INT64_MAX);
+        return;
+    }
     sl_queue_order(s, &s->fq, t);
     sl_queue_order(s, &s->pq, t);
     const int32_t head = start_in_order(s, t);
     if (head >= 0 && free_procs(s) > 0) {
-        int64_t shadow, extra;
-        reserve(s, head, t, &shadow, &extra);
-        backfill(s, head, t, shadow, extra);
+        bf_walk w = {.t = t, .head = head, .free = free_procs(s)};
+        reserve(s, head, t, &w.shadow, &w.extra);
+        if (!backfill_new(s, &w))
+            backfill(s, &w);
+        record(s, w.free, w.shadow, w.extra);
+    } else {
+        /* No processor free (every queued job wants one), or none queued. */
+        record(s, head >= 0 ? 0 : INT64_MAX, INT64_MAX, INT64_MAX);
     }
     sl_queue_tidy(s, &s->fq);
-    sl_queue_tidy(s, &s->pq);
-    sl_queue_tidy(s, &s->bq);
+    tidy(s, &s->pq);
+    if (!s->shared)
+        tidy(s, &s->bq);
 }

@@ -96,7 +96,7 @@ static int32_t heap_pop(sl_sim *s)
 
 static inline int run_less(const sl_sim *s, int32_t a, int32_t b)
 {
-    const int64_t ea = s->O.start[a] + sl_est(s, a), eb = s->O.start[b] + sl_est(s, b);
+    const int64_t ea = s->rend[a], eb = s->rend[b];
     return ea != eb ? ea < eb : a < b;
 }
 
@@ -116,6 +116,7 @@ static int32_t run_lower_bound(const sl_sim *s, int32_t j)
 
 void sl_run_insert(sl_sim *s, int32_t j)
 {
+    s->rend[j] = s->O.start[j] + sl_est(s, j);
     const int32_t pos = run_lower_bound(s, j);
     memmove(s->run + pos + 1, s->run + pos, (size_t)(s->nrun - pos) * sizeof *s->run);
     s->run[pos] = j;
@@ -146,6 +147,8 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
         }
     }
     s->O.flags[j] = (uint8_t)(s->O.flags[j] | flags);
+    if (s->J.procs[j] == s->minq)
+        s->nminq--;
     s->used += s->J.procs[j];
     heap_push(s, j);
     sl_run_insert(s, j);
@@ -199,11 +202,19 @@ static void observe(sl_sim *s, int32_t j, int64_t t)
 
 static void queue_job(sl_sim *s, int32_t j, int64_t t)
 {
+    const int64_t q = s->J.procs[j];
+    if (s->nqueued == 0 || q < s->minq) {
+        s->minq = q;
+        s->nminq = 1;
+    } else if (q == s->minq) {
+        s->nminq++;
+    }
     s->state[j] = SL_QUEUED;
     s->nqueued++;
     sl_queue_push(s, &s->fq, j, t);
     sl_queue_push(s, &s->pq, j, t);
-    sl_queue_push(s, &s->bq, j, t);
+    if (!s->shared)
+        sl_queue_push(s, &s->bq, j, t);
 }
 
 /* Kill a false small job at time t (its work is lost) and queue it again as
@@ -211,6 +222,7 @@ static void queue_job(sl_sim *s, int32_t j, int64_t t)
 static void requeue(sl_sim *s, int32_t j, int64_t t)
 {
     sl_run_remove(s, j);                       /* before its class changes */
+    s->bf_valid = 0;                           /* a job queued again, not new */
     if (s->learn != NULL)
         sl_learn_stopped(s, j);                /* before its start changes */
     s->used -= s->J.procs[j];
@@ -279,10 +291,12 @@ int sl_sim_run(sl_sim *s, int64_t until)
                 sl_mq_submitted(s, s->next_sub);
             queue_job(s, s->next_sub++, t);
         }
-        if (s->mq != NULL)
+        if (s->mq != NULL) {
+            s->bf_valid = 0;
             sl_mq_pass(s, t);
-        else
+        } else {
             sl_easy_pass(s, t);
+        }
     }
     if (until != INT64_MAX && until > s->clock)
         s->clock = until;
@@ -434,7 +448,17 @@ static void set_queue_policy(sl_queue *q, const sl_policy *p)
 {
     q->pol = *p;
     q->dynamic = sl_policy_dynamic(p);
+    q->finite = sl_policy_finite(p);
     q->dirty = 1;
+}
+
+/* Does pq serve as the backfilling order (bq left empty)?  When P_B orders
+ * like P_R and its keys are finite, both queues would hold one sequence
+ * (any sort of the same jobs by a strict total order gives it); a dynamic
+ * P_R = P_B always used pq's order, re-sorted at the pass, for both. */
+static int shares_order(const sl_policy *primary, const sl_policy *backfill)
+{
+    return sl_policy_same(primary, backfill) && (sl_policy_finite(primary) || sl_policy_dynamic(primary));
 }
 
 /* EASY++ per-user history (only with SL_EST_EASYPP). */
@@ -468,9 +492,11 @@ static sl_sim *alloc_sim(int32_t n)
     s->bq.key = malloc(m * sizeof(double));
     s->heap = malloc(m * sizeof(int32_t));
     s->run = malloc(m * sizeof(int32_t));
+    s->rend = malloc(m * sizeof(int64_t));
     s->scratch = malloc(m * sizeof(int32_t));
+    s->skey = malloc(m * sizeof(double));
     if (!s->dur || !s->est || !s->state || !s->doomed || !s->ncorr || !s->fq.idx || !s->pq.idx || !s->bq.idx || !s->fq.key ||
-        !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->scratch) {
+        !s->pq.key || !s->bq.key || !s->heap || !s->run || !s->rend || !s->scratch || !s->skey) {
         sl_sim_free(s);
         return NULL;
     }
@@ -487,7 +513,7 @@ void sl_sim_free(sl_sim *s)
     free(s->hist1); free(s->hist2); free(s->hcount);
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
     free(s->fq.key); free(s->pq.key); free(s->bq.key);
-    free(s->heap); free(s->run); free(s->scratch);
+    free(s->heap); free(s->run); free(s->rend); free(s->scratch); free(s->skey);
     sl_queue_free(&s->fq); sl_queue_free(&s->pq); sl_queue_free(&s->bq);
     sl_mq_free(s->mq);
     sl_learn_free(s->learn);
@@ -561,6 +587,7 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     set_queue_policy(&s->fq, &fcfs);
     set_queue_policy(&s->pq, &cfg->primary);
     set_queue_policy(&s->bq, &cfg->backfill);
+    s->shared = shares_order(&cfg->primary, &cfg->backfill);
     s->now = INT64_MIN;
     s->clock = INT64_MIN;
     *sim = s;
@@ -585,6 +612,18 @@ int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *back
     s->C.backfill = *backfill;
     s->C.threshold = threshold;
     s->C.threshold_backfill = threshold_backfill;
+    const int shared = shares_order(primary, backfill);
+    if (s->shared && !shared) {
+        /* bq was left empty: it takes pq's jobs, sorted at the next pass. */
+        memcpy(s->bq.idx, s->pq.idx + s->pq.first, (size_t)(s->pq.len - s->pq.first) * sizeof *s->bq.idx);
+        s->bq.len = s->pq.len - s->pq.first;
+    } else if (shared) {
+        s->bq.len = 0;
+    }
+    s->bq.first = 0;
+    s->bq.tvalid = 0;
+    s->shared = shared;
+    s->bf_valid = 0;
     set_queue_policy(&s->pq, primary);
     set_queue_policy(&s->bq, backfill);
     return SL_OK;
@@ -662,12 +701,17 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     memcpy(s->heap, src->heap, (size_t)src->nheap * sizeof *s->heap);
     s->nheap = src->nheap;
     memcpy(s->run, src->run, (size_t)src->nrun * sizeof *s->run);
+    for (int32_t i = 0; i < src->nrun; i++)
+        s->rend[src->run[i]] = src->rend[src->run[i]];
     s->nrun = src->nrun;
     s->now = src->now;
     s->next_sub = src->next_sub;
     s->used = src->used;
     s->ndone = src->ndone;
     s->nqueued = src->nqueued;
+    s->minq = src->minq;
+    s->nminq = src->nminq;
+    s->shared = src->shared;
     s->cutoff = src->cutoff;
     s->clock = src->clock;
     if (sl_mq_clone(s, src) != SL_OK || sl_learn_clone(s, src) != SL_OK) {

@@ -49,6 +49,8 @@ typedef struct sl_queue {
     int32_t walked;   /* entries the last walk visited          */
     int32_t tk;       /* processor buckets: 2^(tk-1) >= m       */
     int tvalid;       /* the summaries describe idx             */
+    int finite;       /* keys always finite: before() is a strict total
+                         order (sl_policy_finite)                 */
 } sl_queue;
 
 #define SL_BLOCK 16
@@ -76,19 +78,37 @@ struct sl_sim {
 
     sl_queue fq;        /* queued jobs in FCFS order            */
     sl_queue pq;        /* queued jobs in P_R order             */
-    sl_queue bq;        /* queued jobs in P_B order             */
+    sl_queue bq;        /* queued jobs in P_B order, unless shared  */
+    int shared;         /* P_B orders like P_R (and its keys are finite,
+                           so both orders are one sequence): pq serves as
+                           the backfilling order, bq is left empty     */
 
     int32_t *heap;      /* running jobs, min-heap on (end, j)   */
     int32_t nheap;
     int32_t *run;       /* running jobs sorted by (est end, j)  */
+    int64_t *rend;      /* estimated end start + sl_est of a running job,
+                           set when it enters run (its estimate, start
+                           and class change only while out of run)   */
     int32_t nrun;
     int32_t *scratch;   /* n entries, for merge sort            */
+    double *skey;       /* n entries: keys by position in a re-sort */
 
     int64_t now;
     int32_t next_sub;   /* next job to submit                   */
     int64_t used;       /* processors busy                      */
     int64_t ndone;
     int32_t nqueued;    /* jobs waiting (queues may hold started ones too) */
+    /* What the last single-queue pass left (easy.c, "Backfilling only the
+     * new jobs"): every job then queued could not start in the backfilling
+     * step with bf_free processors free, shadow time bf_shadow and bf_extra
+     * extra processors, nor with fewer, nor earlier; jobs from index
+     * bf_mark on were not yet submitted.  bf_valid = 0: unknown. */
+    int64_t minq;       /* at most the least q of the queued jobs  */
+    int32_t nminq;      /* queued jobs with q = minq (0: minq may be
+                           lower than every queued job's q)          */
+    int bf_valid;
+    int32_t bf_mark;
+    int64_t bf_free, bf_shadow, bf_extra;
     int64_t cutoff;     /* jobs submitted after this are never submitted */
     int64_t clock;      /* every event up to this time has been processed
                            (the largest `until` or event time so far)      */
@@ -100,12 +120,21 @@ struct sl_sim {
 /* policies.c */
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);
 int sl_policy_dynamic(const sl_policy *p);
+int sl_policy_same(const sl_policy *a, const sl_policy *b);
+int sl_policy_finite(const sl_policy *p);
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t);
 void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
-void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t);
+void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t);
+/* Bring q into its order at time t: nothing to do for a static order. */
+static inline void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
+{
+    if (q->dynamic || q->dirty)
+        sl_queue_reorder(s, q, t);
+}
 void sl_queue_compact(sl_sim *s, sl_queue *q);
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
 void sl_queue_free(sl_queue *q);
+int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b);
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)

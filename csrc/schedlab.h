@@ -287,6 +287,12 @@ int sl_sim_partitions(const sl_sim *sim, sl_partitions *out);
  * either way).  Returns the previous value. */
 int32_t sl_debug_tree_min(int32_t n);
 
+/* Tests only: 0 turns off the pass's shortcuts (a pass in which no queued
+ * job fits is skipped; a pass with nothing improved since the last one
+ * backfills only the new jobs), 1 (default) turns them on; the result is
+ * the same either way.  Returns the previous value. */
+int32_t sl_debug_shortcuts(int32_t on);
+
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;
  * -1 before submission or without partitions. */

@@ -576,3 +576,78 @@ def test_jobs_simulated_counts_each_completed_job_once():
     s.run()
     twin.run()                          # a clone re-simulates the rest: counted again
     assert S.jobs_simulated() - before == 4 + (4 - mid)
+
+
+def _bursty_jobs(seed: int, n: int = 700, m: int = 64) -> Jobs:
+    """Jobs arriving in bursts (many at one instant, then quiet spells), of
+    1..m processors, some outliving their request, some of zero length."""
+    rng = np.random.default_rng(seed)
+    gaps = np.where(rng.random(n) < 0.3, 0, rng.exponential(400, n).astype(np.int64))
+    submit = np.cumsum(gaps)
+    run = rng.integers(0, 6000, n) * (rng.random(n) < 0.97)
+    req = np.maximum(run * rng.uniform(0.7, 3.0, n), 0).astype(np.int64)
+    procs = np.minimum(rng.choice([1, 1, 2, 4, 8, 16, 32, m], n), m)
+    return Jobs(submit, run, req, procs, user=rng.integers(0, 12, n))
+
+
+_SHORTCUT_CASES = [
+    dict(policy="EASY-FCFS-FCFS"),
+    dict(policy="EASY-SAF-SAF", threshold="2h"),
+    dict(policy="EASY-SPF-FCFS", threshold="1h", threshold_backfill=True),
+    dict(policy="EASY-LEXP-LEXP", threshold="3h", threshold_backfill=True),
+    dict(policy="EASY-SEXP-SAF"),
+    dict(policy="EASY-LQF-SEXP", threshold="2h"),
+    dict(policy="EASY-WFP-WFP"),
+    dict(policy=Policy(Mixed((0.3, -0.5, 0.2)), Mixed((0.3, -0.5, 0.2)), 200_000)),
+    dict(policy=Policy(Mixed((0.1, 0.2, -0.3, 0.1, 0.5, -0.2)), "FCFS", 7200, threshold_backfill=True)),
+    dict(policy=Policy(Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-300, 1, 1e-300, 1, 1, 1e-300)),
+                       Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-300, 1, 1e-300, 1, 1, 1e-300)), 3600)),
+    dict(policy="EASY-FCFS-SJBF", estimate="easy++", correction="incremental"),
+    dict(policy="EASY-SAF-SAF", estimate="actual", correction="doubling", threshold="1h"),
+    dict(policy="EASY-SRF-SRF", correction="requested", overrun="run"),
+    dict(policy="EASY-LRF-LRF", classes="half", divider=900, threshold="2h"),
+    dict(policy="EASY-SEXP-SEXP", classes="half", divider=600),
+]
+
+
+@pytest.mark.parametrize("kw", _SHORTCUT_CASES, ids=lambda kw: str(kw["policy"]))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pass_shortcuts_change_no_output(kw, seed):
+    # The pass's shortcuts (easy.c: a pass in which no queued job fits is
+    # skipped; one with nothing improved since the last backfills only the
+    # jobs submitted since) must give the schedule of the plain pass, job for
+    # job -- also run by steps with policy changes and a clone.
+    jobs = _bursty_jobs(seed)
+    kw = dict(kw)
+    if kw.get("classes") == "half":
+        kw["classes"] = np.random.default_rng(seed).random(len(jobs)) < 0.5
+
+    def outputs():
+        s = simulate(jobs, 64, **kw)
+        out = [s.start.tolist(), s.end.tolist(), s.flags.tolist()]
+        out += [a.tolist() for a in (s.first_start, s.predicted) if a is not None]
+        sim = Simulation(jobs, 64, **kw)
+        for k, t in enumerate(np.linspace(0, int(jobs.submit[-1]), 9).astype(np.int64)[1:]):
+            sim.run(int(t))
+            if k == 3:
+                with sim.clone() as c:
+                    c.set_policy("EASY-LEXP-FCFS", threshold="1h")
+                    c.run()
+                    out.append(c.start_times.tolist())
+            sim.set_policy(["EASY-SAF-SAF", "EASY-FCFS-SPF", "EASY-SEXP-SEXP", kw["policy"]][k % 4],
+                           threshold=[None, "2h"][k % 2], threshold_backfill=bool(k % 3))
+        sim.run()
+        out.append(sim.start_times.tolist())
+        out.append(sim.end_times.tolist())
+        sim.close()
+        return out
+
+    old = lib.sl_debug_shortcuts(1)
+    try:
+        with_shortcuts = outputs()
+        lib.sl_debug_shortcuts(0)
+        without = outputs()
+    finally:
+        lib.sl_debug_shortcuts(old)
+    assert with_shortcuts == without
+    assert -1 not in with_shortcuts[0]

@@ -206,10 +206,14 @@ def fuzz_engine(scenario):
         lib.sl_debug_tree_min((1 << 30) if tree == 0 else 0)
         other = one_shot(jobs, m, kw, steps, change, at, new_policy, cutoff)
         assert outputs(other) == outputs(ref), "the long-queue walk differs from the entry-by-entry walk"
-        for s in (sim, ref, other):
+        lib.sl_debug_shortcuts(0)
+        plain = simulate_scenario(jobs, m, kw, steps, change, at, new_policy, cutoff)
+        assert outputs(plain) == outputs(sim), "the pass's shortcuts change the schedule"
+        for s in (sim, ref, other, plain):
             s.close()
     finally:
         lib.sl_debug_tree_min(old)
+        lib.sl_debug_shortcuts(1)
 
 
 def test_fuzz_engine():
