@@ -300,11 +300,17 @@ def main(argv=None) -> int:
         qc = numbers.get("quick_check")
         if qc:
             t = qc["total"]
+
+            def unmatched(c) -> str:
+                # rows one side has and the other not (e.g. a claim over another set of traces)
+                parts = [f"{s} {c[s]}" for s in ("only in quick", "only in full") if c.get(s)]
+                return f" ({', '.join(parts)})" if parts else ""
+
             print(f"quick against shipped full: {t['agree']} scorecard rows agree, {t['disagree']} disagree, "
-                  f"{t['not comparable']} not comparable (paper/generated/quick_check.csv)")
+                  f"{t['not comparable']} not comparable{unmatched(t)} (paper/generated/quick_check.csv)")
             for study, c in sorted(qc["counts"].items()):
                 print(f"  {study:<15} agree {c['agree']:>4}  disagree {c['disagree']:>4}  "
-                      f"not comparable {c['not comparable']:>4}")
+                      f"not comparable {c['not comparable']:>4} {unmatched(c)}".rstrip())
     print(f"reproduce {args.action} done in {time.time() - t0:.1f} s")
     return 0
 
