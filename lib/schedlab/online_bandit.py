@@ -72,6 +72,8 @@ def check_keys(p: dict, known: set, what: str) -> None:
 
 
 def outputs(schedule: sim.Schedule, weeks: int) -> dict:
+    """A cell's outputs from a schedule: jobs, total/mean/max wait,
+    backfilled and forced jobs, and the cumulative total wait by week."""
     summ = schedule.summary()
     out = {k: ((), summ[k]) for k in ("jobs", "sum_wait", "avg_wait", "max_wait", "backfilled", "forced")}
     out["cum_sum_wait"] = (("week",), cumulative_by_week(schedule, weeks))
@@ -103,8 +105,8 @@ trace_ref = _traces.campaign_ref
 def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
                    threshold: int | None, policies: Sequence[str] = POLICIES) -> campaign.Campaign:
     """The fixed-policy runs of online-bandit §6.1.4 on one trace: EASY(P, Θ)
-    for each policy on ``samples`` resampled traces of ``weeks`` weeks.  This
-    study and the policies study (its Table 2) build them here, so that the
+    for each policy on ``samples`` resampled traces of ``weeks`` weeks.  The
+    selection study and the policies study (its Table 2) build them here, so that the
     cells are the same ones -- same campaign name (the cache's directory),
     same parameters (the cache keys) -- and a profile running both simulates
     them once."""
