@@ -100,14 +100,15 @@ def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
     return c.jobs, c.m
 
 
-_PART_KEYS = {"thesis": 1}
+#: Spawn key of the thesis part's resamples (before the sample index); the
+#: online-bandit part's are those of :mod:`schedlab.online_bandit`.
+_THESIS_STREAM = 1
 
 
 @functools.lru_cache(maxsize=2)
-def _resampled(trace: str, m: int | None, overrun: str, weeks: int, seed: int, part: str,
-               sample: int) -> sim.Jobs:
+def _resampled(trace: str, m: int | None, overrun: str, weeks: int, seed: int, sample: int) -> sim.Jobs:
     jobs, _ = _cleaned(trace, m, overrun)
-    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(_PART_KEYS[part], int(sample)))
+    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(_THESIS_STREAM, int(sample)))
     return workload.resample(jobs, int(weeks), ss).jobs
 
 
@@ -124,15 +125,15 @@ _CELL_KEYS = {"trace", "m", "overrun", "workload", "weeks", "seed", "sample", "p
               "threshold_backfill", "top", "cumulative"}
 
 
-def _cell_setup(p: dict, part: str):
+def _cell_setup(p: dict):
     unknown = set(p) - _CELL_KEYS
     if unknown:
-        raise InputError(f"{part} cell: unknown parameter(s) {sorted(unknown)}")
+        raise InputError(f"thesis cell: unknown parameter(s) {sorted(unknown)}")
     trace, m, overrun = str(p["trace"]), p.get("m"), p.get("overrun", "kill")
     if p.get("workload", "resample") == "original":
         jobs, m_ = _cleaned(trace, m, overrun)
     else:
-        jobs = _resampled(trace, m, overrun, int(p["weeks"]), int(p["seed"]), part, int(p["sample"]))
+        jobs = _resampled(trace, m, overrun, int(p["weeks"]), int(p["seed"]), int(p["sample"]))
         m_ = _cleaned(trace, m, overrun)[1]
     policy = sim.Policy(p["policy"], p["policy"], p.get("threshold"), bool(p.get("threshold_backfill", False)))
     return jobs, m_, policy
@@ -170,7 +171,7 @@ def thesis_cell(p: dict) -> dict:
     the seed) or on the cleaned log (``workload: original``); outputs of
     :func:`schedule_outputs` (cumulative weekly means unless ``cumulative``
     is false)."""
-    jobs, m, policy = _cell_setup(p, "thesis")
+    jobs, m, policy = _cell_setup(p)
     s = sim.simulate(jobs, m, policy)
     cumulative = p.get("cumulative", True) and p.get("workload", "resample") != "original"
     n_weeks = int(p["weeks"]) if cumulative else None
