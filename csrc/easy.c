@@ -346,8 +346,8 @@ static void record(sl_sim *s, int64_t free, int64_t shadow, int64_t extra)
 }
 
 /* The backfilling step by the new jobs only, if the record allows it (see
- * above; and the backfilling order is a strict total order, so that the
- * new jobs sorted alone keep their order in the queue).  Returns 1 if done
+ * above; the backfilling order is a strict total order, the keys being
+ * finite, so the new jobs sorted alone keep their order in the queue).  Returns 1 if done
  * (w updated), 0 if the full walk is needed. */
 static int backfill_new(sl_sim *s, bf_walk *w)
 {
@@ -356,8 +356,6 @@ static int backfill_new(sl_sim *s, bf_walk *w)
     if (!sl_shortcuts || !s->bf_valid || w->free > s->bf_free || w->shadow > s->bf_shadow || w->extra > s->bf_extra)
         return 0;
     sl_queue *bq = s->shared ? &s->pq : &s->bq;
-    if (!bq->finite)
-        return 0;
     if (!s->shared)
         sl_queue_order(s, bq, t);       /* the keys at t (before scratch is used) */
     /* The new queued jobs (usually one) ... */
@@ -473,17 +471,17 @@ static void correct_estimates(sl_sim *s, int64_t t)
     }
 }
 
-/* sl_queue_tidy, and a short static queue (walked entry by entry) with a
- * total order is compacted as soon as a third of its entries are started
- * jobs, which every walk would skip again (sl_queue_tidy waits for half
- * plus 32).  Any compaction keeps the order; with a strict total order the
- * positions new jobs get among the queued ones do not depend on the
- * started entries left (NaN keys could make them depend: not there). */
+/* sl_queue_tidy, and a short static queue (walked entry by entry) is
+ * compacted as soon as a third of its entries are started jobs, which every
+ * walk would skip again (sl_queue_tidy waits for half plus 32).  Any
+ * compaction keeps the order; the order being strict and total (finite
+ * keys), the positions new jobs get among the queued ones do not depend on
+ * the started entries left. */
 static void tidy(sl_sim *s, sl_queue *q)
 {
     sl_queue_tidy(s, q);
     const int32_t live = s->nqueued, stale = q->len - q->first - live;
-    if (q->finite && !q->dynamic && live < sl_tree_min && stale > live / 2 + 4)
+    if (!q->dynamic && live < sl_tree_min && stale > live / 2 + 4)
         sl_queue_compact(s, q);
 }
 
@@ -524,10 +522,9 @@ void sl_easy_pass(sl_sim *s, int64_t t)
     correct_estimates(s, t);
     /* A pass in which no queued job fits in the free processors starts
      * nothing (its head is its first job, every backfilling try fails on
-     * q > free): skipped, orders and all.  Not with keys that may not be
-     * finite: there the order a re-sort gives may depend on the order it
-     * starts from (and so on the sorts skipped). */
-    if (sl_shortcuts && s->pq.finite && (s->shared || s->bq.finite) && none_fits(s)) {
+     * q > free): skipped, orders and all (the keys being finite, a later
+     * re-sort gives the order it would have given from any start). */
+    if (sl_shortcuts && none_fits(s)) {
         record(s, free_procs(s), INT64_MAX, INT64_MAX);
         return;
     }

@@ -448,17 +448,15 @@ static void set_queue_policy(sl_queue *q, const sl_policy *p)
 {
     q->pol = *p;
     q->dynamic = sl_policy_dynamic(p);
-    q->finite = sl_policy_finite(p);
     q->dirty = 1;
 }
 
 /* Does pq serve as the backfilling order (bq left empty)?  When P_B orders
- * like P_R and its keys are finite, both queues would hold one sequence
- * (any sort of the same jobs by a strict total order gives it); a dynamic
- * P_R = P_B always used pq's order, re-sorted at the pass, for both. */
+ * like P_R, both queues would hold one sequence (any sort of the same jobs
+ * by a strict total order gives it: the keys are finite, sl_policy_check). */
 static int shares_order(const sl_policy *primary, const sl_policy *backfill)
 {
-    return sl_policy_same(primary, backfill) && (sl_policy_finite(primary) || sl_policy_dynamic(primary));
+    return sl_policy_same(primary, backfill);
 }
 
 /* EASY++ per-user history (only with SL_EST_EASYPP). */

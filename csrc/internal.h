@@ -49,8 +49,6 @@ typedef struct sl_queue {
     int32_t walked;   /* entries the last walk visited          */
     int32_t tk;       /* processor buckets: 2^(tk-1) >= m       */
     int tvalid;       /* the summaries describe idx             */
-    int finite;       /* keys always finite: before() is a strict total
-                         order (sl_policy_finite)                 */
 } sl_queue;
 
 #define SL_BLOCK 16
@@ -79,9 +77,9 @@ struct sl_sim {
     sl_queue fq;        /* queued jobs in FCFS order            */
     sl_queue pq;        /* queued jobs in P_R order             */
     sl_queue bq;        /* queued jobs in P_B order, unless shared  */
-    int shared;         /* P_B orders like P_R (and its keys are finite,
-                           so both orders are one sequence): pq serves as
-                           the backfilling order, bq is left empty     */
+    int shared;         /* P_B orders like P_R (both orders are one
+                           sequence): pq serves as the backfilling
+                           order, bq is left empty                 */
 
     int32_t *heap;      /* running jobs, min-heap on (end, j)   */
     int32_t nheap;

@@ -39,6 +39,11 @@ int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *wh
             return SL_EINVAL;
         }
     }
+    if (!sl_policy_finite(p)) {
+        snprintf(err, errlen, "%s policy: mixed keys could overflow (sum over i of |w_i| 2^93 / s_i "
+                 "must be below 1e300: a scale too close to 0 or a weight too large)", which);
+        return SL_EINVAL;
+    }
     (void)NAMES;
     return SL_OK;
 }
@@ -74,7 +79,8 @@ int sl_policy_same(const sl_policy *a, const sl_policy *b)
  * jobs gives the same sequence.  The pure policies' keys are bounded (by
  * 2^186, WFP); a mixed key sums w_i (f_i / s_i) with |f_i| <= 2^93 (the
  * area p~ q <= 2^61 2^31 is the largest feature): finite when the sum of
- * |w_i| 2^93 / s_i is (with room to spare). */
+ * |w_i| 2^93 / s_i is (with room to spare).  sl_policy_check refuses a
+ * policy without this bound, so every queue's keys are finite. */
 int sl_policy_finite(const sl_policy *p)
 {
     if (p->kind != SL_MIXED)
@@ -162,7 +168,7 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
     q->key[j] = q->pol.kind == SL_FCFS ? (double)s->J.submit[j] : sl_policy_key(s, &q->pol, j, t);
     /* With a strict total order, a job that goes after the last entry goes
      * at the end (always so in FCFS order, submissions being in order). */
-    if (q->finite && q->len > q->first && before(s, q, q->idx[q->len - 1], j)) {
+    if (q->len > q->first && before(s, q, q->idx[q->len - 1], j)) {
         q->idx[q->len++] = j;
         return;
     }

@@ -130,6 +130,29 @@ def test_mixed_vertices_and_scale_invariance():
             assert np.array_equal(a.start, b.start), pure
 
 
+
+@pytest.mark.parametrize("mixed", [
+    Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-300, 1, 1e-300, 1, 1, 1e-300)),   # keys inf - inf = NaN
+    Mixed((1e300, -1e300, 0.0)),                                           # keys overflow to +-inf
+    Mixed((1.0, 0.0, 0.0), (1, 1, 1, 1, 1e-320, 1)),                       # w = 0 over a tiny scale: 0 * inf
+])
+def test_mixed_keys_that_could_overflow_are_refused(mixed):
+    # csrc/SEMANTICS.md: every key finite, else the queue order is undefined.
+    jobs = Jobs([0, 0, 5, 9], [10, 20, 5, 7], [10, 20, 5, 7], [2, 1, 2, 1])
+    with pytest.raises(SimulationError, match="mixed keys could overflow"):
+        simulate(jobs, 2, Policy(mixed, "FCFS"))
+    with pytest.raises(SimulationError, match="backfill policy: mixed keys could overflow"):
+        simulate(jobs, 2, Policy("FCFS", mixed))
+    with Simulation(jobs, 2, "EASY-FCFS-FCFS") as s:
+        s.run(until=3)
+        with pytest.raises(SimulationError, match="primary policy: mixed keys could overflow"):
+            s.set_policy(Policy(mixed, "FCFS"))
+        s.run()
+        assert np.array_equal(s.start_times, simulate(jobs, 2, "EASY-FCFS-FCFS").start)
+    # just inside the bound: large but finite keys are simulated
+    ok = Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-250, 1, 1e-250, 1, 1, 1e-250))
+    assert (simulate(jobs, 2, Policy(ok, ok)).start >= 0).all()
+
 def test_stepping_policy_change_and_clone():
     rng = np.random.default_rng(2)
     n = 200
@@ -600,8 +623,8 @@ _SHORTCUT_CASES = [
     dict(policy="EASY-WFP-WFP"),
     dict(policy=Policy(Mixed((0.3, -0.5, 0.2)), Mixed((0.3, -0.5, 0.2)), 200_000)),
     dict(policy=Policy(Mixed((0.1, 0.2, -0.3, 0.1, 0.5, -0.2)), "FCFS", 7200, threshold_backfill=True)),
-    dict(policy=Policy(Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-300, 1, 1e-300, 1, 1, 1e-300)),
-                       Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-300, 1, 1e-300, 1, 1, 1e-300)), 3600)),
+    dict(policy=Policy(Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-250, 1, 1e-250, 1, 1, 1e-250)),
+                       Mixed((1.0, 0.0, -1.0, 0, 0, 1.0), (1e-250, 1, 1e-250, 1, 1, 1e-250)), 3600)),
     dict(policy="EASY-FCFS-SJBF", estimate="easy++", correction="incremental"),
     dict(policy="EASY-SAF-SAF", estimate="actual", correction="doubling", threshold="1h"),
     dict(policy="EASY-SRF-SRF", correction="requested", overrun="run"),
