@@ -104,10 +104,11 @@ their Table 2 rows are the published values only.
 """
 from __future__ import annotations
 
+from ...online_bandit import CLEANING, FIXED_CELL, cumulative_by_week, fixed_cell
 from .analysis import SWAP_PQA, TraceResult, analyse, change, change_ci, curve, shares, swapped
-from .cells import (CLEANING, FIXED_CELL, STRATEGY_CELL, EpsilonGreedy, FinishedTracker, StrategyRun, campaigns,
-                    cumulative_by_week, daily_choices, easy, finished_in, fixed_cell, period_bounds, period_costs,
-                    period_edges, resampled, run_stepped, run_strategy, select_simulated, strategy_cell, trace_ref)
+from .cells import (STRATEGY_CELL, EpsilonGreedy, FinishedTracker, StrategyRun, campaigns, daily_choices, easy,
+                    finished_in, period_bounds, period_costs, period_edges, resampled, run_stepped, run_strategy,
+                    select_simulated, strategy_cell, trace_ref)
 from .figures import POLICY_COLORS, STRATEGY_COLORS, figure_fixed, figure_shares, figure_strategies
 from .params import DAY, MISSING_TRACES, PAPER_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, WEEK, Params
 from .published import PAPER, PUBLISHED_TABLE2, TABLE2_COLUMNS

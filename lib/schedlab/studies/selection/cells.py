@@ -18,8 +18,7 @@ from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
 from ...errors import InputError
 # online-bandit §6.1.4's fixed-policy runs, shared with the policies study (its Table 2)
-from ...online_bandit import (CLEANING, FIXED_CELL, check_keys, cumulative_by_week, easy,  # noqa: F401
-                              fixed_campaign, fixed_cell, outputs, resampled)
+from ...online_bandit import check_keys, easy, fixed_campaign, outputs, resampled
 
 DAY = workload.DAY
 WEEK = workload.WEEK
@@ -298,7 +297,7 @@ _STRATEGY_KEYS = _COMMON_KEYS | {"period", "strategy", "epsilon", "decay", "nois
 
 def strategy_cell(p: dict) -> dict:
     """One (trace, resample, period, strategy): the stepped system under a
-    selection strategy.  Outputs: those of :func:`fixed_cell`, the policy
+    selection strategy.  Outputs: those of :func:`schedlab.online_bandit.fixed_cell`, the policy
     in force each day (index in :data:`POLICIES`) and the bandit's number of
     explorations (-1 for the other strategies).  Full and noisy feedback of
     the same resample and period share the period costs (cached per
