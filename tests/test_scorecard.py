@@ -14,17 +14,87 @@ from schedlab.scorecard import Row
 
 @pytest.mark.parametrize("pub,ours,low,high,baseline,verdict", [
     (100, 104, None, None, None, "reproduced"),          # within 5 %
-    (100, 130, 90, 140, None, "reproduced"),             # published inside our interval
+    (100, 130, 90, 140, None, "reproduced"),             # published inside our interval, half-width 25 %
+    (100, 130, 80, 140, None, "consistent, wide interval"),  # ... but half-width 30 %
+    (100, 112, 60, 140, None, "close"),                  # within 15 % beats a wide interval
     (100, 112, None, None, None, "close"),               # within 15 %
-    (100, 300, None, None, 0.0, "direction only"),       # a gain of the same sign
+    (100, 180, None, None, 0.0, "direction only"),       # a gain of the same sign, 1.8x the published
+    (100, 300, None, None, 0.0, "direction only, magnitude off"),   # 3x the published effect
+    (100, 40, None, None, 0.0, "direction only, magnitude off"),    # 0.4x
     (100, 300, None, None, None, "not reproduced"),      # no baseline: no direction to share
-    (-20, -3, -5, -1, 0.0, "direction only"),            # same side of the baseline
+    (-20, -13, -15, -11, 0.0, "direction only"),         # same side of the baseline
+    (-20, -3, -5, -1, 0.0, "direction only, magnitude off"),
+    (-20, -13, -16, 1, 0.0, "inconclusive"),             # our interval crosses the baseline
     (2.0, 0.5, None, None, 1.0, "not reproduced"),       # other side of the baseline
+    (2.0, 0.5, 0.1, 1.5, 1.0, "not reproduced"),         # ... even when the interval crosses it
     (100, math.nan, None, None, None, "not reproduced"),
     (0, 0, None, None, None, "reproduced"),
 ])
 def test_value_rule(pub, ours, low, high, baseline, verdict):
-    assert Row("p", "T", "t", "m", pub, ours, low, high, baseline=baseline).verdict == verdict
+    row = Row("p", "T", "t", "m", pub, ours, low, high, baseline=baseline)
+    assert row.verdict == verdict
+    assert verdict in scorecard.VERDICTS
+
+
+def test_effect_ratio_and_construction():
+    assert Row("p", "T", "t", "m", 1.013, 4.24, baseline=1.0).effect_ratio == pytest.approx(3.24 / 0.013)
+    assert Row("p", "T", "t", "m", 5, 7).effect_ratio is None
+    row = Row("p", "T", "t", "CPUs", 80640, 80640, construction="m is set from the paper")
+    assert row.verdict == scorecard.BY_CONSTRUCTION
+    c = scorecard.counts([row, Row("p", "T", "t", "m", 1, 1)])
+    assert c["by construction"] == 1 and c["compared"] == 1
+    assert row.as_list()[-1] == "m is set from the paper"
+
+
+def _group(values):
+    """Rows of a fictitious group: (trace, published, ours, ours under reading A, under reading B)."""
+    return [Row("p", "T", t, f"m{i}", pub, ours,
+                readings=[scorecard.Reading("A", "reading A", a), scorecard.Reading("B", "reading B", b)])
+            for i, (t, pub, ours, a, b) in enumerate(values)]
+
+
+def test_identify_chooses_on_the_fit_rows_and_judges_the_others():
+    rows = _group([("x", 100, 50, 101, 60), ("x", 200, 90, 199, 150),         # fit rows: A matches
+                   ("y", 100, 40, 98, 100), ("y", 50, 20, 52, 50), ("z", 10, 5, 30, 10)])
+    s = scorecard.identify(rows, group="g", fit=lambda r: r.trace == "x", fit_label="the x rows")
+    assert s["chosen"] == "A" and s["identified"] is True      # 2 of 3 held-out rows move
+    assert [rd.role for r in rows for rd in r.readings if rd.name == "A"] == ["fitted"] * 2 + ["predicted"] * 3
+    # counted verdicts stay the paper's; identified ones are counted apart
+    assert scorecard.counts(rows)["not reproduced"] == 5
+    assert scorecard.counts(rows, identified=True)["reproduced"] == 4
+    # B would have matched all held-out rows, but it was not chosen on the fit rows: no credit
+    assert s["candidates"]["B"]["held-out good"] == 3 and s["candidates"]["B"]["fit good"] == 0
+    last = rows[-1].full_explanation()
+    assert last.startswith("unexplained after: A: 30 (not reproduced, identified on the x rows); B: 10")
+
+
+def test_a_reading_that_fails_on_held_out_rows_is_not_identified():
+    rows = _group([("x", 100, 50, 101, 60), ("y", 100, 40, 60, 100), ("y", 50, 20, 30, 50)])
+    s = scorecard.identify(rows, group="g", fit=lambda r: r.trace == "x", fit_label="x")
+    assert s["chosen"] == "A" and s["identified"] is False
+    assert scorecard.counts(rows, identified=True) == scorecard.counts(rows)
+    assert all("unexplained after" in r.full_explanation() for r in rows)
+    # a fit that selects nothing chooses nothing
+    s = scorecard.identify(rows, group="g", fit=lambda r: False, fit_label="none")
+    assert s["chosen"] is None and s["identified"] is False and s["why"] == "no fit rows"
+
+
+def test_student_t_below_ten_units_bootstrap_above():
+    import numpy as np
+    from scipy import stats as st
+    from schedlab import stats
+
+    x = np.array([1.0, 2.0, 4.0])
+    est, lo, hi = stats.bootstrap_ci(x)
+    assert (lo, hi) == pytest.approx(st.t.interval(0.95, 2, loc=x.mean(), scale=st.sem(x)))
+    # a ratio of sums: the jackknife standard error, still Student's t
+    v, b = np.array([2.0, 3.0, 5.0, 4.0]), np.array([1.0, 2.0, 2.0, 3.0])
+    est, lo, hi = stats.bootstrap_ci(np.stack([v, b]), stat=lambda a, axis: a[0].sum(axis) / a[1].sum(axis))
+    assert est == pytest.approx(14 / 8) and lo < est < hi
+    y = np.arange(12.0)
+    est, lo, hi = stats.bootstrap_ci(y)          # 12 units: the percentile bootstrap
+    assert lo > y.min() and hi < y.max() and (lo, hi) != pytest.approx(st.t.interval(0.95, 11, loc=y.mean(),
+                                                                                         scale=st.sem(y)))
 
 
 def test_claims_uncomparable_rows_and_counts():

@@ -340,7 +340,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     if result.get("scorecard"):         # published beside ours, one row each (schedlab.scorecard)
         from . import scorecard as _scorecard
         ctx.table("scorecard", _scorecard.table(result["scorecard"]))
-        numbers["scorecard"] = {"counts": _scorecard.counts(result["scorecard"]), "rules": dict(_scorecard.RULES)}
+        numbers["scorecard"] = _scorecard.numbers(result["scorecard"])
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
     for name, record in cleaning.items():
         numbers["provenance"]["inputs"].setdefault(name, {})["cleaning"] = record
