@@ -47,8 +47,21 @@ def thesis_rows(p, thesis) -> list[Row]:
     return out
 
 
-def rows(p, fig8: dict, thesis=()) -> list[Row]:
-    out: list[Row] = thesis_rows(p, thesis)
+def sec73_rows(table) -> list[Row]:
+    """lelong2017 §7.3's ranges over the logs (table ``sec73``): the lowest and
+    highest testing AvgWait and the highest MaxWait of the learned pair relative
+    to EASY-FCFS-FCFS, each a value row with baseline 1."""
+    if table is None:
+        return []
+    out = []
+    for rec in table.records():
+        out.append(Row("lelong2017 §7.3", f"text: range over the logs, T = {rec['T']}", "the sweep's logs",
+                       rec["quantity"], rec["published"], rec["reproduced"], baseline=1.0, source="sec73"))
+    return out
+
+
+def rows(p, fig8: dict, thesis=(), sec73=None) -> list[Row]:
+    out: list[Row] = thesis_rows(p, thesis) + sec73_rows(sec73)
     at_20h = p.threshold == 72000
     why_not = "" if at_20h else "the paper's Fig. 8 is at T = 20 h; this run's threshold differs"
     for name, r in fig8.items():
