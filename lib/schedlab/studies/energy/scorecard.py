@@ -58,3 +58,8 @@ def rows(doc: dict[str, Any]) -> list[Row]:
                        explanation=why("count_periodic", "; the thesis' periodicity threshold (1) is on a periodogram "
                                                          "whose scaling it does not give (ours: a share of the variance)")))
     return out
+
+
+#: the study's tables with published columns and the scorecard items they feed (rows that name their
+#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+FEEDS = {"classes": "Fig. 7.12"}

@@ -67,3 +67,8 @@ def rows(results, p) -> list[Row]:
                                "online > fixed", f"{online:.3f} vs {fixed_user:.3f}", rule="claim",
                                holds=online > fixed_user, **kw))
     return out
+
+
+#: the study's tables with published columns and the scorecard items they feed (rows that name their
+#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+FEEDS = {"fig4": "claim: Fig. 4", "fig6": "claim: Fig. 6", "table1": "Table 1", "table3_long": "Table 3"}

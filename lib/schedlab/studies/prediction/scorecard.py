@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scorecard import Row
+from ...scorecard import Elsewhere, Row
 from .analysis import _v, table6_values
 from .published import PUBLISHED, T6_ROWS
 
@@ -145,3 +145,9 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
                        f"best on {len(best)} of {len(traces)} logs", rule="claim",
                        holds=len(best) >= len(traces) - 1, **kw))
     return out + summary_rows(corr, t8, kw)
+
+
+#: the study's tables with published columns and the scorecard items they feed (rows that name their
+#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+FEEDS = {"table1": "Table 1", "table4": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)"),
+         "table6": "Table 6", "table7": "Table 7"}
