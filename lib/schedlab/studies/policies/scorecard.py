@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...scorecard import Row
+from ...scorecard import Reading, Row
 from .analysis import _closest_rank, thesis_claim_values
 from .params import CLAIMS, PUBLISHED
 
@@ -32,13 +32,67 @@ def claim_rows(res: dict[str, Any], p) -> list[Row]:
                        f"AvgWait reduction of EASY-{b['primary']}-{b['backfill']} over EASY-FCFS-FCFS (%)", pub,
                        100 * (1 - b["avg_mean"]), 100 * (1 - b["avg_ci_high"]), 100 * (1 - b["avg_ci_low"]),
                        baseline=0.0, source="claims"))
+    if lel is not None and len(lel.policies) > 1:
+        out += lelong_52_rows(lel)
     th = res.get("thesis")
     if th:
+        out += sqf_rows(th)
         for key, (v, where, lo, hi) in thesis_claim_values(th).items():
             src, text, pub = CLAIMS[key]
             trace = where.split(" on ")[1].split(",")[0] if " on " in where else where
             out.append(Row(src, f"text: {text}", trace, f"ours: {where}", pub, v, lo, hi,
                            baseline=CLAIM_BASELINES.get(key, 0.0), source="claims"))
+    return out
+
+
+def lelong_52_rows(lel) -> list[Row]:
+    """lelong2017 §5.1-5.2's two regularities of the 49 pairs on its trace: the
+    primary queue's policy is the main factor, and SPF backfilling is the best
+    for every primary policy (in hindsight)."""
+    pols = lel.policies
+    mean = {(r["primary"], r["backfill"]): r["avg_mean"] for r in lel.pairs}
+    by_primary = [float(np.mean([mean[(a, b)] for b in pols])) for a in pols]
+    by_backfill = [float(np.mean([mean[(a, b)] for a in pols])) for b in pols]
+    spread_p, spread_b = max(by_primary) - min(by_primary), max(by_backfill) - min(by_backfill)
+    best = {a: lel.best_backfill(a) for a in pols}
+    spf = [a for a in pols if best[a] == "SPF"]
+    return [Row("lelong2017 §5.1", "claim: the main factor is the primary queue policy, not the backfilling one",
+                lel.trace, "range of the mean AvgWait ratio to EASY-FCFS-FCFS over primary policies (averaged over "
+                "backfilling ones) vs over backfilling policies (test: the first is larger)", "primary > backfill",
+                f"primary {spread_p:.3f}, backfill {spread_b:.3f}", rule="claim", holds=spread_p > spread_b,
+                source="lelong_pairs"),
+            Row("lelong2017 §5.2", "claim: SPF backfilling is the best for every primary policy (in hindsight)",
+                lel.trace, "the backfilling policy of lowest mean AvgWait ratio, per primary policy",
+                f"SPF for all {len(pols)}", f"SPF for {len(spf)} of {len(pols)}"
+                + ("" if len(spf) == len(pols) else " (" + ", ".join(f"{a}: {best[a]}" for a in pols
+                                                                     if best[a] != "SPF") + ")"),
+                rule="claim", holds=len(spf) == len(pols), source="lelong_pairs")]
+
+
+def sqf_rows(th) -> list[Row]:
+    """thesis §4.3.4: Fig. 4.4 shows no job backfilled by SQF in any sample,
+    with the thesis' starvation threshold (counted reading, its §4.2 set-up);
+    Proposition 1 proves it only without a threshold (the other reading)."""
+    sqf = [t for t in th if "SQF" in t.policies]
+    if not sqf:
+        return []
+    names = ", ".join(t.trace for t in sqf)
+    with_t = [int(np.nansum(t.dataset.backfilled.sel(policy="SQF").values)) for t in sqf]
+    log_t = [t.original_value("backfilled", "SQF", "kill") for t in sqf]
+    log_none = [t.original_value("backfilled", "SQF", "kill", "none") for t in sqf]
+    out = [Row("thesis §4.3.4", "claim: Fig. 4.4, SQF backfills no job in any sample", names,
+               "jobs backfilled by EASY-SQF-SQF, every resampled sample", "0",
+               f"{sum(with_t)} over the samples (" + ", ".join(f"{t.trace} {n}" for t, n in zip(sqf, with_t)) + ")",
+               rule="claim", holds=sum(with_t) == 0, source="thesis_backfilled",
+               reading=f"the thesis' simulations use its starvation threshold (T = {sqf[0].threshold})",
+               readings=[Reading("no threshold", "without the threshold (Proposition 1's setting), original logs",
+                                 f"{np.nansum(log_none):.0f}", holds=bool(np.nansum(log_none) == 0))]
+               if all(np.isfinite(log_none)) else [])]
+    if all(np.isfinite(log_none)):
+        out.append(Row("thesis §4.3.4", "claim: Proposition 1, without a threshold SQF backfills no job", names,
+                       "jobs backfilled by EASY-SQF-SQF without a threshold, original logs", "0",
+                       f"{np.nansum(log_none):.0f} (with T = {sqf[0].threshold}: {np.nansum(log_t):.0f})",
+                       rule="claim", holds=bool(np.nansum(log_none) == 0), source="thesis_variants"))
     return out
 
 
