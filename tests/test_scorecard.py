@@ -353,6 +353,9 @@ def test_a_published_table_that_feeds_no_row_is_found():
     assert scorecard.uncovered({"thesis_kth": t}, rows, {"thesis_[a-z]*": "Table 1"}) == []
     assert scorecard.uncovered({"thesis_5_6": t}, rows, {"thesis_[a-z]*": "Table 1"}) == ["thesis_5_6"]
     assert scorecard.uncovered({"t1": t}, [], {"t1": scorecard.Elsewhere("traces", "Table 3")}) == []
+    # the papers' values listed for logs this run did not simulate: nothing compared, nothing to cover
+    listed = Table(["trace", "AvgWait (paper)", "AvgWait"], [["KTH-SP2", 100.0, None], ["mine", None, 5.0]])
+    assert scorecard.uncovered({"t1": listed}, []) == []
 
 
 def test_the_driver_refuses_a_study_whose_published_table_feeds_no_row(monkeypatch):

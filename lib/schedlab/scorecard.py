@@ -372,8 +372,18 @@ def published_columns(table) -> list[str]:
     return out
 
 
+def compares(table) -> bool:
+    """Whether the table sets a published value beside one of ours: some row
+    holds a number in a published column and one in another column (a table
+    that lists the papers' values for logs this run did not simulate does not)."""
+    pub = {j for j, name in enumerate(table.columns) if PUBLISHED_COLUMN.search(str(name))}
+    return any(any(_finite(row[j]) for j in pub) and any(_finite(row[j]) for j in range(len(row)) if j not in pub)
+               for row in table.rows)
+
+
 def uncovered(tables: dict, rows, feeds: dict | None = None) -> list[str]:
-    """The tables with a published column that feed no scorecard row.
+    """The tables that set published values beside ours (:func:`compares`)
+    and feed no scorecard row.
 
     A table feeds a row when the row names it (``Row.source``), when the
     study's ``FEEDS`` maps it to items its rows compare (prefixes of
@@ -382,7 +392,7 @@ def uncovered(tables: dict, rows, feeds: dict | None = None) -> list[str]:
     rows = list(rows)
     out = []
     for name, table in tables.items():
-        if name == "scorecard" or not published_columns(table):
+        if name == "scorecard" or not published_columns(table) or not compares(table):
             continue
         if any(r.source == name for r in rows):
             continue
