@@ -160,6 +160,9 @@ class Row:
         return self.readings
 
     def identified_reading(self) -> Reading | None:
+        """The identified reading of a counted row (none for a row shown but not counted)."""
+        if self.verdict in UNCOUNTED:
+            return None
         return next((r for r in self.readings if r.identified), None)
 
     def full_explanation(self) -> str:
@@ -329,7 +332,7 @@ def counts(rows, identified: bool = False) -> dict:
     reading's verdict instead (the paper's opening table gives both)."""
     out = {v: 0 for v in VERDICTS + UNCOUNTED}
     for r in rows:
-        idr = r.identified_reading() if identified else None
+        idr = r.identified_reading() if identified and r.verdict not in UNCOUNTED else None
         out[idr.verdict if idr else r.verdict] += 1
     out["compared"] = sum(out[v] for v in VERDICTS)
     return out

@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from ...scorecard import Elsewhere, Row
+from ...scorecard import Elsewhere, Reading, Row, identify
 from .params import THESIS_VARIANTS
 from .tables import CLAIMS, PUBLISHED
 
@@ -49,7 +49,12 @@ def _rows(res, p) -> list[Row]:
         if pub:
             for i, (key, label) in enumerate((("false_large", "false large FL/(FL+TL) (%)"),
                                               ("false_small", "false small FS/(FS+TS) (%)"))):
-                out.append(Row("thesis §6.3.3.2", "Table 6.5", r.name, label, pub[i], o[key], explanation=why))
+                out.append(Row("thesis §6.3.3.2", "Table 6.5", r.name, label, pub[i], o[key], explanation=why,
+                               reading="errors as shares of their true class (the caption: '% of Large jobs are "
+                                       "misclassified')",
+                               readings=[Reading("of all jobs", "errors as shares of all jobs (FL/n, FS/n), which "
+                                                 "Table 6.4's accuracy = 100 - FL - FS implies",
+                                                 o.get(f"{key}_of_all"))]))
         pub = PUBLISHED["table_6_6"].get(r.name)
         pols = r.schedule.policy.values.tolist()
         if pub and pub.get("easypp") is not None:
@@ -62,6 +67,10 @@ def _rows(res, p) -> list[Row]:
                     out.append(Row("thesis §6.6", "Table 6.6", r.name,
                                    f"total bsld improvement over EASY-FCFS, {pol}-CI (%)", pub[pol], r.gain(pol, CI),
                                    baseline=0.0, explanation=why))
+    t65 = [r for r in out if r.item == "Table 6.5"]
+    if t65:
+        identify(t65, group="thesis Table 6.5: errors as shares of what", fit=lambda r: r.trace == FIT_TRACE,
+                 fit_label=f"the {FIT_TRACE} rows of Table 6.5")
     out += text_rows(res, why)
     if not res:
         return out
@@ -119,6 +128,8 @@ def _rows(res, p) -> list[Row]:
     return out
 
 
+#: the rows a reading may be identified on (declared before measuring): the thesis' first trace
+FIT_TRACE = "KTH-SP2"
 #: thesis §6.5.5: class-clairvoyant SPF over base SPF (%), on the two traces where it helped least
 CLAIRVOYANT_SPF = {"SDSC-SP2": 10.0, "KTH-SP2": 13.0}
 #: thesis §6.6: the EASY++ improvements the thesis quotes (Tsafrir et al.'s own), 29-47 %
