@@ -9,7 +9,7 @@ import numpy as np
 
 from ...scorecard import Reading, Row, identify
 from .analysis import _closest_rank, thesis_claim_values
-from .params import CLAIMS, PUBLISHED, TABLE_VARIANTS
+from .params import CLAIMS, DEFAULT_TRACES, PUBLISHED, TABLE_VARIANTS
 
 
 #: online-bandit Table 2's labels read the other way: S and L swapped for P, Q and A
@@ -49,21 +49,44 @@ def claim_rows(res: dict[str, Any], p) -> list[Row]:
     if lel is not None:
         b = lel.best
         src, text, pub = CLAIMS["lelong_best_gain"]
-        out.append(Row(src, f"text: {text.replace('KTH-SP2', lel.trace)}", lel.trace,
+        out.append(Row(src, f"text: {text}", lel.trace,
                        f"AvgWait reduction of EASY-{b['primary']}-{b['backfill']} over EASY-FCFS-FCFS (%)", pub,
                        100 * (1 - b["avg_mean"]), 100 * (1 - b["avg_ci_high"]), 100 * (1 - b["avg_ci_low"]),
-                       baseline=0.0, source="claims"))
+                       baseline=0.0, source="claims", **_on(lel.trace, (LELONG_TRACE,))))
     if lel is not None and len(lel.policies) > 1:
-        out += lelong_52_rows(lel)
+        out += [_within(r, _on(lel.trace, (LELONG_TRACE,))) for r in lelong_52_rows(lel)]
     th = res.get("thesis")
     if th:
-        out += sqf_rows(th)
+        kw = _on([t.trace for t in th], DEFAULT_TRACES)
+        out += [_within(r, kw) for r in sqf_rows(th)]
         for key, (v, where, lo, hi) in thesis_claim_values(th).items():
             src, text, pub = CLAIMS[key]
             trace = where.split(" on ")[1].split(",")[0] if " on " in where else where
             out.append(Row(src, f"text: {text}", trace, f"ours: {where}", pub, v, lo, hi,
-                           baseline=CLAIM_BASELINES.get(key, 0.0), source="claims"))
+                           baseline=CLAIM_BASELINES.get(key, 0.0), source="claims", **kw))
     return out
+
+
+#: the trace of lelong2017 §5 (its campaign of the 49 pairs)
+LELONG_TRACE = "KTH-SP2"
+
+
+def _on(traces, papers: tuple[str, ...]) -> dict:
+    """Row arguments for a claim the paper makes over ``papers``' traces: compared
+    only when this run simulated all of them (``traces``: a name or names)."""
+    have = {traces} if isinstance(traces, str) else set(traces)
+    missing = [t for t in papers if t not in have]
+    if not missing:
+        return {}
+    return {"comparable": False, "explanation": f"the paper's claim is over {', '.join(papers)}; this run does "
+                                               f"not simulate {', '.join(missing)}: shown, not compared"}
+
+
+def _within(row: Row, kw: dict) -> Row:
+    """``row`` made not comparable as ``kw`` (from :func:`_on`) says."""
+    import dataclasses
+
+    return dataclasses.replace(row, verdict="", **kw) if kw else row
 
 
 def lelong_52_rows(lel) -> list[Row]:
