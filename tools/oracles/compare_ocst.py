@@ -328,10 +328,10 @@ def run_logs(traces, policies, unties, names="same") -> list[dict]:
     for tr in traces:
         base = load_log(tr)
         for u in unties:
-            inp = untie(base, u)
-            swf = WORK / f"{tr}-{'+'.join(inp.untie) or 'none'}.swf"
-            write_swf(inp, swf)
             for pol in policies:
+                inp = untie(base, untie_for(pol, u))
+                swf = WORK / f"{tr}-{'+'.join(inp.untie) or 'none'}.swf"
+                write_swf(inp, swf)
                 t0 = time.time()
                 res = compare(inp, pol, swf, names)
                 res["seconds"] = round(time.time() - t0, 2)
@@ -341,7 +341,7 @@ def run_logs(traces, policies, unties, names="same") -> list[dict]:
                           f"identical {100 * res['identical_share']:6.2f} %  AvgWait engine "
                           f"{res['avgwait_engine']:9.1f} ocst {res['avgwait_ocst']:9.1f}  "
                           f"first: {fd['cause'] if fd else '-'} ({res['seconds']} s)")
-            swf.unlink()
+                swf.unlink()
     return rows
 
 
@@ -351,8 +351,8 @@ def run_weeks(traces, policies, unties) -> list[dict]:
     for tr in traces:
         base = load_log(tr)
         for u in unties:
-            inp = untie(base, u)
             for pol in policies:
+                inp = untie(base, untie_for(pol, u))
                 t0 = time.time()
                 agg = {"trace": tr, "policy": pol, "untie": list(inp.untie), "weeks": THESIS_WEEKS[tr],
                        "jobs": 0, "identical": 0, "weeks_identical": 0, "causes": {}, "examples": {}}
@@ -378,11 +378,21 @@ def run_weeks(traces, policies, unties) -> list[dict]:
     return rows
 
 
-def _unties(args) -> list[tuple]:
-    out = []
-    for u in args.untie:
-        out.append(() if u == "none" else tuple(u.split("+")))
-    return out
+def _unties(args) -> list:
+    return [() if u == "none" else ("all",) if u == "all" else tuple(u.split("+")) for u in args.untie]
+
+
+def untie_for(policy: str, what) -> tuple:
+    """'all' = every tie that can be removed for this policy: submits and ends, and
+    procs when a queue is keyed on q alone (SQF/LQF).  procs is refused with an area
+    key: p~ q then overflows ocst's 63-bit integer product (metrics.ml, LAF)."""
+    what = tuple(what)
+    keyed = set(policy.split("-"))
+    if "all" in what:
+        what = ("submits", "ends") + (("procs",) if keyed & {"SQF", "LQF"} else ())
+    if "procs" in what and keyed & {"SAF", "LAF"}:
+        raise ValueError(f"untie 'procs' with {policy}: p~ q would overflow ocst's integers")
+    return what
 
 
 def main(argv=None) -> int:
@@ -393,7 +403,7 @@ def main(argv=None) -> int:
         s.add_argument("--traces", nargs="+", default=list(LOGS))
         s.add_argument("--policies", nargs="+", default=list(POLICIES))
         s.add_argument("--untie", nargs="+", default=["none"],
-                       help="none, or kinds joined by '+': submits, ends, procs")
+                       help="none, all, or kinds joined by '+': submits, ends, procs")
         s.add_argument("--json", type=Path)
         if name == "logs":
             s.add_argument("--names", choices=("same", "opposite"), default="same",
@@ -408,7 +418,7 @@ def main(argv=None) -> int:
         return 3
     WORK.mkdir(parents=True, exist_ok=True)
     if args.cmd == "one":
-        inp = untie(load_log(args.trace), () if args.untie == "none" else tuple(args.untie.split("+")))
+        inp = untie(load_log(args.trace), untie_for(args.policy, () if args.untie == "none" else args.untie.split("+")))
         print(json.dumps(compare(inp, args.policy), indent=1, default=int))
         return 0
     for p in args.policies:
