@@ -191,11 +191,13 @@ def run_ocst(inp: Input, primary: str, backfill: str, swf: Path) -> tuple[np.nda
     return start, float(res.stdout.strip().split(",")[0]) / inp.scale
 
 
-def run_engine(inp: Input, policy: str) -> np.ndarray:
+def run_engine(inp: Input, policy: str) -> tuple[np.ndarray, np.ndarray]:
+    """The engine's start of every job and its 'backfilled' flags."""
     from schedlab.jobs import Jobs
     from schedlab.sim import simulate
     jobs = Jobs(inp.r, inp.p, inp.pe, inp.q.astype(np.int32), inp.id)
-    return simulate(jobs, inp.m, f"EASY-{policy}").start.copy()
+    sched = simulate(jobs, inp.m, f"EASY-{policy}")
+    return sched.start.copy(), sched.backfilled.copy()
 
 
 # ------------------------------------------------------------ diagnosis ---
@@ -210,7 +212,7 @@ def engine_key(name: str, inp: Input, idx: np.ndarray, t: int) -> np.ndarray:
     return k if base == name else -k
 
 
-def diagnose(inp: Input, policy: str, se: np.ndarray, so: np.ndarray) -> dict | None:
+def diagnose(inp: Input, policy: str, se: np.ndarray, so: np.ndarray, bf: np.ndarray) -> dict | None:
     """The first divergence: its time, the jobs started differently, the pass's
     context from the shared history before it, and its cause."""
     diff = se != so
@@ -223,7 +225,6 @@ def diagnose(inp: Input, policy: str, se: np.ndarray, so: np.ndarray) -> dict | 
     running = np.flatnonzero((se >= 0) & (se < t) & (end > t))
     free = inp.m - int(inp.q[running].sum())
     order = queued[np.lexsort((inp.id[queued], inp.r[queued], engine_key(prim, inp, queued, t)))]
-    pkey = engine_key(prim, inp, order, t)
     # the engine's pass, step 2: start while the jobs fit
     f, started, head = free, [], None
     for j in order:
@@ -233,7 +234,7 @@ def diagnose(inp: Input, policy: str, se: np.ndarray, so: np.ndarray) -> dict | 
         else:
             head = j
             break
-    ctx = {"time": t / inp.scale, "free": free / (inp.m / inp.m), "queued": int(queued.size),
+    ctx = {"time": t / inp.scale, "free": free, "queued": int(queued.size),
            "running": int(running.size)}
     e_only = [j for j in np.flatnonzero(diff) if se[j] == t]
     o_only = [j for j in np.flatnonzero(diff) if so[j] == t]
@@ -243,37 +244,61 @@ def diagnose(inp: Input, policy: str, se: np.ndarray, so: np.ndarray) -> dict | 
                          "p_req": int(inp.pe[j])}
     ctx["queue_head"] = [jobinfo(j) for j in order[:6]]
     causes = []
-    # (a) ties in the primary key among the jobs the two started differently
+    # (a) ties in a queue's key: among the jobs started differently, or for the head
+    #     (ocst's head may be another job of the same key: its reservation differs)
     diffset = set(e_only) | set(o_only)
-    for j in diffset:
-        kj = engine_key(prim, inp, np.array([j]), t)[0]
-        kb = engine_key(back, inp, np.array([j]), t)[0]
-        tie_p = [int(inp.id[i]) for i in queued if i != j and engine_key(prim, inp, np.array([i]), t)[0] == kj]
-        tie_b = [int(inp.id[i]) for i in queued if i != j and engine_key(back, inp, np.array([i]), t)[0] == kb]
-        same_r = [int(inp.id[i]) for i in queued if i != j and inp.r[i] == inp.r[j]]
-        if same_r and (tie_p or tie_b):
-            causes.append("same-second submissions")
+    kp = engine_key(prim, inp, queued, t)
+    kb = engine_key(back, inp, queued, t)
+    for j in sorted(diffset) + ([head] if head is not None else []):
+        i = int(np.flatnonzero(queued == j)[0])
+        others = np.arange(queued.size) != i
+        tie = others & ((kp == kp[i]) | ((kb == kb[i]) if j in diffset else False))
+        if tie.any():
+            same_r = tie & (inp.r[queued] == inp.r[j])
+            causes.append("same-second submissions" if same_r.any() else
+                          f"equal {prim if (others & (kp == kp[i])).any() else back} keys")
             break
-        if tie_p or tie_b:
-            causes.append(f"equal {prim if tie_p else back} keys")
-            break
-    # (b) several running jobs end, by estimate, at the shadow time
+    # (b) several running jobs end, by estimate, at the shadow time: the engine counts
+    #     them all as extra, ocst stops at the first that covers the head, taking the
+    #     equal ends in its running list's order: latest pass first; within a pass the
+    #     backfilled jobs in the order they were picked, then the others in reverse
+    #     (easy.ml: decisions = started @ List.rev picked; engine.ml prepends each)
     if head is not None:
-        ends = [(int(se[j] + inp.pe[j]), j) for j in running] + [(t + int(inp.pe[j]), j) for j in started]
-        ends.sort()
-        avail, shadow, first_extra = f, None, None
-        for e, j in ends:
-            avail += int(inp.q[j])
-            if avail >= inp.q[head]:
-                shadow, first_extra = e, avail - int(inp.q[head])
-                break
+        run_end = [(int(se[j] + inp.pe[j]), j) for j in running]
+        now_end = [(t + int(inp.pe[j]), j) for j in started]
+        eng = sorted(run_end + now_end, key=lambda x: (x[0], x[1]))
+        def pass_rank(j):
+            kb_j = float(engine_key(back, inp, np.array([j]), int(se[j]))[0])
+            return (0, kb_j, int(inp.r[j]), j) if bf[j] else (1, 0.0, 0, -j)
+        ocs = [(e, j) for e, _, _, j in sorted((e, -int(se[j]), pass_rank(j), j) for e, j in run_end)]
+        ocs = sorted(ocs + now_end, key=lambda x: x[0])   # stable: running before started now
+        need = int(inp.q[head])
+
+        def covering(order):
+            avail = f
+            for e, j in order:
+                avail += int(inp.q[j])
+                if avail >= need:
+                    return e, avail - need
+            return None, None
+        shadow, extra_ocst = covering(ocs)
         if shadow is not None:
-            at = [j for e, j in ends if e == shadow]
-            all_extra = f + sum(int(inp.q[j]) for e, j in ends if e <= shadow) - int(inp.q[head])
-            ctx.update(head=jobinfo(head), shadow=shadow / inp.scale, extra_engine=all_extra,
-                       extra_ocst=first_extra, ending_at_shadow=[int(inp.id[j]) for j in at])
-            if all_extra != first_extra and any(
-                    se[j] == t and t + inp.pe[j] > shadow and inp.q[j] > first_extra for j in e_only):
+            at = [j for e, j in eng if e == shadow]
+            extra_eng = f + sum(int(inp.q[j]) for e, j in eng if e <= shadow) - need
+            ctx.update(head=jobinfo(head), shadow=shadow / inp.scale, extra_engine=extra_eng,
+                       extra_ocst=extra_ocst, ending_at_shadow=[int(inp.id[j]) for j in at])
+            # ocst's extra depends on which tied job its list holds first: the smallest
+            # over the orders of the tied jobs (the running list's order is emulated
+            # above, not read from ocst)
+            import itertools
+            before = f + sum(int(inp.q[j]) for e, j in eng if e < shadow)
+            orders = itertools.islice(itertools.permutations([int(inp.q[j]) for j in at]), 5040)
+            low = min(next(a for a in itertools.accumulate(o, initial=before) if a >= need) - need
+                      for o in orders)
+            ctx["extra_ocst_min"] = low
+            # the engine backfilled, on extra processors ocst does not count, a job
+            # running past the shadow time (ocst's extra is the smaller, by its rule)
+            if extra_eng > low and any(t + inp.pe[j] > shadow for j in e_only):
                 causes.insert(0, "several running jobs end at the shadow time")
     ctx["cause"] = causes[0] if causes else "unexplained"
     ctx["causes"] = causes
@@ -295,7 +320,7 @@ def compare(inp: Input, policy: str, swf: Path | None = None, names: str = "same
     finally:
         if tmp is not None:
             tmp.cleanup()
-    se = run_engine(inp, policy)
+    se, bf = run_engine(inp, policy)
     same = se == so
     w_e = (se - inp.r) / inp.scale
     w_o = (so - inp.r) / inp.scale
@@ -303,7 +328,7 @@ def compare(inp: Input, policy: str, swf: Path | None = None, names: str = "same
            "identical": int(same.sum()), "identical_share": float(same.mean()) if inp.n else 1.0,
            "avgwait_engine": float(w_e.mean()), "avgwait_ocst": float(w_o.mean()),
            "avgwait_ocst_printed": ocst_avg,
-           "first_divergence": diagnose(inp, policy, se, so)}
+           "first_divergence": diagnose(inp, policy, se, so, bf)}
     return res
 
 
