@@ -37,6 +37,32 @@ fi
 start=$(date +%s)
 mkdir -p "$OUT"
 
+# ---- source ---------------------------------------------------------------------
+rm -rf "$SRC" && mkdir -p "$SRC"
+from=""
+archive_from() {   # $1: a git directory
+    git --git-dir="$1" cat-file -e "$OCST_COMMIT^{commit}" 2>/dev/null &&
+        git --git-dir="$1" archive "$OCST_COMMIT" | tar -x -C "$SRC"
+}
+if [ -n "${OCST_SRC:-}" ]; then
+    if [ -d "$OCST_SRC/.git" ] && archive_from "$OCST_SRC/.git"; then from="$OCST_SRC (git)"
+    elif [ -f "$OCST_SRC/HEAD" ] && archive_from "$OCST_SRC"; then from="$OCST_SRC (bare git)"
+    elif [ -f "$OCST_SRC/src/easy.ml" ] && [ -f "$OCST_SRC/_tags" ]; then
+        cp -R "$OCST_SRC/." "$SRC/" && rm -rf "$SRC/.git" && from="$OCST_SRC (plain tree, commit not checked)"
+    fi
+else
+    cache=$OUT/ocst.git
+    if [ -d "$cache" ] || GIT_TERMINAL_PROMPT=0 timeout 120 git clone -q --bare "$OCST_URL" "$cache" > "$OUT/clone.log" 2>&1; then
+        archive_from "$cache" && from="$OCST_URL"
+    fi
+fi
+if [ -z "$from" ]; then
+    rm -rf "$SRC"
+    echo "ocst: source unavailable (commit $OCST_COMMIT of $OCST_URL: GitHub not reachable and no usable OCST_SRC=${OCST_SRC:-unset})" >&2
+    exit 3
+fi
+echo "ocst: source $OCST_COMMIT from $from"
+
 # ---- toolchain ------------------------------------------------------------------
 missing_tools() {
     local miss=""
@@ -59,35 +85,10 @@ if [ -n "$miss" ] && [ "$(id -u)" = 0 ] && [ "${OCST_APT:-1}" != 0 ]; then
     miss=$(missing_tools)
 fi
 if [ -n "$miss" ]; then
+    rm -rf "$SRC"
     echo "ocst: OCaml toolchain incomplete (missing:$miss); install the Debian packages: $APT_PACKAGES" >&2
     exit 4
 fi
-
-# ---- source ---------------------------------------------------------------------
-rm -rf "$SRC" && mkdir -p "$SRC"
-from=""
-archive_from() {   # $1: a git directory
-    git --git-dir="$1" cat-file -e "$OCST_COMMIT^{commit}" 2>/dev/null &&
-        git --git-dir="$1" archive "$OCST_COMMIT" | tar -x -C "$SRC"
-}
-if [ -n "${OCST_SRC:-}" ]; then
-    if [ -d "$OCST_SRC/.git" ] && archive_from "$OCST_SRC/.git"; then from="$OCST_SRC (git)"
-    elif [ -f "$OCST_SRC/HEAD" ] && archive_from "$OCST_SRC"; then from="$OCST_SRC (bare git)"
-    elif [ -f "$OCST_SRC/src/easy.ml" ] && [ -f "$OCST_SRC/_tags" ]; then
-        cp -R "$OCST_SRC/." "$SRC/" && rm -rf "$SRC/.git" && from="$OCST_SRC (plain tree, commit not checked)"
-    fi
-else
-    cache=$OUT/ocst.git
-    if [ -d "$cache" ] || GIT_TERMINAL_PROMPT=0 timeout 120 git clone -q --bare "$OCST_URL" "$cache" > "$OUT/clone.log" 2>&1; then
-        archive_from "$cache" && from="$OCST_URL"
-    fi
-fi
-if [ -z "$from" ]; then
-    rm -rf "$SRC"
-    echo "ocst: source unavailable (commit $OCST_COMMIT of $OCST_URL: no network and no usable OCST_SRC=${OCST_SRC:-unset})" >&2
-    exit 3
-fi
-echo "ocst: source $OCST_COMMIT from $from"
 
 # ---- patch and build ------------------------------------------------------------
 python3 "$ROOT/tools/oracles/patch_ocst.py" "$SRC" || exit 2

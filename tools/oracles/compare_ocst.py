@@ -240,8 +240,8 @@ def diagnose(inp: Input, policy: str, se: np.ndarray, so: np.ndarray, bf: np.nda
     o_only = [j for j in np.flatnonzero(diff) if so[j] == t]
     ctx["engine_starts"] = [int(inp.id[j]) for j in e_only]
     ctx["ocst_starts"] = [int(inp.id[j]) for j in o_only]
-    jobinfo = lambda j: {"id": int(inp.id[j]), "r": int(inp.r[j]), "q": int(inp.q[j]),  # noqa: E731
-                         "p_req": int(inp.pe[j])}
+    jobinfo = lambda j: {"id": int(inp.id[j]), "r": inp.r[j] / inp.scale, "q": int(inp.q[j]),  # noqa: E731
+                         "p_req": inp.pe[j] / inp.scale}   # seconds (q as simulated)
     ctx["queue_head"] = [jobinfo(j) for j in order[:6]]
     causes = []
     # (a) ties in a queue's key: among the jobs started differently, or for the head
