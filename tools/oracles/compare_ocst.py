@@ -30,7 +30,9 @@ Transformations that remove ties (both simulators get the transformed input):
   ends      p~ scaled by K plus a job-specific offset in [0, K) (a permutation of the
             job index): no two running jobs end, by estimate, at the same instant
             (the shadow-time rule then cannot differ) and no two p~ are equal;
-  procs     m scaled by V and q -> q V - v_j with v_j in [0, V/m): no two q equal and
+  procs     m scaled by V and q -> q V - v_j with v_j in [0, V/m) (the job's rank among
+            the jobs of its q, modulo V/m): no two queued q equal (unless V/m jobs of one
+            q lie between them) and
             every set of jobs that fitted still fits, every set that did not fit still
             does not (used with SQF/LQF, whose keys are q).
 
@@ -147,7 +149,14 @@ def untie(inp: Input, what) -> Input:
         span = V_PROCS // m
         if span < 2:
             raise ValueError(f"{inp.name}: m = {m} too large for the 'procs' transformation")
-        q = q * V_PROCS - (np.arange(inp.n, dtype=np.int64) * 7919) % span
+        # v_j: the job's rank among the jobs of its q (submit order), modulo span: two
+        # jobs of one q get the same v only span same-q submissions apart
+        order = np.lexsort((np.arange(inp.n), inp.q))
+        grp_first = np.r_[True, inp.q[order][1:] != inp.q[order][:-1]]
+        start_pos = np.maximum.accumulate(np.where(grp_first, np.arange(inp.n), 0))
+        v = np.empty(inp.n, np.int64)
+        v[order] = (np.arange(inp.n) - start_pos) % span
+        q = q * V_PROCS - v
         m = m * V_PROCS
     out = Input(inp.name, m, inp.id, r, p, pe, q, scale, tuple(sorted(set(inp.untie) | set(what))), list(inp.notes))
     return out
