@@ -117,3 +117,16 @@ def test_patch_refuses_another_tree(tmp_path):
     res = subprocess.run([sys.executable, str(ROOT / "tools/oracles/patch_ocst.py"), str(tmp_path)],
                          capture_output=True, text=True)
     assert res.returncode == 2 and "_tags" in res.stderr
+
+
+def test_newest_first_emulated_matches_ocst_on_the_raw_log(kth, tmp_path):
+    """Equal keys, ocst takes the newest: giving the engine, under SQF, q' = q V - v_j with
+    v_j the job's rank among the jobs of its q (later job, smaller q') reproduces ocst's
+    schedule of the *raw* log on all but the same-second and shadow-time ties."""
+    swf = tmp_path / "kth.swf"
+    co.write_swf(kth, swf)
+    so, _ = co.run_ocst(kth, "sqf", "sqf", swf)
+    se_raw, _ = co.run_engine(kth, "SQF-SQF")
+    se_new, _ = co.run_engine(co.untie(kth, ("procs",)), "SQF-SQF")
+    assert np.mean(se_raw == so) < 0.8
+    assert np.mean(se_new == so) > 0.99
