@@ -16,7 +16,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproj
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster test-oracles oracles bench check-schedules reproduce notebooks paper clean lab data lock
+.PHONY: install test fuzz test-asan test-cluster test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock
 
 install: $(STAMP)
 
@@ -114,6 +114,13 @@ test-oracles: install
 	$(PY) tools/oracles/compare_ocst.py weeks --traces $(ORACLE_LOGS) --policies $(ORACLE_POLICIES) \
 		--untie none all --json $(RESULTS)/oracles/weeks.json && \
 	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_ocst.py; fi
+
+# Stretch oracle: gaussier2015's pyss (jad-darrous/predictsim, run as it is under
+# Python 2.7) beside the engine on KTH-SP2 EASY-FCFS-FCFS (a few CPU-minutes);
+# PREDICTSIM_SRC=<a git copy> when offline.  Not in CI.
+oracle-predictsim: install
+	bash tools/oracles/fetch_predictsim.sh
+	$(PY) tools/oracles/compare_predictsim.py KTH-SP2 --json $(RESULTS)/oracles/predictsim.json
 
 # The only target that downloads traces: the Parallel Workloads Archive logs of
 # data/fetch.toml that are not bundled, into data/traces/, checked and
