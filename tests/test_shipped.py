@@ -32,7 +32,10 @@ def write_study(results, stem, rows, profile="full"):
 
 
 def row(item, ours, low="", high="", verdict="close", rule="value", metric="AVEbsld"):
-    return ["p2020", item, "KTH-SP2", metric, 10, ours, low, high, rule, verdict, "unexplained"]
+    cells = {"paper": "p2020", "item": item, "trace": "KTH-SP2", "metric": metric, "published": 10, "ours": ours,
+             "ours 95% low": low, "ours 95% high": high, "rule": rule, "verdict": verdict,
+             "explanation": "unexplained"}
+    return [cells.get(c, "") for c in COLUMNS]
 
 
 def test_ship_copies_the_small_products_and_verify_catches_any_change(tmp_path):

@@ -297,6 +297,7 @@ def main(argv=None) -> int:
         if ship_:
             print(f"the paper shows the shipped full-size results of {', '.join(ship_)}; "
                   f"this run's {args.profile} results of {', '.join(sorted(set(srcs) - set(ship_))) or 'none'}")
+        print_verdicts(numbers)
         qc = numbers.get("quick_check")
         if qc:
             t = qc["total"]
@@ -313,6 +314,22 @@ def main(argv=None) -> int:
                       f"not comparable {c['not comparable']:>4} {unmatched(c)}".rstrip())
     print(f"reproduce {args.action} done in {time.time() - t0:.1f} s")
     return 0
+
+
+def print_verdicts(numbers: dict) -> None:
+    """The scorecard's counts as the paper's opening table gives them: by
+    verdict under the papers' text, and under the identified readings."""
+    from .scorecard import UNCOUNTED, VERDICTS
+
+    cards = {k: v["scorecard"] for k, v in numbers.items() if isinstance(v, dict) and "scorecard" in v}
+    if not cards:
+        return
+    for key, title in (("counts", "the papers' text"), ("counts under identified readings", "identified readings")):
+        total = {v: sum(c.get(key, c["counts"]).get(v, 0) for c in cards.values()) for v in VERDICTS + UNCOUNTED}
+        counted = sum(total[v] for v in VERDICTS)
+        good = total["reproduced"] + total["close"]
+        print(f"scorecard under {title}: {good} of {counted} reproduced or close ({100 * good / max(counted, 1):.1f} %): "
+              + ", ".join(f"{v} {total[v]}" for v in VERDICTS + UNCOUNTED if total[v]))
 
 
 if __name__ == "__main__":

@@ -25,23 +25,57 @@ def deciles(x, axis=-1):
     return np.nanpercentile(x, 10, axis=axis), np.nanpercentile(x, 90, axis=axis)
 
 
-def bootstrap_ci(x, axis=-1, level=0.95, n_boot=2000, seed=0, stat=np.nanmean):
-    """Percentile-bootstrap confidence interval of ``stat`` (default: the
-    NaN-aware mean) along ``axis``, resampling its entries with replacement.
+#: below this many resampled units an interval is Student's t, not the
+#: percentile bootstrap (which is too narrow for a handful of values)
+SMALL_N = 10
 
-    Returns (estimate, low, high), each with ``axis`` removed.  Seeded:
-    the same input gives the same interval."""
+
+def bootstrap_ci(x, axis=-1, level=0.95, n_boot=2000, seed=0, stat=np.nanmean):
+    """Confidence interval of ``stat`` (default: the NaN-aware mean) along
+    ``axis``, the axis of resampled units (weeks, resamples).
+
+    With :data:`SMALL_N` units or more: the percentile bootstrap, resampling
+    the entries with replacement (seeded: the same input gives the same
+    interval).  With fewer: Student's t with n - 1 degrees of freedom around
+    the estimate, its standard error from the jackknife (for the mean this is
+    exactly s / sqrt(n), the textbook t interval; for a ratio of sums, its
+    first-order equivalent).  One unit gives no interval (NaN).
+
+    Returns (estimate, low, high), each with ``axis`` removed."""
     x = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
     n = x.shape[-1]
     if n == 0:
         nan = np.full(x.shape[:-1], np.nan)
         return nan, nan, nan
+    est = stat(x, axis=-1)
+    if n < SMALL_N:
+        lo, hi = student_t(x, stat, level)
+        return est, lo, hi
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(n_boot, n))
     boots = stat(x[..., idx], axis=-1)          # (..., n_boot)
     alpha = (1 - level) / 2
     lo, hi = np.nanpercentile(boots, [100 * alpha, 100 * (1 - alpha)], axis=-1)
-    return stat(x, axis=-1), lo, hi
+    return est, lo, hi
+
+
+def student_t(x, stat=np.nanmean, level=0.95):
+    """Student's t interval of ``stat`` over the last axis of ``x`` (n units):
+    estimate -/+ t(n - 1) x the jackknife standard error.  NaN for n < 2."""
+    from scipy.stats import t as student
+
+    x = np.asarray(x, dtype=float)
+    n = x.shape[-1]
+    est = np.asarray(stat(x, axis=-1), dtype=float)
+    if n < 2:
+        nan = np.full(est.shape, np.nan)
+        return nan, nan
+    keep = ~np.eye(n, dtype=bool)
+    loo = np.stack([stat(x[..., keep[i]], axis=-1) for i in range(n)], axis=-1)     # leave one out
+    centred = loo - np.nanmean(loo, axis=-1, keepdims=True)
+    se = np.sqrt((n - 1) / n * np.nansum(centred ** 2, axis=-1))
+    q = student.ppf(0.5 + level / 2, n - 1)
+    return est - q * se, est + q * se
 
 
 def significant(low, high, null=1.0):
