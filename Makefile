@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make lab, make lock, make clean.
+# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-oracles, make lab, make lock, make clean.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -16,7 +16,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproj
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster bench check-schedules reproduce notebooks paper clean lab data lock
+.PHONY: install test fuzz test-asan test-cluster test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock
 
 install: $(STAMP)
 
@@ -88,6 +88,39 @@ test-asan: install
 # tests/cluster/with-slurm.sh says how; tests/cluster/check_slurm.py what.
 test-cluster: install
 	bash tests/cluster/with-slurm.sh $(PY) -m pytest -p no:cacheprovider -q -s tests/cluster/check_slurm.py
+
+# The seeds' own simulator as a second oracle (not part of make test): builds
+# freuk/ocst at a pinned commit into build/oracles/ocst (git clone from GitHub, or
+# OCST_SRC=<a git copy of it> offline; Debian's OCaml, installed with apt-get as
+# root when missing), then compares it with the engine job by job on KTH-SP2,
+# CTC-SP2 and SDSC-SP2 (whole logs and the thesis' weeks), writes the figures to
+# results/oracles/*.json and runs tests/oracles/check_ocst.py.  Without the source
+# it stops with status 3, or, with OCST_OPTIONAL=1 (CI: no GitHub there), says so
+# and exits 0.  tools/oracles/build_ocst.sh gives every status.
+oracles:
+	bash tools/oracles/build_ocst.sh
+
+ORACLE_LOGS     ?= KTH-SP2 CTC-SP2 SDSC-SP2
+ORACLE_POLICIES ?= FCFS-FCFS SPF-SPF SAF-SAF LCFS-LCFS LQF-LQF SQF-SQF LAF-LAF FCFS-SPF
+test-oracles: install
+	@bash tools/oracles/build_ocst.sh; rc=$$?; \
+	if [ $$rc = 3 ] && [ -n "$(OCST_OPTIONAL)" ]; then \
+		echo "test-oracles: skipped: the ocst source is unavailable (needs github.com/freuk/ocst or OCST_SRC=<a git copy>)"; \
+		touch build/.oracles-skipped; exit 0; fi; \
+	rm -f build/.oracles-skipped; exit $$rc
+	@if [ ! -f build/.oracles-skipped ]; then \
+	$(PY) tools/oracles/compare_ocst.py logs --traces $(ORACLE_LOGS) --policies $(ORACLE_POLICIES) \
+		--untie none submits ends all --json $(RESULTS)/oracles/logs.json && \
+	$(PY) tools/oracles/compare_ocst.py weeks --traces $(ORACLE_LOGS) --policies $(ORACLE_POLICIES) \
+		--untie none all --json $(RESULTS)/oracles/weeks.json && \
+	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_ocst.py; fi
+
+# Stretch oracle: gaussier2015's pyss (jad-darrous/predictsim, run as it is under
+# Python 2.7) beside the engine on KTH-SP2 EASY-FCFS-FCFS (a few CPU-minutes);
+# PREDICTSIM_SRC=<a git copy> when offline.  Not in CI.
+oracle-predictsim: install
+	bash tools/oracles/fetch_predictsim.sh
+	$(PY) tools/oracles/compare_predictsim.py KTH-SP2 --json $(RESULTS)/oracles/predictsim.json
 
 # The only target that downloads traces: the Parallel Workloads Archive logs of
 # data/fetch.toml that are not bundled, into data/traces/, checked and
