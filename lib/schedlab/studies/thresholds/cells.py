@@ -54,6 +54,136 @@ def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_we
     return weeks, int(m)
 
 
+# ------------------------------------------------- readings of thesis §5.2 --
+
+#: The candidate readings of the protocol of thesis Tables 5.2-5.5 (issue 30,
+#: DESIGN §10), each computed by the study beside the paper's-text value.
+#: Three choices the thesis leaves open or that its own simulator makes:
+#:
+#: * ``tau``: the bounded slowdown's constant, 10 s (thesis Eq. 3.3, "often
+#:   set to 10 seconds": the paper's text) or 60 s (the seeds' OCaml simulator,
+#:   freuk/ocst ``src/statistics.ml``: ``max 1 ((t - r + p) / max 60 p)``);
+#: * ``crossing``: which jobs a week keeps (thesis §5.2, "remove the jobs that
+#:   start in one week and finish in another"): judged by the log's finish
+#:   (``recorded``: the paper's text), by r + p (``run``), by r + p~ (``req``),
+#:   or every job kept (``keep``: ocst's ``subtrace.ml`` cuts weeks without
+#:   removing any job);
+#: * ``align``: where the weeks start: at the first submission (``first``: the
+#:   paper's text, "split the trace on a weekly basis"), or at multiples of
+#:   604800 s from the log's time origin (``origin``: ocst's ``subtrace.ml`` and
+#:   ``trimmer.ml``, week = r / 604800).
+#:
+#: The first week is skipped and the thesis' 45 or 100 weeks follow in every
+#: reading (thesis §5.2).
+THESIS_TAUS = (10, 60)
+THESIS_CROSSINGS = ("recorded", "run", "req", "keep")
+THESIS_ALIGNS = ("first", "origin")
+#: the paper's text: tau = 10 s, crossing by the log's finish, weeks from the first submission
+THESIS_TEXT_READING = (10, "recorded", "first")
+_CROSSING_TEXT = {"recorded": "jobs crossing their week's end judged by the log's finish",
+                  "run": "jobs crossing their week's end judged by r + p",
+                  "req": "jobs crossing their week's end judged by r + p~",
+                  "keep": "jobs crossing their week's end kept (ocst subtrace.ml)"}
+_ALIGN_TEXT = {"first": "weeks from the first submission",
+               "origin": "weeks at multiples of 604800 s from the log's origin (ocst subtrace.ml)"}
+_TAU_TEXT = {10: "bsld with tau = 10 s (thesis Eq. 3.3)", 60: "bsld with tau = 60 s (ocst statistics.ml)"}
+
+
+def reading_name(tau: int, crossing: str, align: str) -> str:
+    """Short key of a reading: ``"tau60-run-origin"``."""
+    return f"tau{tau}-{crossing}-{align}"
+
+
+def thesis_readings() -> list[tuple[str, str, int, str, str]]:
+    """Every candidate reading other than the paper's text: (name, text, tau,
+    crossing, align), in a fixed order."""
+    out = []
+    for tau in THESIS_TAUS:
+        for crossing in THESIS_CROSSINGS:
+            for align in THESIS_ALIGNS:
+                if (tau, crossing, align) == THESIS_TEXT_READING:
+                    continue
+                out.append((reading_name(tau, crossing, align),
+                            f"{_TAU_TEXT[tau]}; {_CROSSING_TEXT[crossing]}; {_ALIGN_TEXT[align]}",
+                            tau, crossing, align))
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _reading_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_weeks: int | None,
+                   crossing: str, align: str) -> tuple[list, int]:
+    """The original weeks of a trace under one reading (cached per process):
+    ``crossing`` and ``align`` as in :data:`THESIS_CROSSINGS`, :data:`THESIS_ALIGNS`."""
+    if crossing not in THESIS_CROSSINGS:
+        raise InputError(f"thesis readings cell: crossing must be one of {THESIS_CROSSINGS}, got {crossing!r}")
+    if align not in THESIS_ALIGNS:
+        raise InputError(f"thesis readings cell: align must be one of {THESIS_ALIGNS}, got {align!r}")
+    if crossing == "recorded" and align == "first":
+        # the paper's text: the very weeks of the counted cell
+        return _thesis_weeks(trace, m, overrun, skip_first, n_weeks, "recorded")
+    jobs, _, m, swf, _ = _traces.cleaned(trace, m=m, overrun=overrun)
+    start = None
+    if align == "origin" and len(jobs):
+        start = int(jobs.submit.min()) // workload.WEEK * workload.WEEK
+    if crossing == "keep":
+        weeks = workload.weeks(jobs, crossing="keep", skip_first=skip_first, start=start, shift=True)
+    else:
+        fin = workload.log_finish(swf, jobs, m)[0] if crossing == "recorded" else crossing
+        weeks = workload.weeks(jobs, crossing="drop", skip_first=skip_first, finish=fin, start=start, shift=True)
+    if n_weeks is not None:
+        weeks = weeks[:n_weeks]
+    return weeks, int(m)
+
+
+READINGS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
+                        "crossing": "recorded", "align": "first", "primary": "FCFS", "thresholds": None}
+
+
+@campaign.register_cell("thresholds-thesis-readings")
+def thesis_readings_cell(p: dict) -> dict:
+    """Campaign cell: EASY-P-P (``primary`` orders both queues) on the original
+    weeks of a trace cut as one reading says (``crossing``, ``align``), at every
+    threshold of ``thresholds`` (labels; :func:`threshold_sweep`, bit for bit
+    what :func:`schedlab.sim.simulate` gives).  Returns the weekly mean bsld
+    with each constant of :data:`THESIS_TAUS` (``bsld_tau10``, ``bsld_tau60``)
+    and the jobs, over (``threshold``, ``week``)."""
+    unknown = set(p) - set(READINGS_CELL_PARAMS)
+    if unknown:
+        raise InputError(f"thesis readings cell: unknown parameter(s) {sorted(unknown)}; "
+                         f"known: {sorted(READINGS_CELL_PARAMS)}")
+    q = {**READINGS_CELL_PARAMS, **p}
+    if q["trace"] is None:
+        raise InputError("thesis readings cell: a 'trace' parameter is required")
+    labels = q["thresholds"]
+    if not isinstance(labels, (list, tuple)) or not labels:
+        raise InputError(f"thesis readings cell: 'thresholds' must be a non-empty list of durations, got {labels!r}")
+    ths = [sim.parse_duration(x) for x in labels]
+    if len(set(ths)) != len(ths):
+        raise InputError(f"thesis readings cell: thresholds {list(labels)} name one threshold twice")
+    n = None if q["n_weeks"] is None else int(q["n_weeks"])
+    sets, m = _reading_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n,
+                             str(q["crossing"]), str(q["align"]))
+    names = [f"bsld_tau{tau}" for tau in THESIS_TAUS] + ["jobs"]
+    out = {k: np.full((len(ths), len(sets)), np.nan) for k in names}
+    for i, jobs in enumerate(sets):
+        if len(jobs) == 0:
+            out["jobs"][:, i] = 0
+            continue
+        done: dict[int, dict] = {}
+        for k, sch in enumerate(threshold_sweep(jobs, m, q["primary"], q["primary"], ths)):
+            s = done.get(id(sch.start))
+            if s is None:
+                ok = _metrics._started(sch)
+                s = {"jobs": int(ok.sum())}
+                for tau in THESIS_TAUS:
+                    b = _metrics.bsld(sch, tau)[ok]
+                    s[f"bsld_tau{tau}"] = float(b.mean()) if b.size else float("nan")
+                done[id(sch.start)] = s
+            for name in names:
+                out[name][k, i] = s[name]
+    return {k: (("threshold", "week"), v) for k, v in out.items()}
+
+
 THESIS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
                       "finish": "recorded", "primary": "FCFS", "backfill": "same", "threshold": None,
                       "threshold_backfill": False, "estimate": "requested", "metrics": None}
@@ -261,6 +391,18 @@ def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thres
         {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "backfill": "same"},
         cell="schedlab.studies.thresholds.cells:thesis_cell", metrics=METRICS)
+
+
+def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
+    """Every reading's weeks (:data:`THESIS_CROSSINGS` x :data:`THESIS_ALIGNS`)
+    x the thesis' policies, each cell at every thesis threshold (both constants
+    of :data:`THESIS_TAUS` recorded)."""
+    return campaign.Campaign(
+        f"thresholds-thesis-readings-{ref.name}",
+        {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "primary": list(p.thesis_policies)},
+        {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+         "thresholds": [threshold_label(t) for t in p.thesis_thresholds]},
+        cell="schedlab.studies.thresholds.cells:thesis_readings_cell", metrics=["bsld_tau10", "bsld_tau60", "jobs"])
 
 
 def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign], object]) -> None:

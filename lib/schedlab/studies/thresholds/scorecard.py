@@ -9,7 +9,7 @@ killed instead of dropped, the threshold in backfilling) brings within 5 %
 says so."""
 from __future__ import annotations
 
-from ...scorecard import Row
+from ...scorecard import Reading, Row, identify
 from .analysis import _spearman
 from .cells import THESIS_WEEKS
 from .params import PUBLISHED, THESIS_THRESHOLDS
@@ -25,6 +25,9 @@ from .params import PUBLISHED, THESIS_THRESHOLDS
 THESIS_FIT_TRACE = "SDSC-SP2"
 THESIS_FIT_LABEL = "the SDSC-SP2 rows (thesis Table 5.2)"
 THESIS_GROUP = "thesis Tables 5.2-5.5"
+#: The counted reading of the thesis tables, stated.
+TEXT_READING = ("the paper's text: bsld with tau = 10 s (thesis Eq. 3.3); the jobs that cross their week's end "
+                "removed, judged by the log's finish (§5.2); weeks from the first submission, the first skipped")
 
 
 def _checked(r, pol: str, t, pub: float) -> str:
@@ -55,7 +58,14 @@ def thesis_rows(p, thesis) -> list[Row]:
                                                           f"{THESIS_WEEKS.get(r.trace)}: shown, not compared")
                     if same and row.verdict != "reproduced":
                         row.explanation = _checked(r, pol, t, pub[pol][col])
+                    if r.readings:
+                        row.reading = TEXT_READING
+                        row.readings = [Reading(name, r.reading_texts[name], sums[pol][c])
+                                        for name, sums in r.readings.items() if pol in sums]
                     out.append(row)
+    if any(row.readings for row in out):
+        identify([row for row in out if row.readings], group=THESIS_GROUP,
+                 fit=lambda row: row.trace == THESIS_FIT_TRACE, fit_label=THESIS_FIT_LABEL)
     return out
 
 
