@@ -306,21 +306,27 @@ def thesis_tables(ds, trace: str) -> ThesisResult:
     return ThesisResult(trace, int(d.sizes["week"]), int(np.sum(jobs[jobs > 0])), thresholds, policies, sums)
 
 
-def thesis_reading_sums(ds, r: ThesisResult) -> None:
+def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
     """Fill ``r.readings`` from a readings campaign dataset (crossing, align,
     primary, threshold, week; :func:`.cells.thesis_readings_campaign`): for
     every candidate reading of :func:`.cells.thesis_readings`, the sum over
     the weeks of the weekly mean bsld with that reading's constant, per
-    policy, at each of ``r.thresholds``."""
-    from .cells import thesis_readings
+    policy, at each of ``r.thresholds``; ``thresholds``: the campaign's, in its
+    order (the cells' threshold axis)."""
+    from .cells import BSLD_VARIABLE, thesis_readings
 
-    labels = {(None if str(t) == "none" else sim.parse_duration(str(t))): t for t in ds.threshold.values}
+    # the cells give the thresholds in the order of the campaign's ``thresholds`` parameter, without coordinate
+    order = list(thresholds)
+    if len(order) != ds.sizes["threshold"]:
+        raise ValueError(f"thesis readings of {r.trace}: {ds.sizes['threshold']} thresholds simulated, "
+                         f"{len(order)} expected")
+    labels = {t: i for i, t in enumerate(order)}
     missing = [t for t in r.thresholds if t not in labels]
     if missing:
         raise ValueError(f"thesis readings of {r.trace}: thresholds {missing} not simulated")
     for name, text, tau, crossing, align in thesis_readings():
-        d = ds[f"bsld_tau{tau}"].sel(crossing=crossing, align=align)
-        r.readings[name] = {pol: [float(np.nansum(d.sel(threshold=labels[t], primary=pol).values))
+        d = ds[BSLD_VARIABLE[tau]].sel(crossing=crossing, align=align)
+        r.readings[name] = {pol: [float(np.nansum(d.isel(threshold=labels[t]).sel(primary=pol).values))
                                   for t in r.thresholds]
                             for pol in r.policies if pol in d.primary.values}
         r.reading_texts[name] = text

@@ -80,6 +80,8 @@ THESIS_CROSSINGS = ("recorded", "run", "req", "keep")
 THESIS_ALIGNS = ("first", "origin")
 #: the paper's text: tau = 10 s, crossing by the log's finish, weeks from the first submission
 THESIS_TEXT_READING = (10, "recorded", "first")
+#: the campaign variable of the weekly mean bsld under each constant
+BSLD_VARIABLE = {10: "mean_bsld", 60: "mean_bsld_tau60"}
 _CROSSING_TEXT = {"recorded": "jobs crossing their week's end judged by the log's finish",
                   "run": "jobs crossing their week's end judged by r + p",
                   "req": "jobs crossing their week's end judged by r + p~",
@@ -136,7 +138,8 @@ def _reading_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_w
 
 
 READINGS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
-                        "crossing": "recorded", "align": "first", "primary": "FCFS", "thresholds": None}
+                        "crossing": "recorded", "align": "first", "primary": "FCFS", "thresholds": None,
+                        "metrics": None}
 
 
 @campaign.register_cell("thresholds-thesis-readings")
@@ -145,7 +148,7 @@ def thesis_readings_cell(p: dict) -> dict:
     weeks of a trace cut as one reading says (``crossing``, ``align``), at every
     threshold of ``thresholds`` (labels; :func:`threshold_sweep`, bit for bit
     what :func:`schedlab.sim.simulate` gives).  Returns the weekly mean bsld
-    with each constant of :data:`THESIS_TAUS` (``bsld_tau10``, ``bsld_tau60``)
+    with each constant of :data:`THESIS_TAUS` (``mean_bsld``, ``mean_bsld_tau60``)
     and the jobs, over (``threshold``, ``week``)."""
     unknown = set(p) - set(READINGS_CELL_PARAMS)
     if unknown:
@@ -163,7 +166,10 @@ def thesis_readings_cell(p: dict) -> dict:
     n = None if q["n_weeks"] is None else int(q["n_weeks"])
     sets, m = _reading_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n,
                              str(q["crossing"]), str(q["align"]))
-    names = [f"bsld_tau{tau}" for tau in THESIS_TAUS] + ["jobs"]
+    names = [BSLD_VARIABLE[tau] for tau in THESIS_TAUS] + ["jobs"]
+    if q["metrics"] is not None and set(q["metrics"]) - set(names):
+        raise InputError(f"thesis readings cell: metrics {sorted(set(q['metrics']) - set(names))} not recorded; "
+                         f"it records {names}")
     out = {k: np.full((len(ths), len(sets)), np.nan) for k in names}
     for i, jobs in enumerate(sets):
         if len(jobs) == 0:
@@ -177,7 +183,7 @@ def thesis_readings_cell(p: dict) -> dict:
                 s = {"jobs": int(ok.sum())}
                 for tau in THESIS_TAUS:
                     b = _metrics.bsld(sch, tau)[ok]
-                    s[f"bsld_tau{tau}"] = float(b.mean()) if b.size else float("nan")
+                    s[BSLD_VARIABLE[tau]] = float(b.mean()) if b.size else float("nan")
                 done[id(sch.start)] = s
             for name in names:
                 out[name][k, i] = s[name]
@@ -402,7 +408,7 @@ def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
         {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "primary": list(p.thesis_policies)},
         {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "thresholds": [threshold_label(t) for t in p.thesis_thresholds]},
-        cell="schedlab.studies.thresholds.cells:thesis_readings_cell", metrics=["bsld_tau10", "bsld_tau60", "jobs"])
+        cell="schedlab.studies.thresholds.cells:thesis_readings_cell", metrics=[BSLD_VARIABLE[t] for t in THESIS_TAUS] + ["jobs"])
 
 
 def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign], object]) -> None:

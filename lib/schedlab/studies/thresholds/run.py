@@ -101,7 +101,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         r = thesis_tables(ds, ref.name)
         thesis_checks(p, ref, r, ctx.campaign)
         if p.thesis_readings:
-            thesis_reading_sums(ctx.campaign(thesis_readings_campaign(p, ref)), r)
+            thesis_reading_sums(ctx.campaign(thesis_readings_campaign(p, ref)), r, p.thesis_thresholds)
         thesis.append(r)
         th_parts.append(ds.sel(finish=p.thesis_finish).expand_dims(trace=[ref.name]))
         tables[f"thesis_{_key(ref.name)}"] = table_thesis(r)
