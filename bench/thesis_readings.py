@@ -10,7 +10,11 @@ declared fit (the SDSC-SP2 rows).  Prints
 3. the chosen reading, whether it is identified, and the held-out rows still
    not reproduced under it.
 
-Usage: python bench/thesis_readings.py [--traces SDSC-SP2,KTH-SP2,CTC-SP2,SDSC-BLUE] [--no-ratios]
+With ``--table51``: thesis Table 5.1 instead (the mixed study's readings
+campaign on SDSC-SP2, its pure policies' training (weeks 29-64) and testing
+(65-100) sums under every reading, identify() fitted on the training column).
+
+Usage: python bench/thesis_readings.py [--traces SDSC-SP2,KTH-SP2,CTC-SP2,SDSC-BLUE] [--no-ratios] [--table51]
 """
 from __future__ import annotations
 
@@ -36,7 +40,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--traces", default=None, help="comma-separated (default: the thesis' four)")
     ap.add_argument("--no-ratios", action="store_true", help="skip the full ratio table")
+    ap.add_argument("--table51", action="store_true", help="thesis Table 5.1 (mixed study) instead")
     args = ap.parse_args()
+    if args.table51:
+        return table51()
     kw = {} if args.traces is None else {"thesis_traces": args.traces.split(",")}
     p = validate(Params, kw, source="bench/thesis_readings.py")
     runner = Runner()
@@ -104,6 +111,59 @@ def main() -> int:
         for x in left:
             print(f"  {x.trace:9s} {x.metric.split(', ', 1)[1]:40s} published {x.published:8.2f}  "
                   f"ours {value(x, s['chosen']):8.2f}  ratio {value(x, s['chosen']) / x.published:.2f}")
+    return 0
+
+
+def table51() -> int:
+    import types
+
+    import numpy as np
+
+    from schedlab.scorecard import Reading, Row, identify
+    from schedlab.studies.mixed.analysis import reading_sums
+    from schedlab.studies.mixed.cells import POLICIES, THRESHOLD, readings_campaign
+    from schedlab.studies.mixed.params import THESIS_SPLIT
+    from schedlab.studies.mixed.params import Params as MixedParams
+    from schedlab.studies.mixed.scorecard import (TABLE_5_1_FIT, TABLE_5_1_FIT_LABEL, TABLE_5_1_GROUP, THESIS,
+                                                  TEXT_READING)
+    from schedlab.studies.mixed.tables import PUBLISHED as MPUB
+    from schedlab.thesis_readings import BSLD_VARIABLE
+
+    p = validate(MixedParams, {"traces": ["SDSC-SP2"]}, source="bench/thesis_readings.py")
+    info = p.traces[0]
+    (a, b), (c, d) = THESIS_SPLIT["SDSC-SP2"]
+    units = np.arange(1, 101)
+    lr = types.SimpleNamespace(trace="SDSC-SP2", units=units, train=(units >= a) & (units <= b),
+                               test=(units >= c) & (units <= d))
+    ds = Runner().run(readings_campaign(info, units.tolist(), THRESHOLD, p.backfill), progress=True)
+    sums, texts = reading_sums(ds, lr)
+    text = np.asarray(ds[BSLD_VARIABLE[10]].sel(overrun="kill", crossing="recorded", align="first").transpose("unit", "policy"))
+    rows = []
+    for name, pub in MPUB["table_5_1"].items():
+        if name not in POLICIES:
+            continue
+        k_pol = POLICIES.index(name)
+        for k, part, mask in ((0, "training", lr.train), (1, "testing", lr.test)):
+            row = Row(THESIS, "Table 5.1", "SDSC-SP2", f"sum of weekly mean bsld, {name}, {part} weeks", pub[k],
+                      float(np.nansum(text[mask, k_pol])), reading=TEXT_READING)
+            row.readings = [Reading(rn, texts[rn], rs[name][k]) for rn, rs in sums.items()]
+            rows.append(row)
+    s = identify(rows, group=TABLE_5_1_GROUP, fit=lambda r: r.metric.endswith(f"{TABLE_5_1_FIT} weeks"),
+                 fit_label=TABLE_5_1_FIT_LABEL)
+    pols = [n for n in MPUB["table_5_1"] if n in POLICIES]
+    print(f"## thesis Table 5.1 (SDSC-SP2, threshold {THRESHOLD} s): ours / published\n")
+    print("| reading | column | " + " | ".join(pols) + " | good |")
+    print("|---|---|" + "---|" * (len(pols) + 1))
+    for rn in [TEXT] + list(sums):
+        for part in ("training", "testing"):
+            rs = [r for r in rows if r.metric.endswith(f"{part} weeks")]
+            vals = [r.ours if rn == TEXT else next(x.ours for x in r.readings if x.name == rn) for r in rs]
+            ver = [r.verdict if rn == TEXT else next(x.verdict for x in r.readings if x.name == rn) for r in rs]
+            print(f"| {rn} | {part} | " + " | ".join(f"{v / r.published:.2f}" for v, r in zip(vals, rs))
+                  + f" | {sum(v in GOOD for v in ver)}/{len(rs)} |")
+    print(f"\nfit: {s['fit']}; chosen: {s['chosen']}; identified: {s['identified']}; "
+          f"held-out good under it: {s['candidates'][s['chosen']]['held-out good'] if s['chosen'] else '-'}"
+          f"/{s['held-out rows']} (the paper's text {s['candidates'][PAPER]['held-out good']})")
     return 0
 
 

@@ -15,6 +15,8 @@ from ... import campaign, sim, workload
 from ... import metrics as _metrics
 from ... import traces as _traces
 from ...errors import InputError
+from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
+                                THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
 
 # The choices the cells read, written once here: the cells import none of the
 # study's parameters, analysis, tables or figures, so their cache keys follow
@@ -55,83 +57,19 @@ def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_we
 
 
 # ------------------------------------------------- readings of thesis §5.2 --
-
-#: The candidate readings of the protocol of thesis Tables 5.2-5.5 (issue 30,
-#: DESIGN §10), each computed by the study beside the paper's-text value.
-#: Three choices the thesis leaves open or that its own simulator makes:
-#:
-#: * ``tau``: the bounded slowdown's constant, 10 s (thesis Eq. 3.3, "often
-#:   set to 10 seconds": the paper's text) or 60 s (the seeds' OCaml simulator,
-#:   freuk/ocst ``src/statistics.ml``: ``max 1 ((t - r + p) / max 60 p)``);
-#: * ``crossing``: which jobs a week keeps (thesis §5.2, "remove the jobs that
-#:   start in one week and finish in another"): judged by the log's finish
-#:   (``recorded``: the paper's text), by r + p (``run``), by r + p~ (``req``),
-#:   or every job kept (``keep``: ocst's ``subtrace.ml`` cuts weeks without
-#:   removing any job);
-#: * ``align``: where the weeks start: at the first submission (``first``: the
-#:   paper's text, "split the trace on a weekly basis"), or at multiples of
-#:   604800 s from the log's time origin (``origin``: ocst's ``subtrace.ml`` and
-#:   ``trimmer.ml``, week = r / 604800).
-#:
-#: The first week is skipped and the thesis' 45 or 100 weeks follow in every
-#: reading (thesis §5.2).
-THESIS_TAUS = (10, 60)
-THESIS_CROSSINGS = ("recorded", "run", "req", "keep")
-THESIS_ALIGNS = ("first", "origin")
-#: the paper's text: tau = 10 s, crossing by the log's finish, weeks from the first submission
-THESIS_TEXT_READING = (10, "recorded", "first")
-#: the campaign variable of the weekly mean bsld under each constant
-BSLD_VARIABLE = {10: "mean_bsld", 60: "mean_bsld_tau60"}
-_CROSSING_TEXT = {"recorded": "jobs crossing their week's end judged by the log's finish",
-                  "run": "jobs crossing their week's end judged by r + p",
-                  "req": "jobs crossing their week's end judged by r + p~",
-                  "keep": "jobs crossing their week's end kept (ocst subtrace.ml)"}
-_ALIGN_TEXT = {"first": "weeks from the first submission",
-               "origin": "weeks at multiples of 604800 s from the log's origin (ocst subtrace.ml)"}
-_TAU_TEXT = {10: "bsld with tau = 10 s (thesis Eq. 3.3)", 60: "bsld with tau = 60 s (ocst statistics.ml)"}
-
-
-def reading_name(tau: int, crossing: str, align: str) -> str:
-    """Short key of a reading: ``"tau60-run-origin"``."""
-    return f"tau{tau}-{crossing}-{align}"
-
-
-def thesis_readings() -> list[tuple[str, str, int, str, str]]:
-    """Every candidate reading other than the paper's text: (name, text, tau,
-    crossing, align), in a fixed order."""
-    out = []
-    for tau in THESIS_TAUS:
-        for crossing in THESIS_CROSSINGS:
-            for align in THESIS_ALIGNS:
-                if (tau, crossing, align) == THESIS_TEXT_READING:
-                    continue
-                out.append((reading_name(tau, crossing, align),
-                            f"{_TAU_TEXT[tau]}; {_CROSSING_TEXT[crossing]}; {_ALIGN_TEXT[align]}",
-                            tau, crossing, align))
-    return out
-
+# The candidate readings (tau, crossing rule, week alignment) are defined once,
+# for this study and the mixed one, in :mod:`schedlab.thesis_readings`.
 
 @functools.lru_cache(maxsize=16)
 def _reading_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_weeks: int | None,
                    crossing: str, align: str) -> tuple[list, int]:
     """The original weeks of a trace under one reading (cached per process):
     ``crossing`` and ``align`` as in :data:`THESIS_CROSSINGS`, :data:`THESIS_ALIGNS`."""
-    if crossing not in THESIS_CROSSINGS:
-        raise InputError(f"thesis readings cell: crossing must be one of {THESIS_CROSSINGS}, got {crossing!r}")
-    if align not in THESIS_ALIGNS:
-        raise InputError(f"thesis readings cell: align must be one of {THESIS_ALIGNS}, got {align!r}")
     if crossing == "recorded" and align == "first":
         # the paper's text: the very weeks of the counted cell
         return _thesis_weeks(trace, m, overrun, skip_first, n_weeks, "recorded")
     jobs, _, m, swf, _ = _traces.cleaned(trace, m=m, overrun=overrun)
-    start = None
-    if align == "origin" and len(jobs):
-        start = int(jobs.submit.min()) // workload.WEEK * workload.WEEK
-    if crossing == "keep":
-        weeks = workload.weeks(jobs, crossing="keep", skip_first=skip_first, start=start, shift=True)
-    else:
-        fin = workload.log_finish(swf, jobs, m)[0] if crossing == "recorded" else crossing
-        weeks = workload.weeks(jobs, crossing="drop", skip_first=skip_first, finish=fin, start=start, shift=True)
+    weeks = reading_weeks(jobs, swf, m, crossing, align, skip_first, "thesis readings cell")
     if n_weeks is not None:
         weeks = weeks[:n_weeks]
     return weeks, int(m)
