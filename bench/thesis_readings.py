@@ -27,8 +27,8 @@ from schedlab.study import validate
 from schedlab.scorecard import GOOD
 from schedlab.studies.thresholds import Params
 from schedlab.studies.thresholds.analysis import thesis_reading_sums, thesis_tables
-from schedlab.studies.thresholds.cells import (THESIS_TEXT_READING, reading_name, thesis_campaign,
-                                               thesis_readings_campaign)
+from schedlab.studies.thresholds.cells import thesis_campaign
+from schedlab.studies.thresholds.readings import THESIS_TEXT_READING, reading_name, thesis_readings_campaign
 from schedlab.studies.thresholds.params import PUBLISHED, THESIS_COLUMN_NAMES, THESIS_THRESHOLDS
 from schedlab.studies.thresholds.scorecard import THESIS_FIT_TRACE, thesis_rows
 
@@ -121,7 +121,8 @@ def table51() -> int:
 
     from schedlab.scorecard import Reading, Row, identify
     from schedlab.studies.mixed.analysis import reading_sums
-    from schedlab.studies.mixed.cells import POLICIES, THRESHOLD, readings_campaign
+    from schedlab.studies.mixed.cells import POLICIES, THRESHOLD
+    from schedlab.studies.mixed.readings import readings_campaign
     from schedlab.studies.mixed.params import THESIS_SPLIT
     from schedlab.studies.mixed.params import Params as MixedParams
     from schedlab.studies.mixed.scorecard import (TABLE_5_1_FIT, TABLE_5_1_FIT_LABEL, TABLE_5_1_GROUP, THESIS,

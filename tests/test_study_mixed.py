@@ -360,23 +360,24 @@ def test_readings_cell_is_the_pure_cell_under_the_papers_text(tiny):
     weeks from the first submission) is the counted pure cell, bit for bit;
     tau = 60 s never raises a week's mean bsld; the origin alignment cuts
     other weeks (the generated log starts at 0, so here the same ones)."""
+    from schedlab.studies.mixed import readings
     from schedlab.studies.mixed.analysis import reading_sums
 
     trace, _, res = tiny
-    out = cells.readings_cell({"trace": str(trace), "units": [1, 2, 3], "threshold": "200000"})
+    out = readings.readings_cell({"trace": str(trace), "units": [1, 2, 3], "threshold": "200000"})
     for u in (1, 2, 3):
         pure = cells.pure_cell({"trace": str(trace), "unit": u, "threshold": "200000"})["mean_bsld"][1]
         assert out["mean_bsld"][1][:, u - 1].tolist() == pure.tolist()
     assert np.all(out["mean_bsld_tau60"][1] <= out["mean_bsld"][1])
-    same = cells.readings_cell({"trace": str(trace), "units": [1, 2, 3], "threshold": "200000", "align": "origin"})
+    same = readings.readings_cell({"trace": str(trace), "units": [1, 2, 3], "threshold": "200000", "align": "origin"})
     assert same["mean_bsld"][1].tolist() == out["mean_bsld"][1].tolist()
     with pytest.raises(InputError, match="align"):
-        cells.readings_cell({"trace": str(trace), "units": [1], "align": "monday"})
+        readings.readings_cell({"trace": str(trace), "units": [1], "align": "monday"})
     with pytest.raises(InputError, match="out of range"):
-        cells.readings_cell({"trace": str(trace), "units": [99]})
+        readings.readings_cell({"trace": str(trace), "units": [99]})
     # the sums over the study's training / testing masks, per reading
     a = res["analyses"][0]
-    ds = campaign.run(cells.readings_campaign(a.info, a.weeks.units.tolist(), 200000, "same"), progress=False,
+    ds = campaign.run(readings.readings_campaign(a.info, a.weeks.units.tolist(), 200000, "same"), progress=False,
                       log=None, cache_dir=tiny[1])
     sums, texts = reading_sums(ds, a.weeks)
     assert len(sums) == 31 and set(texts) == set(sums)

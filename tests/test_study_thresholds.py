@@ -244,7 +244,7 @@ def test_thesis_readings_cell_computes_every_reading(tiny, tmp_path):
     bit for bit; every job kept (``keep``) and the weeks aligned on the log's
     origin (``origin``) give the counts found directly from the generated jobs;
     tau = 60 s never raises a week's mean bsld."""
-    from schedlab.studies.thresholds import cells
+    from schedlab.studies.thresholds import readings as cells
 
     ths = ["none", "200000s", "2h"]
     text = cells.thesis_readings_cell({"trace": str(tiny), "primary": "SAF", "n_weeks": 3, "thresholds": ths})
@@ -285,7 +285,8 @@ def _thesis_result(trace, scale_text, readings):
     the published ones x ``scale_text`` and whose reading ``name`` gives the
     published ones x ``readings[name]``."""
     from schedlab.studies.thresholds.analysis import ThesisResult
-    from schedlab.studies.thresholds.cells import THESIS_WEEKS, thesis_readings
+    from schedlab.studies.thresholds.cells import THESIS_WEEKS
+    from schedlab.thesis_readings import thesis_readings
 
     pub = study.PUBLISHED["thesis"][trace]
     ths = list(study.params.THESIS_THRESHOLDS)
@@ -304,8 +305,8 @@ def test_thesis_rows_carry_the_readings_and_identify_on_sdsc_sp2():
     (predicted): a reading right on SDSC-SP2 and on the others is identified,
     one right on SDSC-SP2 only is chosen but not identified, and one right on
     the held-out traces only is never chosen."""
-    from schedlab.studies.thresholds.cells import thesis_readings
     from schedlab.studies.thresholds.scorecard import thesis_rows
+    from schedlab.thesis_readings import thesis_readings
 
     p = validate(study.Params, {"thesis_traces": []})
     names = [x[0] for x in thesis_readings()]

@@ -46,7 +46,6 @@ VARIABLES: dict[str, Var] = {
     "top1_wait": Var("mean waiting time of the worst 1 % of the jobs (at least one)", "s", "float64", NAN),
     "sum_wait": Var("total waiting time of the jobs", "s", "float64", NAN),
     "mean_bsld": Var("mean bounded slowdown (tau = 10 s)", "1", "float64", NAN),
-    "mean_bsld_tau60": Var("mean bounded slowdown (tau = 60 s, as freuk/ocst statistics.ml)", "1", "float64", NAN),
     "max_bsld": Var("maximum bounded slowdown (tau = 10 s)", "1", "float64", NAN),
     "mean_ppbsld": Var("mean per-processor bounded slowdown (tau = 10 s)", "1", "float64", NAN),
     "utilisation": Var("processor-seconds used / (m x span)", "1", "float64", NAN),

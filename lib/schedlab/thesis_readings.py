@@ -27,7 +27,7 @@ as ocst requires (it asserts p~ >= p).
 """
 from __future__ import annotations
 
-from . import workload
+from . import store, workload
 from .errors import InputError
 
 THESIS_TAUS = (10, 60)
@@ -37,6 +37,11 @@ THESIS_ALIGNS = ("first", "origin")
 THESIS_TEXT_READING = (10, "recorded", "first")
 #: the campaign variable (:data:`schedlab.store.VARIABLES`) of the mean bsld under each constant
 BSLD_VARIABLE = {10: "mean_bsld", 60: "mean_bsld_tau60"}
+# Declared here, beside its only producers (the readings cells), rather than in
+# store.py: every campaign cell's cache key follows store.py's code, so an edit
+# there would recompute every cached cell of every study.
+store.VARIABLES.setdefault("mean_bsld_tau60", store.Var(
+    "mean bounded slowdown (tau = 60 s, as freuk/ocst statistics.ml)", "1", "float64", float("nan")))
 _CROSSING_TEXT = {"recorded": "jobs crossing their week's end judged by the log's finish",
                   "run": "jobs crossing their week's end judged by r + p",
                   "req": "jobs crossing their week's end judged by r + p~",

@@ -14,7 +14,8 @@ from ... import optim, sim
 from ... import values as check
 from ...errors import InputError
 from .analysis import RTOL, Analysis, _count, _learning, reading_sums
-from .cells import full_units, make_campaign, readings_campaign, search_cell, trace_arg, trace_units
+from .cells import full_units, make_campaign, search_cell, trace_arg, trace_units
+from .readings import readings_campaign
 from .figures import (figure_convergence, figure_maps, figure_months, figure_pure, figure_saf, figure_search,
                       figure_weekly)
 from .params import FEATURES3, OPTIMISERS, POLICIES, STUDY, THRESHOLD, Params, _thr_label

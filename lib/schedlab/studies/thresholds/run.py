@@ -11,10 +11,11 @@ from ... import sim
 from .. import Table
 from .analysis import (ThesisResult, TrainTest, _provenance, generalisation, thesis_reading_sums, thesis_tables,
                        threshold_effect, traintest_dataset)
-from .cells import (_table3_row, fig5_campaigns, thesis_campaign, thesis_checks, thesis_readings_campaign,
+from .cells import (_table3_row, fig5_campaigns, thesis_campaign, thesis_checks,
                     traintest_campaigns)
 from .figures import figure_fig5, figure_fig8, figure_sweep, figure_thesis
 from .params import STUDY, Params, threshold_label
+from .readings import thesis_readings_campaign
 from .report import _key, numbers
 from .scorecard import rows as scorecard_rows
 from .tables import (table_fig5, table_fig8, table_fig8_maxwait, table_sec73, table_table3, table_thesis,
