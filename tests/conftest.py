@@ -5,6 +5,7 @@ Hypothesis runs derandomized (see below).  The suite never sees traces fetched o
 one, whatever was downloaded since.  Tests of fetching point the local
 registry somewhere of their own.
 """
+import os
 import shutil
 
 import pytest
@@ -17,6 +18,11 @@ from schedlab import paths
 # between runs: `make test` passes every time or fails every time.
 settings.register_profile("schedlab", derandomize=True, deadline=None, database=None)
 settings.load_profile("schedlab")
+
+# Every study a test runs (in process or in a notebook kernel, which inherits
+# the environment) fails if a table of it with published values feeds no
+# scorecard row (schedlab.study.check_scorecard_coverage).
+os.environ["SCHEDLAB_STRICT_SCORECARD"] = "1"
 
 
 @pytest.fixture(autouse=True, scope="session")

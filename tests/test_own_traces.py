@@ -54,3 +54,36 @@ def test_every_study_runs_to_its_end_on_hostile_logs(study, log, tmp_path_factor
             assert f.is_file() and f.stat().st_size > 0
     for note in result.get("left_out") or []:     # a part left out says why
         assert ("own" in note and "needs at least" in note) or "no job backfills" in note, note
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("study", STUDIES)
+def test_a_cleaning_choice_of_the_trace_spec_reaches_every_cell(study, tmp_path, monkeypatch):
+    """``site.swf?request=runtime``: every campaign cell that names the log names
+    it with the choice (a bare path would clean it with the default)."""
+    from schedlab import campaign
+
+    path = make_log(tmp_path / "site.swf", "base", seed=3)
+    seen: list = []
+    real = campaign.run
+
+    def recording(c, *args, **kw):
+        seen.append(c)
+        return real(c, *args, **kw)
+
+    monkeypatch.setattr(campaign, "run", recording)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_study(study, overrides=TINY[study], traces=[f"{path}?request=runtime"], outdir=tmp_path / "out",
+                  workers=1, cache_dir=tmp_path / "cache", log=None, progress=False)
+
+    def texts(c):
+        for v in c.params.values():
+            yield v
+        for labels in c.dims.values():
+            yield from labels
+
+    named = [(c.name, t) for c in seen for t in texts(c) if isinstance(t, str) and "site.swf" in t]
+    if study not in ("traces", "energy", "schedules"):
+        assert named, f"{study}: no campaign cell names the log"
+    assert all("request=runtime" in t for _, t in named), [x for x in named if "request=runtime" not in x[1]]

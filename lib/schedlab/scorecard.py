@@ -29,7 +29,9 @@ chosen on every row explains nothing and is never reported as a cause.
 """
 from __future__ import annotations
 
+import fnmatch
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -158,17 +160,29 @@ class Row:
         return self.readings
 
     def identified_reading(self) -> Reading | None:
+        """The identified reading of a counted row (none for a row shown but not counted)."""
+        if self.verdict in UNCOUNTED:
+            return None
         return next((r for r in self.readings if r.identified), None)
 
     def full_explanation(self) -> str:
         """The explanation, with the readings tried when it is otherwise "unexplained"."""
         text = self.explanation
         tried = self.judged_readings()
-        if self.verdict in GOOD or self.verdict in UNCOUNTED or not tried:
+        if self.verdict in UNCOUNTED or not tried:
             return text
+        if self.verdict in GOOD:
+            if not self.reading:
+                return text
+            other = "; ".join(f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({r.verdict})"
+                              for r in tried)
+            return f"{text}; under the other readings: {other}" if text else f"under the other readings: {other}"
         said = "; ".join(f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({r.verdict}"
                          + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "") + ")"
                          for r in tried)
+        if self.reading:            # the verdict is the stated reading's; say what the others give
+            return f"{text}; under the other readings: {said}" if text not in ("", "unexplained") else \
+                f"under the stated reading; under the other readings: {said}"
         if text in ("", "unexplained"):
             return f"unexplained after: {said}"
         return f"{text}; readings tried: {said}"
@@ -318,7 +332,7 @@ def counts(rows, identified: bool = False) -> dict:
     reading's verdict instead (the paper's opening table gives both)."""
     out = {v: 0 for v in VERDICTS + UNCOUNTED}
     for r in rows:
-        idr = r.identified_reading() if identified else None
+        idr = r.identified_reading() if identified and r.verdict not in UNCOUNTED else None
         out[idr.verdict if idr else r.verdict] += 1
     out["compared"] = sum(out[v] for v in VERDICTS)
     return out
@@ -336,3 +350,62 @@ def numbers(rows) -> dict:
     """What the driver puts under ``numbers.scorecard``."""
     return {"counts": counts(rows), "counts under identified readings": counts(rows, identified=True),
             "readings": summaries(rows), "rules": dict(RULES)}
+
+
+# ------------------------------------------------------------- coverage --
+#: a column holding a paper's value: "published %", "AvgWait published (s)", "CPUs (thesis)", "EASY (paper)"
+PUBLISHED_COLUMN = re.compile(r"publish|\bpaper\b|thesis|authors", re.I)
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A table whose published values another study's scorecard counts (once)."""
+
+    study: str
+    item: str
+
+
+def published_columns(table) -> list[str]:
+    """The table's columns that hold a paper's values: named as such
+    (:data:`PUBLISHED_COLUMN`) and holding at least one finite number."""
+    out = []
+    for j, name in enumerate(table.columns):
+        if PUBLISHED_COLUMN.search(str(name)) and any(_finite(row[j]) for row in table.rows):
+            out.append(name)
+    return out
+
+
+def compares(table) -> bool:
+    """Whether the table sets a published value beside one of ours: some row
+    holds a number in a published column and one in another column (a table
+    that lists the papers' values for logs this run did not simulate does not)."""
+    pub = {j for j, name in enumerate(table.columns) if PUBLISHED_COLUMN.search(str(name))}
+    return any(any(_finite(row[j]) for j in pub) and any(_finite(row[j]) for j in range(len(row)) if j not in pub)
+               for row in table.rows)
+
+
+def uncovered(tables: dict, rows, feeds: dict | None = None) -> list[str]:
+    """The tables that set published values beside ours (:func:`compares`)
+    and feed no scorecard row.
+
+    A table feeds a row when the row names it (``Row.source``), when the
+    study's ``FEEDS`` maps it to items its rows compare (prefixes of
+    ``Row.item``), or to :class:`Elsewhere` (another study counts them)."""
+    feeds = feeds or {}
+    rows = list(rows)
+    out = []
+    for name, table in tables.items():
+        if name == "scorecard" or not published_columns(table) or not compares(table):
+            continue
+        if any(r.source == name for r in rows):
+            continue
+        fed = feeds.get(name)
+        if fed is None:         # a pattern: "thesis_*"
+            fed = next((v for k, v in feeds.items() if "*" in k and fnmatch.fnmatchcase(name, k)), ())
+        if isinstance(fed, Elsewhere):
+            continue
+        if any(r.item.startswith(item) for r in rows for item in ((fed,) if isinstance(fed, str) else fed)):
+            continue
+        out.append(name)
+    return out
+

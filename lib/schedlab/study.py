@@ -42,7 +42,7 @@ from typing import Any, Callable, Mapping
 
 from . import __version__, paths
 from .campaign import PROGRESS_ENV
-from .errors import InputError
+from .errors import InputError, SchedlabError
 from .studies.registry import STUDIES, Entry, get
 
 __all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath"]
@@ -192,6 +192,7 @@ class Context:
 
         self.entry, self.profile, self.outdir = entry, profile, Path(outdir)
         self.files: list[Path] = []
+        self.tables: dict = {}          # name -> Table, the tables/ this run wrote
         self.timing: dict[str, float] = {}
         self._log, self.progress = log, progress
         self.runner = campaign.Runner(workers, scheduler, cache_dir, log=self.log)
@@ -230,6 +231,8 @@ class Context:
 
     def table(self, name: str, table, folder: str = "tables"):
         self.files += table.write(self.path(folder, name))
+        if folder == "tables":
+            self.tables[name] = table
         return table
 
     def data(self, name: str, table):
@@ -272,6 +275,36 @@ class Context:
 
 def _namespace_values(cls: type[Params], namespace: Mapping[str, Any]) -> dict[str, Any]:
     return {k: namespace[k] for k in cls.names() if k in namespace}
+
+
+#: set (to anything but "" or "0") to make a study whose published table feeds no scorecard row fail
+#: (the test suite sets it: every study run in a test checks its coverage)
+STRICT_SCORECARD = "SCHEDLAB_STRICT_SCORECARD"
+
+
+def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: dict, log=None) -> list[str]:
+    """Every table of the study with a published column feeds a scorecard row
+    (:func:`schedlab.scorecard.uncovered`, with the study's ``scorecard.FEEDS``).
+    The tables that do not are recorded under ``numbers.scorecard.uncovered``
+    and said; with :data:`STRICT_SCORECARD` set they are an error."""
+    import importlib
+
+    from . import scorecard as _scorecard
+
+    try:
+        feeds = getattr(importlib.import_module(f"{entry.module}.scorecard"), "FEEDS", {})
+    except ModuleNotFoundError:
+        feeds = {}
+    missing = _scorecard.uncovered(tables, rows, feeds)
+    if missing:
+        numbers.setdefault("scorecard", {})["uncovered"] = missing
+        msg = (f"study {entry.name}: table(s) {', '.join(missing)} hold published values that feed no scorecard "
+               f"row (give the rows source=<table> or declare the table in {entry.module}.scorecard.FEEDS)")
+        if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
+            raise SchedlabError(msg)
+        if log:
+            log(f"warning: {msg}")
+    return missing
 
 
 def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *, profile: str | None = None,
@@ -341,6 +374,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         from . import scorecard as _scorecard
         ctx.table("scorecard", _scorecard.table(result["scorecard"]))
         numbers["scorecard"] = _scorecard.numbers(result["scorecard"])
+    check_scorecard_coverage(entry, ctx.tables, result.get("scorecard") or [], numbers, ctx.log)
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
     for name, record in cleaning.items():
         numbers["provenance"]["inputs"].setdefault(name, {})["cleaning"] = record

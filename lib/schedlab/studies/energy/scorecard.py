@@ -49,6 +49,16 @@ def rows(doc: dict[str, Any]) -> list[Row]:
         out.append(Row("thesis §7.5", "claim: predictable share of execution time", "dahu",
                        "predictable, % of duration", thesis["predictable_pct"], duration.get("predictable"),
                        explanation=why("duration_predictable")))
+    prof = doc.get("profiles") or {}
+    if prof.get("cut"):
+        # thesis §7.4.1 (Fig. 7.3a): the jobs its sample discards; ours are profiles of node signals, which
+        # have neither a "job too short to run a minute" nor a job with no measurement
+        not_jobs = (unit + ": a profile is cut from a continuous signal, so the thesis' filters of jobs (shorter "
+                    "than a minute, no measurement) have no counterpart; shown, not compared")
+        for label, pub, key in (("too short (< 1 min), % of jobs", 41.8, "too_short"),
+                                ("missing energy measurements, % of jobs", 18.0, "missing_data")):
+            out.append(Row("thesis §7.4.1", "text: Fig. 7.3a, jobs discarded from the sample", "dahu", label, pub,
+                           100 * prof.get(key, 0) / prof["cut"], comparable=False, explanation=not_jobs))
     if "constant_pct" in thesis:
         out.append(Row(SOURCE, "Fig. 7.12: constant jobs", "dahu", "constant, % of count", thesis["constant_pct"],
                        count.get("constant"), explanation=why("count_constant")))
@@ -58,3 +68,8 @@ def rows(doc: dict[str, Any]) -> list[Row]:
                        explanation=why("count_periodic", "; the thesis' periodicity threshold (1) is on a periodogram "
                                                          "whose scaling it does not give (ours: a share of the variance)")))
     return out
+
+
+#: the study's tables with published columns and the scorecard items they feed (rows that name their
+#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+FEEDS = {"classes": "Fig. 7.12"}

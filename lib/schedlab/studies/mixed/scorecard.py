@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scorecard import Reading, Row, identify
+from ...scorecard import Elsewhere, Reading, Row, identify
 from .analysis import _ranges
 from .tables import PUBLISHED
 
@@ -90,3 +90,8 @@ def rows(analyses) -> list[Row]:
                            "1st or 2nd", f"{rank} of {len(order)} (first: {order[0]})", rule="claim",
                            holds=rank <= 2, comparable=fine, explanation="unexplained" if fine else coarse))
     return out
+
+
+#: the study's tables with published columns and the scorecard items they feed (rows that name their
+#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+FEEDS = {"table_5_1": "Table 5.1", "thresholds": Elsewhere("thresholds", "Tables 5.2-5.5")}

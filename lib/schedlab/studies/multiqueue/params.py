@@ -9,6 +9,7 @@ from ... import values as check
 from ...errors import InputError
 from ...study import Params as StudyParams
 from ...study import param
+from ... import traces as _traces
 from ...traces import TraceInfo
 from .cells import CRITERIA, ESTIMATES, PMAX, REPLAYS, TRIGGERS, TraceRef
 
@@ -156,5 +157,4 @@ class Params(StudyParams):
     @property
     def refs(self) -> tuple[TraceRef, ...]:
         """The traces as the cells load them, with their weeks."""
-        return tuple(TraceRef(t.name if t.registered else str(Path(t.path).resolve()), t.name, self.weeks_of(t.name))
-                     for t in self.traces)
+        return tuple(TraceRef(_traces.campaign_ref(t), t.name, self.weeks_of(t.name)) for t in self.traces)

@@ -284,7 +284,15 @@ def analyse_thesis(datasets: dict[str, Any], original, threshold: int | None,
 
 def thesis_claims(res: list[ThesisTrace], seed: int = 0) -> dict[str, tuple[float, str]]:
     """Our values of the thesis' text claims (:data:`CLAIMS`): (value, where)."""
-    out: dict[str, tuple[float, str]] = {}
+    return {k: (v, where) for k, (v, where, _, _) in thesis_claim_values(res, seed).items()}
+
+
+def thesis_claim_values(res: list[ThesisTrace], seed: int = 0) -> dict[str, tuple[float, str, float, float]]:
+    """Our values of the thesis' text claims (:data:`CLAIMS`): (value, where,
+    95 % low, 95 % high); the interval is NaN where the value has none (a
+    ratio of means over traces)."""
+    out: dict[str, tuple[float, str, float, float]] = {}
+    nan = float("nan")
 
     def best(var):
         cands = []
@@ -293,13 +301,13 @@ def thesis_claims(res: list[ThesisTrace], seed: int = 0) -> dict[str, tuple[floa
                 if pol != "FCFS":
                     r = t.rel(var, pol, seed)
                     ci = _ci(1 - r["ci_high"], 1 - r["ci_low"], 1, 100)
-                    cands.append((1 - r["mean"], f"{pol} on {t.trace}, CI {ci}"))
-        return max(cands, key=lambda x: x[0]) if cands else (float("nan"), "")
+                    cands.append((1 - r["mean"], f"{pol} on {t.trace}, CI {ci}", 1 - r["ci_high"], 1 - r["ci_low"]))
+        return max(cands, key=lambda x: x[0]) if cands else (nan, "", nan, nan)
 
     for key, var in (("thesis_gain_bsld", "mean_bsld"), ("thesis_gain_wait", "avg_wait"),
                      ("thesis_gain_ppbsld", "mean_ppbsld")):
-        v, where = best(var)
-        out[key] = (100 * v, where)
+        v, where, lo, hi = best(var)
+        out[key] = (100 * v, where, 100 * lo, 100 * hi)
     if any("SAF" in t.policies for t in res):
         fewer, imm = [], []
         for t in res:
@@ -310,13 +318,13 @@ def thesis_claims(res: list[ThesisTrace], seed: int = 0) -> dict[str, tuple[floa
             fewer.append((float(np.nanmean(f[:, 3]) / np.nanmean(s[:, 3])) if np.nanmean(s[:, 3]) else np.nan, t.trace))
             imm.append((100 * (float(np.nanmean(s[:, 0]) / np.nanmean(f[:, 0])) - 1), t.trace))
         v = max(fewer, key=lambda x: -np.inf if not np.isfinite(x[0]) else x[0])
-        out["thesis_bsld100_saf"] = (v[0], f"SAF on {v[1]}")
+        out["thesis_bsld100_saf"] = (v[0], f"SAF on {v[1]}", nan, nan)
         v = max(imm, key=lambda x: x[0])
-        out["thesis_immediate_saf"] = (v[0], f"SAF on {v[1]}")
+        out["thesis_immediate_saf"] = (v[0], f"SAF on {v[1]}", nan, nan)
     for pol in ("SAF", "SPF"):
         vals = [100 * (1 - t.rel("backfilled", pol, seed)["mean"]) for t in res if pol in t.policies]
         if vals:
-            out[f"thesis_backfilled_{pol.lower()}"] = (float(np.mean(vals)), f"mean over {len(vals)} traces")
+            out[f"thesis_backfilled_{pol.lower()}"] = (float(np.mean(vals)), f"mean over {len(vals)} traces", nan, nan)
     return out
 
 

@@ -199,8 +199,10 @@ _SAME_CELL = "schedlab.studies.policies.cells:same_policy_cell"
 # -------------------------------------------------------------- campaigns --
 
 def _ref(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: the registry name, or the file path."""
-    return info.name if info.registered else str(info.path)
+    """How a campaign names a trace: :func:`schedlab.traces.campaign_ref` (the
+    registry name, or the file path with the spec's cleaning choices: a bare
+    path lost ``?request=runtime`` in the cells)."""
+    return _traces.campaign_ref(info)
 
 
 def _thresholds(threshold: int | None) -> list[str]:

@@ -4,7 +4,7 @@ abstract.  (Its Table 2 is counted once, in the policies study.)  The paper
 runs 7 logs; we have 5 of them, so "up to" is taken over ours."""
 from __future__ import annotations
 
-from ...scorecard import Row
+from ...scorecard import Elsewhere, Row
 from .params import MISSING_TRACES
 
 PAPER = "online-bandit, abstract"
@@ -35,3 +35,8 @@ def rows(results) -> list[Row]:
                        names, f"lowest ratio bandit-selection / EASY-FCFS total wait (%) (best: {bandit[1]}, "
                               f"{bandit[2]})", 40.0, 100 * bandit[0], baseline=100.0, explanation=why))
     return out
+
+
+#: the study's tables with published columns and the scorecard items they feed (rows that name their
+#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+FEEDS = {"table2_ci": Elsewhere("policies", "Table 2")}

@@ -9,7 +9,7 @@ killed instead of dropped, the threshold in backfilling) brings within 5 %
 says so."""
 from __future__ import annotations
 
-from ...scorecard import Reading, Row, identify
+from ...scorecard import Elsewhere, Reading, Row, identify
 from .analysis import _spearman
 from .cells import THESIS_WEEKS
 from .params import PUBLISHED, THESIS_THRESHOLDS
@@ -69,8 +69,36 @@ def thesis_rows(p, thesis) -> list[Row]:
     return out
 
 
-def rows(p, fig8: dict, thesis=()) -> list[Row]:
-    out: list[Row] = thesis_rows(p, thesis)
+def sec73_rows(table) -> list[Row]:
+    """lelong2017 §7.3's ranges over the logs (table ``sec73``): the lowest and
+    highest testing AvgWait and the highest MaxWait of the learned pair relative
+    to EASY-FCFS-FCFS, each a value row with baseline 1."""
+    if table is None:
+        return []
+    out = []
+    for rec in table.records():
+        out.append(Row("lelong2017 §7.3", f"text: range over the logs, T = {rec['T']}", "the sweep's logs",
+                       rec["quantity"], rec["published"], rec["reproduced"], baseline=1.0, source="sec73"))
+    return out
+
+
+def thesis_5_6_rows(table) -> list[Row]:
+    """Thesis Table 5.6 (table ``thesis_5_6``): the longest jobs of SDSC-SP2,
+    their runtime and processors as the log records them."""
+    if table is None:
+        return []
+    out = []
+    for rec in table.records():
+        for metric, pub, ours in (("runtime (s)", "runtime s (thesis)", "runtime s"), ("processors", "procs (thesis)",
+                                                                                       "procs")):
+            out.append(Row("thesis §5.8", "Table 5.6", "SDSC-SP2", f"job {rec['job (thesis)']}: {metric}", rec[pub],
+                           rec[ours], source="thesis_5_6",
+                           explanation="" if rec["job"] == rec["job (thesis)"] else f"our job {rec['job']}"))
+    return out
+
+
+def rows(p, fig8: dict, thesis=(), sec73=None, thesis_5_6=None) -> list[Row]:
+    out: list[Row] = thesis_rows(p, thesis) + sec73_rows(sec73) + thesis_5_6_rows(thesis_5_6)
     at_20h = p.threshold == 72000
     why_not = "" if at_20h else "the paper's Fig. 8 is at T = 20 h; this run's threshold differs"
     for name, r in fig8.items():
@@ -99,3 +127,10 @@ def rows(p, fig8: dict, thesis=()) -> list[Row]:
                        "CEA-Curie", ", ".join(above) or "none", rule="claim", holds=above == ["CEA-Curie"],
                        comparable=at_20h, explanation=why_not or "unexplained"))
     return out
+
+
+#: the study's tables with published columns and the scorecard items they feed (rows that name their
+#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+FEEDS = {"fig8": "Fig. 8", "fig8_maxwait": "text", "thesis_checks": "Tables 5.2-5.5",
+         "thesis_[a-z]*": "Tables 5.2-5.5",
+         "table3": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)")}
