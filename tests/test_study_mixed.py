@@ -351,3 +351,68 @@ def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
     shown = "".join(o.get("data", {}).get("text/markdown", "") + o.get("text", "")
                     for c in executed.cells if c.cell_type == "code" for o in c.outputs)
     assert "Table 5.1, gen" in shown and "simulations in" in shown
+
+
+# ------------------------------------------- readings of thesis Table 5.1 --
+
+def test_readings_cell_is_the_pure_cell_under_the_papers_text(tiny):
+    """The readings cell under the paper's text (tau = 10 s, recorded crossing,
+    weeks from the first submission) is the counted pure cell, bit for bit;
+    tau = 60 s never raises a week's mean bsld; the origin alignment cuts
+    other weeks (the generated log starts at 0, so here the same ones)."""
+    from schedlab.studies.mixed import readings
+    from schedlab.studies.mixed.analysis import reading_sums
+
+    trace, _, res = tiny
+    out = readings.readings_cell({"trace": str(trace), "units": [1, 2, 3], "threshold": "200000"})
+    for u in (1, 2, 3):
+        pure = cells.pure_cell({"trace": str(trace), "unit": u, "threshold": "200000"})["mean_bsld"][1]
+        assert out["mean_bsld"][1][:, u - 1].tolist() == pure.tolist()
+    assert np.all(out["mean_bsld_tau60"][1] <= out["mean_bsld"][1])
+    same = readings.readings_cell({"trace": str(trace), "units": [1, 2, 3], "threshold": "200000", "align": "origin"})
+    assert same["mean_bsld"][1].tolist() == out["mean_bsld"][1].tolist()
+    with pytest.raises(InputError, match="align"):
+        readings.readings_cell({"trace": str(trace), "units": [1], "align": "monday"})
+    with pytest.raises(InputError, match="out of range"):
+        readings.readings_cell({"trace": str(trace), "units": [99]})
+    # the sums over the study's training / testing masks, per reading
+    a = res["analyses"][0]
+    ds = campaign.run(readings.readings_campaign(a.info, a.weeks.units.tolist(), 200000, "same"), progress=False,
+                      log=None, cache_dir=tiny[1])
+    sums, texts = reading_sums(ds, a.weeks)
+    assert len(sums) == 31 and set(texts) == set(sums)
+    k = study.POLICIES.index("SAF")
+    tau60 = ds.mean_bsld_tau60.sel(overrun="kill", crossing="keep", align="first").transpose("unit", "policy").values[:, k]
+    assert sums["tau60-keep-first"]["SAF"] == (pytest.approx(np.nansum(tau60[a.weeks.train])),
+                                               pytest.approx(np.nansum(tau60[a.weeks.test])))
+
+
+def test_table_5_1_rows_carry_the_readings_fitted_on_the_training_column():
+    """The pure policies' Table 5.1 rows carry the 15 readings, the grid rows
+    none; identify() chooses on the training column and judges the testing
+    one: a reading right on both is identified (fitted / predicted)."""
+    import types
+
+    from schedlab.studies.mixed.scorecard import rows
+    from schedlab.studies.mixed.tables import PUBLISHED
+    from schedlab.thesis_readings import thesis_readings
+
+    units = np.arange(1, 101)
+    pts = optim.l1_lattice(3, 100)[:3]
+    lr = study.Learning("SDSC-SP2", "week", 200000, 100, units, np.ones(100), np.full((100, 12), 9.0),
+                        np.ones((100, 3)), pts, (units >= 29) & (units <= 64), units >= 65)
+    pub = PUBLISHED["table_5_1"]
+    good = "tau60-keep-origin"
+    readings = {name: {pol: tuple(v * (1.0 if name == good else 3.0) for v in pub[pol])
+                       for pol in study.POLICIES if pol in pub} for name, *_ in thesis_readings()}
+    a = types.SimpleNamespace(name="SDSC-SP2", weeks=lr, readings=readings,
+                              reading_texts={n: n for n in readings})
+    out = [r for r in rows([a]) if r.item == "Table 5.1"]
+    pure = [r for r in out if r.readings]
+    assert len(pure) == 2 * sum(pol in pub for pol in study.POLICIES) == 22
+    assert all(not r.readings for r in out if r not in pure)            # w*, w*_train, w_greedy
+    s = pure[0].readings[0].summary
+    assert s["chosen"] == good and s["identified"] and s["fit rows"] == 11 and s["held-out rows"] == 11
+    for r in pure:
+        rd = next(x for x in r.readings if x.name == good)
+        assert rd.role == ("fitted" if r.metric.endswith("training weeks") else "predicted") and rd.identified

@@ -239,6 +239,104 @@ def test_thesis_cell_slices_weeks_like_the_thesis(tiny):
         study.thesis_cell({"trace": str(tiny), "finish": "log"})
 
 
+def test_thesis_readings_cell_computes_every_reading(tiny, tmp_path):
+    """The readings cell: the paper's-text reading is the counted cell's value
+    bit for bit; every job kept (``keep``) and the weeks aligned on the log's
+    origin (``origin``) give the counts found directly from the generated jobs;
+    tau = 60 s never raises a week's mean bsld."""
+    from schedlab.studies.thresholds import readings as cells
+
+    ths = ["none", "200000s", "2h"]
+    text = cells.thesis_readings_cell({"trace": str(tiny), "primary": "SAF", "n_weeks": 3, "thresholds": ths})
+    for k, t in enumerate(ths):
+        one = study.thesis_cell({"trace": str(tiny), "primary": "SAF", "n_weeks": 3, "metrics": ["mean_bsld"],
+                                 "threshold": None if t == "none" else sim.parse_duration(t)})
+        assert text["mean_bsld"][1][k].tolist() == one["mean_bsld"][1].tolist()
+    assert np.all(text["mean_bsld_tau60"][1] <= text["mean_bsld"][1]) and np.all(text["mean_bsld_tau60"][1] >= 1)
+    # a log whose first job comes 3 days after its origin: the two alignments differ
+    submit, run, req, procs, user, wait = make_jobs(5)
+    shift = 3 * 86400
+    n = submit.size
+    shifted = write_swf(tmp_path / "shifted.swf",
+                        {"job_id": np.arange(1, n + 1), "submit": submit + shift, "wait": wait, "run": run,
+                         "alloc_procs": procs, "req_procs": procs, "req_time": req, "user": user,
+                         "status": np.ones(n, dtype=np.int64)},
+                        header_lines=["Version: 2.2", "Computer: generated", f"MaxProcs: {M}", "UnixStartTime: 0"])
+    keep = run <= req
+    for align, origin in (("first", shift), ("origin", 0)):
+        week = (submit + shift - origin) // WEEK
+        out = cells.thesis_readings_cell({"trace": str(shifted), "primary": "FCFS", "n_weeks": 3, "thresholds": ["none"],
+                                          "crossing": "keep", "align": align})
+        assert out["jobs"][1][0].tolist() == [int(np.sum(keep & (week == k))) for k in (1, 2, 3)], align
+        run_end = submit + shift + run <= origin + (week + 1) * WEEK
+        out = cells.thesis_readings_cell({"trace": str(shifted), "primary": "FCFS", "n_weeks": 3, "thresholds": ["none"],
+                                          "crossing": "run", "align": align})
+        assert out["jobs"][1][0].tolist() == [int(np.sum(keep & run_end & (week == k))) for k in (1, 2, 3)], align
+    with pytest.raises(InputError, match="align"):
+        cells.thesis_readings_cell({"trace": str(tiny), "thresholds": ["none"], "align": "monday"})
+    with pytest.raises(InputError, match="crossing"):
+        cells.thesis_readings_cell({"trace": str(tiny), "thresholds": ["none"], "crossing": "start"})
+    with pytest.raises(InputError, match="thresholds"):
+        cells.thesis_readings_cell({"trace": str(tiny)})
+
+
+def _thesis_result(trace, scale_text, readings):
+    """A ThesisResult of ``trace`` at the thesis' weeks whose counted sums are
+    the published ones x ``scale_text`` and whose reading ``name`` gives the
+    published ones x ``readings[name]``."""
+    from schedlab.studies.thresholds.analysis import ThesisResult
+    from schedlab.studies.thresholds.cells import THESIS_WEEKS
+    from schedlab.thesis_readings import thesis_readings
+
+    pub = study.PUBLISHED["thesis"][trace]
+    ths = list(study.params.THESIS_THRESHOLDS)
+    pols = list(pub)
+    r = ThesisResult(trace, THESIS_WEEKS[trace], 1000, ths, pols,
+                     {pol: [v * scale_text for v in pub[pol]] for pol in pols})
+    for name, text, *_ in thesis_readings():
+        r.readings[name] = {pol: [v * readings.get(name, 2.0) for v in pub[pol]] for pol in pols}
+        r.reading_texts[name] = text
+    return r
+
+
+def test_thesis_rows_carry_the_readings_and_identify_on_sdsc_sp2():
+    """Every thesis row carries the 15 candidate readings; identify() chooses
+    on the SDSC-SP2 rows only (fitted) and judges the other traces' rows
+    (predicted): a reading right on SDSC-SP2 and on the others is identified,
+    one right on SDSC-SP2 only is chosen but not identified, and one right on
+    the held-out traces only is never chosen."""
+    from schedlab.studies.thresholds.scorecard import thesis_rows
+    from schedlab.thesis_readings import thesis_readings
+
+    p = validate(study.Params, {"thesis_traces": []})
+    names = [x[0] for x in thesis_readings()]
+    assert len(names) == 15 and "tau10-recorded-first" not in names and "tau60-run-origin" in names
+    good, fit_only, held_only = "tau60-run-origin", "tau60-req-first", "tau10-keep-origin"
+    res = [_thesis_result("SDSC-SP2", 0.5, {good: 1.0, fit_only: 1.01}),
+           _thesis_result("KTH-SP2", 2.0, {good: 1.02, held_only: 1.0}),
+           _thesis_result("CTC-SP2", 0.6, {good: 0.97, held_only: 1.0})]
+    rows = thesis_rows(p, res)
+    assert len(rows) == 3 * 12 * 3
+    assert all([rd.name for rd in row.readings] == names for row in rows)
+    assert all(row.verdict == "not reproduced" and row.reading.startswith("the paper's text") for row in rows)
+    s = rows[0].readings[0].summary
+    assert s["chosen"] == good and s["identified"] and s["fit rows"] == 36 and s["held-out rows"] == 72
+    for row in rows:
+        rd = next(x for x in row.readings if x.name == good)
+        assert rd.role == ("fitted" if row.trace == "SDSC-SP2" else "predicted")
+        assert rd.identified and rd.verdict == "reproduced"
+        assert all(not x.role for x in row.readings if x.name != good)
+    # right on the fit rows only: chosen (a tie broken by the median error), not identified
+    res = [_thesis_result("SDSC-SP2", 0.5, {fit_only: 1.0}),
+           _thesis_result("KTH-SP2", 2.0, {held_only: 1.0})]
+    rows = thesis_rows(p, res)
+    s = rows[0].readings[0].summary
+    assert s["chosen"] == fit_only and not s["identified"]
+    assert all(not row.identified_reading() for row in rows)
+    assert all("unexplained after:" in row.full_explanation() or "readings tried" in row.full_explanation()
+               for row in rows)
+
+
 # ------------------------------------------------------------- parameters --
 
 def test_thresholds_parsing():
@@ -341,7 +439,7 @@ def test_notebook_runs_on_a_small_trace(tiny, tmp_path):
                 "datasets/thesis.nc", "figures/fig5.png", "figures/fig5.pdf", "figures/sweep.png",
                 "figures/fig8.png", "figures/thesis.pdf", "tables/table3.csv", "tables/fig5.md",
                 "tables/traintest.csv", "tables/sec73.csv", "tables/fig8.csv", "tables/fig8_maxwait.md",
-                "tables/thesis_tiny.csv", "tables/thesis_checks.csv"):
+                "tables/thesis_tiny.csv", "tables/thesis_checks.csv", "tables/thesis_readings.csv"):
         assert (out / rel).is_file(), rel
     assert not list(out.rglob("*.tmp*"))
     nums = json.loads((out / "numbers.json").read_text())

@@ -140,6 +140,10 @@ class Analysis:
     maps: dict[int, np.ndarray]
     map_points: np.ndarray | None
     notes: list[str] = field(default_factory=list)
+    #: reading name -> policy -> (training, testing) sums of the weekly mean bsld of the pure policies
+    #: under the candidate readings of the protocol (:func:`reading_sums`); empty when not computed
+    readings: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+    reading_texts: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -201,3 +205,25 @@ def _learning(info, period, thr, resolution, units, pure_ds, grid_ds, split) -> 
                          f"{period}s used ({u.min()}-{u.max()}); set split or weeks")
     return Learning(info.name, period, thr, resolution, u, jobs, pure, grid,
                     optim.l1_lattice(3, resolution), train, test)
+
+
+def reading_sums(ds, lr: Learning) -> tuple[dict, dict]:
+    """From a readings campaign dataset (crossing, align, policy, unit; the
+    units of ``lr``): per candidate reading of
+    :func:`schedlab.thesis_readings.thesis_readings`, per pure policy, the
+    (training, testing) sums of the weekly mean bsld over ``lr``'s masks.
+    Returns (sums, texts)."""
+    from ...thesis_readings import BSLD_VARIABLE, cleaning_readings, thesis_readings
+
+    if ds.sizes["unit"] != len(lr.units):
+        raise ValueError(f"readings of {lr.trace}: {ds.sizes['unit']} weeks simulated, {len(lr.units)} expected")
+    sums, texts = {}, {}
+    # the study's cleaning (jobs with p > p~ killed at p~), then the same readings with them removed
+    cands = [(*c, "kill") for c in thesis_readings()] + [(*c, "drop") for c in cleaning_readings("drop")]
+    for name, text, tau, crossing, align, overrun in cands:
+        d = np.asarray(ds[BSLD_VARIABLE[tau]].sel(overrun=overrun, crossing=crossing, align=align)
+                       .transpose("unit", "policy").values)
+        sums[name] = {pol: (float(np.nansum(d[lr.train, k])), float(np.nansum(d[lr.test, k])))
+                      for k, pol in enumerate(POLICIES)}
+        texts[name] = text
+    return sums, texts

@@ -13,8 +13,9 @@ from .scorecard import rows as scorecard_rows
 from ... import optim, sim
 from ... import values as check
 from ...errors import InputError
-from .analysis import RTOL, Analysis, _count, _learning
+from .analysis import RTOL, Analysis, _count, _learning, reading_sums
 from .cells import full_units, make_campaign, search_cell, trace_arg, trace_units
+from .readings import readings_campaign
 from .figures import (figure_convergence, figure_maps, figure_months, figure_pure, figure_saf, figure_search,
                       figure_weekly)
 from .params import FEATURES3, OPTIMISERS, POLICIES, STUDY, THRESHOLD, Params, _thr_label
@@ -22,6 +23,9 @@ from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
 
+
+#: the trace of thesis Table 5.1
+PUBLISHED_TABLE_5_1_TRACE = "SDSC-SP2"
 
 # --------------------------------------------------------------------- run --
 
@@ -153,6 +157,12 @@ def compute(p: Params, ctx) -> dict[str, Any]:
             else:
                 notes.append(f"{info.name}: fewer than 2 full months; months left out.")
         analyses.append(Analysis(info, m, tuple(scales), lr_w, lr_m, by_thr, search, maps, map_points, notes))
+        if p.readings and info.name == PUBLISHED_TABLE_5_1_TRACE:
+            # thesis Table 5.1's pure policies under every candidate reading (schedlab.thesis_readings)
+            c_r = readings_campaign(info, wk, p.threshold, p.backfill)
+            r_ds = ctx.campaign(c_r)
+            datasets[c_r.name] = r_ds
+            analyses[-1].readings, analyses[-1].reading_texts = reading_sums(r_ds, lr_w)
     for note in left_out + [n for a in analyses for n in a.notes]:
         ctx.log(f"note: {note}")
     if not analyses:

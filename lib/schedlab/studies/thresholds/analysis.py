@@ -286,6 +286,11 @@ class ThesisResult:
     #: (variant, threshold) -> policy -> sum: the same quantity under other slicing or
     #: threshold choices (see :func:`thesis_checks`).
     checks: dict[tuple[str, int | None], dict[str, float]] = field(default_factory=dict)
+    #: reading name -> policy -> the sums at each of ``thresholds``: the same
+    #: quantity under the candidate readings of the protocol (:func:`thesis_reading_sums`).
+    readings: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    #: reading name -> what the reading is, in words
+    reading_texts: dict[str, str] = field(default_factory=dict)
 
 
 def thesis_tables(ds, trace: str) -> ThesisResult:
@@ -299,3 +304,29 @@ def thesis_tables(ds, trace: str) -> ThesisResult:
                   for t in d.threshold.values] for pol in policies}
     jobs = d.jobs.isel(threshold=0, primary=0).values
     return ThesisResult(trace, int(d.sizes["week"]), int(np.sum(jobs[jobs > 0])), thresholds, policies, sums)
+
+
+def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
+    """Fill ``r.readings`` from a readings campaign dataset (crossing, align,
+    primary, threshold, week; :func:`.cells.thesis_readings_campaign`): for
+    every candidate reading of :func:`.cells.thesis_readings`, the sum over
+    the weeks of the weekly mean bsld with that reading's constant, per
+    policy, at each of ``r.thresholds``; ``thresholds``: the campaign's, in its
+    order (the cells' threshold axis)."""
+    from ...thesis_readings import BSLD_VARIABLE, thesis_readings
+
+    # the cells give the thresholds in the order of the campaign's ``thresholds`` parameter, without coordinate
+    order = list(thresholds)
+    if len(order) != ds.sizes["threshold"]:
+        raise ValueError(f"thesis readings of {r.trace}: {ds.sizes['threshold']} thresholds simulated, "
+                         f"{len(order)} expected")
+    labels = {t: i for i, t in enumerate(order)}
+    missing = [t for t in r.thresholds if t not in labels]
+    if missing:
+        raise ValueError(f"thesis readings of {r.trace}: thresholds {missing} not simulated")
+    for name, text, tau, crossing, align in thesis_readings():
+        d = ds[BSLD_VARIABLE[tau]].sel(crossing=crossing, align=align)
+        r.readings[name] = {pol: [float(np.nansum(d.isel(threshold=labels[t]).sel(primary=pol).values))
+                                  for t in r.thresholds]
+                            for pol in r.policies if pol in d.primary.values}
+        r.reading_texts[name] = text

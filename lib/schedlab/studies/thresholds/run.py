@@ -9,14 +9,17 @@ import numpy as np
 
 from ... import sim
 from .. import Table
-from .analysis import ThesisResult, TrainTest, _provenance, generalisation, thesis_tables, threshold_effect, traintest_dataset
-from .cells import _table3_row, fig5_campaigns, thesis_campaign, thesis_checks, traintest_campaigns
+from .analysis import (ThesisResult, TrainTest, _provenance, generalisation, thesis_reading_sums, thesis_tables,
+                       threshold_effect, traintest_dataset)
+from .cells import (_table3_row, fig5_campaigns, thesis_campaign, thesis_checks,
+                    traintest_campaigns)
 from .figures import figure_fig5, figure_fig8, figure_sweep, figure_thesis
 from .params import STUDY, Params, threshold_label
+from .readings import thesis_readings_campaign
 from .report import _key, numbers
 from .scorecard import rows as scorecard_rows
 from .tables import (table_fig5, table_fig8, table_fig8_maxwait, table_sec73, table_table3, table_thesis,
-                     table_thesis_5_6, table_thesis_checks, table_traintest)
+                     table_thesis_5_6, table_thesis_checks, table_thesis_readings, table_traintest)
 
 
 def compute(params: Params, ctx) -> dict[str, Any]:
@@ -24,7 +27,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     resumable) and hand ``ctx``:
 
     * ``tables/{table3,fig5,traintest,sec73,fig8,fig8_maxwait,thesis_<trace>,
-      thesis_5_6,thesis_checks}.{csv,md}``;
+      thesis_5_6,thesis_checks,thesis_readings}.{csv,md}``;
     * ``figures/{fig5,sweep,fig8,thesis}.{png,pdf}``;
     * ``datasets/{fig5,fig5_baseline,traintest,thesis}.nc``: the simulated
       weeks, with the campaigns' provenance and the parameters.
@@ -98,6 +101,8 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         ds = ctx.campaign(thesis_campaign(p, ref))
         r = thesis_tables(ds, ref.name)
         thesis_checks(p, ref, r, ctx.campaign)
+        if p.thesis_readings:
+            thesis_reading_sums(ctx.campaign(thesis_readings_campaign(p, ref)), r, p.thesis_thresholds)
         thesis.append(r)
         th_parts.append(ds.sel(finish=p.thesis_finish).expand_dims(trace=[ref.name]))
         tables[f"thesis_{_key(ref.name)}"] = table_thesis(r)
@@ -106,6 +111,8 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         tables["thesis_5_6"] = table_thesis_5_6(sdsc[0], sdsc[0].m, p.overrun)
     if thesis:
         tables["thesis_checks"] = table_thesis_checks(thesis, p.thesis_finish)
+        if p.thesis_readings:
+            tables["thesis_readings"] = table_thesis_readings(thesis)
         figures["thesis"] = ctx.figure("thesis", figure_thesis(thesis))
         th = xr.concat(th_parts, dim="trace", join="outer")
         th["jobs"] = th.jobs.fillna(-1).astype(np.int64)

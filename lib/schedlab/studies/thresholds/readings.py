@@ -1,0 +1,103 @@
+"""The candidate readings of thesis Tables 5.2-5.5 (issue 30, DESIGN §10;
+the readings are defined in :mod:`schedlab.thesis_readings`): the readings
+cell (:func:`thesis_readings_cell`) and its campaign.  Kept apart from
+:mod:`.cells` so that the cache keys of the study's other cells (which follow
+their module's code) do not move with it."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ... import campaign
+from ... import metrics as _metrics
+from ... import sim
+from ... import traces as _traces
+from ...errors import InputError
+from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
+                                THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
+from .cells import _thesis_weeks, thesis_n_weeks, threshold_label, threshold_sweep, trace_ref
+
+__all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
+           "reading_name", "thesis_readings"]
+
+
+@functools.lru_cache(maxsize=16)
+def _reading_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_weeks: int | None,
+                   crossing: str, align: str) -> tuple[list, int]:
+    """The original weeks of a trace under one reading (cached per process):
+    ``crossing`` and ``align`` as in :data:`THESIS_CROSSINGS`, :data:`THESIS_ALIGNS`."""
+    if crossing == "recorded" and align == "first":
+        # the paper's text: the very weeks of the counted cell
+        return _thesis_weeks(trace, m, overrun, skip_first, n_weeks, "recorded")
+    jobs, _, m, swf, _ = _traces.cleaned(trace, m=m, overrun=overrun)
+    weeks = reading_weeks(jobs, swf, m, crossing, align, skip_first, "thesis readings cell")
+    if n_weeks is not None:
+        weeks = weeks[:n_weeks]
+    return weeks, int(m)
+
+
+READINGS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
+                        "crossing": "recorded", "align": "first", "primary": "FCFS", "thresholds": None,
+                        "metrics": None}
+
+
+@campaign.register_cell("thresholds-thesis-readings")
+def thesis_readings_cell(p: dict) -> dict:
+    """Campaign cell: EASY-P-P (``primary`` orders both queues) on the original
+    weeks of a trace cut as one reading says (``crossing``, ``align``), at every
+    threshold of ``thresholds`` (labels; :func:`threshold_sweep`, bit for bit
+    what :func:`schedlab.sim.simulate` gives).  Returns the weekly mean bsld
+    with each constant of :data:`THESIS_TAUS` (``mean_bsld``, ``mean_bsld_tau60``)
+    and the jobs, over (``threshold``, ``week``)."""
+    unknown = set(p) - set(READINGS_CELL_PARAMS)
+    if unknown:
+        raise InputError(f"thesis readings cell: unknown parameter(s) {sorted(unknown)}; "
+                         f"known: {sorted(READINGS_CELL_PARAMS)}")
+    q = {**READINGS_CELL_PARAMS, **p}
+    if q["trace"] is None:
+        raise InputError("thesis readings cell: a 'trace' parameter is required")
+    labels = q["thresholds"]
+    if not isinstance(labels, (list, tuple)) or not labels:
+        raise InputError(f"thesis readings cell: 'thresholds' must be a non-empty list of durations, got {labels!r}")
+    ths = [sim.parse_duration(x) for x in labels]
+    if len(set(ths)) != len(ths):
+        raise InputError(f"thesis readings cell: thresholds {list(labels)} name one threshold twice")
+    n = None if q["n_weeks"] is None else int(q["n_weeks"])
+    sets, m = _reading_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n,
+                             str(q["crossing"]), str(q["align"]))
+    names = [BSLD_VARIABLE[tau] for tau in THESIS_TAUS] + ["jobs"]
+    if q["metrics"] is not None and set(q["metrics"]) - set(names):
+        raise InputError(f"thesis readings cell: metrics {sorted(set(q['metrics']) - set(names))} not recorded; "
+                         f"it records {names}")
+    out = {k: np.full((len(ths), len(sets)), np.nan) for k in names}
+    for i, jobs in enumerate(sets):
+        if len(jobs) == 0:
+            out["jobs"][:, i] = 0
+            continue
+        done: dict[int, dict] = {}
+        for k, sch in enumerate(threshold_sweep(jobs, m, q["primary"], q["primary"], ths)):
+            s = done.get(id(sch.start))
+            if s is None:
+                ok = _metrics._started(sch)
+                s = {"jobs": int(ok.sum())}
+                for tau in THESIS_TAUS:
+                    b = _metrics.bsld(sch, tau)[ok]
+                    s[BSLD_VARIABLE[tau]] = float(b.mean()) if b.size else float("nan")
+                done[id(sch.start)] = s
+            for name in names:
+                out[name][k, i] = s[name]
+    return {k: (("threshold", "week"), v) for k, v in out.items()}
+
+
+
+def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
+    """Every reading's weeks (:data:`THESIS_CROSSINGS` x :data:`THESIS_ALIGNS`)
+    x the thesis' policies, each cell at every thesis threshold (both constants
+    of :data:`THESIS_TAUS` recorded)."""
+    return campaign.Campaign(
+        f"thresholds-thesis-readings-{ref.name}",
+        {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "primary": list(p.thesis_policies)},
+        {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+         "thresholds": [threshold_label(t) for t in p.thesis_thresholds]},
+        cell="schedlab.studies.thresholds.readings:thesis_readings_cell", metrics=[BSLD_VARIABLE[t] for t in THESIS_TAUS] + ["jobs"])
