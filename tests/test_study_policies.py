@@ -154,7 +154,9 @@ def test_bandit_label_maps_are_ocsts():
     assert m("S/L P,Q,A", "SRF") == ("SRF", "SRF") and m("S/L P,Q,A", "SAF") == ("LAF", "LAF")
     assert m("S/L P,Q,A,R,EXP", "SEXP") == ("LEXP", "LEXP")
     cfgs = rd.pair_configs()
-    assert "LCFS-FCFS" in cfgs and "SPF-SPF" in cfgs and len(cfgs) == len(set(cfgs)) == 24
+    assert "LCFS-FCFS" in cfgs and "SPF-SPF" in cfgs and len(cfgs) == len(set(cfgs)) == 48
+    # before 80b608e (2017-07-18) ocst's fixed command had no threshold: the same maps, "/none"
+    assert m("ocst-05-09 no threshold", "FCFS") == ("LCFS", "FCFS") and "LCFS-FCFS/none" in cfgs
 
 
 def test_bandit_readings_relabel_and_pairs_by_hand():
@@ -193,6 +195,10 @@ def test_pair_cell_is_primary_only_threshold(tiny):
         s.summary()["sum_wait"]
     with pytest.raises(InputError):
         study.cells.pair_cell({**base, "config": "SPF-SPF", "colour": 1})
+    with pytest.raises(InputError, match="PRIMARY-BACKFILL"):
+        study.cells.pair_cell({**base, "config": "SPF-SPF/always"})
+    # "/none": no threshold, whatever the campaign's
+    assert study.cells.pair_cell({**base, "threshold": 3600, "config": "SPF-SPF/none"})["sum_wait"] == a["sum_wait"]
 
 
 def test_published_values_are_quoted():
@@ -385,3 +391,25 @@ def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
     bandit = res["bandit"][0]
     s = bandit.dataset.sum_wait.sel(policy="LQF").values.sum() / bandit.dataset.sum_wait.sel(policy="FCFS").values.sum()
     assert bandit.change["LQF"][0] == pytest.approx(s - 1)
+
+
+def test_bandit_readings_through_the_study(tiny, tmp_path):
+    """The study computes every reading at run time beside the counted
+    values: a relabelling is the counted change of another policy, the
+    ocst-07-19 reading the pairs campaign's diagonal against its FCFS."""
+    params = {"lelong_trace": None, "table_traces": [], "thesis_traces": [], "bandit_traces": [tiny],
+              "bandit_samples": 2, "bandit_reading_samples": 2, "bandit_weeks": 2, "bandit_threshold": "10h",
+              "seed": 4}
+    res = run_study("policies", overrides=params, outdir=tmp_path / "out", workers=1,
+                    cache_dir=tmp_path / "cache", log=None)
+    name = res["bandit"][0].trace
+    per = res["bandit_readings"][name]
+    from schedlab.studies.policies import readings as rd
+    assert set(per) == set(rd.READING_TEXT)
+    counted = res["bandit"][0].change
+    assert per["S/L P,Q,A"]["SPF"] == counted["LPF"] and per["S/L P,Q,A"]["SRF"] == counted["SRF"]
+    pairs = res["datasets"][f"pairs:{name}"]
+    base = pairs.sum_wait.sel(config="FCFS-FCFS").values
+    est = study.total_change(pairs.sum_wait.sel(config="SQF-SQF").values, base, seed=4)
+    assert per["ocst-07-19"]["SQF"] == pytest.approx(est)
+    assert (tmp_path / "out" / "tables" / "bandit_readings.csv").is_file()

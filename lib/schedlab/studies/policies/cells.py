@@ -204,14 +204,19 @@ _PAIR_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold", "config"}
 
 def pair_cell(p: dict) -> dict:
     """One (trace, resample, pair): EASY-P_R-P_B with the threshold in the
-    primary queue only (ocst's ``fixed --threshold``) on the same resampled
+    primary queue only (ocst's ``fixed --threshold``; ``config``
+    "P_R-P_B/none": without a threshold) on the same resampled
     trace as the fixed-policy cells (:func:`schedlab.online_bandit.resampled`).
     Outputs: jobs, the total wait and the cell's compute time."""
     t0 = _time.process_time()
     online_bandit.check_keys(p, _PAIR_KEYS, "online-bandit-pair")
-    pr, bf = str(p["config"]).split("-")
+    config, _, none = str(p["config"]).partition("/")
+    if none not in ("", "none") or config.count("-") != 1:
+        raise InputError(f"online-bandit-pair cell: config {p['config']!r} is not PRIMARY-BACKFILL[/none]")
+    pr, bf = config.split("-")
     jobs, m = online_bandit.resampled(str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"]))
-    s = sim.simulate(jobs, m, sim.Policy(pr, bf, p.get("threshold"), threshold_backfill=False))
+    threshold = None if none else p.get("threshold")
+    s = sim.simulate(jobs, m, sim.Policy(pr, bf, threshold, threshold_backfill=False))
     summ = s.summary()
     return {"jobs": ((), summ["jobs"]), "sum_wait": ((), summ["sum_wait"]),
             "compute_time": ((), _time.process_time() - t0)}

@@ -96,6 +96,12 @@ RELABELS = {
     "S/L P,Q,A": "S/L swapped for P, Q, A",
     "S/L P,Q,A,R,EXP": "S/L swapped for P, Q, A, R, EXP",
 }
+#: The same versions as their ``fixed`` command ran before 80b608e (2017-07-18,
+#: "added thresholding to fixed"): no waiting-time threshold at all.  Added
+#: after the first measurement (the fit rows stay the declared ones).
+NO_THRESHOLD = {"ocst-04-28 no threshold": "ocst-04-28", "ocst-05-09 no threshold": "ocst-05-09",
+                "ocst-06-08 no threshold": "ocst-06-08"}
+NONE = "/none"
 READING_TEXT = {
     "ocst-04-28": "labels as ocst ran them 2017-04-28..05-08 (1d193fb-5d1c689): S/L swapped for P, Q, R, A "
                   "in both queues",
@@ -105,12 +111,15 @@ READING_TEXT = {
                   "primary queue, as named in backfilling; threshold in the primary queue",
     "ocst-07-19": "ocst from 2017-07-19 (b0970ff): labels as named, threshold in the primary queue only",
     "S/L P,Q,A": "labels S/L swapped for P, Q, A in both queues (the whole-table comparison's best)",
+    **{k: f"the labels of {v}, without a threshold (ocst's fixed command before 80b608e, 2017-07-18)"
+       for k, v in NO_THRESHOLD.items()},
     "S/L P,Q,A,R,EXP": "labels S/L swapped for P, Q, A, R, EXP in both queues",
 }
 
 
 def version_map(version: str, name: str) -> tuple[str, str]:
     """(primary, backfill) that ``name`` ran under ``version``."""
+    version = NO_THRESHOLD.get(version, version)
     if version in VERSIONS:
         pr, bf = VERSIONS[version]
         return pr(name), bf(name)
@@ -131,6 +140,11 @@ def pair_configs(policies=ob.POLICIES) -> list[str]:
             continue
         for n in policies:
             c = _config(*version_map(v, n))
+            if c not in out:
+                out.append(c)
+    for v in NO_THRESHOLD:
+        for n in policies:
+            c = _config(*version_map(v, n)) + NONE
             if c not in out:
                 out.append(c)
     return out
@@ -168,8 +182,9 @@ def pair_changes(pairs_ds, version: str, names, seed: int) -> dict[str, tuple[fl
     """A simulated version's Table 2: Eq. 11 of each name's pair against the
     pair the version's "FCFS" ran, over the pair campaign's samples."""
     from .analysis import total_change
-    base = pairs_ds.sum_wait.sel(config=_config(*version_map(version, "FCFS"))).values
-    return {n: total_change(pairs_ds.sum_wait.sel(config=_config(*version_map(version, n))).values, base,
+    sfx = NONE if version in NO_THRESHOLD else ""
+    base = pairs_ds.sum_wait.sel(config=_config(*version_map(version, "FCFS")) + sfx).values
+    return {n: total_change(pairs_ds.sum_wait.sel(config=_config(*version_map(version, n)) + sfx).values, base,
                             seed=seed) for n in names}
 
 
@@ -184,7 +199,7 @@ def all_changes(bandit_traces, pair_datasets: dict, seed: int) -> dict[str, dict
             per[v] = relabel_changes({n: None for n in names}, t.dataset, v, seed)
         ds = pair_datasets.get(t.trace)
         if ds is not None:
-            for v in VERSIONS:
+            for v in [*VERSIONS, *NO_THRESHOLD]:
                 if v not in RELABELS:
                     per[v] = pair_changes(ds, v, names, seed)
         out[t.trace] = {v: per[v] for v in READING_TEXT if v in per}
