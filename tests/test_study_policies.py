@@ -136,6 +136,71 @@ def test_mapping_check_finds_a_label_swap():
     assert rows["as printed"]["n"] == 5
 
 
+def test_bandit_label_maps_are_ocsts():
+    """online-bandit Table 2's label-map readings, as read in freuk/ocst's
+    history: which (primary, backfill) each published name ran."""
+    from schedlab.studies.policies import readings as rd
+    m = rd.version_map
+    # 04-28..05-08: S-names key on +key, both queues descending: P, Q, R, A run swapped, EXP and FCFS as named
+    assert [m("ocst-04-28", n) for n in ("SPF", "SRF", "LEXP", "FCFS")] == [
+        ("LPF", "LPF"), ("LRF", "LRF"), ("LEXP", "LEXP"), ("FCFS", "FCFS")]
+    # 05-09..06-07: primary ascending (FCFS runs as LCFS, SPF as named), backfill descending
+    assert [m("ocst-05-09", n) for n in ("FCFS", "SPF", "LEXP", "LAF")] == [
+        ("LCFS", "FCFS"), ("SPF", "LPF"), ("SEXP", "LEXP"), ("LAF", "SAF")]
+    # 06-08..07-18: names fixed, primary still ascending: every name reversed in the primary queue only
+    assert [m("ocst-06-08", n) for n in ("FCFS", "SPF", "SEXP")] == [("LCFS", "FCFS"), ("LPF", "SPF"),
+                                                                     ("LEXP", "SEXP")]
+    assert all(m("ocst-07-19", n) == (n, n) for n in sim.BANDIT_POLICIES)
+    assert m("S/L P,Q,A", "SRF") == ("SRF", "SRF") and m("S/L P,Q,A", "SAF") == ("LAF", "LAF")
+    assert m("S/L P,Q,A,R,EXP", "SEXP") == ("LEXP", "LEXP")
+    cfgs = rd.pair_configs()
+    assert "LCFS-FCFS" in cfgs and "SPF-SPF" in cfgs and len(cfgs) == len(set(cfgs)) == 48
+    # before 80b608e (2017-07-18) ocst's fixed command had no threshold: the same maps, "/none"
+    assert m("ocst-05-09 no threshold", "FCFS") == ("LCFS", "FCFS") and "LCFS-FCFS/none" in cfgs
+
+
+def test_bandit_readings_relabel_and_pairs_by_hand():
+    """A relabelling reads another simulated policy's total against the
+    version's own FCFS; a pair reading reads the pair campaign's sums."""
+    import xarray as xr
+    from schedlab.studies.policies import readings as rd
+
+    pols = list(sim.BANDIT_POLICIES)
+    sums = np.array([[100.0 + 10 * i, 200.0 + 10 * i] for i in range(len(pols))])   # policy i: +10 i
+    fixed = xr.Dataset({"sum_wait": (("policy", "sample"), sums)}, coords={"policy": pols})
+    ch = rd.relabel_changes({"SPF": None}, fixed, "S/L P,Q,A", seed=0)
+    lpf = pols.index("LPF")
+    assert ch["SPF"][0] == pytest.approx((300 + 20 * lpf) / 300 - 1)            # SPF read as LPF's total
+    cfgs = rd.pair_configs()
+    pair = np.ones((len(cfgs), 2)) * 100.0
+    pair[cfgs.index("LPF-SPF")] = 50.0                   # ocst-06-08's "SPF"
+    pair[cfgs.index("LCFS-FCFS")] = 200.0                # ocst-06-08's "FCFS": the baseline
+    pds = xr.Dataset({"sum_wait": (("config", "sample"), pair)}, coords={"config": cfgs})
+    ch = rd.pair_changes(pds, "ocst-06-08", ["SPF", "LCFS"], seed=0)
+    assert ch["SPF"][0] == pytest.approx(-0.75) and ch["LCFS"][0] == pytest.approx(-0.5)
+
+
+def test_pair_cell_is_primary_only_threshold(tiny):
+    """The pair cell runs EASY-P_R-P_B on the fixed cells' resample, the
+    threshold in the primary queue only (ocst's); on the diagonal without a
+    threshold it equals the fixed cell."""
+    from schedlab import online_bandit as ob
+    base = {"trace": tiny, "weeks": 2, "seed": 4, "sample": 0, "threshold": None}
+    a = study.cells.pair_cell({**base, "config": "SPF-SPF"})
+    b = ob.fixed_cell({**base, "policy": "SPF"})
+    assert a["sum_wait"] == b["sum_wait"] and a["jobs"] == b["jobs"]
+    jobs, m = ob.resampled(tiny, None, 2, 4, 0)
+    s = sim.simulate(jobs, m, sim.Policy("LCFS", "FCFS", 3600, threshold_backfill=False))
+    assert study.cells.pair_cell({**base, "threshold": 3600, "config": "LCFS-FCFS"})["sum_wait"][1] == \
+        s.summary()["sum_wait"]
+    with pytest.raises(InputError):
+        study.cells.pair_cell({**base, "config": "SPF-SPF", "colour": 1})
+    with pytest.raises(InputError, match="PRIMARY-BACKFILL"):
+        study.cells.pair_cell({**base, "config": "SPF-SPF/always"})
+    # "/none": no threshold, whatever the campaign's
+    assert study.cells.pair_cell({**base, "threshold": 3600, "config": "SPF-SPF/none"})["sum_wait"] == a["sum_wait"]
+
+
 def test_published_values_are_quoted():
     assert study.PUBLISHED["lelong_table1"][("SDSC-SP2", "SQF")] == 11234
     assert study.PUBLISHED["lelong_table2"][("SPF", "max_wait")] == 661280
@@ -257,6 +322,7 @@ def test_bandit_part_shares_the_selection_studys_cells(tiny, tmp_path):
         ours, theirs = study.campaigns(full)[f"bandit:{t.name}"], sel[f"fixed:{t.name}"]
         keys = {ours.key(p) for _, p in ours.cells()}
         assert len(keys) == full.bandit_samples * len(full.bandit_policies)
+        assert f"pairs:{t.name}" in study.campaigns(full)           # the label-map readings' pairs
         assert ours.name == theirs.name and keys == {theirs.key(p) for _, p in theirs.cells()}
     # the same, run: the selection study's fixed campaign finds every cell the policies study computed
     pol = validate(study.Params, {"lelong_trace": None, "table_traces": [], "thesis_traces": [],
@@ -328,3 +394,25 @@ def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
     bandit = res["bandit"][0]
     s = bandit.dataset.sum_wait.sel(policy="LQF").values.sum() / bandit.dataset.sum_wait.sel(policy="FCFS").values.sum()
     assert bandit.change["LQF"][0] == pytest.approx(s - 1)
+
+
+def test_bandit_readings_through_the_study(tiny, tmp_path):
+    """The study computes every reading at run time beside the counted
+    values: a relabelling is the counted change of another policy, the
+    ocst-07-19 reading the pairs campaign's diagonal against its FCFS."""
+    params = {"lelong_trace": None, "table_traces": [], "thesis_traces": [], "bandit_traces": [tiny],
+              "bandit_samples": 2, "bandit_reading_samples": 2, "bandit_weeks": 2, "bandit_threshold": "10h",
+              "seed": 4}
+    res = run_study("policies", overrides=params, outdir=tmp_path / "out", workers=1,
+                    cache_dir=tmp_path / "cache", log=None)
+    name = res["bandit"][0].trace
+    per = res["bandit_readings"][name]
+    from schedlab.studies.policies import readings as rd
+    assert set(per) == set(rd.READING_TEXT)
+    counted = res["bandit"][0].change
+    assert per["S/L P,Q,A"]["SPF"] == counted["LPF"] and per["S/L P,Q,A"]["SRF"] == counted["SRF"]
+    pairs = res["datasets"][f"pairs:{name}"]
+    base = pairs.sum_wait.sel(config="FCFS-FCFS").values
+    est = study.total_change(pairs.sum_wait.sel(config="SQF-SQF").values, base, seed=4)
+    assert per["ocst-07-19"]["SQF"] == pytest.approx(est)
+    assert (tmp_path / "out" / "tables" / "bandit_readings.csv").is_file()

@@ -67,7 +67,11 @@ What is checked where we differ from the papers (each is an output):
   threshold and both cleanings, with the jobs SQF backfills in each case
   (``thesis_variants``).
 * online-bandit Table 2 is scored against ours under three readings of its
-  smallest/largest labels (:data:`SWAPS`, ``bandit_mapping``).
+  smallest/largest labels (:data:`SWAPS`, ``bandit_mapping``), and every
+  cell carries the candidate readings of :mod:`.readings` (the label maps
+  ocst ran in 2017, each queue separately; table ``bandit_readings``),
+  judged by :func:`schedlab.scorecard.identify` on declared fit rows (the
+  KTH-SP2 row) and held-out rows (the other logs).
 
 Campaigns (one per part and trace, :func:`campaigns`) share one local dask
 cluster, started only when a cell is missing from the cache.  Cells:

@@ -7,6 +7,7 @@ one direct simulation behind the MaxWait table (:func:`largest_waits`)."""
 from __future__ import annotations
 
 import functools
+import time as _time
 from typing import Any
 
 import numpy as np
@@ -196,6 +197,34 @@ _THESIS_CELL = "schedlab.studies.policies.cells:thesis_cell"
 _SAME_CELL = "schedlab.studies.policies.cells:same_policy_cell"
 
 
+# --------------------------------------- online-bandit Table 2's readings --
+
+_PAIR_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold", "config"}
+
+
+def pair_cell(p: dict) -> dict:
+    """One (trace, resample, pair): EASY-P_R-P_B with the threshold in the
+    primary queue only (ocst's ``fixed --threshold``; ``config``
+    "P_R-P_B/none": without a threshold) on the same resampled
+    trace as the fixed-policy cells (:func:`schedlab.online_bandit.resampled`).
+    Outputs: jobs, the total wait and the cell's compute time."""
+    t0 = _time.process_time()
+    online_bandit.check_keys(p, _PAIR_KEYS, "online-bandit-pair")
+    config, _, none = str(p["config"]).partition("/")
+    if none not in ("", "none") or config.count("-") != 1:
+        raise InputError(f"online-bandit-pair cell: config {p['config']!r} is not PRIMARY-BACKFILL[/none]")
+    pr, bf = config.split("-")
+    jobs, m = online_bandit.resampled(str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"]))
+    threshold = None if none else p.get("threshold")
+    s = sim.simulate(jobs, m, sim.Policy(pr, bf, threshold, threshold_backfill=False))
+    summ = s.summary()
+    return {"jobs": ((), summ["jobs"]), "sum_wait": ((), summ["sum_wait"]),
+            "compute_time": ((), _time.process_time() - t0)}
+
+
+campaign.register_cell("online-bandit-pair")(pair_cell)
+
+
 # -------------------------------------------------------------- campaigns --
 
 def _ref(info: _traces.TraceInfo) -> str:
@@ -214,7 +243,8 @@ def _thresholds(threshold: int | None) -> list[str]:
 def campaigns(p) -> dict[str, campaign.Campaign]:
     """Every campaign of the study for parameters ``p`` (its Params), by key:
     ``lelong``, ``tables``, ``thesis:<trace>``, ``thesis-original``,
-    ``bandit:<trace>``.  Parts with no trace are left out."""
+    ``bandit:<trace>``, ``pairs:<trace>`` (the queue pairs online-bandit Table
+    2's label-map readings need, :mod:`.readings`).  Parts with no trace are left out."""
     out: dict[str, campaign.Campaign] = {}
     if p.lelong_trace is not None:
         out["lelong"] = campaign.Campaign(
@@ -250,6 +280,10 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
         # the selection study's fixed-policy cells: the same simulations, run once for both studies
         out[f"bandit:{t.name}"] = online_bandit.fixed_campaign(
             t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold, p.bandit_policies)
+        if p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies):
+            from .readings import pair_campaign   # readings imports params, which imports this module
+            out[f"pairs:{t.name}"] = pair_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
+                                                   p.bandit_threshold)
     return out
 
 

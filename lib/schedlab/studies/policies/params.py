@@ -148,6 +148,11 @@ class Params(StudyParams):
                               help="length of each online-bandit resampled trace (paper: 104, two years)")
     bandit_policies: tuple = param(sim.BANDIT_POLICIES, check=_policies,
                                    help="policies of the online-bandit part (the 12 of its Table 2)")
+    bandit_reading_samples: int = param(3, check=lambda v, n: check.integer(v, n, 0),
+                                        help="resampled traces (the first ones of the online-bandit part) on "
+                                             "which the label-map readings of Table 2 that need new "
+                                             "simulations run (policies/readings.py; 0: none; they need all "
+                                             "12 policies)")
     bandit_threshold: int | None = param(40 * 3600, unit="s", check=check.duration,
                                          help="Θ of EASY(P, Θ) in the online-bandit part (40h; None: none)")
     seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0),

@@ -11,7 +11,9 @@ from .cells import _ref, campaigns, largest_waits
 from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_backfill, figure_lelong_bi,
                       figure_thesis_backfilled, figure_thesis_classes, figure_thesis_cumulative,
                       figure_thesis_delayed)
+from .readings import all_changes, table_bandit_readings
 from .scorecard import rows as scorecard_rows
+from ...sim import BANDIT_POLICIES
 from .params import BSLD_CLASSES, PUBLISHED, Params
 from .report import findings, numbers
 from .tables import (table_bandit, table_bandit_ci, table_bandit_mapping, table_claims, table_lelong_backfill,
@@ -95,6 +97,10 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         tabs["bandit_table2"] = table_bandit(bd)
         tabs["bandit_table2_ci"] = table_bandit_ci(bd)
         tabs["bandit_mapping"] = table_bandit_mapping(res["bandit_mapping"])
+        pairs = {k.split(":", 1)[1]: v for k, v in datasets.items() if k.startswith("pairs:")}
+        if all(set(BANDIT_POLICIES) <= set(t.policies) for t in bd):
+            res["bandit_readings"] = all_changes(bd, pairs, p.seed)
+            tabs["bandit_readings"] = table_bandit_readings(res["bandit_readings"], pairs, p)
         figs["bandit_dots"] = figure_bandit(bd)
         figs["bandit_cumulative"] = figure_bandit_cumulative(bd)
     if res.get("lelong") is not None or res.get("thesis"):
