@@ -180,9 +180,6 @@ class Row:
         said = "; ".join(f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({r.verdict}"
                          + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "") + ")"
                          for r in tried)
-        if self.reading:            # the verdict is the stated reading's; say what the others give
-            return f"{text}; under the other readings: {said}" if text not in ("", "unexplained") else \
-                f"under the stated reading; under the other readings: {said}"
         if text in ("", "unexplained"):
             return f"unexplained after: {said}"
         return f"{text}; readings tried: {said}"

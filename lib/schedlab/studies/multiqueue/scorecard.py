@@ -161,6 +161,7 @@ def cross_rows(results, p) -> list[Row]:
                        **{**kw, "explanation": kw["explanation"] if not kw["comparable"] or len(cells) == 64 else
                           f"{len(cells)} cells simulated, the paper 64: shown, not compared",
                           "comparable": kw["comparable"] and len(cells) == 64}))
+    return out
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
