@@ -5,7 +5,7 @@
                             [--overrun kill|drop] [-m M|peak] [--request CHOICE]
                             [-o OUT [--format swf|batsim-csv]]
     schedlab traces list | info NAME|PATH | verify
-    schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S]
+    schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S] [--duplicates keep-first]
     schedlab traces export NAME|PATH --format batsim -o workload.json
     schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
     schedlab check SCHEDULE [-m M] [--policy EASY-P_R-P_B [--threshold T]] [--estimate requested|actual]
@@ -180,7 +180,7 @@ def _import_trace(args) -> int:
     if os.path.exists(args.output) and not args.force:
         raise SchedlabError(f"{args.output}: exists; give --force to replace it")
     result = importers.write(args.file, args.output, args.format, max_procs=args.max_procs, salt=args.salt,
-                             tz=args.tz, installation=args.installation)
+                             tz=args.tz, installation=args.installation, duplicates=args.duplicates)
     print(result.report)
     print(f"wrote {args.output} ({result.n} jobs)")
     return 0
@@ -351,6 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "(shareable: the numbers cannot be traced back without the salt)")
     tim.add_argument("--tz", default="UTC", help="time zone of sacct's times (IANA name, default UTC)")
     tim.add_argument("--installation", default=None, help="the machine's name for the header")
+    tim.add_argument("--duplicates", default="refuse", choices=["refuse", "keep-first"],
+                     help="repeated records (the same job id and step): refuse the file (default) or keep the "
+                          "first of each and name the others in the report")
     tim.add_argument("--force", action="store_true", help="replace the output if it exists")
     tex = ta.add_parser("export", help="write a trace as a Batsim workload JSON (walltime = requested time, "
                         "delay = runtime)")
