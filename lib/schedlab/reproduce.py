@@ -34,6 +34,7 @@ from pathlib import Path
 
 from . import __version__, paths, sim, traces, workload
 from .errors import InputError
+from .files import naming, umask_mode
 
 PROFILES = ("quick", "full")
 #: The Jupyter kernel every notebook names and runs in: this environment,
@@ -70,8 +71,9 @@ def _atomic_path(path: Path) -> str:
 
 def write_json_atomic(path: Path, obj) -> None:
     tmp = _atomic_path(path)
-    with open(tmp, "w") as f:
+    with naming(path), open(tmp, "w") as f:
         json.dump(obj, f, indent=2)
+    umask_mode(tmp)
     os.replace(tmp, path)
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from . import paths
 from .errors import InputError
+from .files import umask_mode
 
 SHIPPED = paths.ROOT / "shipped"
 MANIFEST = "MANIFEST.json"
@@ -107,14 +108,8 @@ def _write_manifest(manifest: dict, profile: str, root: Path | None) -> None:
     with os.fdopen(fd, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
-    os.chmod(tmp, 0o666 & ~_umask())
+    umask_mode(tmp)
     os.replace(tmp, p)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _extras(base: Path) -> list[Path]:
@@ -169,6 +164,7 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
         if prov.get("profile") not in (None, profile):
             raise InputError(f"{paths.relative(nfile)}: a {prov.get('profile')} run, not {profile}")
         tmp = Path(tempfile.mkdtemp(dir=dest_root, prefix=f".{e.stem}."))
+        umask_mode(tmp, directory=True)
         files = {}
         for f in _files(src):
             rel = f.relative_to(src).as_posix()

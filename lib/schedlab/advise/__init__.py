@@ -69,6 +69,15 @@ def _risk(v, name):
     return check.number(v, name, 1.0)
 
 
+def _machine(v, name):
+    """The one machine-size parser (schedlab.workload.machine_size), naming the setting."""
+    from ..workload import machine_size
+    try:
+        return machine_size(v)
+    except InputError as exc:
+        raise InputError(f"{name}: {exc}") from None
+
+
 def _flag(v, name):
     if isinstance(v, bool):
         return v
@@ -97,7 +106,7 @@ class Settings(Params):
                               "site accounting file with format")
     format: str = param("swf", check=lambda v, n: check.choice(v, n, FORMATS),
                         help="the log's format: swf, or sacct / sacct-json / batsim (imported first)")
-    m: int | None = param(None, unit="processors", check=check.optional_integer,
+    m: int | None = param(None, unit="processors", check=lambda v, n: None if v is None else _machine(v, n),
                           help="machine size (None: the spec's, the registry's, the header's or the log's peak)")
     objective: str = param("avgwait", check=lambda v, n: check.choice(v, n, tuple(OBJECTIVES)),
                            help="what to minimise: avgwait, bsld (mean bounded slowdown) or ppbsld (per processor)")

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import I64, ConversionReport, Converted, Duplicates, NameMap, bounded, header
+from ..files import naming, umask_mode
 
 __all__ = ["read_workload", "write_workload", "workload"]
 
@@ -181,8 +182,9 @@ def write_workload(trace, out, m: int | None = None) -> ConversionReport:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
+    with naming(out), os.fdopen(fd, "w") as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
+    umask_mode(tmp)
     os.replace(tmp, out)
     return report
