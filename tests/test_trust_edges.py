@@ -95,3 +95,117 @@ def test_ctrl_c_on_a_real_campaign_prints_one_line(tmp_path):
     lines = [line for line in err.splitlines() if line.strip() and "cells/s" not in line and "%|" not in line]
     assert len(lines) == 1 and "interrupted" in lines[0] and "resume" in lines[0], err
     assert "Traceback" not in err
+
+
+# ---- errors inside dask workers: the one line a local run gives ----
+
+def test_a_cell_error_in_a_dask_worker_is_one_line(tmp_path):
+    (tmp_path / "failcell.py").write_text(textwrap.dedent("""
+        from schedlab.errors import InputError
+        def cell(p):
+            raise InputError("resample: no jobs to resample")
+    """))
+    (tmp_path / "c.yaml").write_text("name: failing\ncell: failcell:cell\ndims:\n  k: [1, 2, 3]\nparams: {}\n"
+                                     "metrics: [avg_wait]\n")
+    env = dict(os.environ, SCHEDLAB_CELL_MODULES="failcell",
+               PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "schedlab.cli", "campaign", str(tmp_path / "c.yaml"), "--workers", "1",
+                        "--cache", str(tmp_path / "cache"), "-o", str(tmp_path / "o.nc"), "--no-progress"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert r.returncode == 2
+    assert r.stderr.strip() == "schedlab: error: resample: no jobs to resample", r.stderr
+    assert "Compute Failed" not in r.stderr and "Traceback" not in r.stderr
+
+
+# ---- advise: a log it cannot split says so before any campaign ----
+
+def _log(path, submit, weeks_note=""):
+    from schedlab.swf import write_swf
+    n = len(submit)
+    run = np.full(n, 600)
+    fields = {"job_id": np.arange(1, n + 1), "submit": np.asarray(submit), "wait": np.zeros(n, np.int64),
+              "run": run, "alloc_procs": np.full(n, 2), "req_procs": np.full(n, 2), "req_time": run,
+              "status": np.ones(n, np.int64), "user": np.arange(n) % 3 + 1}
+    return write_swf(path, fields, header_lines=["Version: 2.2", "MaxProcs: 8"])
+
+
+def test_advise_on_jobs_all_submitted_at_once_says_what_it_needs(tmp_path, capsys):
+    log = _log(tmp_path / "burst.swf", np.zeros(40, np.int64))
+    rc = cli.main(["advise", str(log), "--no-notebook", "--no-progress", "--workers", "1",
+                   "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "submitted over 0 s" in err and "0 job(s) to learn on" in err and "weeks" in err, err
+    assert "Compute Failed" not in err and "resample: no jobs" not in err
+    assert not (tmp_path / "cache").exists()          # refused before any campaign
+
+
+# ---- every OSError names its file; outputs get the umask's mode ----
+
+_WRITES = textwrap.dedent("""
+    import os, resource, signal, sys
+    import numpy as np
+    import xarray as xr
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    from schedlab import plots, store
+    from schedlab.campaign import Cache
+    from schedlab.cli import os_error_line
+    out = sys.argv[1]
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+    fig = plots.figure(4, 3)
+    ax = fig.subplots()
+    ax.plot(np.random.default_rng(0).random(5000))
+    for name, write in (("figure", lambda: plots.savefig(fig, os.path.join(out, "fig"))),
+                        ("cache", lambda: Cache(os.path.join(out, "cache"), "c").put(
+                            "a" * 64, {"avg_wait": ((), np.random.default_rng(1).random(5000))})),
+                        ("netcdf", lambda: store.write_dataset(xr.Dataset(
+                            {"avg_wait": (("sample",), np.random.default_rng(2).random(5000))}),
+                            os.path.join(out, "d.nc")))):
+        try:
+            write()
+            print(name, "written")
+        except OSError as exc:
+            print(name, os_error_line(exc))
+""")
+
+
+def test_a_write_past_the_file_size_limit_names_the_file(tmp_path):
+    r = subprocess.run([sys.executable, "-c", _WRITES, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert set(lines) == {"figure", "cache", "netcdf"}, r.stdout + r.stderr
+    assert str(tmp_path / "fig.png") in lines["figure"] and "File too large" in lines["figure"], lines
+    assert str(tmp_path / "cache") in lines["cache"] and "File too large" in lines["cache"], lines
+    assert str(tmp_path / "d.nc") in lines["netcdf"], lines
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027])
+def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
+    import xarray as xr
+
+    from schedlab import importers, plots, store
+    from schedlab.campaign import Cache
+    from schedlab.importers import batsim
+    from schedlab.reproduce import write_json_atomic
+
+    old = os.umask(mask)
+    try:
+        ds = xr.Dataset({"avg_wait": (("sample",), np.arange(3.0))})
+        nc = store.write_dataset(ds, tmp_path / "d.nc")
+        cache = Cache(tmp_path / "cache", "c")
+        cache.put("a" * 64, {"avg_wait": ((), np.float64(1.0))})
+        fig = plots.figure(2, 2)
+        figs = plots.savefig(fig, tmp_path / "f")
+        write_json_atomic(tmp_path / "j.json", {"a": 1})
+        conv = importers.convert(paths.ROOT / "data" / "site-logs" / "slurm-22.05" / "sacct-allocations.psv",
+                                 "sacct", max_procs=2)
+        swf = conv.write(tmp_path / "s.swf")
+        batsim.write_workload(swf, tmp_path / "w.json")
+        plain = tmp_path / "plain"
+        plain.write_text("x")
+    finally:
+        os.umask(old)
+    want = plain.stat().st_mode & 0o777
+    assert want == 0o666 & ~mask
+    outputs = [nc, cache.path("a" * 64), *figs, tmp_path / "j.json", swf, tmp_path / "w.json"]
+    assert {str(p): oct(p.stat().st_mode & 0o777) for p in map(__import__("pathlib").Path, outputs)} == \
+        {str(p): oct(want) for p in map(__import__("pathlib").Path, outputs)}

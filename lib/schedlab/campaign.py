@@ -618,12 +618,32 @@ def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> tuple[list[tuple[str
 
     from .sim import jobs_simulated
 
+    from .errors import SchedlabError
+
     f = _import_cell(cell)
     before = jobs_simulated()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CleaningWarning)
-        results = [(key, f(params)) for key, params in batch]
+        try:
+            results = [(key, f(params)) for key, params in batch]
+        except SchedlabError as exc:
+            # Returned, not raised: dask would log "Compute Failed" with the
+            # worker's traceback before the driver says the one line a local
+            # run says (CellFailed.raise_ below).  Other exceptions are bugs:
+            # their tracebacks stay.
+            return CellFailed(exc), jobs_simulated() - before
     return results, jobs_simulated() - before
+
+
+class CellFailed:
+    """A cell's :class:`~schedlab.errors.SchedlabError`, carried back from a
+    worker as a result; the driver raises it as a local run would."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def raise_(self):
+        raise self.error.with_traceback(None) from None
 
 
 def _batches(items: list, n_workers: int, batch: int | None) -> list[list]:
@@ -751,6 +771,8 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
             try:
                 for fut in as_completed(futures):
                     results, jobs = fut.result()
+                    if isinstance(results, CellFailed):
+                        results.raise_()
                     n_jobs += jobs
                     for key, res in results:
                         cache.put(key, res)
