@@ -25,6 +25,7 @@ Oracle for an accepted conversion:
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 
@@ -214,6 +215,7 @@ def _set_path(doc, path, value):
 def _json_mutate(doc, mutations, paths_of_job):
     doc = json.loads(json.dumps(doc))
     for kind, a, p, value in mutations:
+        value = copy.deepcopy(value)       # JSON_NASTY's lists and dicts are shared between examples
         jobs = doc.get("jobs") if isinstance(doc, dict) else None
         if not isinstance(jobs, list) or not jobs:
             break
