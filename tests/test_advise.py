@@ -71,7 +71,7 @@ def test_a_log_where_nothing_helps_keeps_easy_fcfs_fcfs(tmp_path):
     assert f"keep {BASELINE}" in adv.first_screen()
     assert f"keep {BASELINE}" in adv.report.read_text()
     # 8 weeks: 4 source weeks a half, too few for the intervals: said in the terminal too (issue 32)
-    assert "WARNING: the log has 4.0 source weeks to learn on" in adv.first_screen()
+    assert "WARNING: the log has" in adv.first_screen() and "too few for the intervals" in adv.first_screen()
 
 
 def test_consistent_with_the_thresholds_study(tmp_path):
