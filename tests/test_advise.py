@@ -70,6 +70,8 @@ def test_a_log_where_nothing_helps_keeps_easy_fcfs_fcfs(tmp_path):
     assert all(abs(r.test_gain) < 1e-9 for r in d.rows if np.isfinite(r.test_gain))
     assert f"keep {BASELINE}" in adv.first_screen()
     assert f"keep {BASELINE}" in adv.report.read_text()
+    # 8 weeks: 4 source weeks a half, too few for the intervals: said in the terminal too (issue 32)
+    assert "WARNING: the log has" in adv.first_screen() and "too few for the intervals" in adv.first_screen()
 
 
 def test_consistent_with_the_thresholds_study(tmp_path):
@@ -106,6 +108,7 @@ def test_command_line_runs_the_notebook_and_reads_sacct(tmp_path, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert "Recommendation" in text
+    assert "too few for the intervals shown" in text       # a log of minutes: said in the terminal (issue 32)
     assert (out / "report.html").is_file() and (out / "advise.ipynb").is_file()
     assert (out / "html" / "advise.html").is_file()
     assert (out / "sacct-allocations.swf").is_file()        # the import, kept beside the report

@@ -157,8 +157,8 @@ def test_check_input_errors_name_the_file_and_what_is_missing(tmp_path, capsys):
                          "batsim-csv")
     assert cli.main(["check", str(path), "--policy", "EASY-FCFS-FCFS"]) == 2
     assert "give the machine size" in capsys.readouterr().err
-    with pytest.raises(InputError, match="more than m = 2"):
-        check.check(path, 2)
+    r = check.check(path, 2, "EASY-FCFS-FCFS")           # jobs wider than m: violations with their ids
+    assert r.counts()["wider-than-m"] >= 1 and "EASY replay was not run" in r.report()
     with pytest.raises(InputError, match="only the pure policies"):
         check.check(path, 8, "EASY-SJBF-FCFS")
 
@@ -191,3 +191,77 @@ def test_the_replayed_passes_are_those_of_the_reference_simulator(policy, thresh
            if d.started or d.backfilled]
     assert len(got) > 50
     assert got == want
+
+
+# ---- issue 32, item 3: what a Batsim jobs.csv claims is checked too ----
+
+def _csv(tmp_path, edit=None, name="jobs.csv"):
+    """Batsim's jobs.csv of the hand-worked schedule (BASE on M = 4), edited."""
+    import csv
+    path = formats.write(simulate(Jobs(**BASE), M, "EASY-FCFS-FCFS"), tmp_path / name, "batsim-csv")
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    header = list(rows[0])
+    if edit:
+        edit({r["job_id"]: r for r in rows})
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, header)
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def _set(job, **kw):
+    return lambda rows: rows[job].update(kw)
+
+
+@pytest.mark.parametrize("kind, edit, jobs", [
+    # jobs 1 (0-10, 3 procs) and 3 (2-10, 1 proc) run together: job 3 given processor 2, job 1's
+    ("shared-processors", _set("3", allocated_resources="2"), {"1", "3"}),
+    # job 4 asks for 1 processor and is given 4; then 0-50 on a machine of 4
+    ("allocation-size", _set("4", allocated_resources="0-3"), {"4"}),
+    ("allocation-size", lambda rows: rows["2"].update(allocated_resources="0-50"), {"2"}),
+    ("allocation-size", _set("4", allocated_resources="7"), {"4"}),
+    # execution_time against finish - start (100000 vs 5), NaN, inf
+    ("execution-time", _set("2", execution_time="100000"), {"2"}),
+    ("execution-time", _set("2", execution_time="nan"), {"2"}),
+    ("execution-time", _set("4", execution_time="inf"), {"4"}),
+    # a job wider than the machine: a violation naming it, not unreadable input
+    ("wider-than-m", lambda rows: rows["2"].update(requested_number_of_resources="5", allocated_resources="0-4"),
+     {"2"}),
+])
+def test_each_new_kind_of_violation_is_reported_with_its_jobs(tmp_path, capsys, kind, edit, jobs):
+    assert check.check(_csv(tmp_path, name="valid.csv"), M, "EASY-FCFS-FCFS").ok
+    path = _csv(tmp_path, edit)
+    r = check.check(path, M, "EASY-FCFS-FCFS")
+    assert r.jobs(kind) == jobs, r.report()
+    assert cli.main(["check", str(path), "-m", str(M), "--policy", "EASY-FCFS-FCFS"]) == 1
+    out = capsys.readouterr().out
+    assert "INVALID" in out and kind in out
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no job"),
+    ("job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
+     "final_state,starting_time,execution_time,finish_time\n", "no job"),
+    ("; Version: 2.2\n; MaxProcs: 4\n", "no job"),
+])
+def test_an_empty_or_job_less_schedule_is_an_error(tmp_path, capsys, text, message):
+    path = tmp_path / "empty.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        check.check(path, M)
+    assert cli.main(["check", str(path), "-m", "4"]) == 2
+    err = capsys.readouterr()
+    assert str(path) in err.err and "valid" not in err.out
+
+
+def test_a_csv_without_job_id_says_which_column_is_missing(tmp_path, capsys):
+    path = _csv(tmp_path)
+    lines = path.read_text().splitlines()
+    cols = lines[0].split(",")
+    k = cols.index("job_id")
+    path.write_text("\n".join(",".join(c for j, c in enumerate(line.split(",")) if j != k) for line in lines) + "\n")
+    assert cli.main(["check", str(path), "-m", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "no column 'job_id'" in err and "SWF" not in err

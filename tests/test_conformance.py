@@ -80,3 +80,23 @@ def test_a_case_without_its_header_keys_is_refused(tmp_path):
     (tmp_path / "x.swf").write_text("\n".join(ln for ln in src if not ln.startswith("; Policy")) + "\n")
     with pytest.raises(InputError, match=r"x.swf: header key 'Policy' missing"):
         conformance.load(tmp_path / "x.swf")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_a_case_s_schedule_with_processors_shared_or_miscounted_fails(case, tmp_path):
+    """Issue 32: the Batsim output of each case, with a job's processors given
+    to another job running at the same time (where two jobs overlap), or
+    with an execution_time that disagrees with its start and finish."""
+    s = conformance.simulate_case(case)
+    sf = formats.read(formats.write(s, tmp_path / "out.csv", "batsim-csv"))
+    overlap = [(i, j) for i in range(sf.n) for j in range(sf.n) if i != j and sf.start[i] <= sf.start[j] < sf.end[i]
+               and sf.end[j] > sf.start[j] and sf.allocated[i] and sf.allocated[j]]
+    if overlap:
+        i, j = overlap[0]
+        sf.allocated[j] = [(sf.allocated[i][0][0], sf.allocated[i][0][0] + int(sf.procs[j]) - 1)]
+        r = check.check(sf, case.m, case.policy, estimate=case.estimate)
+        assert {sf.ids[i], sf.ids[j]} <= r.jobs("shared-processors"), r.report()
+    sf = formats.read(tmp_path / "out.csv")
+    sf.execution[0] += 7
+    r = check.check(sf, case.m, case.policy, estimate=case.estimate)
+    assert r.jobs("execution-time") == {sf.ids[0]}, r.report()

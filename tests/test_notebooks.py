@@ -55,3 +55,34 @@ def test_parameters_cell_must_be_unique(tmp_path):
     nbformat.write(book, str(f))
     with pytest.raises(InputError, match="one cell tagged 'parameters', found 0"):
         reproduce.notebook_parameters(f)
+
+
+def test_papermill_reads_every_notebook_s_parameters_cell():
+    """Issue 32: papermill's own parameter inspection finds every name the
+    parameters cell assigns, without "Unable to parse line" (a line it
+    skips: then every run warns "Passed unknown parameter")."""
+    import ast
+    import logging
+
+    import nbformat
+    import papermill
+
+    notebooks = sorted(paths.NOTEBOOKS.glob("*.ipynb")) + sorted(paths.NOTEBOOKS.glob("*/*.ipynb"))
+    assert len(notebooks) >= 11
+    for nb_path in notebooks:
+        nb = nbformat.read(nb_path, as_version=4)
+        cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(cells) == 1, nb_path
+        assigned = [t.id for node in ast.parse(cells[0].source).body if isinstance(node, ast.Assign)
+                    for t in node.targets]
+        records = []
+        handler = logging.Handler()
+        handler.emit = records.append
+        logger = logging.getLogger("papermill")
+        logger.addHandler(handler)
+        try:
+            found = papermill.inspect_notebook(str(nb_path))
+        finally:
+            logger.removeHandler(handler)
+        assert list(found) == assigned, (nb_path, sorted(set(assigned) - set(found)))
+        assert not [r.getMessage() for r in records if "Unable to parse" in r.getMessage()], nb_path

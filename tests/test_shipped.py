@@ -131,3 +131,108 @@ def test_the_repository_s_shipped_results_are_intact_and_full_size():
         numbers = json.loads((shipped.folder("full") / stem / "numbers.json").read_text())
         assert numbers["provenance"]["profile"] == "full", stem
         assert entry["commit"] and entry["wall_s"] > 0, stem
+
+
+# ---- issue 32, item 2: verify-shipped vouches for the whole folder ----
+
+def _shipped_copy(tmp_path):
+    """A copy of the repository's shipped/ (format 2 manifest, bench JSONs)."""
+    root = tmp_path / "shipped"
+    shutil.copytree(shipped.SHIPPED, root)
+    assert shipped.verify("full", root) == []
+    return root
+
+
+def _verify_cli(root, monkeypatch, capsys):
+    from schedlab import reproduce
+    monkeypatch.setattr(shipped, "SHIPPED", root)
+    try:
+        rc = reproduce.main(["verify-shipped"])
+    except SystemExit as exc:
+        rc = exc.code
+    out = capsys.readouterr()
+    return rc, out.out + out.err + ("" if isinstance(rc, int) else str(rc))
+
+
+def test_verify_shipped_fails_without_a_manifest(tmp_path, monkeypatch, capsys):
+    root = _shipped_copy(tmp_path)
+    (root / "full" / "MANIFEST.json").unlink()
+    with pytest.raises(InputError, match="MANIFEST.json: missing"):
+        shipped.verify("full", root)
+    rc, text = _verify_cli(root, monkeypatch, capsys)
+    assert rc not in (0, None) and "MANIFEST.json: missing" in text and "every file as shipped" not in text
+
+
+def test_verify_shipped_fails_on_an_unreadable_manifest(tmp_path):
+    root = _shipped_copy(tmp_path)
+    (root / "full" / "MANIFEST.json").write_text("{not json")
+    with pytest.raises(InputError, match="unreadable manifest"):
+        shipped.verify("full", root)
+    (root / "full" / "MANIFEST.json").write_text('{"studies": []}')
+    with pytest.raises(InputError, match="unreadable manifest"):
+        shipped.verify("full", root)
+
+
+def test_a_study_dropped_from_the_manifest_and_then_edited_is_caught(tmp_path):
+    root = _shipped_copy(tmp_path)
+    m = json.loads((root / "full" / "MANIFEST.json").read_text())
+    del m["studies"]["02-thresholds"]
+    m["checksum"] = shipped.checksum(m)            # even with the checksum redone
+    (root / "full" / "MANIFEST.json").write_text(json.dumps(m))
+    (root / "full" / "02-thresholds" / "findings.json").write_text("{}")
+    problems = "\n".join(shipped.verify("full", root))
+    assert "02-thresholds/findings.json: not in MANIFEST.json" in problems
+    assert "02-thresholds/numbers.json: not in MANIFEST.json" in problems
+
+
+def test_an_edited_benchmark_json_is_caught(tmp_path, monkeypatch, capsys):
+    root = _shipped_copy(tmp_path)
+    bench = sorted((root / "full").glob("bench-profile-*.json"))
+    assert bench
+    bench[0].write_text(bench[0].read_text().replace("1", "2", 1))
+    problems = "\n".join(shipped.verify("full", root))
+    assert f"{bench[0].name}: differs from what was shipped" in problems
+    rc, text = _verify_cli(root, monkeypatch, capsys)
+    assert rc == 1 and "differs" in text
+
+
+def test_a_stray_file_and_an_edited_manifest_are_caught(tmp_path):
+    root = _shipped_copy(tmp_path)
+    (root / "full" / "notes.txt").write_text("x")
+    (root / "full" / "01-policy-comparison" / "tables" / "extra.csv").write_text("x")
+    problems = "\n".join(shipped.verify("full", root))
+    assert "full/notes.txt: not in MANIFEST.json" in problems and "extra.csv: not in MANIFEST.json" in problems
+    p = root / "full" / "MANIFEST.json"
+    m = json.loads(p.read_text())
+    m["studies"]["00-traces"]["wall_s"] = 1.0      # an entry edited by hand, checksum left as it was
+    p.write_text(json.dumps(m))
+    assert any("checksum does not match" in x for x in shipped.verify("full", root))
+
+
+def test_migrate_lists_the_bench_files_and_refuses_to_bless_an_edit(tmp_path):
+    root = _shipped_copy(tmp_path)
+    p = root / "full" / "MANIFEST.json"
+    m = json.loads(p.read_text())
+    for k in ("checksum", "files", "format"):
+        m.pop(k)
+    p.write_text(json.dumps(m))                    # format 1, as shipped before issue 32
+    assert any("no checksum" in x for x in shipped.verify("full", root))
+    before = {f: f.read_bytes() for f in (root / "full").rglob("*") if f.is_file() and f.name != "MANIFEST.json"}
+    shipped.migrate("full", root, log=None)
+    assert shipped.verify("full", root) == []
+    assert {f: f.read_bytes() for f in before} == before      # only the manifest was written
+    assert sorted(json.loads(p.read_text())["files"]) == sorted(f.name for f in (root / "full").glob("bench-*.json"))
+    p.write_text(json.dumps(m))
+    (root / "full" / "05-energy" / "findings.json").write_text("{}")
+    with pytest.raises(InputError, match="not migrated"):
+        shipped.migrate("full", root, log=None)
+
+
+def test_ship_files_lists_a_benchmark_beside_the_studies(tmp_path):
+    root = _shipped_copy(tmp_path)
+    new = tmp_path / "bench-profile-new.json"
+    new.write_text("{}")
+    shipped.ship_files([new], "full", root, log=None)
+    assert shipped.verify("full", root) == []
+    with pytest.raises(InputError, match="not a file shipped beside"):
+        shipped.ship_files([tmp_path / "other.json"], "full", root, log=None)

@@ -36,6 +36,7 @@ overhead stays small next to simulation time.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -57,6 +58,7 @@ import numpy as np
 
 from . import __version__, paths
 from .errors import InputError
+from .files import naming, umask_mode
 
 SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
 #: A file to which campaigns (and the study driver) append progress lines:
@@ -557,8 +559,10 @@ class Cache:
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".", suffix=".tmp.npz")
         os.close(fd)
         try:
-            np.savez(tmp, **arrays)
-            os.replace(tmp, p)
+            with naming(p):
+                np.savez(tmp, **arrays)
+                umask_mode(tmp)
+                os.replace(tmp, p)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -614,12 +618,32 @@ def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> tuple[list[tuple[str
 
     from .sim import jobs_simulated
 
+    from .errors import SchedlabError
+
     f = _import_cell(cell)
     before = jobs_simulated()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CleaningWarning)
-        results = [(key, f(params)) for key, params in batch]
+        try:
+            results = [(key, f(params)) for key, params in batch]
+        except SchedlabError as exc:
+            # Returned, not raised: dask would log "Compute Failed" with the
+            # worker's traceback before the driver says the one line a local
+            # run says (CellFailed.raise_ below).  Other exceptions are bugs:
+            # their tracebacks stay.
+            return CellFailed(exc), jobs_simulated() - before
     return results, jobs_simulated() - before
+
+
+class CellFailed:
+    """A cell's :class:`~schedlab.errors.SchedlabError`, carried back from a
+    worker as a result; the driver raises it as a local run would."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def raise_(self):
+        raise self.error.with_traceback(None) from None
 
 
 def _batches(items: list, n_workers: int, batch: int | None) -> list[list]:
@@ -649,15 +673,44 @@ class _Progress:
             self.bar.close()
 
 
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """While the local cluster starts its worker processes: SIGINT ignored,
+    a disposition they inherit, so that Ctrl-C (sent by the terminal to the
+    whole process group) reaches only this process, which stops the cluster
+    and says in one line what the cache keeps -- not one traceback per
+    worker.  Only from the main thread (where signals are handled)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def local_cluster(n: int):
+    """A local dask cluster of ``n`` single-threaded worker processes that
+    leave Ctrl-C to this process, and log only errors."""
+    from dask.distributed import LocalCluster
+
+    with _workers_ignore_ctrl_c():
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                            silence_logs=40)
+
+
 def _client(scheduler: str | None, workers: int | None):
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     address = scheduler or os.environ.get(SCHEDULER_ENV)
     if address:
         return Client(address), None
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                           silence_logs=40)
+    cluster = local_cluster(n)
     return Client(cluster), cluster
 
 
@@ -718,6 +771,8 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
             try:
                 for fut in as_completed(futures):
                     results, jobs = fut.result()
+                    if isinstance(results, CellFailed):
+                        results.raise_()
                     n_jobs += jobs
                     for key, res in results:
                         cache.put(key, res)
@@ -771,9 +826,7 @@ class Runner:
         if self.scheduler:
             return self.scheduler
         if self.cluster is None:
-            from dask.distributed import LocalCluster
-            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=":0", silence_logs=40)
+            self.cluster = local_cluster(self.workers)
             if self.log is not None:
                 self.log(f"local dask cluster: {self.workers} worker(s)")
         return self.cluster.scheduler_address

@@ -12,6 +12,18 @@ claims, report every violation with the job ids:
 ``overran``
     a job runs longer than its requested time (a job killed at p~ runs
     exactly p~);
+``wider-than-m``
+    a job asks for more processors than the machine has (the EASY replay
+    is then not run: no pass can start it);
+``shared-processors``
+    a processor allocated to two jobs running at the same time (Batsim's
+    ``allocated_resources``);
+``allocation-size``
+    an allocation whose size differs from the processors the job asked
+    for, or that names processors beyond ``m`` (ids ``0 .. m-1``);
+``execution-time``
+    Batsim's ``execution_time`` is not finite or differs from
+    ``finish_time - starting_time`` (by more than 1e-6 s relative);
 
 and, when a policy is given (``csrc/SEMANTICS.md``, "One pass"), the EASY
 rules at every pass.  The checker *replays* the schedule: at every instant
@@ -67,8 +79,8 @@ from .jobs import POLICIES, Policy, as_policy
 __all__ = ["KINDS", "Violation", "CheckResult", "PassDecision", "check", "check_file", "explain", "passes"]
 
 #: Every kind of violation, in report order.
-KINDS = ("start-before-submit", "over-capacity", "overran", "delayed-reservation", "not-started",
-         "out-of-order", "no-pass")
+KINDS = ("start-before-submit", "over-capacity", "overran", "wider-than-m", "shared-processors",
+         "allocation-size", "execution-time", "delayed-reservation", "not-started", "out-of-order", "no-pass")
 _STATIC = {"FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF", "SRF", "LRF"}
 _DYNAMIC = {"SEXP", "LEXP", "WFP"}
 ESTIMATES = ("requested", "actual")
@@ -97,6 +109,7 @@ class CheckResult:
     passes: int = 0
     violations: list[Violation] = field(default_factory=list)
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -118,6 +131,7 @@ class CheckResult:
             what += f" T={self.policy.threshold}s"
         head = (f"{self.source}: {self.n_jobs} jobs, m = {self.m}, {what}, estimate {self.estimate}, "
                 f"{self.passes} passes replayed in {self.seconds:.2f} s")
+        head += "".join(f"\nnote: {note}" for note in self.notes)
         if self.ok:
             return head + "\nvalid: no violation"
         lines = [head, f"INVALID: {len(self.violations)} violation(s): "
@@ -187,6 +201,64 @@ def _basic(sf: ScheduleFile, m: int, out: list[Violation]) -> None:
                              f"{peak} processors busy (m = {m}) from {_t(t0)} to {_t(t1)}; the jobs running at "
                              f"{_t(t0)} are named"))
         k = k2 + 1
+
+
+def _allocations(sf: ScheduleFile, m: int, out: list[Violation]) -> None:
+    """Batsim's allocated_resources: the size of each allocation, its
+    processors within the machine, no processor held by two jobs at once."""
+    from sortedcontainers import SortedList as _Sorted
+
+    from .formats import intervals as iv
+
+    alloc = sf.allocated
+    for i in range(sf.n):
+        got = iv.size(alloc[i])
+        if got != sf.procs[i]:
+            out.append(Violation("allocation-size", sf.start[i], (sf.ids[i],),
+                                 f"allocated {got} processors ({iv.to_string(alloc[i]) or 'none'}), asked for "
+                                 f"{sf.procs[i]}"))
+        elif alloc[i] and alloc[i][-1][1] >= m:
+            out.append(Violation("allocation-size", sf.start[i], (sf.ids[i],),
+                                 f"allocated {iv.to_string(alloc[i])}: processors beyond the machine's 0-{m - 1}"))
+    # sweep in time: busy intervals (a, b, job) of the running jobs; ends before starts at one instant
+    pos = np.flatnonzero(sf.end > sf.start)
+    events = sorted([(sf.end[i], 0, i) for i in pos] + [(sf.start[i], 1, i) for i in pos])
+    busy = _Sorted()
+    longest = 0
+    reported = set()
+    for t, kind, i in events:
+        if kind == 0:
+            for a, b in alloc[i]:
+                busy.discard((a, b, i))
+            continue
+        for a, b in alloc[i]:
+            k = busy.bisect_left((a - longest, -1, -1))
+            while k < len(busy) and busy[k][0] <= b:
+                a2, b2, j = busy[k]
+                if b2 >= a and (j, i) not in reported:
+                    reported.add((j, i))
+                    lo, hi = max(a, a2), min(b, b2)
+                    out.append(Violation("shared-processors", t, (sf.ids[j], sf.ids[i]),
+                                         f"processors {lo if lo == hi else f'{lo}-{hi}'} held by job {sf.ids[j]} "
+                                         f"(from {_t(sf.start[j])} to {_t(sf.end[j])}) are allocated to job "
+                                         f"{sf.ids[i]} at {_t(t)}"))
+                k += 1
+        for a, b in alloc[i]:
+            busy.add((a, b, i))
+            longest = max(longest, b - a)
+
+
+def _execution(sf: ScheduleFile, out: list[Violation]) -> None:
+    ex = sf.execution
+    span = sf.end - sf.start
+    for i in range(sf.n):
+        if not np.isfinite(ex[i]):
+            out.append(Violation("execution-time", sf.start[i], (sf.ids[i],),
+                                 f"execution_time {ex[i]:g} is not finite (finish - start = {_t(span[i])})"))
+        elif abs(ex[i] - span[i]) > 1e-6 * max(1.0, abs(span[i])):
+            out.append(Violation("execution-time", sf.start[i], (sf.ids[i],),
+                                 f"execution_time {_t(ex[i])} differs from finish_time - starting_time = "
+                                 f"{_t(span[i])}"))
 
 
 # --------------------------------------------------------------- the replay --
@@ -515,15 +587,22 @@ def check(schedule, m: int | None = None, policy=None, threshold=None, estimate:
     m = int(m)
     if m < 1:
         raise InputError(f"check: machine size m={m} must be positive")
-    big = np.flatnonzero(sf.procs > m)
-    if big.size:
-        i = int(big[0])
-        raise InputError(f"{sf.where(i)}: needs {sf.procs[i]} processors, more than m = {m} "
-                         f"({big.size} job(s))")
+    if sf.n == 0:
+        raise InputError(f"{sf.source}: no job: an empty schedule cannot be vouched for")
     pol = None if policy is None else as_policy(policy, threshold, threshold_backfill)
     res = CheckResult(sf.source, m, pol, estimate, int((~sf.killed_run).sum()))
+    big = np.flatnonzero(sf.procs > m)
+    for i in big:
+        res.violations.append(Violation("wider-than-m", sf.start[i], (sf.ids[i],),
+                                        f"needs {sf.procs[i]} processors, the machine has m = {m}"))
     _basic(sf, m, res.violations)
-    if pol is not None:
+    if sf.allocated is not None:
+        _allocations(sf, m, res.violations)
+    if sf.execution is not None:
+        _execution(sf, res.violations)
+    if pol is not None and big.size:
+        res.notes.append(f"the EASY replay was not run: {big.size} job(s) wider than m")
+    elif pol is not None:
         rp = _Replay(sf, m, pol, estimate)
         rp.run()
         res.violations += rp.violations

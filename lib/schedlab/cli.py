@@ -5,7 +5,7 @@
                             [--overrun kill|drop] [-m M|peak] [--request CHOICE]
                             [-o OUT [--format swf|batsim-csv]]
     schedlab traces list | info NAME|PATH | verify
-    schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S]
+    schedlab traces import FILE --format sacct|sacct-json|batsim -o out.swf [--max-procs M] [--salt S] [--duplicates keep-first]
     schedlab traces export NAME|PATH --format batsim -o workload.json
     schedlab traces fetch NAME... | --all [--dest DIR] [--url URL]
     schedlab check SCHEDULE [-m M] [--policy EASY-P_R-P_B [--threshold T]] [--estimate requested|actual]
@@ -54,6 +54,25 @@ def _load_jobs(args):
 def workload_machine(text):
     from . import workload
     return workload.machine_choice(text)
+
+
+def machine_arg(text):
+    """argparse type of every integer machine size (-m, --max-procs): the
+    one parser, :func:`schedlab.workload.machine_size`."""
+    from . import workload
+    try:
+        return workload.machine_size(text)
+    except SchedlabError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def machine_or_choice_arg(text):
+    """argparse type of simulate's -m: a size or header/peak/auto."""
+    from . import workload
+    try:
+        return workload.machine_choice(text)
+    except SchedlabError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cmd_simulate(args) -> int:
@@ -180,7 +199,7 @@ def _import_trace(args) -> int:
     if os.path.exists(args.output) and not args.force:
         raise SchedlabError(f"{args.output}: exists; give --force to replace it")
     result = importers.write(args.file, args.output, args.format, max_procs=args.max_procs, salt=args.salt,
-                             tz=args.tz, installation=args.installation)
+                             tz=args.tz, installation=args.installation, duplicates=args.duplicates)
     print(result.report)
     print(f"wrote {args.output} ({result.n} jobs)")
     return 0
@@ -235,6 +254,8 @@ def _settings(items) -> dict:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
             raise SchedlabError(f"--set {item!r}: expected key=value")
+        if key.strip() in out:
+            raise SchedlabError(f"--set {item!r}: {key.strip()} given twice; give each parameter once")
         try:
             out[key.strip()] = yaml.safe_load(text) if text.strip() else None
         except yaml.YAMLError:
@@ -301,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--estimate", default="requested", choices=["requested", "actual"])
     s.add_argument("--overrun", default="kill", choices=["kill", "drop"],
                    help="jobs with p > p~: killed at p~ (default) or dropped when cleaning")
-    s.add_argument("-m", default=None, help="machine size: a number, or header, peak (the log's peak "
+    s.add_argument("-m", type=machine_or_choice_arg, default=None, help="machine size: a number, or header, peak (the log's peak "
                    "concurrent allocation) or auto (default: registry / header MaxProcs, else peak)")
     s.add_argument("--request", default=None, help="jobs without a requested time: auto (default), drop, runtime, "
                    "runtime*K, user-max, partition-max or limit:SECONDS")
@@ -345,19 +366,22 @@ def build_parser() -> argparse.ArgumentParser:
     tim.add_argument("file", help="the accounting file")
     tim.add_argument("--format", required=True, choices=["sacct", "sacct-json", "batsim"])
     tim.add_argument("-o", "--output", required=True, help="the SWF file to write (.gz/.bz2/.xz compress it)")
-    tim.add_argument("--max-procs", type=int, default=None,
+    tim.add_argument("--max-procs", type=machine_arg, default=None,
                      help="the machine's processors (MaxProcs in the header; sacct does not record it)")
     tim.add_argument("--salt", default=None, help="number users/groups/partitions by a salted hash "
                      "(shareable: the numbers cannot be traced back without the salt)")
     tim.add_argument("--tz", default="UTC", help="time zone of sacct's times (IANA name, default UTC)")
     tim.add_argument("--installation", default=None, help="the machine's name for the header")
+    tim.add_argument("--duplicates", default="refuse", choices=["refuse", "keep-first"],
+                     help="repeated records (the same job id and step): refuse the file (default) or keep the "
+                          "first of each and name the others in the report")
     tim.add_argument("--force", action="store_true", help="replace the output if it exists")
     tex = ta.add_parser("export", help="write a trace as a Batsim workload JSON (walltime = requested time, "
                         "delay = runtime)")
     tex.add_argument("name", help="registry name or path to an SWF file")
     tex.add_argument("--format", required=True, choices=["batsim"])
     tex.add_argument("-o", "--output", required=True, help="the JSON file to write")
-    tex.add_argument("-m", type=int, default=None, help="nb_res (default: registry / header MaxProcs)")
+    tex.add_argument("-m", type=machine_arg, default=None, help="nb_res (default: registry / header MaxProcs)")
     ck = sub.add_parser("check", help="check a schedule (SWF with waits or Batsim jobs.csv) against EASY-P_R-P_B",
                         description="Report every violation of a schedule with its job ids: a start before "
                                     "submission, more than m processors busy, a job running past its requested "
@@ -366,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "a start EASY does not make).  Exit status 0 only for a valid schedule, 1 "
                                     "for violations, 2 for unreadable input.")
     ck.add_argument("schedule", help="SWF file with waits (e.g. simulate -o) or Batsim's jobs.csv")
-    ck.add_argument("-m", type=int, default=None, help="machine size (default: the SWF header's MaxProcs)")
+    ck.add_argument("-m", type=machine_arg, default=None, help="machine size (default: the SWF header's MaxProcs)")
     ck.add_argument("--policy", default=None, help="the policy the schedule claims, EASY-<P_R>-<P_B> "
                     "(default: only the checks that need no policy)")
     ck.add_argument("--threshold", default=None, help="its waiting-time threshold, e.g. 20h (default none)")
@@ -407,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
     ad.add_argument("log", help="the log: an SWF file, a registry name, PATH?request=...&m=..., or a site "
                                 "accounting file with --format")
     ad.add_argument("--format", default="swf", help="swf (default), sacct, sacct-json or batsim (imported first)")
-    ad.add_argument("-m", type=int, default=None, help="machine size (processors)")
+    ad.add_argument("-m", type=machine_arg, default=None, help="machine size (processors)")
     ad.add_argument("--objective", default="avgwait", help="avgwait (default), bsld or ppbsld")
     ad.add_argument("--max-wait-risk", default=None, metavar="X",
                     help="largest accepted ratio of the mean weekly MaxWait to EASY-FCFS-FCFS's, e.g. 1.5")
@@ -447,6 +471,17 @@ def os_error_line(e: OSError) -> str:
     return f"{where}: {reason}" if where else reason
 
 
+def interrupted_line(args) -> str:
+    """What Ctrl-C leaves: for the commands that cache their cells, where
+    the cells computed so far are kept and how to resume."""
+    if getattr(args, "func", None) in (cmd_campaign, cmd_study, cmd_advise):
+        from . import paths
+        cache = getattr(args, "cache", None) or paths.relative(paths.RESULTS / "cache")
+        return (f"schedlab: interrupted: the cells computed so far are kept in the cache ({cache}); "
+                "run the same command again to resume from them")
+    return "schedlab: interrupted: nothing was written"
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -457,6 +492,9 @@ def main(argv=None) -> int:
     except OSError as e:   # a missing file, a read-only directory, a full disk: one line, no traceback
         print(f"schedlab: error: {os_error_line(e)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:   # Ctrl-C: one line, the shell's status for SIGINT
+        print(f"\n{interrupted_line(args)}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

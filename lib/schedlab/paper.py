@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__, paths
+from .files import naming, umask_mode
 
 STEM = re.compile(r"^\d+-(?P<study>[a-z0-9_-]+)$")
 
@@ -74,6 +75,7 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
             numbers["meta"]["sources"][study] = {"from": "run", "profile": profile}
         dest = gen / study
         tmp = Path(tempfile.mkdtemp(dir=paper_dir, prefix=".gen-"))
+        umask_mode(tmp, directory=True)
         for sub, pattern in (("figures", "*.png"), ("tables", "*.csv")):
             (tmp / sub).mkdir()
             for f in sorted((study_dir / sub).glob(pattern)):
@@ -93,8 +95,9 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
             numbers["quick_check"] = {"profile": profile, "counts": counts,
                                       "total": {s: sum(c[s] for c in counts.values()) for s in shipped.STATUSES}}
     fd, tmp = tempfile.mkstemp(dir=paper_dir, prefix=".numbers.", suffix=".json")
-    with os.fdopen(fd, "w") as f:
+    with naming(paper_dir / "numbers.json"), os.fdopen(fd, "w") as f:
         json.dump(numbers, f, indent=1, default=str)
+    umask_mode(tmp)
     os.replace(tmp, paper_dir / "numbers.json")
     return numbers
 
@@ -107,6 +110,7 @@ def compile_pdf(paper_dir: Path, output: Path | None = None) -> Path:
     os.close(fd)
     try:
         typst.compile(str(paper_dir / "paper.typ"), output=tmp, root=str(paper_dir))
+        umask_mode(tmp)
         os.replace(tmp, output)
     finally:
         if os.path.exists(tmp):

@@ -32,6 +32,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from .files import naming
 
 
 def _choose_backend() -> None:
@@ -136,7 +137,7 @@ def figure(width: float = 6.5, height: float = 4.0, **kw) -> Figure:
 def _save_one(fig: Figure, path: Path, fmt: str) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with naming(path), os.fdopen(fd, "wb") as fh:
             # No creation dates or software versions: the bytes depend on the
             # figure only.
             metadata = {"CreationDate": None, "Producer": None} if fmt == "pdf" else {"Software": None}

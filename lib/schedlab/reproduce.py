@@ -12,7 +12,9 @@
 Usage: ``python -m schedlab.reproduce [all|baseline|notebook [STEM ...]|paper]
 [--profile quick|full] [--from shipped|run]``; ``ship [STEM ...] --profile full``
 copies a finished full run's small products into ``shipped/full/``
-(:mod:`schedlab.shipped`), ``verify-shipped`` checks them; or ``traces LOG [LOG ...] [--studies a,b]``: every
+(:mod:`schedlab.shipped`), ``verify-shipped`` checks every file under it
+(``migrate-shipped``: a format-1 manifest to format 2; ``ship-files F ...``:
+benchmark JSONs beside the studies); or ``traces LOG [LOG ...] [--studies a,b]``: every
 trace-based study on the user's logs with a one-page report
 (:mod:`schedlab.trace_report`, ``make reproduce TRACES="..."``); the Makefile runs the notebooks as separate targets
 so that ``make -j`` runs independent studies in parallel.
@@ -32,6 +34,7 @@ from pathlib import Path
 
 from . import __version__, paths, sim, traces, workload
 from .errors import InputError
+from .files import naming, umask_mode
 
 PROFILES = ("quick", "full")
 #: The Jupyter kernel every notebook names and runs in: this environment,
@@ -68,8 +71,9 @@ def _atomic_path(path: Path) -> str:
 
 def write_json_atomic(path: Path, obj) -> None:
     tmp = _atomic_path(path)
-    with open(tmp, "w") as f:
+    with naming(path), open(tmp, "w") as f:
         json.dump(obj, f, indent=2)
+    umask_mode(tmp)
     os.replace(tmp, path)
 
 
@@ -230,7 +234,8 @@ def notebooks() -> list[Path]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("action", nargs="?", default="all",
-                    choices=["all", "baseline", "notebook", "paper", "traces", "ship", "verify-shipped"])
+                    choices=["all", "baseline", "notebook", "paper", "traces", "ship", "ship-files", "verify-shipped",
+                             "migrate-shipped"])
     ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all); for 'traces', the "
                                              "user's logs (SWF paths, registry names or PATH?request=..&m=..)")
     ap.add_argument("--studies", default=None,
@@ -242,11 +247,17 @@ def main(argv=None) -> int:
                          "against them), or from this run's results only")
     args = ap.parse_args(argv)
     t0 = time.time()
-    if args.action in ("ship", "verify-shipped"):
+    if args.action in ("ship", "ship-files", "verify-shipped", "migrate-shipped"):
         from . import shipped
         try:
             if args.action == "ship":
                 shipped.ship(args.stems or None, profile=args.profile if args.profile != "quick" else "full")
+            elif args.action == "ship-files":
+                if not args.stems:
+                    raise InputError("give the files, e.g. results/bench/bench-profile-x.json")
+                shipped.ship_files(args.stems)
+            elif args.action == "migrate-shipped":
+                shipped.migrate("full")
             problems = shipped.verify("full")
         except InputError as exc:
             raise SystemExit(f"reproduce {args.action}: {exc}") from None

@@ -7,7 +7,15 @@ datasets: ``numbers.json`` (with its provenance: commit, parameters, inputs
 and checksums, timing), ``findings.json``, ``parameters.json``,
 ``tables/*.csv`` (the scorecard among them) and ``figures/*.png``.
 ``shipped/<profile>/MANIFEST.json`` gives each file's sha256 and, per study,
-the commit it ran at and its wall time; :func:`verify` checks them.
+the commit it ran at and its wall time; the files beside the studies (the
+benchmark JSONs ``bench-profile-*.json``) are in its ``files``, and its
+``checksum`` is the sha256 of its entries (everything else in it, as
+canonical JSON), so an edit of the manifest by hand shows.  :func:`verify`
+vouches for the whole folder: a missing or unreadable manifest, a manifest
+whose checksum fails, a file missing or altered, and any file under the
+folder that the manifest does not list (a study dropped from it, a stray
+file) are each a problem.  :func:`migrate` brings a manifest of format 1
+(no checksum, no ``files``) to format 2, after checking its studies.
 
 * :func:`ship` copies a finished run in (``python -m schedlab.reproduce ship
   [STEM ...] --profile full``), one study at a time if need be;
@@ -31,6 +39,7 @@ from pathlib import Path
 
 from . import paths
 from .errors import InputError
+from .files import umask_mode
 
 SHIPPED = paths.ROOT / "shipped"
 MANIFEST = "MANIFEST.json"
@@ -57,23 +66,75 @@ def _files(study_dir: Path) -> list[Path]:
     return out
 
 
-def read_manifest(profile: str = "full", root: Path | None = None) -> dict:
+#: the manifest's format: 2 adds ``files`` (beside the studies) and ``checksum``
+FORMAT = 2
+#: files beside the studies that the manifest lists (relative globs)
+EXTRAS = ("bench-profile-*.json",)
+
+
+def read_manifest(profile: str = "full", root: Path | None = None, *, missing_ok: bool = True) -> dict:
+    """The manifest of ``shipped/<profile>/``; an empty one when there is
+    none and ``missing_ok`` (shipping a first study), else InputError."""
     p = folder(profile, root) / MANIFEST
     if not p.exists():
+        if not missing_ok:
+            raise InputError(f"{paths.relative(p)}: missing: nothing in {paths.relative(p.parent)} can be vouched for")
         return {"profile": profile, "studies": {}}
     try:
-        return json.loads(p.read_text())
+        manifest = json.loads(p.read_text())
     except (OSError, ValueError) as exc:
         raise InputError(f"{paths.relative(p)}: unreadable manifest ({exc})") from exc
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("studies", {}), dict) \
+            or not isinstance(manifest.get("files", {}), dict) \
+            or not all(isinstance(e, dict) and isinstance(e.get("files", {}), dict)
+                       for e in manifest.get("studies", {}).values()):
+        raise InputError(f"{paths.relative(p)}: unreadable manifest (not an object with 'studies' of 'files')")
+    return manifest
+
+
+def checksum(manifest: dict) -> str:
+    """The sha256 of a manifest's entries: everything but ``checksum``, as
+    canonical JSON (sorted keys, no spaces)."""
+    body = {k: v for k, v in manifest.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _write_manifest(manifest: dict, profile: str, root: Path | None) -> None:
     p = folder(profile, root) / MANIFEST
+    manifest = dict(manifest, format=FORMAT)
+    manifest.setdefault("files", {})
+    manifest["checksum"] = checksum(manifest)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".manifest.", suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
+    umask_mode(tmp)
     os.replace(tmp, p)
+
+
+def _extras(base: Path) -> list[Path]:
+    return sorted({p for pattern in EXTRAS for p in base.glob(pattern) if p.is_file()})
+
+
+def migrate(profile: str = "full", root: Path | None = None, log=print) -> dict:
+    """Rewrite a format-1 manifest as format 2: the files beside the studies
+    (:data:`EXTRAS`) listed with their sha256, and the checksum.  Refused
+    when the studies do not verify as they are (migrating must not bless an
+    edit).  Nothing but the manifest is written."""
+    base = folder(profile, root)
+    manifest = read_manifest(profile, root, missing_ok=False)
+    if manifest.get("format") == FORMAT:
+        raise InputError(f"{paths.relative(base / MANIFEST)}: already format {FORMAT}")
+    problems = [p for p in verify(profile, root, _migrating=True)]
+    if problems:
+        raise InputError(f"{paths.relative(base / MANIFEST)}: not migrated, the studies do not verify:\n  "
+                         + "\n  ".join(problems))
+    manifest["files"] = {p.name: _sha256(p) for p in _extras(base)}
+    _write_manifest(manifest, profile, root)
+    if log:
+        log(f"{paths.relative(base / MANIFEST)}: format {FORMAT}, {len(manifest['files'])} files beside the "
+            f"studies listed ({', '.join(manifest['files'])}), checksum written")
+    return read_manifest(profile, root)
 
 
 def ship(stems=None, profile: str = "full", results: Path | None = None, root: Path | None = None,
@@ -103,6 +164,7 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
         if prov.get("profile") not in (None, profile):
             raise InputError(f"{paths.relative(nfile)}: a {prov.get('profile')} run, not {profile}")
         tmp = Path(tempfile.mkdtemp(dir=dest_root, prefix=f".{e.stem}."))
+        umask_mode(tmp, directory=True)
         files = {}
         for f in _files(src):
             rel = f.relative_to(src).as_posix()
@@ -128,25 +190,78 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
     return shipped
 
 
-def verify(profile: str = "full", root: Path | None = None) -> list[str]:
-    """Problems of the shipped results: a file missing, altered or not in the
-    manifest.  Empty when every shipped file is what was shipped."""
+def verify(profile: str = "full", root: Path | None = None, *, _migrating: bool = False) -> list[str]:
+    """Problems of the shipped results: the manifest missing or unreadable
+    (InputError), its checksum failing, a file missing, altered, or anywhere
+    under the folder without being in the manifest.  Empty when every file
+    under ``shipped/<profile>/`` is what was shipped."""
     base = folder(profile, root)
-    manifest = read_manifest(profile, root)
+    manifest = read_manifest(profile, root, missing_ok=False)
+    rel_manifest = paths.relative(base / MANIFEST)
     problems = []
+    if not _migrating:
+        if "checksum" not in manifest:
+            problems.append(f"{rel_manifest}: no checksum (format {manifest.get('format', 1)}): migrate it with "
+                            "python -m schedlab.reproduce migrate-shipped")
+        elif manifest["checksum"] != checksum(manifest):
+            problems.append(f"{rel_manifest}: its checksum does not match its entries (the manifest was edited)")
+    if not manifest.get("studies"):
+        problems.append(f"{rel_manifest}: lists no study")
+    known = {base / MANIFEST}
+    for rel, digest in sorted(manifest.get("files", {}).items()):
+        p = base / rel
+        if "/" in rel or rel.startswith("."):
+            problems.append(f"{rel_manifest}: files: {rel!r} is not a file beside the studies")
+            continue
+        known.add(p)
+        if not p.exists():
+            problems.append(f"{paths.relative(p)}: missing")
+        elif _sha256(p) != digest:
+            problems.append(f"{paths.relative(p)}: differs from what was shipped (sha256)")
+    if _migrating:
+        known.update(_extras(base))
     for stem, entry in sorted(manifest.get("studies", {}).items()):
         d = base / stem
         listed = entry.get("files", {})
         for rel, digest in sorted(listed.items()):
             p = d / rel
+            if ".." in Path(rel).parts or Path(rel).is_absolute():
+                problems.append(f"{rel_manifest}: studies: {stem}: {rel!r} is outside the study's folder")
+                continue
             if not p.exists():
                 problems.append(f"{paths.relative(p)}: missing")
             elif _sha256(p) != digest:
                 problems.append(f"{paths.relative(p)}: differs from what was shipped (sha256)")
-        for p in _files(d):
-            if p.relative_to(d).as_posix() not in listed:
+            known.add(p)
+    if base.is_dir():
+        for p in sorted(base.rglob("*")):
+            if p.is_file() and p not in known:
                 problems.append(f"{paths.relative(p)}: not in {MANIFEST}")
     return problems
+
+
+def ship_files(files, profile: str = "full", root: Path | None = None, log=print) -> list[str]:
+    """Copy files that go beside the studies (:data:`EXTRAS`: the benchmark
+    JSONs of bench/bench_profile.py) into ``shipped/<profile>/`` and list
+    them in the manifest with their sha256."""
+    import fnmatch
+
+    base = folder(profile, root)
+    manifest = read_manifest(profile, root, missing_ok=False)
+    names = []
+    for f in map(Path, files):
+        if not any(fnmatch.fnmatch(f.name, pattern) for pattern in EXTRAS):
+            raise InputError(f"{f}: not a file shipped beside the studies ({', '.join(EXTRAS)})")
+        if not f.is_file():
+            raise InputError(f"{f}: no such file")
+        if f.resolve() != (base / f.name).resolve():
+            shutil.copyfile(f, base / f.name)
+        manifest.setdefault("files", {})[f.name] = _sha256(base / f.name)
+        names.append(f.name)
+        if log:
+            log(f"shipped {f.name} into {paths.relative(base)}")
+    _write_manifest(manifest, profile, root)
+    return names
 
 
 def sources(profile: str, results: Path, use_shipped: bool = True, root: Path | None = None) -> dict[str, tuple[Path, str]]:

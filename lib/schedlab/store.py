@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from .files import naming, umask_mode
 
 
 @dataclass(frozen=True)
@@ -194,9 +195,11 @@ def write_dataset(ds, path) -> Path:
     os.close(fd)
     try:
         try:
-            ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+            with naming(path):
+                ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
         except RuntimeError as exc:   # netCDF4 reports a failed write (full disk ...) as "NetCDF: HDF error"
             raise OSError(errno.EIO, f"cannot write netCDF ({exc})", str(path)) from exc
+        umask_mode(tmp)          # mkstemp's 0600 would otherwise stay: the mode a plain open() gives
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -500,6 +500,13 @@ def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_d
 
 # --------------------------------------------------------- notebook cells --
 
+def _papermill_comment(text: str) -> str:
+    """A help text papermill can read beside its assignment: its parameter
+    inspection skips any line with a second '=' (then warns "Unable to parse
+    line" and "Passed unknown parameter" on every run), so '=' reads 'is'."""
+    return text.replace(" = ", " is ").replace("=", " is ")
+
+
 def parameters_cell(entry: Entry) -> str:
     """The parameters cell of a study's notebook, generated from its Params
     and its quick profile: "Run All" in JupyterLab runs the quick profile
@@ -515,7 +522,7 @@ def parameters_cell(entry: Entry) -> str:
         v = values.get(f.name, defaults[f.name])
         v = plain(v)
         unit = f" [{f.metadata['unit']}]" if f.metadata.get("unit") else ""
-        lines.append(f"{f.name} = {v!r}  # {f.metadata.get('help', '')}{unit}".rstrip())
+        lines.append(f"{f.name} = {v!r}  # {_papermill_comment(f.metadata.get('help', ''))}{unit}".rstrip())
     lines += ["# where and how it runs (not the science):",
               "outdir = None  # None: results/<profile>/<NN-study>/ (results/custom/ for changed values)",
               "workers = None  # dask workers of the local cluster (None: all cores)",

@@ -280,6 +280,8 @@ def spec_options(query: str, where: str = "") -> dict:
         if not eq or key not in SPEC_KEYS:
             raise InputError(f"trace {where!r}: {part!r} is not a cleaning choice; "
                              f"a trace spec is PATH?key=value&... with keys {', '.join(SPEC_KEYS)}")
+        if key in out:
+            raise InputError(f"trace {where!r}: {key} given twice; give each cleaning choice once")
         try:
             out[key] = workload.request_choice(value) if key == "request" else workload.machine_choice(value)
         except InputError as exc:

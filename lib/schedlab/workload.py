@@ -81,20 +81,40 @@ def request_choice(value) -> str:
                      f"(e.g. runtime*2, limit:86400 or limit:24h), got {value!r}")
 
 
+#: The largest machine size the core simulates (its processor counts are int32).
+MAX_M = 2**31 - 1
+
+
 def machine_choice(value) -> str | int:
-    """``auto``, ``header``, ``peak`` or a machine size (a positive int)."""
+    """``auto``, ``header``, ``peak`` or a machine size (an int in 1 ..
+    :data:`MAX_M`): the one parser of a machine size, for every command
+    (``-m``, ``--max-procs``, a trace spec's ``?m=``, a study's settings)."""
+    number = None
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        if value >= 1:
-            return int(value)
+        number = int(value)
     elif isinstance(value, str):
         text = value.strip().lower()
         if text in MACHINE_CHOICES:
             return text
-        if text.isdigit() and int(text) >= 1:
-            return int(text)
+        if text.isascii() and text.isdigit():
+            number = int(text)
     elif value is None:
         return "auto"
-    raise InputError(f"machine: expected {', '.join(MACHINE_CHOICES)} or a positive integer, got {value!r}")
+    if number is not None and 1 <= number <= MAX_M:
+        return number
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    if number is not None and number > MAX_M:
+        raise InputError(f"machine: {shown} processors: more than the core simulates ({MAX_M})")
+    raise InputError(f"machine: expected {', '.join(MACHINE_CHOICES)} or a positive integer, got {shown}")
+
+
+def machine_size(value) -> int:
+    """A machine size given as a number (``schedlab check -m``,
+    ``--max-procs``): :func:`machine_choice`'s rules, no named choice."""
+    m = machine_choice(value)
+    if not isinstance(m, int):
+        raise InputError(f"machine: expected a positive integer here, got {value!r}")
+    return m
 
 
 @dataclass

@@ -69,6 +69,15 @@ def _risk(v, name):
     return check.number(v, name, 1.0)
 
 
+def _machine(v, name):
+    """The one machine-size parser (schedlab.workload.machine_size), naming the setting."""
+    from ..workload import machine_size
+    try:
+        return machine_size(v)
+    except InputError as exc:
+        raise InputError(f"{name}: {exc}") from None
+
+
 def _flag(v, name):
     if isinstance(v, bool):
         return v
@@ -97,7 +106,7 @@ class Settings(Params):
                               "site accounting file with format")
     format: str = param("swf", check=lambda v, n: check.choice(v, n, FORMATS),
                         help="the log's format: swf, or sacct / sacct-json / batsim (imported first)")
-    m: int | None = param(None, unit="processors", check=check.optional_integer,
+    m: int | None = param(None, unit="processors", check=lambda v, n: None if v is None else _machine(v, n),
                           help="machine size (None: the spec's, the registry's, the header's or the log's peak)")
     objective: str = param("avgwait", check=lambda v, n: check.choice(v, n, tuple(OBJECTIVES)),
                            help="what to minimise: avgwait, bsld (mean bounded slowdown) or ppbsld (per processor)")
@@ -231,6 +240,11 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
             ctx.log(f"WARNING {info.name}: {w}")
         if len(cleaned.jobs) < 2:
             raise InputError(f"{info.name}: {len(cleaned.jobs)} job(s) left after cleaning; nothing to advise on")
+        _enough_time(info.name, cleaned.jobs)
+        weeks_in_log = _log_weeks(cleaned.jobs)
+        few = page.too_few_weeks(weeks_in_log[1], weeks_in_log[2])
+        if few:
+            ctx.log(f"WARNING {info.name}: {few}")
         tp = validate(ThresholdsParams, {"traces": [spec], "sweep_traces": [], "weeks": s.weeks, "seed": s.seed,
                                          "threshold": s.threshold, "policies": list(s.policies), "fig5_trace": None,
                                          "thesis_traces": [], "overrun": "drop", "criterion": "mean"},
@@ -278,7 +292,6 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
                 detail.update({str(c): {k: det[k].sel(candidate=c).values for k in det.data_vars}
                                for c in det.candidate.values})
         detail = {c: detail[c] for c in keep}
-        weeks_in_log = _log_weeks(cleaned.jobs)
         adv = Advice(decision, s, spec, outdir, outdir / "report.html", {}, consistency, detail,
                      time.perf_counter() - t0)
         adv.numbers = page.numbers(adv, weeks_in_log, rep.record(), info)
@@ -361,6 +374,21 @@ def _slug(name: str) -> str:
     import re
 
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:80]
+
+
+def _enough_time(name: str, jobs) -> None:
+    """Refuse, before any campaign, a log whose halves cannot be resampled:
+    its jobs submitted at one instant (the split at the temporal midpoint
+    leaves the earlier half empty), or a half without a job."""
+    from .. import workload
+
+    train, test = workload.split(jobs)
+    span = float(jobs.submit.max() - jobs.submit.min())
+    if len(train) == 0 or len(test) == 0:
+        raise InputError(f"{name}: its {len(jobs)} jobs are submitted over {span:.0f} s, so the split at its temporal "
+                         f"midpoint leaves {len(train)} job(s) to learn on and {len(test)} held out: advise needs "
+                         "submissions spread over time (weeks; at least 10 source weeks per half for intervals to "
+                         "be trusted, a year is a good size)")
 
 
 def _log_weeks(jobs) -> tuple[float, float, float]:

@@ -300,7 +300,20 @@ def first_screen(adv) -> str:
     lines = [f"schedlab advise {adv.numbers.get('log', adv.trace)}: {UNITS[d.objective]}, {d.weeks} resampled weeks "
              f"per half, {len(d.rows)} candidates",
              *(f"  {label}: {text}" for label, text in _answer_lines(adv))]
+    few = too_few_weeks(adv.numbers.get("train_source_weeks"), adv.numbers.get("test_source_weeks"))
+    if few:
+        lines.append(f"  WARNING: {few}")
     return "\n".join(lines)
+
+
+def too_few_weeks(train, test) -> str | None:
+    """The terminal's (and the report's) warning when a half of the log has
+    fewer than :data:`ENOUGH_WEEKS` source weeks; None otherwise."""
+    if train is None or test is None or min(train, test) >= ENOUGH_WEEKS:
+        return None
+    return (f"the log has {train:.1f} source weeks to learn on and {test:.1f} held out, fewer than {ENOUGH_WEEKS} "
+            "in a half: too few for the intervals shown; treat every number as illustrative and collect a longer "
+            "log (a year is a good size)")
 
 
 def write(adv):

@@ -230,6 +230,9 @@ class ScheduleFile:
     allocated: list | None = None
     m: int | None = None
     backfilled: np.ndarray | None = field(default=None, repr=False)
+    #: Batsim's ``execution_time`` as written (NaN/inf kept) when the file
+    #: also gives ``finish_time``: the checker compares the two
+    execution: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -259,10 +262,18 @@ def read(path) -> ScheduleFile:
     ``job_id,``) or SWF with waits (anything else)."""
     path = Path(path)
     with open(path, "rb") as fh:
-        head = fh.read(64)
-    if head.lstrip(b"\xef\xbb\xbf").startswith(b"job_id,") or head.startswith(b'"job_id",'):
+        head = fh.read(4096)
+    if head.lstrip(b"\xef\xbb\xbf").startswith(b"job_id,") or head.startswith(b'"job_id",') or _csv_header(head):
         return read_batsim_csv(path)
     return read_swf_schedule(path)
+
+
+def _csv_header(head: bytes) -> bool:
+    """A first line of comma-separated Batsim column names (in any order,
+    some missing): a jobs.csv, whose reader says which column it lacks."""
+    first = head.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
+    names = {c.strip().strip('"') for c in first.split(",")}
+    return len(names & set(BATSIM_COLUMNS)) >= 2
 
 
 def read_swf_schedule(path) -> ScheduleFile:
@@ -316,6 +327,15 @@ def _number(text: str, where: str, name: str, allow_empty=False) -> float:
     return v
 
 
+def _any_number(text: str, where: str, name: str) -> float:
+    """A number that may be NaN or infinite (the checker judges it)."""
+    text = text.strip()
+    try:
+        return float(text) if text else np.nan
+    except ValueError:
+        raise InputError(f"{where}: field {name}: {text!r} is not a number") from None
+
+
 def read_batsim_csv(path) -> ScheduleFile:
     """Batsim's jobs.csv (any column order; ``job_id``, ``submission_time``,
     ``requested_number_of_resources``, ``requested_time``, ``final_state``,
@@ -336,7 +356,7 @@ def read_batsim_csv(path) -> ScheduleFile:
                 raise InputError(f"{path}:1: no column {name!r} (is it Batsim's jobs.csv?)")
         if "finish_time" not in col and "execution_time" not in col:
             raise InputError(f"{path}:1: no column finish_time nor execution_time")
-        ids, sub, st, en, q, req, state, lines, alloc, bf = [], [], [], [], [], [], [], [], [], []
+        ids, sub, st, en, q, req, state, lines, alloc, bf, ex = [], [], [], [], [], [], [], [], [], [], []
         has_alloc = "allocated_resources" in col
         has_meta = "metadata" in col
         for row in reader:
@@ -358,8 +378,11 @@ def read_batsim_csv(path) -> ScheduleFile:
             s = _number(get("starting_time"), where, "starting_time")
             if "finish_time" in col and get("finish_time").strip():
                 e = _number(get("finish_time"), where, "finish_time")
+                if "execution_time" in col:
+                    ex.append(_any_number(get("execution_time"), where, "execution_time"))
             else:
                 e = s + _number(get("execution_time"), where, "execution_time")
+                ex.append(e - s)
             n_res = _number(get("requested_number_of_resources"), where, "requested_number_of_resources")
             if n_res < 1 or n_res != int(n_res):
                 raise InputError(f"{where}: field requested_number_of_resources: {n_res!r} is not a positive "
@@ -396,4 +419,5 @@ def read_batsim_csv(path) -> ScheduleFile:
     return ScheduleFile(str(path), "batsim-csv", ids, order, np.array(sub, np.float64), start, end,
                         np.array(q, np.int64), np.array(req, np.float64), state_a == KILLED,
                         state_a == WALLTIME, np.array(lines, np.int64), alloc if has_alloc else None, None,
-                        np.array(bf, bool) if has_meta else None)
+                        np.array(bf, bool) if has_meta else None,
+                        np.array(ex, np.float64) if len(ex) == n and n else None)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -35,10 +36,76 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["FORMATS", "ConversionReport", "Converted", "convert", "NameMap"]
+__all__ = ["FORMATS", "DUPLICATES", "ConversionReport", "Converted", "convert", "NameMap", "bounded", "Duplicates"]
 
 #: The formats :func:`convert` reads.
 FORMATS = ("sacct", "sacct-json", "batsim")
+#: What :func:`convert` does with repeated records (the same job id and step):
+#: refuse the file (the default) or keep the first and name the others in the report.
+DUPLICATES = ("refuse", "keep-first")
+
+#: The SWF reader's integer bound (schedlab.swf: +-(2**63 - 1)).
+I64 = 2**63 - 1
+#: The latest instant a time field may take: 9999-12-31T23:59:59 UTC (the header's StartTime is a date).
+LAST_TIME = 253402300799
+
+
+def bounded(v, where: str, name: str, *, lo: int = 0, hi: int = I64, what: str = "an integer") -> int:
+    """``v`` (an int, or a float with an integral value) as an int in
+    ``[lo, hi]``, else :class:`InputError` naming ``where`` and the field:
+    the SWF reader's rules for types, NaN/inf and bounds."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{where}: field {name}: expected {what}, got {_shown(v)}")
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise InputError(f"{where}: field {name}: not finite ({v!r})")
+        if not v.is_integer():
+            raise InputError(f"{where}: field {name}: not an integer ({v!r})")
+    if not lo <= v <= hi:
+        side = f"below {lo}" if v < lo else f"above {hi}"
+        raise InputError(f"{where}: field {name}: out of range ({_shown(v)}, {side})")
+    return int(v)
+
+
+def _shown(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Duplicates:
+    """Records seen by key (job id and step): a repeated key is refused
+    (``policy="refuse"``) or skipped and named in the report (``"keep-first"``)."""
+
+    def __init__(self, policy: str, report: "ConversionReport", what: str):
+        if policy not in DUPLICATES:
+            raise InputError(f"duplicates must be one of {', '.join(DUPLICATES)}, got {policy!r}")
+        self.policy, self.report, self.what = policy, report, what
+        self.first: dict = {}
+        self.repeated: list[tuple] = []
+
+    def seen(self, key, where: str, at: str) -> bool:
+        """True when ``key`` was met before (the record, at ``where``, short
+        ``at`` such as "line 7", is then to be skipped); raises for ``"refuse"``."""
+        if key is None:
+            return False
+        if key not in self.first:
+            self.first[key] = at
+            return False
+        if self.policy == "refuse":
+            raise InputError(f"{where}: {self.what} {key} repeats the record at {self.first[key]} (same job id "
+                             "and step): duplicate records are refused; give --duplicates keep-first "
+                             "(duplicates=\"keep-first\") to keep the first of each and report the others")
+        self.repeated.append((key, at))
+        self.report.skip("duplicate record (same job id and step as an earlier one): first kept")
+        return True
+
+    def note(self) -> None:
+        if not self.repeated:
+            return
+        shown = ", ".join(f"{self.what} {k} at {at} (first at {self.first[k]})" for k, at in self.repeated[:10])
+        more = f" and {len(self.repeated) - 10} more" if len(self.repeated) > 10 else ""
+        self.report.notes.append(f"{len(self.repeated)} duplicate records skipped, the first of each kept: "
+                                 f"{shown}{more}")
 
 
 @dataclass
@@ -139,21 +206,25 @@ def header(report: ConversionReport, *, installation: str, unix_start: int | Non
 
 
 def convert(path, format: str, *, max_procs: int | None = None, salt: str | None = None,
-            tz: str = "UTC", installation: str | None = None) -> Converted:
-    """Convert a site accounting file to SWF in memory (nothing is written)."""
+            tz: str = "UTC", installation: str | None = None, duplicates: str = "refuse") -> Converted:
+    """Convert a site accounting file to SWF in memory (nothing is written).
+    Repeated records (the same job id and step) are refused unless
+    ``duplicates="keep-first"``."""
     path = Path(path)
     if format not in FORMATS:
         raise InputError(f"{path}: unknown format {format!r}; expected one of {', '.join(FORMATS)}")
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    if max_procs is not None and (isinstance(max_procs, bool) or int(max_procs) != max_procs or max_procs < 1):
-        raise InputError(f"max_procs must be a positive integer, got {max_procs!r}")
+    if max_procs is not None:
+        max_procs = bounded(max_procs, "max_procs", "max_procs", lo=1, what="a positive integer")
+    if duplicates not in DUPLICATES:
+        raise InputError(f"duplicates must be one of {', '.join(DUPLICATES)}, got {duplicates!r}")
     if format == "batsim":
         from .batsim import read_workload
-        return read_workload(path, salt=salt, max_procs=max_procs)
+        return read_workload(path, salt=salt, max_procs=max_procs, duplicates=duplicates)
     from .slurm import read_sacct, read_sacct_json
     reader = read_sacct if format == "sacct" else read_sacct_json
-    return reader(path, max_procs=max_procs, salt=salt, tz=tz, installation=installation)
+    return reader(path, max_procs=max_procs, salt=salt, tz=tz, installation=installation, duplicates=duplicates)
 
 
 def write(path, out, format: str, **options) -> Converted:

@@ -17,13 +17,15 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
-from . import ConversionReport, Converted, NameMap, header
+from . import I64, ConversionReport, Converted, Duplicates, NameMap, bounded, header
+from ..files import naming, umask_mode
 
 __all__ = ["read_workload", "write_workload", "workload"]
 
@@ -31,23 +33,28 @@ __all__ = ["read_workload", "write_workload", "workload"]
 def _seconds(v, where: str, name: str, report: ConversionReport, optional=False) -> int | None:
     if v is None and optional:
         return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise InputError(f"{where}: field {name}: expected a number of seconds, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        raise InputError(f"{where}: field {name}: expected a finite number of seconds, got {str(v)[:40]!r}")
     if optional and v < 0:
         return None
     if v < 0:
         raise InputError(f"{where}: field {name}: negative ({v!r})")
+    if v > I64:
+        raise InputError(f"{where}: field {name}: out of range ({str(v)[:40]}, above {I64})")
     if v != int(v):
         report.status[f"{name} rounded to whole seconds"] += 1
-    return int(math.floor(v + 0.5))
+    return bounded(int(math.floor(v + 0.5)), where, name)
+
+
+_NUMBER = re.compile(r"[0-9]{1,18}")
 
 
 def _job_number(job_id) -> int | None:
     text = str(job_id).rpartition("!")[2]
-    return int(text) if text.isdigit() else None
+    return int(text) if _NUMBER.fullmatch(text) else None
 
 
-def read_workload(path, *, salt=None, max_procs=None) -> Converted:
+def read_workload(path, *, salt=None, max_procs=None, duplicates="refuse") -> Converted:
     """A Batsim workload JSON to SWF (``nb_res`` becomes ``MaxProcs``)."""
     path = Path(path)
     report = ConversionReport(str(path), "batsim")
@@ -63,22 +70,35 @@ def read_workload(path, *, salt=None, max_procs=None) -> Converted:
     nb_res = doc.get("nb_res")
     if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int) or nb_res < 1):
         raise InputError(f"{path}: field nb_res: expected a positive integer, got {nb_res!r}")
+    if nb_res is not None:
+        nb_res = bounded(nb_res, str(path), "nb_res", lo=1, what="a positive integer")
     users = NameMap(salt)
     rows = []
+    seen = Duplicates(duplicates, report, "job")
     for k, job in enumerate(doc["jobs"]):
         where = f"{path}: jobs[{k}]"
         report.records += 1
         if not isinstance(job, dict):
-            raise InputError(f"{where}: expected an object")
+            raise InputError(f"{where}: expected an object, got {type(job).__name__}")
         for name in ("id", "subtime", "res", "profile"):
             if name not in job:
                 raise InputError(f"{where}: field {name}: missing")
+        if isinstance(job["id"], bool) or not isinstance(job["id"], (str, int)):
+            raise InputError(f"{where}: field id: expected a string or an integer, got {str(job['id'])[:40]!r}")
+        if seen.seen(str(job["id"]), where, f"jobs[{k}]"):
+            continue
         res = job["res"]
         if isinstance(res, bool) or not isinstance(res, int) or res < 1:
-            raise InputError(f"{where}: field res: expected a positive integer, got {res!r}")
+            raise InputError(f"{where}: field res: expected a positive integer, got {str(res)[:40]!r}")
+        res = bounded(res, where, "res", lo=1, what="a positive integer")
+        if not isinstance(job["profile"], str):
+            raise InputError(f"{where}: field profile: expected a profile name (a string), "
+                             f"got {str(job['profile'])[:40]!r}")
         prof = profiles.get(job["profile"])
         if prof is None:
             raise InputError(f"{where}: field profile: {job['profile']!r} is not in profiles")
+        if not isinstance(prof, dict):
+            raise InputError(f"{path}: profiles[{job['profile']!r}]: expected an object, got {type(prof).__name__}")
         if prof.get("type") != "delay":
             report.skip(f"profile type {prof.get('type')!r}: no fixed duration")
             continue
@@ -86,8 +106,11 @@ def read_workload(path, *, salt=None, max_procs=None) -> Converted:
         submit = _seconds(job["subtime"], where, "subtime", report)
         walltime = _seconds(job.get("walltime"), where, "walltime", report, optional=True)
         user = job.get("user", job.get("user_id"))
+        if user is not None and (isinstance(user, bool) or not isinstance(user, (str, int))):
+            raise InputError(f"{where}: field user: expected a name or a number, got {str(user)[:40]!r}")
         users.add(str(user) if user is not None else "")
         rows.append((job["id"], submit, run, res, walltime, str(user) if user is not None else ""))
+    seen.note()
     report.jobs = len(rows)
     numbers = [_job_number(r[0]) for r in rows]
     if all(n is not None for n in numbers) and len(set(numbers)) == len(numbers):
@@ -97,7 +120,7 @@ def read_workload(path, *, salt=None, max_procs=None) -> Converted:
         report.notes.append("Batsim job ids are not unique numbers: jobs numbered 1..n in file order")
     col = lambda i: np.array([r[i] for r in rows], dtype=np.int64)  # noqa: E731
     raw_users = [r[5] for r in rows]
-    if salt is None and all(u.isdigit() for u in raw_users):
+    if salt is None and all(_NUMBER.fullmatch(u) for u in raw_users):
         user_ids = np.array([int(u) for u in raw_users], dtype=np.int64)       # numbers already: kept
     else:
         user_ids = users(raw_users)
@@ -159,8 +182,9 @@ def write_workload(trace, out, m: int | None = None) -> ConversionReport:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
+    with naming(out), os.fdopen(fd, "w") as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
+    umask_mode(tmp)
     os.replace(tmp, out)
     return report

@@ -41,7 +41,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 
 from ..errors import InputError
-from . import ConversionReport, Converted, NameMap, header
+from . import I64, LAST_TIME, ConversionReport, Converted, Duplicates, NameMap, bounded, header
 
 __all__ = ["read_sacct", "read_sacct_json", "parse_timelimit", "STATUS"]
 
@@ -121,7 +121,7 @@ class _Rows:
         started = np.array([s is not None for s in c["start"]], dtype=bool)
         run = np.array([r if r is not None else -1 for r in c["run"]], dtype=np.int64)
         raw = c["raw_id"]
-        if all(isinstance(i, int) for i in raw) and len(set(raw)) == n:
+        if all(isinstance(i, int) and i <= I64 for i in raw) and len(set(raw)) == n:
             ids = np.array(raw, dtype=np.int64)
         else:
             ids = np.arange(1, n + 1, dtype=np.int64)
@@ -173,16 +173,23 @@ def _time(text: str | None, zone, where: str, name: str) -> int | None:
         raise InputError(f"{where}: field {name}: not a time: {t[:40]!r}") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=zone)
-    return int(dt.timestamp())
+    try:
+        seconds = int(dt.timestamp())
+    except (OverflowError, ValueError):
+        raise InputError(f"{where}: field {name}: out of range: {t[:40]!r}") from None
+    return bounded(seconds, where, name, hi=LAST_TIME, what="a time")
+
+
+_DIGITS = re.compile(r"[+-]?[0-9]+")
 
 
 def _int(text: str | None, where: str, name: str) -> int | None:
     if text is None or text.strip() in ("", "None", "Unknown"):
         return None
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise InputError(f"{where}: field {name}: not an integer: {text.strip()[:40]!r}") from None
+    t = text.strip()
+    if not _DIGITS.fullmatch(t) or len(t) > 25:
+        raise InputError(f"{where}: field {name}: not an integer: {t[:40]!r}")
+    return bounded(int(t), where, name)
 
 
 def _elapsed(text: str) -> int:
@@ -190,7 +197,25 @@ def _elapsed(text: str) -> int:
     return parse_timelimit(text) or 0
 
 
-def read_sacct(path, *, max_procs=None, salt=None, tz="UTC", installation=None) -> Converted:
+def _times(submit, start, end, run, where, names, report: ConversionReport, differ: list) -> None:
+    """Negative or inconsistent times: an error when they cannot be a job's
+    (a start before submission, an end before the start), a count in the
+    report when the runtime differs from End - Start (a suspended job)."""
+    if start is not None and start < submit:
+        raise InputError(f"{where}: field {names['start']}: before {names['submit']}")
+    if start is not None and end is not None and end < start:
+        raise InputError(f"{where}: field {names['end']}: before {names['start']}")
+    if start is not None and end is not None and run is not None and run != end - start:
+        differ.append(where)
+
+
+def _differ_note(report: ConversionReport, differ: list, run: str, end: str, start: str) -> None:
+    if differ:
+        report.notes.append(f"{len(differ)} jobs whose {run} differs from {end} - {start} (suspended?): "
+                            f"{run} kept (first at {differ[0].rpartition(str(report.source))[2].lstrip(': ')})")
+
+
+def read_sacct(path, *, max_procs=None, salt=None, tz="UTC", installation=None, duplicates="refuse") -> Converted:
     """``sacct --parsable2`` output (``-X`` or with steps) to SWF."""
     path = Path(path)
     zone = _zone(tz)
@@ -208,6 +233,8 @@ def read_sacct(path, *, max_procs=None, salt=None, tz="UTC", installation=None) 
         raise InputError(f"{path}:1: this sacct export lacks {', '.join(missing)}; export with "
                          f"sacct -a -X --parsable2 --format={SACCT_FORMAT} -S <start> -E <end>")
     rows = _Rows(salt)
+    seen = Duplicates(duplicates, report, "job")
+    differ: list = []
     for lineno, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -219,6 +246,8 @@ def read_sacct(path, *, max_procs=None, salt=None, tz="UTC", installation=None) 
         report.records += 1
         where = f"{path}:{lineno}"
         job = _first(row, ("JobID", "JobIDRaw")) or ""
+        if seen.seen((row.get("JobIDRaw") or job).strip() or None, where, f"line {lineno}"):
+            continue
         if "." in job or "." in (row.get("JobIDRaw") or ""):
             report.skip("step (.batch, .extern, .N): allocations only")
             continue
@@ -242,30 +271,39 @@ def read_sacct(path, *, max_procs=None, salt=None, tz="UTC", installation=None) 
                 run = _elapsed(row["Elapsed"])
             except InputError as exc:
                 raise InputError(f"{where}: field Elapsed: {exc}") from None
+            run = bounded(run, where, "Elapsed")
         if run is None and start is not None and end is not None:
             run = end - start
         if start is not None and run is None:
             raise InputError(f"{where}: the job started but neither End nor Elapsed gives its runtime")
-        if start is not None and start < submit:
-            raise InputError(f"{where}: field Start: before Submit")
+        _times(submit, start, end, run, where, {"submit": "Submit", "start": "Start", "end": "End"}, report, differ)
         limit_text = row.get("Timelimit")
         try:
             if limit_text is not None:
                 req_time = parse_timelimit(limit_text)
             else:
                 raw = row["TimelimitRaw"].strip()
-                req_time = None if raw.upper() in _NO_LIMIT else int(raw) * 60
+                if raw.upper() in _NO_LIMIT:
+                    req_time = None
+                elif not re.fullmatch(r"[0-9]{1,25}", raw):
+                    raise ValueError(f"not a number of minutes: {raw[:40]!r}")
+                else:
+                    req_time = int(raw) * 60
         except (InputError, ValueError) as exc:
             raise InputError(f"{where}: field Timelimit: {exc}") from None
+        if req_time is not None:
+            req_time = bounded(req_time, where, "Timelimit")
         alloc = _int(_first(row, ("AllocCPUS", "NCPUS")), where, "AllocCPUS")
         req = _int(row.get("ReqCPUS"), where, "ReqCPUS")
-        raw_id = row.get("JobIDRaw") or job
+        raw_id = (row.get("JobIDRaw") or job).strip()
         report.status[state if state != "CANCELLED" else
                       ("CANCELLED after starting" if start is not None else "CANCELLED before starting")] += 1
-        rows.add(raw_id=int(raw_id) if raw_id.isdigit() else raw_id, submit=submit, start=start, end=end,
+        rows.add(raw_id=int(raw_id) if re.fullmatch(r"[0-9]{1,19}", raw_id) else raw_id, submit=submit, start=start, end=end,
                  run=run, alloc=alloc if alloc is not None else -1, req_procs=req if req is not None else -1,
                  req_time=req_time, status=STATUS[state], user=row.get("User", ""), group=row.get("Group", ""),
                  queue=row.get("QOS", ""), partition=row.get("Partition", ""))
+    seen.note()
+    _differ_note(report, differ, "ElapsedRaw" if "ElapsedRaw" in names else "Elapsed", "End", "Start")
     if "ReqCPUS" not in names:
         report.notes.append("no ReqCPUS column: requested processors -1 (allocated used)")
     report.notes.append(f"times read in time zone {tz}")
@@ -274,28 +312,52 @@ def read_sacct(path, *, max_procs=None, salt=None, tz="UTC", installation=None) 
 
 # ------------------------------------------------------------ sacct --json --
 
-def _number(v):
+def _number(v, where: str, name: str, *, hi: int = I64):
     """An int from Slurm's JSON: a plain number, or v0.0.39+'s
-    {"set": .., "infinite": .., "number": ..}; None when unset or infinite."""
+    {"set": .., "infinite": .., "number": ..}; None when unset, null or
+    infinite; :class:`InputError` (naming the field) for anything else or
+    out of ``[0, hi]``."""
     if isinstance(v, dict):
         if not v.get("set", True) or v.get("infinite", False):
             return None
         v = v.get("number")
-    if v is None or isinstance(v, bool):
+    if v is None:
         return None
-    if isinstance(v, (int, float)) and float(v).is_integer():
-        return int(v)
-    raise ValueError(f"not an integer: {v!r}")
+    return bounded(v, where, name, hi=hi)
 
 
-def _tres_cpus(tres: list | None) -> int | None:
-    for item in tres or []:
+def _object(v, where: str, name: str) -> dict:
+    """A JSON object field (``{}`` when null or absent)."""
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise InputError(f"{where}: field {name}: expected an object, got {type(v).__name__}")
+    return v
+
+
+def _tres_cpus(tres, where: str, name: str) -> int | None:
+    if tres is None:
+        return None
+    if not isinstance(tres, list):
+        raise InputError(f"{where}: field {name}: expected a list, got {type(tres).__name__}")
+    for k, item in enumerate(tres):
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: field {name}[{k}]: expected an object, got {type(item).__name__}")
         if item.get("type") == "cpu":
-            return _number(item.get("count"))
+            return _number(item.get("count"), where, f"{name}[{k}].count")
     return None
 
 
-def read_sacct_json(path, *, max_procs=None, salt=None, tz="UTC", installation=None) -> Converted:
+def _text(v, where: str, name: str) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool) or not isinstance(v, (str, int)):
+        raise InputError(f"{where}: field {name}: expected a name, got {type(v).__name__}")
+    return str(v)
+
+
+def read_sacct_json(path, *, max_procs=None, salt=None, tz="UTC", installation=None,
+                    duplicates="refuse") -> Converted:
     """``sacct --json`` output to SWF (one job per allocation; its steps are
     inside it)."""
     path = Path(path)
@@ -309,49 +371,68 @@ def read_sacct_json(path, *, max_procs=None, salt=None, tz="UTC", installation=N
     if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):
         raise InputError(f"{path}: no 'jobs' list: is it sacct --json output?")
     rows = _Rows(salt)
+    seen = Duplicates(duplicates, report, "job")
+    differ: list = []
     cluster = None
     for k, job in enumerate(doc["jobs"]):
         where = f"{path}: jobs[{k}]"
         report.records += 1
-        try:
-            state_v = (job.get("state") or {}).get("current")
-            state = _state(state_v[0] if isinstance(state_v, list) else str(state_v or ""))
-            if state not in STATUS:
-                raise InputError(f"{where}: field state.current: unknown Slurm state {state_v!r}")
-            if STATUS[state] is None:
-                report.skip(f"not finished when exported ({state})")
-                continue
-            t = job["time"]
-            submit = _number(t.get("submission"))
-            if submit is None:
-                raise InputError(f"{where}: field time.submission: missing")
-            start = _number(t.get("start"))
-            start = start if start else None          # 0: never started
-            end = _number(t.get("end"))
-            run = _number(t.get("elapsed"))
-            if start is not None and run is None and end is not None:
-                run = end - start
-            limit = _number(t.get("limit"))
-            req_time = limit * 60 if limit is not None else None
-            req = _number((job.get("required") or {}).get("CPUs"))
-            alloc = _tres_cpus((job.get("tres") or {}).get("allocated"))
-            if req is None:
-                req = _tres_cpus((job.get("tres") or {}).get("requested"))
-            job_id = _number(job.get("job_id"))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"{where}: {type(exc).__name__}: {exc} (expected sacct --json's job fields)") from None
-        if start is not None and start < submit:
-            raise InputError(f"{where}: field time.start: before time.submission")
-        cluster = cluster or job.get("cluster")
+        if not isinstance(job, dict):
+            raise InputError(f"{where}: expected an object (a job), got {type(job).__name__}")
+        job_id = _number(job.get("job_id"), where, "job_id")
+        if seen.seen(job_id, where, f"jobs[{k}]"):
+            continue
+        state_v = _object(job.get("state"), where, "state").get("current")
+        if isinstance(state_v, list):
+            state_v = state_v[0] if state_v else None
+        if state_v is not None and not isinstance(state_v, str):
+            raise InputError(f"{where}: field state.current: expected a state name, got {type(state_v).__name__}")
+        state = _state(state_v or "")
+        if state not in STATUS:
+            raise InputError(f"{where}: field state.current: unknown Slurm state {str(state_v)[:40]!r}")
+        if STATUS[state] is None:
+            report.skip(f"not finished when exported ({state})")
+            continue
+        if "time" not in job:
+            raise InputError(f"{where}: field time: missing")
+        if not isinstance(job["time"], dict):
+            raise InputError(f"{where}: field time: expected an object, got {type(job['time']).__name__}")
+        t = job["time"]
+        submit = _number(t.get("submission"), where, "time.submission", hi=LAST_TIME)
+        if submit is None:
+            raise InputError(f"{where}: field time.submission: missing")
+        start = _number(t.get("start"), where, "time.start", hi=LAST_TIME)
+        start = start if start else None          # 0: never started
+        end = _number(t.get("end"), where, "time.end", hi=LAST_TIME)
+        end = end if end else None                # 0: never ended
+        run = _number(t.get("elapsed"), where, "time.elapsed")
+        if start is not None and run is None and end is not None:
+            run = end - start
+        if start is not None and run is None:
+            raise InputError(f"{where}: the job started but neither time.end nor time.elapsed gives its runtime")
+        _times(submit, start, end, run, where, {"submit": "time.submission", "start": "time.start",
+                                                 "end": "time.end"}, report, differ)
+        limit = _number(t.get("limit"), where, "time.limit", hi=I64 // 60)
+        req_time = limit * 60 if limit is not None else None
+        req = _number(_object(job.get("required"), where, "required").get("CPUs"), where, "required.CPUs")
+        tres = _object(job.get("tres"), where, "tres")
+        alloc = _tres_cpus(tres.get("allocated"), where, "tres.allocated")
+        if req is None:
+            req = _tres_cpus(tres.get("requested"), where, "tres.requested")
+        cluster = cluster or (job.get("cluster") if isinstance(job.get("cluster"), str) else None)
         report.status[state if state != "CANCELLED" else
                       ("CANCELLED after starting" if start is not None else "CANCELLED before starting")] += 1
         rows.add(raw_id=job_id, submit=submit, start=start, end=end, run=run,
                  alloc=alloc if alloc is not None else -1, req_procs=req if req is not None else -1,
-                 req_time=req_time, status=STATUS[state], user=str(job.get("user") or ""),
-                 group=str(job.get("group") or ""), queue=str(job.get("qos") or ""),
-                 partition=str(job.get("partition") or ""))
-    version = ((doc.get("meta") or {}).get("Slurm") or {}).get("release")
-    if version:
+                 req_time=req_time, status=STATUS[state], user=_text(job.get("user"), where, "user"),
+                 group=_text(job.get("group"), where, "group"), queue=_text(job.get("qos"), where, "qos"),
+                 partition=_text(job.get("partition"), where, "partition"))
+    seen.note()
+    _differ_note(report, differ, "time.elapsed", "time.end", "time.start")
+    meta = doc.get("meta")
+    slurm_meta = meta.get("Slurm") if isinstance(meta, dict) else None
+    version = slurm_meta.get("release") if isinstance(slurm_meta, dict) else None
+    if isinstance(version, str) and version:
         report.notes.append(f"Slurm {version}")
     return rows.converted(report, installation=installation or (f"Slurm cluster {cluster}" if cluster else None),
                           max_procs=max_procs, tz_name=tz)
