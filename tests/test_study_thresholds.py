@@ -333,7 +333,7 @@ def test_thesis_rows_carry_the_readings_and_identify_on_sdsc_sp2():
     s = rows[0].readings[0].summary
     assert s["chosen"] == fit_only and not s["identified"]
     assert all(not row.identified_reading() for row in rows)
-    assert all("unexplained after:" in row.full_explanation() or "readings tried" in row.full_explanation()
+    assert all("under the other readings: " in row.full_explanation() and f"; {fit_only}: " in row.full_explanation()
                for row in rows)
 
 
