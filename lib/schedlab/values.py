@@ -20,7 +20,7 @@ import numpy as np
 from .errors import InputError
 from .jobs import POLICIES, Policy, parse_duration
 
-__all__ = ["as_list", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "duration", "directory",
+__all__ = ["as_list", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
            "policy_names", "as_record"]
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
@@ -99,6 +99,15 @@ def number(value, name: str, low: float = -math.inf, high: float = math.inf, *,
     if not math.isfinite(v) or v < low or v > high or (low_open and v == low) or (high_open and v == high):
         raise InputError(f"{name}: expected {what}, got {value!r}")
     return v
+
+
+def boolean(value, name: str) -> bool:
+    """True or false from a bool or its text (true/false, yes/no, 1/0)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no", "1", "0"):
+        return value.strip().lower() in ("true", "yes", "1")
+    raise InputError(f"{name}: expected true or false, got {value!r}")
 
 
 def choice(value, name: str, allowed: Sequence[str]) -> str:

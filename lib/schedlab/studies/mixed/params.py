@@ -57,14 +57,6 @@ def _per_trace(value, names: Sequence[str], what: str, default: Mapping[str, int
     return {n: v for n in names}
 
 
-def _bool(value, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no", "1", "0"):
-        return value.strip().lower() in ("true", "yes", "1")
-    raise InputError(f"{name}: expected true or false, got {value!r}")
-
-
 def _periods(value, name):
     """"thesis", "all", an int, None or a mapping (resolved per trace once the traces are known)."""
     if value is False:
@@ -177,7 +169,7 @@ class Params(StudyParams):
     penalty: float = param(0.01, check=lambda v, n: check.number(v, n, 0), help="penalty of ||w||_1 away from 1")
     patience: int = param(8, check=check.integer, help="restarts without improvement before stopping")
     seed: int = param(2019, check=lambda v, n: check.integer(v, n, 0), help="seed of the searches")
-    readings: bool = param(True, check=lambda v, n: _bool(v, n),
+    readings: bool = param(True, check=lambda v, n: check.boolean(v, n),
                            help="also compute Table 5.1's pure policies under every candidate reading of the "
                                 "protocol (tau 10/60 s, crossing rule, week alignment; issue 30) and identify "
                                 "one on the training column (false: the paper's text only)")

@@ -123,14 +123,6 @@ def parse_thresholds(value, what: str = "thresholds", sort: bool = True) -> tupl
     return tuple(sorted(out, key=lambda t: (t is None, t or 0))) if sort else tuple(out)
 
 
-def _bool(value, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no", "1", "0"):
-        return value.strip().lower() in ("true", "yes", "1")
-    raise InputError(f"{name}: expected true or false, got {value!r}")
-
-
 def _none(value) -> bool:
     return value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null"))
 
@@ -211,7 +203,7 @@ class Params(StudyParams):
     thesis_finish: str = param("recorded", check=lambda v, n: check.choice(v, n, FINISH),
                                help="how a job crossing its week's end is judged: recorded (the log's finish "
                                     "time, as the thesis), run (r + p) or req (r + p~)")
-    thesis_readings: bool = param(True, check=_bool,
+    thesis_readings: bool = param(True, check=lambda v, n: check.boolean(v, n),
                                   help="also compute the thesis tables under every candidate reading of the "
                                        "protocol (tau 10/60 s, crossing rule, week alignment; issue 30) and "
                                        "identify one on the SDSC-SP2 rows (false: the paper's text only)")
