@@ -294,9 +294,11 @@ def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit
                            "held-out verdicts": tally(held, n)}
     chosen = None
     if fitted and held and names:
-        best = max(names, key=lambda n: (good(fitted, n), -(med_err(fitted, n) if med_err(fitted, n) is not None
-                                                             else math.inf)))
-        if good(fitted, best) > good(fitted):
+        def fit_score(n):           # most fit rows matched, then the smallest median error
+            err = candidates[n]["fit median |log ratio|"]
+            return candidates[n]["fit good"], -(math.inf if err is None else err)
+        best = max(names, key=fit_score)
+        if candidates[best]["fit good"] > candidates["the paper's text"]["fit good"]:
             chosen = best
     identified = bool(chosen) and good(held, chosen) >= share * len(held) and good(held, chosen) > good(held)
     summary = {"group": group, "fit": fit_label, "rows": len(rows), "fit rows": len(fitted), "held-out rows": len(held),
@@ -362,16 +364,6 @@ class Elsewhere:
     item: str
 
 
-def published_columns(table) -> list[str]:
-    """The table's columns that hold a paper's values: named as such
-    (:data:`PUBLISHED_COLUMN`) and holding at least one finite number."""
-    out = []
-    for j, name in enumerate(table.columns):
-        if PUBLISHED_COLUMN.search(str(name)) and any(_finite(row[j]) for row in table.rows):
-            out.append(name)
-    return out
-
-
 def compares(table) -> bool:
     """Whether the table sets a published value beside one of ours: some row
     holds a number in a published column and one in another column (a table
@@ -392,7 +384,7 @@ def uncovered(tables: dict, rows, feeds: dict | None = None) -> list[str]:
     rows = list(rows)
     out = []
     for name, table in tables.items():
-        if name == "scorecard" or not published_columns(table) or not compares(table):
+        if name == "scorecard" or not compares(table):
             continue
         if any(r.source == name for r in rows):
             continue

@@ -287,8 +287,6 @@ def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: di
     (:func:`schedlab.scorecard.uncovered`, with the study's ``scorecard.FEEDS``).
     The tables that do not are recorded under ``numbers.scorecard.uncovered``
     and said; with :data:`STRICT_SCORECARD` set they are an error."""
-    import importlib
-
     from . import scorecard as _scorecard
 
     try:

@@ -175,8 +175,7 @@ def check_psv(tmp, name, mutations):
         else:
             flips.append((a, k))
     text = "\n".join(["|".join(names)] + ["|".join(r) for r in rows]).encode("utf-8")
-    for a, k in flips:
-        text = text[:a % len(text)] + bytes([text[a % len(text)] ^ k]) + text[a % len(text) + 1:]
+    text = _flip(text, flips)
     path = tmp / "fuzz.psv"
     path.write_bytes(text)
     dups, expected = _psv_reference(names, [line.split("|") for line in
@@ -210,6 +209,14 @@ def _set_path(doc, path, value):
     else:
         return False
     return True
+
+
+def _flip(text: bytes, flips) -> bytes:
+    """``text`` with the byte at each offset ``a`` (modulo its length) XOR-ed with ``k``."""
+    for a, k in flips:
+        i = a % len(text)
+        text = text[:i] + bytes([text[i] ^ k]) + text[i + 1:]
+    return text
 
 
 def _json_mutate(doc, mutations, paths_of_job):
@@ -270,8 +277,7 @@ def _json_reference_sacct(doc):
 def check_sacct_json(tmp, mutations, flips):
     doc = _json_mutate(SACCT_JSON, mutations, SACCT_PATHS)
     text = json.dumps(doc).encode()
-    for a, k in flips:
-        text = text[:a % len(text)] + bytes([text[a % len(text)] ^ k]) + text[a % len(text) + 1:]
+    text = _flip(text, flips)
     path = tmp / "fuzz.json"
     path.write_bytes(text)
     dups, expected = _json_reference_sacct(doc)
@@ -319,8 +325,7 @@ def _json_reference_batsim(doc):
 def check_batsim(tmp, mutations, flips):
     doc = _json_mutate(BATSIM, mutations, BATSIM_PATHS)
     text = json.dumps(doc).encode()
-    for a, k in flips:
-        text = text[:a % len(text)] + bytes([text[a % len(text)] ^ k]) + text[a % len(text) + 1:]
+    text = _flip(text, flips)
     path = tmp / "fuzz-batsim.json"
     path.write_bytes(text)
     try:

@@ -39,7 +39,9 @@ def reading_units(trace: str, crossing: str, align: str, skip_first: int = 1, ov
     return reading_weeks(jobs, swf, m, crossing, align, skip_first, "mixed readings cell"), int(m)
 
 
-_READINGS_KEYS = {"trace", "skip_first", "units", "crossing", "align", "overrun", "threshold", "backfill"}
+#: the readings cell's parameters and their defaults
+READINGS_CELL_PARAMS = {"trace": None, "skip_first": 1, "units": None, "crossing": "recorded", "align": "first",
+                        "overrun": "kill", "threshold": _thr_label(THRESHOLD), "backfill": "same"}
 
 
 @_campaign.register_cell("mixed-readings")
@@ -49,22 +51,22 @@ def readings_cell(p: dict) -> dict:
     each constant of :data:`schedlab.thesis_readings.THESIS_TAUS`
     (``mean_bsld``, ``mean_bsld_tau60``) over (policy, unit), and ``jobs``
     (unit)."""
-    unknown = set(p) - _READINGS_KEYS
-    if unknown:
-        raise InputError(f"mixed readings cell: unknown parameter(s) {sorted(unknown)}")
-    crossing, align = str(p.get("crossing", "recorded")), str(p.get("align", "first"))
+    q = _campaign.cell_params("mixed readings cell", p, READINGS_CELL_PARAMS)
+    for key in ("trace", "units"):
+        if q[key] is None:
+            raise InputError(f"mixed readings cell: a {key!r} parameter is required")
+    crossing, align = str(q["crossing"]), str(q["align"])
     if crossing not in THESIS_CROSSINGS or align not in THESIS_ALIGNS:
         raise InputError(f"mixed readings cell: crossing must be one of {THESIS_CROSSINGS} and align one of "
                          f"{THESIS_ALIGNS}, got {crossing!r}, {align!r}")
-    units, m = reading_units(str(p["trace"]), crossing, align, int(p.get("skip_first", 1)),
-                             str(p.get("overrun", "kill")))
-    wanted = [int(u) for u in p["units"]]
+    units, m = reading_units(str(q["trace"]), crossing, align, int(q["skip_first"]), str(q["overrun"]))
+    wanted = [int(u) for u in q["units"]]
     bad = [u for u in wanted if not 1 <= u <= len(units)]
     if bad:
-        raise InputError(f"mixed readings cell: weeks {bad} out of range 1..{len(units)} for {p['trace']}")
-    thr = p.get("threshold", _thr_label(THRESHOLD))
+        raise InputError(f"mixed readings cell: weeks {bad} out of range 1..{len(units)} for {q['trace']}")
+    thr = q["threshold"]
     threshold = None if thr in (None, "none") else int(thr)
-    backfill = p.get("backfill", "same")
+    backfill = q["backfill"]
     if backfill not in BACKFILL_CHOICES:
         raise InputError(f"mixed readings cell: backfill must be one of {BACKFILL_CHOICES}, got {backfill!r}")
     out = {BSLD_VARIABLE[t]: np.full((len(POLICIES), len(wanted)), np.nan) for t in THESIS_TAUS}

@@ -55,11 +55,11 @@ def claim_rows(res: dict[str, Any], p) -> list[Row]:
                        100 * (1 - b["avg_mean"]), 100 * (1 - b["avg_ci_high"]), 100 * (1 - b["avg_ci_low"]),
                        baseline=0.0, source="claims", **_on(lel.trace, (LELONG_TRACE,))))
     if lel is not None and len(lel.policies) > 1:
-        out += [_within(r, _on(lel.trace, (LELONG_TRACE,))) for r in lelong_52_rows(lel)]
+        out += lelong_52_rows(lel, **_on(lel.trace, (LELONG_TRACE,)))
     th = res.get("thesis")
     if th:
         kw = _on([t.trace for t in th], DEFAULT_TRACES)
-        out += [_within(r, kw) for r in sqf_rows(th)]
+        out += sqf_rows(th, **kw)
         for key, (v, where, lo, hi) in thesis_claim_values(th).items():
             src, text, pub = CLAIMS[key]
             trace = where.split(" on ")[1].split(",")[0] if " on " in where else where
@@ -83,14 +83,7 @@ def _on(traces, papers: tuple[str, ...]) -> dict:
                                                f"not simulate {', '.join(missing)}: shown, not compared"}
 
 
-def _within(row: Row, kw: dict) -> Row:
-    """``row`` made not comparable as ``kw`` (from :func:`_on`) says."""
-    import dataclasses
-
-    return dataclasses.replace(row, verdict="", **kw) if kw else row
-
-
-def lelong_52_rows(lel) -> list[Row]:
+def lelong_52_rows(lel, **kw) -> list[Row]:
     """lelong2017 §5.1-5.2's two regularities of the 49 pairs on its trace: the
     primary queue's policy is the main factor, and SPF backfilling is the best
     for every primary policy (in hindsight)."""
@@ -105,16 +98,16 @@ def lelong_52_rows(lel) -> list[Row]:
                 lel.trace, "range of the mean AvgWait ratio to EASY-FCFS-FCFS over primary policies (averaged over "
                 "backfilling ones) vs over backfilling policies (test: the first is larger)", "primary > backfill",
                 f"primary {spread_p:.3f}, backfill {spread_b:.3f}", rule="claim", holds=spread_p > spread_b,
-                source="lelong_pairs"),
+                source="lelong_pairs", **kw),
             Row("lelong2017 §5.2", "claim: SPF backfilling is the best for every primary policy (in hindsight)",
                 lel.trace, "the backfilling policy of lowest mean AvgWait ratio, per primary policy",
                 f"SPF for all {len(pols)}", f"SPF for {len(spf)} of {len(pols)}"
                 + ("" if len(spf) == len(pols) else " (" + ", ".join(f"{a}: {best[a]}" for a in pols
                                                                      if best[a] != "SPF") + ")"),
-                rule="claim", holds=len(spf) == len(pols), source="lelong_pairs")]
+                rule="claim", holds=len(spf) == len(pols), source="lelong_pairs", **kw)]
 
 
-def sqf_rows(th) -> list[Row]:
+def sqf_rows(th, **kw) -> list[Row]:
     """thesis §4.3.4: Fig. 4.4 shows no job backfilled by SQF in any sample,
     with the thesis' starvation threshold (counted reading, its §4.2 set-up);
     Proposition 1 proves it only without a threshold (the other reading)."""
@@ -125,19 +118,19 @@ def sqf_rows(th) -> list[Row]:
     with_t = [int(np.nansum(t.dataset.backfilled.sel(policy="SQF").values)) for t in sqf]
     log_t = [t.original_value("backfilled", "SQF", "kill") for t in sqf]
     log_none = [t.original_value("backfilled", "SQF", "kill", "none") for t in sqf]
+    have_none, none_sum = all(np.isfinite(log_none)), float(np.nansum(log_none))
     out = [Row("thesis §4.3.4", "claim: Fig. 4.4, SQF backfills no job in any sample", names,
                "jobs backfilled by EASY-SQF-SQF, every resampled sample", "0",
                f"{sum(with_t)} over the samples (" + ", ".join(f"{t.trace} {n}" for t, n in zip(sqf, with_t)) + ")",
-               rule="claim", holds=sum(with_t) == 0, source="thesis_backfilled",
+               rule="claim", holds=sum(with_t) == 0, source="thesis_backfilled", **kw,
                reading=f"the thesis' simulations use its starvation threshold (T = {sqf[0].threshold})",
                readings=[Reading("no threshold", "without the threshold (Proposition 1's setting), original logs",
-                                 f"{np.nansum(log_none):.0f}", holds=bool(np.nansum(log_none) == 0))]
-               if all(np.isfinite(log_none)) else [])]
-    if all(np.isfinite(log_none)):
+                                 f"{none_sum:.0f}", holds=none_sum == 0)] if have_none else [])]
+    if have_none:
         out.append(Row("thesis §4.3.4", "claim: Proposition 1, without a threshold SQF backfills no job", names,
                        "jobs backfilled by EASY-SQF-SQF without a threshold, original logs", "0",
-                       f"{np.nansum(log_none):.0f} (with T = {sqf[0].threshold}: {np.nansum(log_t):.0f})",
-                       rule="claim", holds=bool(np.nansum(log_none) == 0), source="thesis_variants"))
+                       f"{none_sum:.0f} (with T = {sqf[0].threshold}: {np.nansum(log_t):.0f})",
+                       rule="claim", holds=none_sum == 0, source="thesis_variants", **kw))
     return out
 
 

@@ -171,6 +171,17 @@ def _schedule_as(sch: "sim.Schedule", policy) -> "sim.Schedule":
 SWEEP_CELL_PARAMS = {**{k: v for k, v in campaign.SIM_PARAMS.items() if k != "threshold"}, "thresholds": None}
 
 
+def cell_thresholds(labels, cell: str) -> list[int | None]:
+    """A cell's ``thresholds`` parameter (labels such as ``"20h"``, ``"none"``)
+    as seconds, in order: a non-empty list naming no threshold twice."""
+    if not isinstance(labels, (list, tuple)) or not labels:
+        raise InputError(f"{cell}: 'thresholds' must be a non-empty list of durations, got {labels!r}")
+    ths = [sim.parse_duration(x) for x in labels]
+    if len(set(ths)) != len(ths):
+        raise InputError(f"{cell}: thresholds {list(labels)} name one threshold twice")
+    return ths
+
+
 @campaign.register_cell("thresholds-sweep")
 def sweep_cell(p: dict) -> dict:
     """Campaign cell: what the campaign's ``simulate`` cell gives for one
@@ -181,12 +192,7 @@ def sweep_cell(p: dict) -> dict:
     q = campaign.cell_params("sweep cell", p, SWEEP_CELL_PARAMS)
     if q["trace"] is None:
         raise InputError("sweep cell: a 'trace' parameter is required")
-    labels = q["thresholds"]
-    if not isinstance(labels, (list, tuple)) or not labels:
-        raise InputError(f"sweep cell: 'thresholds' must be a non-empty list of durations, got {labels!r}")
-    ths = [sim.parse_duration(x) for x in labels]
-    if len(set(ths)) != len(ths):
-        raise InputError(f"sweep cell: thresholds {list(labels)} name one threshold twice")
+    ths = cell_thresholds(q["thresholds"], "sweep cell")
     sets, m = campaign.workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
                                     int(q["seed"]), str(q["half"]))
     metrics = tuple(q["metrics"] or METRICS)

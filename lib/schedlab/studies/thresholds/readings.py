@@ -11,12 +11,11 @@ import numpy as np
 
 from ... import campaign
 from ... import metrics as _metrics
-from ... import sim
 from ... import traces as _traces
 from ...errors import InputError
 from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
                                 THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
-from .cells import _thesis_weeks, thesis_n_weeks, threshold_label, threshold_sweep, trace_ref
+from .cells import _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep, trace_ref
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
            "reading_name", "thesis_readings"]
@@ -50,19 +49,10 @@ def thesis_readings_cell(p: dict) -> dict:
     what :func:`schedlab.sim.simulate` gives).  Returns the weekly mean bsld
     with each constant of :data:`THESIS_TAUS` (``mean_bsld``, ``mean_bsld_tau60``)
     and the jobs, over (``threshold``, ``week``)."""
-    unknown = set(p) - set(READINGS_CELL_PARAMS)
-    if unknown:
-        raise InputError(f"thesis readings cell: unknown parameter(s) {sorted(unknown)}; "
-                         f"known: {sorted(READINGS_CELL_PARAMS)}")
-    q = {**READINGS_CELL_PARAMS, **p}
+    q = campaign.cell_params("thesis readings cell", p, READINGS_CELL_PARAMS)
     if q["trace"] is None:
         raise InputError("thesis readings cell: a 'trace' parameter is required")
-    labels = q["thresholds"]
-    if not isinstance(labels, (list, tuple)) or not labels:
-        raise InputError(f"thesis readings cell: 'thresholds' must be a non-empty list of durations, got {labels!r}")
-    ths = [sim.parse_duration(x) for x in labels]
-    if len(set(ths)) != len(ths):
-        raise InputError(f"thesis readings cell: thresholds {list(labels)} name one threshold twice")
+    ths = cell_thresholds(q["thresholds"], "thesis readings cell")
     n = None if q["n_weeks"] is None else int(q["n_weeks"])
     sets, m = _reading_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n,
                              str(q["crossing"]), str(q["align"]))

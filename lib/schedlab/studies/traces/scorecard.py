@@ -117,6 +117,8 @@ def table_3_1_rows(s) -> list[Row]:
     return out
 
 
+#: the study's table that sets each published table beside ours (the rows' ``source``)
+TABLE_FILES = {"table_4_1": "premature", "table_6_1": "classes", "table_6_2": "areas"}
 #: the job set the thesis' class tables are counted on: the compendium's cleaned jobs (the thesis does not
 #: say which jobs it counted); the other sets of :data:`~.analysis.JOBSETS` are readings
 COUNTED_JOBS = "cleaned"
@@ -138,8 +140,7 @@ def class_rows(s) -> list[Row]:
                                    "which jobs it counted)",
                            readings=[Reading(k, f"the {k} jobs: {JOBSETS[k]}", float(value(c)))
                                      for k, c in s.classes.items() if k in JOBSETS and k != COUNTED_JOBS],
-                           source=table.replace("table_4_1", "premature").replace("table_6_1", "classes")
-                           .replace("table_6_2", "areas")))
+                           source=TABLE_FILES[table]))
     return out
 
 
@@ -156,6 +157,6 @@ def rows(stats) -> list[Row]:
     return out
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
-FEEDS = {"areas": "Table 6.2", "classes": "Table 6.1", "premature": "Table 4.1"}
+#: the study's tables with published columns and the scorecard items they feed: none to declare, every
+#: row names its table (``source=``, :data:`TABLE_FILES`; :func:`schedlab.scorecard.uncovered`)
+FEEDS: dict = {}
