@@ -291,7 +291,7 @@ def test_sqf_without_threshold_never_backfills(tiny):
     assert forced["forced"][1] > 0 and forced["backfilled"][1] > 0
     fcfs = study.thesis_cell({**cell, "policy": "FCFS"})
     assert fcfs["backfilled"][1] > 0
-    with pytest.raises(InputError, match="unknown parameter"):
+    with pytest.raises(InputError, match="is not a parameter of this cell"):
         study.thesis_cell({**cell, "colour": 1})
 
 

@@ -57,8 +57,10 @@ from typing import Any, Callable
 import numpy as np
 
 from . import __version__, paths
+from .declared import REQUIRED, CellInputs, flag, integer, one_of, param, text, validate
 from .errors import InputError
 from .files import naming, umask_mode
+from .workload import OVERRUN_CHOICES as OVERRUNS
 
 SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
 #: A file to which campaigns (and the study driver) append progress lines:
@@ -351,9 +353,31 @@ CELLS: dict[str, Callable] = {}
 
 
 def register_cell(name: str):
+    """Register ``f`` as the cell ``name`` as it is (it reads its own
+    parameters); a cell with declared inputs is registered by :func:`cell`."""
     def deco(f):
         CELLS[name] = f
         return f
+    return deco
+
+
+def cell(name: str, inputs: type[CellInputs]):
+    """Register a cell with its declared inputs (a :class:`CellInputs`
+    dataclass of :func:`~schedlab.declared.param` fields): every call reads
+    the spec's parameters through :func:`~schedlab.declared.validate` -- the
+    one cell-parameter check: an unknown name, a missing required one or a
+    bad value is an :class:`InputError` naming the cell -- and hands the
+    function the checked inputs.  The declaration is ``f.inputs``."""
+    if not (isinstance(inputs, type) and issubclass(inputs, CellInputs)):
+        raise TypeError(f"cell {name!r}: inputs must be a CellInputs dataclass, got {inputs!r}")
+
+    def deco(f):
+        @functools.wraps(f)
+        def checked(p):
+            return f(p if isinstance(p, inputs) else validate(inputs, p, source=f"{name} cell"))
+        checked.inputs = inputs
+        CELLS[name] = checked
+        return checked
     return deco
 
 
@@ -426,9 +450,44 @@ def _import_cell(cell: str) -> Callable:
         raise InputError(f"cell function {cell!r} cannot be imported: {e}") from None
 
 
-SIM_PARAMS = {"trace": None, "m": None, "overrun": "kill", "workload": "original", "weeks": 250, "seed": 0,
-              "half": "all", "primary": "FCFS", "backfill": "FCFS", "threshold": None, "estimate": "requested",
-              "threshold_backfill": False, "metrics": None}
+@dataclass(frozen=True)
+class TraceInputs(CellInputs):
+    """The inputs of a cell on one trace: the trace's campaign text, the
+    machine size and the cleaning's overrun choice (a cell redeclares a
+    default it changes)."""
+
+    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.campaign_ref)", check=text)
+    m: int | None = param(None, help="machine size (None: the trace's)", unit="processors",
+                          check=integer(1, optional=True))
+    overrun: str = param("kill", help="what cleaning does with jobs that overran their request",
+                         check=one_of(*OVERRUNS))
+
+
+@dataclass(frozen=True)
+class RunInputs(TraceInputs):
+    """The inputs of a cell that runs EASY-P_R-P_B on a trace's job sets
+    (the ``simulate`` cell; a study's cell adds its own)."""
+
+    workload: str = param("original", help="the log as cleaned, its resampled weeks, or its weeks",
+                          check=one_of("original", "resample", "weeks"))
+    weeks: int = param(250, help="resampled weeks per set", unit="weeks", check=integer(1))
+    seed: int = param(0, help="the resampling's seed", check=integer(0))
+    half: str = param("all", help="the whole log, or its first (train) or second (test) half",
+                      check=one_of("all", "train", "test"))
+    primary: str = param("FCFS", help="the primary queue's policy", check=text)
+    backfill: str = param("FCFS", help="the backfilling queue's policy", check=text)
+    estimate: str = param("requested", help="the runtime estimate the scheduler uses", check=text)
+    threshold_backfill: bool = param(False, help="the threshold applies to the backfilling queue too", check=flag)
+    metrics: tuple | None = param(None, help="the summary metrics to return (None: DEFAULT_METRICS)")
+
+
+@dataclass(frozen=True)
+class SimulateInputs(RunInputs):
+    """The ``simulate`` cell's inputs: :class:`RunInputs` and one threshold."""
+
+    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+
+
 DEFAULT_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "utilisation", "jobs", "backfilled")
 
 
@@ -453,25 +512,13 @@ def workload_for(trace: str, m: int | None, overrun: str, kind: str, weeks: int,
     raise InputError(f"workload must be original, resample or weeks, got {kind!r}")
 
 
-def cell_params(cell: str, p: dict, defaults: dict) -> dict:
-    """A cell's parameters ``p`` over its ``defaults``; a name that is not
-    one of them is refused, naming the cell and the known ones."""
-    unknown = set(p) - set(defaults)
-    if unknown:
-        raise InputError(f"{cell}: unknown parameter(s) {sorted(unknown)}; known: {sorted(defaults)}")
-    return {**defaults, **p}
-
-
-@register_cell("simulate")
-def simulate_cell(p: dict) -> dict:
+@cell("simulate", SimulateInputs)
+def simulate_cell(q: SimulateInputs) -> dict:
     """EASY-P_R-P_B on a trace (original, its resampled weeks, or its weeks):
     the summary metrics of each job set, over a ``week`` dimension unless
     the workload is the original trace."""
     from . import sim
 
-    q = cell_params("simulate cell", p, SIM_PARAMS)
-    if q["trace"] is None:
-        raise InputError("simulate cell: a 'trace' parameter (dimension or fixed) is required")
     sets, m = workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
                            int(q["seed"]), str(q["half"]))
     policy = sim.Policy(q["primary"], q["backfill"], q["threshold"], q["threshold_backfill"])

@@ -30,18 +30,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import difflib
 import importlib
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from . import __version__, paths
 from .campaign import PROGRESS_ENV
+from .declared import Params, param, plain, validate
 from .errors import InputError, SchedlabError
 from .studies.registry import STUDIES, Entry, get
 
@@ -53,94 +52,11 @@ CUSTOM = "custom"
 
 # ------------------------------------------------------------- parameters --
 
-def param(default, *, help: str, unit: str = "", check: Callable[[Any, str], Any] | None = None):
-    """A study parameter: its default (the quick profile's value), unit, help
-    text and validator ``check(value, name) -> canonical value`` (raising
-    :class:`~schedlab.errors.InputError` naming ``name``).  Mutable defaults
-    (lists) are copied per instance."""
-    meta = {"help": help, "unit": unit, "check": check}
-    if isinstance(default, (list, dict, set)):
-        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
-    return field(default=default, metadata=meta)
-
-
-@dataclass(frozen=True)
-class Params:
-    """Base of every study's parameters (a frozen dataclass of :func:`param`
-    fields).  Values are validated by :func:`validate`, never by hand."""
-
-    @classmethod
-    def names(cls) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls)]
-
-    @classmethod
-    def defaults(cls) -> dict[str, Any]:
-        out = {}
-        for f in dataclasses.fields(cls):
-            out[f.name] = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        return out
-
-    def record(self) -> dict[str, Any]:
-        """The values as JSON-friendly data: traces by name, paths relative
-        to the repository, tuples as lists."""
-        return {k: plain(getattr(self, k)) for k in self.names()}
-
-    def describe(self):
-        """The parameters as a :class:`~schedlab.studies.Table` (name, value, unit, meaning)."""
-        from .studies import Table
-
-        rows = []
-        for f in dataclasses.fields(self):
-            v = plain(getattr(self, f.name))
-            rows.append([f.name, v if isinstance(v, (int, float, str)) or v is None else repr(v),
-                         f.metadata.get("unit", ""), f.metadata.get("help", "")])
-        return Table(["parameter", "value", "unit", "meaning"], rows, title="Parameters")
-
-
-def plain(v):
-    """A parameter value as JSON-friendly data (see :meth:`Params.record`)."""
-    from .traces import TraceInfo
-
-    if isinstance(v, TraceInfo):
-        return v.name
-    if isinstance(v, (tuple, list)):
-        return [plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): plain(x) for k, x in v.items()}
-    if isinstance(v, os.PathLike):
-        return relpath(v)
-    return v
-
+# param, Params, validate and plain live in schedlab.declared (shared with the cells' inputs)
 
 def relpath(p) -> str:
     """:func:`schedlab.paths.relative` (what provenance records)."""
     return paths.relative(p)
-
-
-def validate(cls: type[Params], values: Mapping[str, Any], *, source: str = "parameters",
-             lines: Mapping[str, int] | None = None) -> Params:
-    """``cls`` from ``values`` (defaults for what is absent), each value read
-    by its field's validator.  An unknown name or a bad value raises
-    :class:`~schedlab.errors.InputError` naming ``source`` (and its line,
-    from ``lines``) and the parameter."""
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    where = lambda k: f"{source}:{lines[k]}" if lines and k in lines else source  # noqa: E731
-    for k in values:
-        if k not in known:
-            near = difflib.get_close_matches(str(k), list(known), n=2)
-            hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise InputError(f"{where(k)}: {k!r} is not a parameter of this study{hint}; "
-                             f"its parameters: {', '.join(known)}")
-    out = cls.defaults()
-    out.update(values)
-    for k, f in known.items():
-        check = f.metadata.get("check")
-        if check is not None:
-            try:
-                out[k] = check(out[k], k)
-            except InputError as exc:
-                raise InputError(f"{where(k)}: {exc}") from None
-    return cls(**out)
 
 
 def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, int], Path]:
