@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, sim, store
+from schedlab import campaign, paths, sim, store, traces
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
 from schedlab.studies.registry import get
@@ -358,7 +358,7 @@ def test_validate(tiny, tmp_path):
     assert p.policies == ("FCFS", "LEXP") and p.weeks == 30
     assert p.thresholds == (18000, None) and p.threshold == 72000
     q = validate(P, {"traces": [str(tiny)], "sweep_traces": [], "fig5_trace": None, "thesis_traces": []})
-    assert q.traces[0].name == "tiny" and Path(study.trace_ref(q.traces[0])).is_absolute() and q.traces[0].m == M
+    assert q.traces[0].name == "tiny" and Path(traces.text(q.traces[0])).is_absolute() and q.traces[0].m == M
     assert q.sweep_traces == () and q.fig5_trace is None
     assert validate(P, {"fig5_trace": "none"}).fig5_trace is None
     # every trace parameter is read as traces is (values.trace_list): names in any case, paths
@@ -480,7 +480,7 @@ def test_thesis_table_5_6_is_the_longest_jobs_of_sdsc_sp2():
     recorded, and all but one ran past their request, so the lelong2017
     cleaning removes them."""
     ref = validate(study.Params, {"traces": ["SDSC-SP2"], "thesis_traces": ["SDSC-SP2"]}).thesis_traces[0]
-    t = study.table_thesis_5_6(ref, ref.m, "drop")
+    t = study.table_thesis_5_6(ref, "drop")
     assert t.column("job") == t.column("job (thesis)")
     assert t.column("runtime s") == t.column("runtime s (thesis)")
     assert t.column("procs") == t.column("procs (thesis)")

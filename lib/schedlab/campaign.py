@@ -456,7 +456,7 @@ class TraceInputs(CellInputs):
     machine size and the cleaning's overrun choice (a cell redeclares a
     default it changes)."""
 
-    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.campaign_ref)", check=text)
+    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.text)", check=text)
     m: int | None = param(None, help="machine size (None: the trace's)", unit="processors",
                           check=integer(1, optional=True))
     overrun: str = param("kill", help="what cleaning does with jobs that overran their request",

@@ -46,7 +46,6 @@ def cumulative_by_week(schedule: sim.Schedule, n_weeks: int, origin: int = 0) ->
     return np.cumsum(np.bincount(k, weights=wait, minlength=n_weeks))
 
 
-@functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, m: int | None) -> tuple[sim.Jobs, int]:
     c = _traces.cleaned(trace, m=m, overrun=CLEANING)
     return c.jobs, c.m
@@ -65,7 +64,7 @@ def resampled(trace: str, m: int | None, weeks: int, seed: int, sample: int) -> 
 class ResampleInputs(CellInputs):
     """The inputs of a cell on one resampled trace of §6.1.3 (:func:`resampled`)."""
 
-    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.campaign_ref)", check=text)
+    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.text)", check=text)
     m: int | None = param(None, help="machine size (None: the trace's)", unit="processors",
                           check=integer(1, optional=True))
     weeks: int = param(REQUIRED, help="weeks per resampled trace", unit="weeks", check=integer(1))
@@ -106,8 +105,6 @@ def fixed_cell(p: FixedInputs) -> dict:
 
 FIXED_CELL = "schedlab.online_bandit:fixed_cell"
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_ref = _traces.campaign_ref
 
 
 def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
@@ -121,4 +118,4 @@ def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
     return campaign.Campaign(
         f"online-bandit-fixed-{info.name}", cell=FIXED_CELL,
         dims={"sample": list(range(samples)), "policy": list(policies)},
-        params={"trace": trace_ref(info), "m": info.m, "weeks": weeks, "seed": seed, "threshold": threshold})
+        params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})

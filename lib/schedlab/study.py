@@ -44,7 +44,8 @@ from .declared import Params, param, plain, validate
 from .errors import InputError, SchedlabError
 from .studies.registry import STUDIES, Entry, get
 
-__all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath"]
+__all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath",
+           "check_study", "tiny_log", "ProtocolError"]
 
 PROFILES = ("quick", "full")
 CUSTOM = "custom"
@@ -66,6 +67,8 @@ def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, 
     if profile not in PROFILES:
         raise InputError(f"unknown profile {profile!r}; the profiles: {', '.join(PROFILES)}")
     f = paths.PARAMS / profile / f"{entry.stem}.yaml"
+    if not f.exists() and not entry.registered:      # a site's own study without profiles: its defaults
+        return {}, {}, f
     if not f.exists():
         raise InputError(f"{relpath(f)}: missing parameters file of study {entry.name} (profile {profile})")
     text = f.read_text()
@@ -410,6 +413,201 @@ def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_d
             "outdir": relpath(outdir), "cache_dir": relpath(cache_dir),
             "scheduler": "given" if scheduler else "local",
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+# ------------------------------------------------------ the protocol check --
+
+#: Parameters a study may not have: they are the driver's (where and how it runs).
+DRIVER_NAMES = ("outdir", "cache_dir", "workers", "scheduler", "profile")
+
+
+class ProtocolError(SchedlabError):
+    """A study (or its cells) does not follow the protocol; the message lists every finding."""
+
+
+def tiny_log(path, *, n: int = 360, weeks: int = 4, m: int = 32, seed: int = 5) -> Path:
+    """A small generated SWF log for a study's behavioural check: ``n`` jobs
+    over ``weeks`` weeks on ``m`` processors (log-uniform runtimes from 30 s
+    to 11 h, requests 1-10 times them, 1-16 processors, five users, recorded
+    waits), seeded."""
+    import numpy as np
+
+    from .swf import write_swf
+
+    rng = np.random.default_rng(seed)
+    submit = np.sort(rng.integers(0, weeks * 7 * 86400, n))
+    submit[0] = 0
+    run = np.exp(rng.uniform(np.log(30), np.log(40000), n)).astype(np.int64)
+    procs = np.minimum(rng.choice([1, 1, 2, 4, 8, 16], n), m).astype(np.int64)
+    user = rng.integers(1, 6, n)
+    fields = {"job_id": np.arange(1, n + 1), "submit": submit, "wait": rng.integers(0, 20000, n), "run": run,
+              "alloc_procs": procs, "req_procs": procs, "req_time": run * rng.choice([1, 1, 2, 3, 10], n),
+              "status": np.ones(n, np.int64), "user": user, "group": user, "partition": np.ones(n, np.int64)}
+    return write_swf(path, fields, header_lines=["Version: 2.2", "Computer: generated (schedlab.study.tiny_log)",
+                                                 "UnixStartTime: 0", "TimeZoneString: UTC", f"MaxProcs: {m}"])
+
+
+def _as_entry(study) -> Entry:
+    """The registry entry of ``study`` (a name, an entry, a module or its
+    name); a module that is not registered gets an entry of its own."""
+    import types
+
+    if isinstance(study, Entry):
+        return study
+    name = study.__name__ if isinstance(study, types.ModuleType) else str(study)
+    from .studies.registry import BY_NAME
+    for e in STUDIES + tuple(BY_NAME.values()):
+        if name in (e.name, e.module, e.stem):
+            return e
+    if not isinstance(study, types.ModuleType):
+        import importlib.util
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            return get(name)            # neither a study nor a module: the registry's error
+    short = name.rsplit(".", 1)[-1]
+    return Entry(short, 99, short.replace("_", "-"), short, "a study outside the registry", "", package=name)
+
+
+def _cell_findings(mod_name: str) -> list[str]:
+    """Every cell of a study's ``cells`` module declares its inputs
+    (:func:`schedlab.campaign.cell`), each with a help text."""
+    import inspect
+
+    found = []
+    try:
+        cells = importlib.import_module(f"{mod_name}.cells")
+    except ModuleNotFoundError:
+        return found
+    for name, f in vars(cells).items():
+        if not (inspect.isfunction(f) and getattr(f, "__module__", "") == cells.__name__):
+            continue
+        if not (name == "cell" or name.endswith("_cell")):
+            continue
+        inputs = getattr(f, "inputs", None)
+        if inputs is None:
+            found.append(f"{cells.__name__}.{name}: a cell without declared inputs (use schedlab.campaign.cell)")
+            continue
+        for fld in dataclasses.fields(inputs):
+            if not fld.metadata.get("help"):
+                found.append(f"{cells.__name__}.{name}: input {fld.name!r} has no help text")
+    return found
+
+
+def check_study(study, *, run: bool = True, trace=None, workdir=None,
+                log: Callable[[str], None] | None = None) -> dict:
+    """The protocol check of a study (cf. scikit-learn's ``check_estimator``):
+    a registered study by name, or a site's own study package (its module or
+    module name).  Raises :class:`ProtocolError` listing every finding.
+
+    Static: ``Params`` is a frozen dataclass of :func:`param` fields, each with
+    help text and validator and none of the driver's names; ``compute``
+    exists and there is no second way to run or validate the study; its
+    ``TINY`` overrides (a tiny run's parameters) and every profile validate;
+    a registered study's notebook has the generated parameters cell and runs
+    the driver, and its published tables name their source; every cell of
+    its ``cells`` module declares its inputs.
+
+    Behavioural (``run``): on a generated log (:func:`tiny_log`; or ``trace``,
+    a path or trace spec) the study runs through the driver with ``TINY``, writes its ``numbers.json`` and
+    every file it names, leaves its parameters as given, and a second run
+    computes 0 cells.  Returns what it measured (``cells``, ``files``,
+    ``seconds``)."""
+    import tempfile
+
+    entry = _as_entry(study)
+    findings: list[str] = []
+    try:
+        mod = importlib.import_module(entry.module)
+    except ImportError as exc:
+        raise ProtocolError(f"study {entry.name}: cannot import {entry.module}: {exc}") from None
+    if not hasattr(mod, "compute") or not hasattr(mod, "Params"):
+        raise ProtocolError(f"{entry.module} does not follow the study protocol (Params and compute)")
+    if callable(getattr(mod, "run", None)) or callable(getattr(mod, "validate", None)):
+        findings.append(f"{entry.module}: a second way to run or validate the study besides the driver")
+    P = mod.Params
+    if not (isinstance(P, type) and issubclass(P, Params) and dataclasses.is_dataclass(P)):
+        raise ProtocolError(f"{entry.module}.Params is not a dataclass subclassing schedlab.study.Params")
+    for f in dataclasses.fields(P):
+        if not f.metadata.get("help"):
+            findings.append(f"{entry.module}.Params.{f.name}: no help text")
+        if f.metadata.get("check") is None:
+            findings.append(f"{entry.module}.Params.{f.name}: no validator")
+        if f.name in DRIVER_NAMES:
+            findings.append(f"{entry.module}.Params.{f.name}: the driver's business, not the study's")
+    tiny = getattr(mod, "TINY", None)
+    if not isinstance(tiny, dict):
+        findings.append(f"{entry.module}: no TINY dict (the parameters of a tiny run, for this check)")
+        tiny = {}
+    else:
+        try:
+            validate(P, tiny, source=f"{entry.module}.TINY")
+        except InputError as exc:
+            findings.append(str(exc))
+    if entry.registered:
+        for profile in PROFILES:
+            try:
+                profile_params(entry, profile)
+            except InputError as exc:
+                findings.append(str(exc))
+        findings += _notebook_findings(entry)
+        from .studies import load_published
+        for name, table in load_published(entry.module).items():
+            if not (isinstance(table, dict) and table.get("source")):
+                findings.append(f"{entry.module} published.toml [{name}]: no source")
+    findings += _cell_findings(entry.module)
+    if findings:
+        raise ProtocolError(f"study {entry.name}: " + "; ".join(findings))
+    if not run:
+        return {}
+    with tempfile.TemporaryDirectory(prefix=f"check-{entry.name}-") as tmp:
+        where = Path(workdir) if workdir is not None else Path(tmp)
+        trace = str(trace) if trace is not None else str(tiny_log(where / "tiny.swf"))
+        takes_traces = bool(trace_fields(P))
+        kw = dict(overrides=tiny, outdir=where / "out", workers=1, cache_dir=where / "cache", log=log,
+                  progress=False, traces=[trace] if takes_traces else None)
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            first = run_study(entry, **kw)
+            given = validate(P, {**tiny, **({k: ([trace] if many else trace)
+                                               for k, many in trace_fields(P).items()} if takes_traces else {})})
+            if first["params"].record() != given.record():
+                findings.append(f"study {entry.name}: the run changed its parameters "
+                                f"({first['params'].record()} != {given.record()})")
+            out = where / "out"
+            for name in ("numbers.json", "findings.json", "parameters.json"):
+                if not (out / name).is_file():
+                    findings.append(f"study {entry.name}: {name} not written")
+            missing = [str(f) for f in first["files"] if not Path(f).is_file()]
+            if missing:
+                findings.append(f"study {entry.name}: files named but not written: {missing[:3]}")
+            second = run_study(entry, **kw)
+            if second["timing"]["cells_computed"]:
+                findings.append(f"study {entry.name}: a second run computed {second['timing']['cells_computed']} "
+                                f"cells (the cache keys are not stable)")
+    if findings:
+        raise ProtocolError(f"study {entry.name}: " + "; ".join(findings))
+    return {"cells": first["timing"]["cells_computed"], "files": len(first["files"]),
+            "seconds": round(first["seconds"], 1)}
+
+
+def _notebook_findings(entry: Entry) -> list[str]:
+    import nbformat
+
+    nb_path = paths.ROOT / entry.notebook
+    if not nb_path.is_file():
+        return [f"{entry.notebook}: missing"]
+    nb = nbformat.read(str(nb_path), as_version=4)
+    cell = next((c for c in nb.cells if "parameters" in c.metadata.get("tags", [])), None)
+    found = []
+    if cell is None or cell.source != parameters_cell(entry).rstrip("\n"):
+        found.append(f"{entry.notebook}: parameters cell out of date (python -m schedlab.study cells)")
+    if not any(f'run_study("{entry.name}", globals())' in c.source for c in nb.cells if c.cell_type == "code"):
+        found.append(f"{entry.notebook}: does not run the study through the driver")
+    return found
 
 
 # --------------------------------------------------------- notebook cells --

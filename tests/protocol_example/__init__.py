@@ -16,6 +16,10 @@ class Params(_Base):
     weeks: int = param(2, unit="weeks", help="resampled weeks per trace", check=lambda v, n: values.integer(v, n, 1))
 
 
+#: a tiny run (schedlab.study.check_study)
+TINY = {"weeks": 1, "policies": ["FCFS", "SPF"]}
+
+
 def compute(params, ctx):
     from schedlab.studies import Table
 

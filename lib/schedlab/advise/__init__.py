@@ -209,7 +209,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
     from .. import traces
     from ..studies.thresholds import Params as ThresholdsParams
     from ..studies.thresholds import generalisation, traintest_dataset
-    from ..studies.thresholds.cells import trace_ref, traintest_campaigns
+    from ..studies.thresholds.cells import traintest_campaigns
     from ..study import Context
     from . import page
 
@@ -262,7 +262,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         # -- the other candidates, on the same weeks
         from .. import campaign
 
-        base = {"trace": trace_ref(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
+        base = {"trace": traces.text(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
         others = list(s.extra)
         if s.mixed_resolution:
             with ctx.timer("mixed weights"):
@@ -328,7 +328,7 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     # the log as the classification study's campaign names it (for a file: its path, without the spec's
     # choices); classes then reach the advisor's jobs by their log line
     ref = t.name if t.registered else str(t.path)
-    pr = prepare(ref, t.m, cp.weeks, cp.finish, cp.divider_window)
+    pr = prepare(ref, None, cp.weeks, cp.finish, cp.divider_window)
     if pr.n_weeks < MIN_WEEKS:
         ctx.log(f"note: no small-first candidate: {info.name} has {pr.n_weeks} week(s), the weekly classifier "
                 f"needs {MIN_WEEKS}")

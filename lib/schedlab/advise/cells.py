@@ -172,7 +172,6 @@ def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
     return sim.default_scales(workload.split(jobs)[0])
 
 
-@functools.lru_cache(maxsize=8)
 def _log_lines(trace: str, overrun: str) -> np.ndarray:
     """The log lines of the cleaned jobs (what resampled weeks keep)."""
     from .. import traces

@@ -401,7 +401,6 @@ class Prepared:
         return int(np.bincount(self.week, minlength=self.n_weeks).max()) if len(self.jobs) else 0
 
 
-@functools.lru_cache(maxsize=8)
 def _load(trace: str, m: int | None):
     jobs, _, m, swf, info = _traces.cleaned(trace, m=m)
     return info, swf, jobs, int(m)
@@ -667,8 +666,6 @@ _SCHEDULE_CELL = "schedlab.studies.classification.cells:schedule_cell"
 
 # -------------------------------------------------------------- campaigns --
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-_ref = _traces.campaign_ref
 
 
 def _slug(name: str) -> str:
@@ -676,7 +673,7 @@ def _slug(name: str) -> str:
 
 
 def _prepared(p, t: _traces.TraceInfo) -> Prepared:
-    return prepare(_ref(t), t.m, p.weeks, p.finish, p.divider_window)
+    return prepare(_traces.text(t), None, p.weeks, p.finish, p.divider_window)
 
 
 def campaigns_classify(p) -> dict[str, campaign.Campaign]:
@@ -688,7 +685,7 @@ def campaigns_classify(p) -> dict[str, campaign.Campaign]:
         out[t.name] = campaign.Campaign(
             f"classification-classify-{_slug(t.name)}", cell=_CLASSIFY_CELL,
             dims={"week": list(range(pr.n_weeks))},
-            params={"trace": _ref(t), "m": t.m, **p.classifier_params()})
+            params={"trace": _traces.text(t), **p.classifier_params()})
     return out
 
 
@@ -698,5 +695,5 @@ def campaign_schedule(p, t: _traces.TraceInfo, predicted) -> campaign.Campaign:
     return campaign.Campaign(
         f"classification-schedule-{_slug(t.name)}", cell=_SCHEDULE_CELL,
         dims={"policy": list(p.policies), "variant": list(VARIANTS)},
-        params={"trace": _ref(t), "m": t.m, "weeks": p.weeks, "threshold": p.threshold, "finish": p.finish,
+        params={"trace": _traces.text(t), "weeks": p.weeks, "threshold": p.threshold, "finish": p.finish,
                 "divider_window": p.divider_window, "classes": pack_classes(predicted)})

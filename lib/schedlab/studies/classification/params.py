@@ -51,3 +51,8 @@ class Params(StudyParams):
         """The parameters a classification depends on (cache keys)."""
         return {"weeks": self.weeks, "trees": self.trees, "max_samples": self.max_samples, "seed": self.seed,
                 "history": self.history, "divider_window": self.divider_window, "finish": self.finish}
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'policies': ['FCFS', 'SPF'], 'trees': 5}

@@ -230,3 +230,10 @@ class Params(StudyParams):
         d = asdict(self)
         d["sensitivity"] = self.sensitivity
         return d
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'sensitivity': {'stationarity': [0.05, 0.1], 'min_shift': [0.25, 0.5], 'criterion': ['share', 'acf']},
+ 'synthetic_signals': 3,
+ 'synthetic_noises': [0.0, 0.1]}

@@ -214,3 +214,17 @@ class Params(StudyParams):
                 "thresholds": [_thr_label(t) for t in self.thresholds],
                 "optimisers": list(self.optimisers), "budget": self.budget, "sigma0": self.sigma0,
                 "penalty": self.penalty, "patience": self.patience, "seed": self.seed, "backfill": self.backfill}
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'weeks': 3,
+ 'months': 'all',
+ 'grid_resolution': 3,
+ 'threshold_resolution': 2,
+ 'month_resolution': 2,
+ 'map_resolution': 4,
+ 'map_weeks': [2, 3],
+ 'thresholds': [200000, None],
+ 'optimisers': ['xnes3'],
+ 'budget': 10}

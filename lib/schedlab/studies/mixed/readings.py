@@ -17,7 +17,7 @@ from ... import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, one_of, param
 from ...errors import InputError
 from ...thesis_readings import BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, reading_weeks
-from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, _thr_label, trace_arg, trace_units
+from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, _thr_label, trace_units
 
 __all__ = ["READING_OVERRUNS", "reading_units", "readings_cell", "readings_campaign"]
 
@@ -98,6 +98,6 @@ def readings_campaign(info: _traces.TraceInfo, units: Sequence[int], threshold, 
     return _campaign.Campaign(f"mixed-readings-{_slug(info.name)}-week",
                               {"overrun": list(READING_OVERRUNS), "crossing": list(THESIS_CROSSINGS),
                                "align": list(THESIS_ALIGNS)},
-                              {"trace": trace_arg(info), "skip_first": 1, "units": [int(u) for u in units],
+                              {"trace": _traces.text(info), "skip_first": 1, "units": [int(u) for u in units],
                                "threshold": _thr_label(threshold), "backfill": backfill},
                               "schedlab.studies.mixed.readings:readings_cell")

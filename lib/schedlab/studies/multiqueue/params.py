@@ -157,4 +157,9 @@ class Params(StudyParams):
     @property
     def refs(self) -> tuple[TraceRef, ...]:
         """The traces as the cells load them, with their weeks."""
-        return tuple(TraceRef(_traces.campaign_ref(t), t.name, self.weeks_of(t.name)) for t in self.traces)
+        return tuple(TraceRef(_traces.text(t), t.name, self.weeks_of(t.name)) for t in self.traces)
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'weeks': 3, 'thresholds': [1.5, 1000], 'horizons': [1]}

@@ -97,7 +97,6 @@ def top_procs(bsld, procs, k: int = TOP) -> np.ndarray:
 
 # ------------------------------------------------------------------ cells --
 
-@functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
     c = _traces.cleaned(trace, m=m, overrun=overrun)
     return c.jobs, c.m
@@ -247,13 +246,6 @@ def pair_cell(p: PairInputs) -> dict:
 
 # -------------------------------------------------------------- campaigns --
 
-def _ref(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: :func:`schedlab.traces.campaign_ref` (the
-    registry name, or the file path with the spec's cleaning choices: a bare
-    path lost ``?request=runtime`` in the cells)."""
-    return _traces.campaign_ref(info)
-
-
 def _thresholds(threshold: int | None) -> list[str]:
     """Threshold labels of the original-log check: the chosen one, then none."""
     main = sim.format_duration(threshold)
@@ -270,29 +262,29 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
         out["lelong"] = campaign.Campaign(
             f"policies-lelong-{p.lelong_trace.name}", cell="simulate",
             dims={"primary": list(p.lelong_policies), "backfill": list(p.lelong_policies)},
-            params={"trace": _ref(p.lelong_trace), "m": p.lelong_trace.m, "overrun": OVERRUN["lelong"],
+            params={"trace": _traces.text(p.lelong_trace), "overrun": OVERRUN["lelong"],
                     "workload": "resample", "weeks": p.lelong_weeks, "seed": p.seed,
                     "estimate": "requested"},
             metrics=["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled"])
     if p.table_traces:
         out["tables"] = campaign.Campaign(
             "policies-tables", cell=_SAME_CELL,
-            dims={"trace": [_ref(t) for t in p.table_traces], **TABLE_VARIANTS,
+            dims={"trace": [_traces.text(t) for t in p.table_traces], **TABLE_VARIANTS,
                   "policy": list(TABLE_POLICIES)},
             params={"workload": "original"},
             metrics=["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled", "utilisation"])
     common = {"threshold_backfill": False, "overrun": OVERRUN["thesis"], "seed": p.seed, "top": TOP}
     for t in p.thesis_traces:
-        weeks = p.thesis_weeks or source_weeks(_ref(t), t.m, OVERRUN["thesis"])
+        weeks = p.thesis_weeks or source_weeks(_traces.text(t), None, OVERRUN["thesis"])
         out[f"thesis:{t.name}"] = campaign.Campaign(
             f"policies-thesis-{t.name}", cell=_THESIS_CELL,
             dims={"sample": list(range(p.thesis_samples)), "policy": list(p.thesis_policies)},
-            params={"trace": _ref(t), "m": t.m, "workload": "resample", "weeks": weeks,
+            params={"trace": _traces.text(t), "workload": "resample", "weeks": weeks,
                     "threshold": p.thesis_threshold, **common})
     if p.thesis_traces:
         out["thesis-original"] = campaign.Campaign(
             "policies-thesis-original", cell=_THESIS_CELL,
-            dims={"trace": [_ref(t) for t in p.thesis_traces], "policy": list(p.thesis_policies),
+            dims={"trace": [_traces.text(t) for t in p.thesis_traces], "policy": list(p.thesis_policies),
                   "overrun": ["kill", "drop"], "threshold": _thresholds(p.thesis_threshold)},
             params={"workload": "original", "cumulative": False,
                     **{k: v for k, v in common.items() if k != "overrun"}})

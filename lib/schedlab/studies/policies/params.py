@@ -157,3 +157,18 @@ class Params(StudyParams):
                                          help="Θ of EASY(P, Θ) in the online-bandit part (40h; None: none)")
     seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0),
                       help="seed of the resampling and of the bootstrap")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'lelong_weeks': 3,
+ 'lelong_policies': ['FCFS', 'SPF'],
+ 'thesis_samples': 2,
+ 'thesis_weeks': 3,
+ 'thesis_policies': ['FCFS', 'SQF'],
+ 'thesis_threshold': '10h',
+ 'bandit_samples': 2,
+ 'bandit_weeks': 3,
+ 'bandit_policies': ['FCFS', 'LQF'],
+ 'bandit_threshold': '10h',
+ 'seed': 3}

@@ -38,11 +38,8 @@ def estimate_labels(losses: Sequence) -> list[str]:
     return list(BASE_ESTIMATES) + [learned_label(x) for x in losses]
 
 
-#: What a cell loads for a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_spec = _traces.campaign_ref
 
 
-@functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, overrun: str) -> tuple[sim.Jobs, int, int, int | None]:
     """(cleaned jobs, m, jobs in the file, UnixStartTime) of a log; cached per process."""
     c = _traces.cleaned(trace, overrun=overrun)
@@ -140,7 +137,7 @@ def make_campaign(p) -> campaign.Campaign:
     """The grid of the study (``p``: its Params): trace x backfill x estimate x correction."""
     return campaign.Campaign(
         "prediction",
-        {"trace": [trace_spec(t) for t in p.traces], "backfill": list(p.backfills), "estimate": p.estimates,
+        {"trace": [_traces.text(t) for t in p.traces], "backfill": list(p.backfills), "estimate": p.estimates,
          "correction": list(p.corrections)},
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
          "eta": p.eta, "lam": p.lam, "levels": N_LEVELS},
@@ -165,7 +162,7 @@ def make_timing_campaign(p) -> campaign.Campaign:
     c, b = _timing_triple(p)
     return campaign.Campaign(
         "prediction-timing",
-        {"trace": [trace_spec(t) for t in p.traces], "engine": list(prediction.ENGINES)},
+        {"trace": [_traces.text(t) for t in p.traces], "engine": list(prediction.ENGINES)},
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
          "estimate": TIMING_ESTIMATE, "correction": c, "backfill": b,
          "eta": p.eta, "lam": p.lam, "levels": N_LEVELS},
@@ -175,7 +172,7 @@ def make_timing_campaign(p) -> campaign.Campaign:
 def log_row(info, p) -> dict[str, Any]:
     """A log of Table 4 (``info``: a TraceInfo of ``p.traces``): its year,
     machine size, jobs in the file, after cleaning and in the window."""
-    spec, name = trace_spec(info), info.name
+    spec, name = _traces.text(info), info.name
     full, m, in_file, unix_start = _cleaned(spec, p.overrun)
     jobs, _ = load_jobs(spec, p.weeks, p.skip_weeks, p.max_jobs, p.overrun)
     year = None

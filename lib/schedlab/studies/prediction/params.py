@@ -90,3 +90,13 @@ class Params(StudyParams):
     def estimates(self) -> list[str]:
         """The ``estimate`` labels of the grid: clairvoyant, requested, easy++, learned:<loss>..."""
         return estimate_labels(self.losses)
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'losses': ['E-Loss'],
+ 'corrections': ['requested', 'incremental'],
+ 'backfills': ['FCFS', 'SJBF'],
+ 'weeks': 2,
+ 'skip_weeks': 0,
+ 'max_jobs': 150}

@@ -35,3 +35,8 @@ class Params(StudyParams):
                       help="number of jobs of the excerpt")
     policy: str = param("EASY-FCFS-FCFS", check=_policy, help="the policy whose pass is shown, EASY-<P_R>-<P_B>")
     compare: str = param("EASY-SPF-SPF", check=_policy, help="the policy drawn beside it on the same jobs")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'jobs': 30}

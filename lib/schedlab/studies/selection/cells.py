@@ -333,8 +333,6 @@ def strategy_cell(p: StrategyInputs) -> dict:
 STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_ref = _traces.campaign_ref
 
 
 def campaigns(p) -> dict[str, campaign.Campaign]:
@@ -345,7 +343,7 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
     a resample and period usually land in one batch and share its costs."""
     out = {}
     for t in p.traces:
-        common = {"trace": trace_ref(t), "m": t.m, "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
+        common = {"trace": _traces.text(t), "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
         out[f"fixed:{t.name}"] = fixed_campaign(t, p.resamples, p.weeks, p.seed, p.threshold)
         out[f"strategies:{t.name}"] = campaign.Campaign(
             f"selection-strategies-{t.name}", cell=STRATEGY_CELL,

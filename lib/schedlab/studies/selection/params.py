@@ -50,3 +50,8 @@ class Params(StudyParams):
                                   help="Θ of EASY(P, Θ): jobs that waited longer lead the queue (40h; None: none)")
     seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0),
                       help="seed of the resampling and of every random choice")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'resamples': 2, 'weeks': 2, 'periods': ['day', 'week'], 'epsilon': 0.5, 'decay': 1.0}

@@ -82,14 +82,15 @@ from .analysis import (TrainTest, gain_ci, generalisation, ratio_of_means, selec
 from .cells import thesis_cell
 from .params import (CRITERIA, DEFAULT_TRACES, FINISH, LELONG, METRICS, PAPER_THRESHOLDS, PUBLISHED, THESIS,
                      THESIS_TABLES, THESIS_THRESHOLDS, THESIS_TRACES, THESIS_WEEKS, Params, parse_thresholds,
-                     threshold_label, trace_ref)
+                     threshold_label)
+from .params import TINY  # noqa: F401  (schedlab.study.check_study)
 from .run import compute
 from .tables import table_thesis_5_6
 
 __all__ = [
     "LELONG", "THESIS", "PUBLISHED", "DEFAULT_TRACES", "PAPER_THRESHOLDS", "THESIS_TRACES", "THESIS_WEEKS",
     "THESIS_TABLES", "THESIS_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "Params", "compute",
-    "threshold_label", "parse_thresholds", "trace_ref", "ratio_of_means", "gain_ci", "select", "train_test",
+    "threshold_label", "parse_thresholds", "ratio_of_means", "gain_ci", "select", "train_test",
     "TrainTest", "thesis_cell", "threshold_effect", "traintest_dataset", "generalisation",
     "thesis_tables", "table_thesis_5_6",
 ]

@@ -38,8 +38,6 @@ def threshold_label(seconds: int | None) -> str:
     return sim.format_duration(seconds)
 
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_ref = _traces.campaign_ref
 
 # ------------------------------------------------------------------ cells --
 
@@ -220,7 +218,7 @@ def sweep_cell(q: SweepInputs) -> dict:
 # ------------------------------------------------------------- campaigns --
 
 def _base_params(p, ref: _traces.TraceInfo) -> dict:
-    return {"trace": trace_ref(ref), "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
+    return {"trace": _traces.text(ref), "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
             "seed": p.seed, "estimate": "requested"}
 
 
@@ -271,7 +269,7 @@ def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thres
         {"finish": list(finish or [p.thesis_finish]),
          "threshold": [threshold_label(t) for t in (thresholds or p.thesis_thresholds)],
          "primary": list(policies or p.thesis_policies)},
-        {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+        {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "backfill": "same"},
         cell="schedlab.studies.thresholds.cells:thesis_cell", metrics=METRICS)
 
@@ -317,11 +315,11 @@ def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign
 # ---------------------------------------------------------------- table 3 --
 
 def _table3_row(ref: _traces.TraceInfo, overrun: str) -> dict:
-    jobs, _, _, swf, _ = _traces.cleaned(trace_ref(ref), m=ref.m, overrun=overrun)
+    jobs, _, m, swf, _ = _traces.cleaned(ref, overrun=overrun)
     sub = jobs.submit
     year = None
     if swf.unix_start_time is not None and len(jobs):
         year = datetime.fromtimestamp(int(swf.unix_start_time) + int(sub.min()), timezone.utc).year
     months = float(sub.max() - sub.min()) / (365.25 / 12 * 86400) if len(jobs) else float("nan")
-    return {"trace": ref.name, "year": year, "m": ref.m, "jobs_in_file": swf.n, "jobs": len(jobs),
+    return {"trace": ref.name, "year": year, "m": m, "jobs_in_file": swf.n, "jobs": len(jobs),
             "months": months}

@@ -16,7 +16,7 @@ from ...study import Params as StudyParams
 from ...study import param
 from ...traces import TraceInfo
 from .. import load_published
-from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label, trace_ref
+from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label
 
 STUDY = "thresholds"
 
@@ -104,7 +104,7 @@ HOUR = 3600.0
 __all__ = ["STUDY", "LELONG", "THESIS", "PUBLISHED", "THESIS_TABLE_5_6", "THESIS_COLUMN_NAMES", "THESIS_TABLES",
            "THESIS_THRESHOLDS", "THESIS_WEEKS", "THESIS_TRACES", "DEFAULT_TRACES", "PAPER_THRESHOLDS",
            "QUICK_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "BASELINE", "LEVEL", "N_BOOT", "HOUR",
-           "CHECK_POLICIES", "threshold_label", "trace_ref", "parse_thresholds", "Params"]
+           "CHECK_POLICIES", "threshold_label", "parse_thresholds", "Params"]
 
 
 # -------------------------------------------------------------- parameters --
@@ -223,3 +223,12 @@ class Params(StudyParams):
             raise InputError("thesis_thresholds: give at least one threshold (or thesis_traces: [])")
         if self.thesis_traces and not self.thesis_policies:
             raise InputError("thesis_policies: give at least one policy (or thesis_traces: [])")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'thresholds': ['2h', None],
+ 'weeks': 4,
+ 'policies': ['FCFS', 'SPF'],
+ 'thesis_policies': ['FCFS', 'SPF', 'SAF'],
+ 'sweep_traces': None}

@@ -17,7 +17,7 @@ from ...declared import REQUIRED, integer, one_of, param, text
 from ...errors import InputError
 from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
                                 THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
-from .cells import _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep, trace_ref
+from .cells import _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
            "reading_name", "thesis_readings"]
@@ -98,6 +98,6 @@ def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
     return campaign.Campaign(
         f"thresholds-thesis-readings-{ref.name}",
         {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "primary": list(p.thesis_policies)},
-        {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+        {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "thresholds": [threshold_label(t) for t in p.thesis_thresholds]},
         cell="schedlab.studies.thresholds.readings:thesis_readings_cell", metrics=[BSLD_VARIABLE[t] for t in THESIS_TAUS] + ["jobs"])

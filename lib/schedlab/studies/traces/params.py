@@ -25,3 +25,8 @@ class Params(StudyParams):
 
     traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
                           help="traces to characterise: registry names (schedlab traces list) or SWF paths")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {}
