@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from schedlab import campaign, paths, study
-from schedlab.errors import InputError
+from schedlab.errors import InputError, SchedlabError
 from schedlab.studies import registry
 from schedlab.studies.registry import STUDIES
 
@@ -249,8 +249,9 @@ def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatc
     (pkg / "__init__.py").write_text(f"""
 from dataclasses import dataclass
 from schedlab import campaign, values
-from schedlab.study import Params as _Base, param
+from schedlab.study import Outputs, Params as _Base, param
 TINY = {tiny}
+OUTPUTS = Outputs()
 
 @dataclass(frozen=True)
 class Params(_Base):
@@ -336,3 +337,23 @@ def test_one_numbering(entry):
     assert nb.cells[0].source.startswith(f"# Study {entry.number} "), nb.cells[0].source[:40]
     doc = importlib.import_module(entry.module).__doc__
     assert doc.startswith(f"Study {entry.number} "), doc[:40]
+
+
+def test_a_misspelt_output_in_a_notebook_or_the_paper_is_named():
+    """Outputs are declared by name: a notebook or paper section naming one that
+    is not (a typo shows nothing otherwise) is a finding of check_study."""
+    out = study.Outputs(tables=("table2",), figures=("strategies_{any}",), datasets=("fixed-{trace}",))
+    code = ('display(result["tables"]["tabel2"]); display(result["figures"][f"strategies_{d}"])\n'
+            'if "table3" in result["tables"]: pass\nds = result["datasets"]["fixed-KTH-SP2"]')
+    paper = '#tab("/generated/selection/tables/table2.csv") #fig("/generated/selection/figures/fixd.png")'
+    assert study.undeclared_references(out, code, paper, "selection") == \
+        ["tables/tabel2", "tables/table3", "figures/fixd"]
+    assert out.declares("tables", "scorecard") and not out.declares("figures", "strategies_")
+    assert out.undeclared({"tables": {"table2", "extra"}, "datasets": {"fixed-own"}}) == ["tables/extra"]
+
+
+def test_the_driver_refuses_an_undeclared_output(example, monkeypatch):
+    entry, root = example
+    monkeypatch.setattr(protocol_example, "OUTPUTS", study.Outputs(tables=("avg_wiat",)))
+    with pytest.raises(SchedlabError, match="tables/avg_wait written but not declared"):
+        study.run_study("example", profile="quick", workers=1, cache_dir=root / "cache", log=None)

@@ -34,6 +34,7 @@ import importlib
 import os
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -45,7 +46,7 @@ from .errors import InputError, SchedlabError
 from .studies.registry import STUDIES, Entry, get
 
 __all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath",
-           "check_study", "tiny_log", "ProtocolError"]
+           "check_study", "tiny_log", "ProtocolError", "Outputs"]
 
 PROFILES = ("quick", "full")
 CUSTOM = "custom"
@@ -58,6 +59,45 @@ CUSTOM = "custom"
 def relpath(p) -> str:
     """:func:`schedlab.paths.relative` (what provenance records)."""
     return paths.relative(p)
+
+
+# ---------------------------------------------------------------- outputs --
+
+#: The kinds of output a study writes, each in its folder of the study's results.
+OUTPUT_KINDS = ("tables", "figures", "datasets", "data")
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a study writes, declared by name (a study's ``OUTPUTS``): its
+    tables, figures, datasets and data files.  A name may hold ``{trace}``
+    (any trace's name or slug: ``bandit-{trace}``) or ``{any}`` (a period,
+    a kind).  The driver refuses an output the study did not declare, and the
+    notebooks and the paper may only name declared ones (a test), so a
+    misspelt name fails instead of showing nothing.  The ``scorecard`` table
+    is the driver's and always declared."""
+
+    tables: tuple[str, ...] = ()
+    figures: tuple[str, ...] = ()
+    datasets: tuple[str, ...] = ()
+    data: tuple[str, ...] = ()
+
+    def patterns(self, kind: str) -> tuple[str, ...]:
+        return tuple(getattr(self, kind)) + (("scorecard",) if kind == "tables" else ())
+
+    def declares(self, kind: str, name: str) -> bool:
+        import re
+
+        for pat in self.patterns(kind):
+            rx = re.escape(pat).replace(r"\{trace\}", r"[A-Za-z0-9_.+@,=:-]+").replace(r"\{any\}", r"[A-Za-z0-9_.+@,=:-]+")
+            if re.fullmatch(rx, name):
+                return True
+        return False
+
+    def undeclared(self, written: Mapping[str, Any]) -> list[str]:
+        """``kind/name`` of each written output that no declaration covers."""
+        return [f"{kind}/{name}" for kind in OUTPUT_KINDS for name in sorted(written.get(kind, ()))
+                if not self.declares(kind, name)]
 
 
 def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, int], Path]:
@@ -112,6 +152,7 @@ class Context:
         self.entry, self.profile, self.outdir = entry, profile, Path(outdir)
         self.files: list[Path] = []
         self.tables: dict = {}          # name -> Table, the tables/ this run wrote
+        self.written: dict[str, set] = {kind: set() for kind in OUTPUT_KINDS}   # kind -> names written
         self.timing: dict[str, float] = {}
         self._log, self.progress = log, progress
         self.runner = campaign.Runner(workers, scheduler, cache_dir, log=self.log)
@@ -150,6 +191,7 @@ class Context:
 
     def table(self, name: str, table, folder: str = "tables"):
         self.files += table.write(self.path(folder, name))
+        self.written.setdefault(folder, set()).add(name)
         if folder == "tables":
             self.tables[name] = table
         return table
@@ -159,6 +201,7 @@ class Context:
         from .studies import write_text
 
         self.files.append(write_text(self.path("data", f"{name}.csv"), table.to_csv()))
+        self.written["data"].add(name)
         return table
 
     def figure(self, name: str, fig) -> list[Path]:
@@ -166,6 +209,7 @@ class Context:
 
         written = plots.savefig(fig, self.path("figures", name))
         self.files += written
+        self.written["figures"].add(name)
         return written
 
     def dataset(self, name: str, ds, folder: str = "datasets") -> Path:
@@ -177,6 +221,7 @@ class Context:
         ds.attrs.setdefault("git_commit", paths.git_commit())
         p = store.write_dataset(ds, self.path(folder, f"{name}.nc") if folder else self.path(f"{name}.nc"))
         self.files.append(p)
+        self.written.setdefault(folder or "datasets", set()).add(name)
         return p
 
     def json(self, relname: str, obj) -> Path:
@@ -221,6 +266,25 @@ def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: di
             raise SchedlabError(msg)
         if log:
             log(f"warning: {msg}")
+    return missing
+
+
+def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> list[str]:
+    """Every output a run wrote is declared in the study's ``OUTPUTS``
+    (:class:`Outputs`); what is not is said, and with :data:`STRICT_SCORECARD`
+    set (the test suite) it is an error."""
+    outputs = getattr(mod, "OUTPUTS", None)
+    if not isinstance(outputs, Outputs):
+        missing = [f"{entry.module} declares no OUTPUTS (schedlab.study.Outputs)"]
+    else:
+        missing = [f"{entry.module}: {name} written but not declared in its OUTPUTS"
+                   for name in outputs.undeclared(written)]
+    if missing:
+        if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
+            raise SchedlabError("; ".join(missing))
+        if log:
+            for m in missing:
+                log(f"warning: {m}")
     return missing
 
 
@@ -292,6 +356,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         ctx.table("scorecard", _scorecard.table(result["scorecard"]))
         numbers["scorecard"] = _scorecard.numbers(result["scorecard"])
     check_scorecard_coverage(entry, ctx.tables, result.get("scorecard") or [], numbers, ctx.log)
+    check_outputs(entry, mod, ctx.written, ctx.log)
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
     for name, record in cleaning.items():
         numbers["provenance"]["inputs"].setdefault(name, {})["cleaning"] = record
@@ -537,6 +602,8 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
             findings.append(f"{entry.module}.Params.{f.name}: no validator")
         if f.name in DRIVER_NAMES:
             findings.append(f"{entry.module}.Params.{f.name}: the driver's business, not the study's")
+    if not isinstance(getattr(mod, "OUTPUTS", None), Outputs):
+        findings.append(f"{entry.module}: no OUTPUTS (schedlab.study.Outputs: what it writes, by name)")
     tiny = getattr(mod, "TINY", None)
     if not isinstance(tiny, dict):
         findings.append(f"{entry.module}: no TINY dict (the parameters of a tiny run, for this check)")
@@ -594,6 +661,21 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
             "seconds": round(first["seconds"], 1)}
 
 
+def undeclared_references(outputs: Outputs, notebook_code: str, paper_text: str = "", study: str = "") -> list[str]:
+    """The outputs a notebook's code (``result["tables"]["name"]``, ``"name" in
+    result["figures"]``; an f-string's ``{...}`` matches any part) or a paper
+    section (``/generated/<study>/tables/<name>.csv``) names that ``outputs``
+    does not declare."""
+    import re
+
+    refs = [(k, n) for k, n in re.findall(r'result\["(tables|figures|datasets|data)"\]\[f?"([^"]+)"\]', notebook_code)]
+    refs += [(k, n) for n, k in re.findall(r'f?"([^"]+)" (?:not )?in result\["(tables|figures|datasets|data)"\]',
+                                           notebook_code)]
+    if study:
+        refs += re.findall(rf'/generated/{re.escape(study)}/(tables|figures)/([^"/]+?)\.(?:csv|png)', paper_text)
+    return [f"{k}/{n}" for k, n in refs if not outputs.declares(k, re.sub(r"\{[^}]*\}", "x", n))]
+
+
 def _notebook_findings(entry: Entry) -> list[str]:
     import nbformat
 
@@ -607,6 +689,13 @@ def _notebook_findings(entry: Entry) -> list[str]:
         found.append(f"{entry.notebook}: parameters cell out of date (python -m schedlab.study cells)")
     if not any(f'run_study("{entry.name}", globals())' in c.source for c in nb.cells if c.cell_type == "code"):
         found.append(f"{entry.notebook}: does not run the study through the driver")
+    outputs = getattr(importlib.import_module(entry.module), "OUTPUTS", None)
+    if isinstance(outputs, Outputs):
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        section = paths.PAPER / entry.section
+        paper = section.read_text() if section.is_file() else ""
+        for ref in undeclared_references(outputs, code, paper, entry.name):
+            found.append(f"{entry.notebook} or {relpath(section)}: names {ref}, not declared in the study's OUTPUTS")
     return found
 
 

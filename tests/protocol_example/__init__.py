@@ -3,7 +3,7 @@ EASY-P-P for each of its policies on its traces through one campaign,
 and reports AvgWait.  A tenth study writes the same parts at full size."""
 from schedlab import values
 from schedlab.study import Params as _Base
-from schedlab.study import param
+from schedlab.study import Outputs, param
 from dataclasses import dataclass
 
 from .cells import campaign_for
@@ -15,6 +15,9 @@ class Params(_Base):
     policies: tuple = param(("FCFS", "SPF"), help="queue policies (P_R = P_B)", check=values.policy_names)
     weeks: int = param(2, unit="weeks", help="resampled weeks per trace", check=lambda v, n: values.integer(v, n, 1))
 
+
+#: what it writes
+OUTPUTS = Outputs(tables=("avg_wait",))
 
 #: a tiny run (schedlab.study.check_study)
 TINY = {"weeks": 1, "policies": ["FCFS", "SPF"]}

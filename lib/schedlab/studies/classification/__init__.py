@@ -136,7 +136,7 @@ from .params import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, 
 from .report import findings, numbers
 from .tables import (CLAIMS, PUBLISHED, SMALL_LARGE_CLAIM, THESIS, table_6_4, table_6_5, table_6_6,
                      table_dividers, table_gains, table_small_large, table_totals, table_weekly_summary)
-from .params import TINY  # noqa: F401  (schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
 from .run import compute
 
 __all__ = [

@@ -15,7 +15,7 @@ import numpy as np
 from ... import energy
 from ... import values as check
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 
 STUDY = "energy"
@@ -237,3 +237,12 @@ class Params(StudyParams):
 TINY = {'sensitivity': {'stationarity': [0.05, 0.1], 'min_shift': [0.25, 0.5], 'criterion': ['share', 'acf']},
  'synthetic_signals': 3,
  'synthetic_noises': [0.0, 0.1]}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("classes", "data", "funnel", "hosts", "methods", "sensitivity", "synthetic", "units"),
+    figures=("aggregation", "distribution", "examples", "history", "methods", "outliers", "overview",
+        "periodograms", "sensitivity", "synthetic"),
+    data=("profiles",))

@@ -105,7 +105,7 @@ from .params import (BACKFILL_CHOICES, DEFAULT_OPTIMISERS, DEFAULT_TRACES, FEATU
 from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
-from .params import TINY  # noqa: F401  (schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
 from .run import compute, main, time_optimisation
 
 __all__ = [

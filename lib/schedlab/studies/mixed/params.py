@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 from ... import optim, sim
 from ... import values as check
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label  # noqa: F401 (re-exported)
 
@@ -228,3 +228,12 @@ TINY = {'weeks': 3,
  'thresholds': [200000, None],
  'optimisers': ['xnes3'],
  'budget': 10}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("learning", "learning_months", "pure", "saf", "scales", "search", "table_5_1", "thresholds",
+        "weights"),
+    figures=("convergence", "maps", "months", "pure", "saf", "search", "weekly"),
+    datasets=("mixed-{any}-{trace}-{any}", "mixed-{any}-{any}-{trace}-{any}"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ... import values as check
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from ... import traces as _traces
 from ...traces import TraceInfo
@@ -163,3 +163,11 @@ class Params(StudyParams):
 #: The parameters of a tiny run of the study (seconds, on a generated log):
 #: what schedlab.study.check_study and the own-trace tests run.
 TINY = {'weeks': 3, 'thresholds': [1.5, 1000], 'horizons': [1]}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("fig4", "fig6", "table1", "table2", "table3", "table3_long"),
+    figures=("fig4", "fig5", "fig6", "fig7", "fig8", "fig9"),
+    datasets=("fixed", "online"))

@@ -11,7 +11,7 @@ from typing import Any
 from ... import sim
 from ... import values as check
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from ...traces import TraceInfo
 from .. import load_published
@@ -172,3 +172,15 @@ TINY = {'lelong_weeks': 3,
  'bandit_policies': ['FCFS', 'LQF'],
  'bandit_threshold': '10h',
  'seed': 3}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("bandit_mapping", "bandit_readings", "bandit_table2", "bandit_table2_ci", "claims",
+        "lelong_backfill", "lelong_maxwait", "lelong_pairs", "lelong_table1", "lelong_table2", "lelong_top",
+        "lelong_variants", "thesis_backfilled", "thesis_classes", "thesis_gains", "thesis_table42",
+        "thesis_variants"),
+    figures=("bandit_cumulative", "bandit_dots", "lelong_fig2", "lelong_fig3", "lelong_fig4",
+        "thesis_backfilled_dist", "thesis_bsld_classes", "thesis_cumulative", "thesis_delayed_q"),
+    datasets=("bandit-{trace}", "lelong", "pairs-{trace}", "tables", "thesis-{trace}", "thesis-original"))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ... import prediction, workload
 from ... import values as check
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import estimate_labels
 
@@ -100,3 +100,11 @@ TINY = {'losses': ['E-Loss'],
  'weeks': 2,
  'skip_weeks': 0,
  'max_jobs': 150}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("correlations", "selected", "slowdown", "table1", "table4", "table6", "table7", "table8"),
+    figures=("errors", "predicted", "triples"),
+    datasets=("prediction", "timing"))

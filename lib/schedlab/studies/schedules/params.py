@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ... import values as check
 from ...jobs import Policy
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 
 STUDY = "schedules"
@@ -40,3 +40,11 @@ class Params(StudyParams):
 #: The parameters of a tiny run of the study (seconds, on a generated log):
 #: what schedlab.study.check_study and the own-trace tests run.
 TINY = {'jobs': 30}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("pass",),
+    figures=("compare", "pass", "timeline"),
+    data=("jobs-{any}",))

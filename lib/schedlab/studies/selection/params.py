@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import values as check
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import DAY, PERIODS, POLICIES, STRATEGIES, WEEK
 
@@ -55,3 +55,12 @@ class Params(StudyParams):
 #: The parameters of a tiny run of the study (seconds, on a generated log):
 #: what schedlab.study.check_study and the own-trace tests run.
 TINY = {'resamples': 2, 'weeks': 2, 'periods': ['day', 'week'], 'epsilon': 0.5, 'decay': 1.0}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("table2", "table2_ci", "table3", "table3_ci"),
+    figures=("fixed", "share_{any}", "strategies_{any}"),
+    datasets=("fixed-{trace}", "strategies-{trace}"),
+    data=("curves", "shares"))

@@ -12,7 +12,7 @@ from typing import Any
 from ... import sim, workload
 from ... import values as check
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from ...traces import TraceInfo
 from .. import load_published
@@ -232,3 +232,12 @@ TINY = {'thresholds': ['2h', None],
  'policies': ['FCFS', 'SPF'],
  'thesis_policies': ['FCFS', 'SPF', 'SAF'],
  'sweep_traces': None}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("fig5", "fig8", "fig8_maxwait", "sec73", "table3", "thesis_5_6", "thesis_checks", "thesis_readings",
+        "thesis_{trace}", "traintest"),
+    figures=("fig5", "fig8", "sweep", "thesis"),
+    datasets=("fig5", "fig5_baseline", "thesis", "traintest"))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ... import metrics
 from ... import values as check
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 
 STUDY = "traces"
@@ -30,3 +30,11 @@ class Params(StudyParams):
 #: The parameters of a tiny run of the study (seconds, on a generated log):
 #: what schedlab.study.check_study and the own-trace tests run.
 TINY = {}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("areas", "classes", "cleaning", "premature", "traces", "weekly"),
+    figures=("runtimes", "weekly"),
+    data=("runtime_histograms", "weekly"))
