@@ -53,7 +53,7 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         from schedlab import paths
         # the committed registry only, as for the rest of the suite (tests/conftest.py)
         paths.LOCAL_TRACE_REGISTRY = paths.ROOT / "no-such-dir" / "traces.local.toml"
-        import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.values, schedlab.workload
+        import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.validators, schedlab.workload
         from schedlab import jobs, traces, values, workload
 
         trace = traces.load("KTH-SP2")
@@ -62,8 +62,8 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         sample = workload.resample(cleaned, 3, seed=1)
         assert isinstance(sample.jobs, jobs.Jobs) and len(sample.jobs) > 0
         assert workload.split(cleaned)[0].n > 0
-        assert values.policy_names("spf, exp", "policies") == ("SPF", "LEXP")
-        assert values.duration("20h", "threshold") == 72000
+        assert validators.policy_names("spf, exp", "policies") == ("SPF", "LEXP")
+        assert validators.duration("20h", "threshold") == 72000
         assert str(jobs.Policy.parse("EASY-SPF-FCFS", "2.31d")) == "EASY-SPF-FCFS T=199584s"
         loaded = sorted(m for m in sys.modules if m.startswith("schedlab"))
         print(" ".join(loaded))

@@ -164,18 +164,18 @@ def validate(cls: type[Params], values: Mapping[str, Any], *, source: str = "par
 
 def integer(low: int = 1, optional: bool = False):
     """An integer >= ``low`` (``None`` allowed when ``optional``)."""
-    from . import values
+    from . import validators
 
     if optional:
-        return lambda v, name: values.optional_integer(v, name, low)
-    return lambda v, name: values.integer(v, name, low)
+        return lambda v, name: validators.optional_integer(v, name, low)
+    return lambda v, name: validators.integer(v, name, low)
 
 
 def one_of(*allowed: str, optional: bool = False):
     """One of ``allowed`` (``None`` allowed when ``optional``)."""
-    from . import values
+    from . import validators
 
-    return lambda v, name: None if optional and v is None else values.choice(v, name, allowed)
+    return lambda v, name: None if optional and v is None else validators.choice(v, name, allowed)
 
 
 def text(v, name: str) -> str:
@@ -189,13 +189,13 @@ def text(v, name: str) -> str:
 
 def flag(v, name: str) -> bool:
     """True or false (a bool, or its text)."""
-    from . import values
+    from . import validators
 
-    return values.boolean(v, name)
+    return validators.boolean(v, name)
 
 
 def number(low: float = -float("inf"), high: float = float("inf")):
     """A finite number in [low, high]."""
-    from . import values
+    from . import validators
 
-    return lambda v, name: values.number(v, name, low, high)
+    return lambda v, name: validators.number(v, name, low, high)

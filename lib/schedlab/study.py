@@ -389,9 +389,9 @@ def _stale_files(out: Path, written) -> list[Path]:
 
 
 def _as_trace_list(traces) -> list:
-    from . import values
+    from . import validators
 
-    return values.trace_list(traces, "traces")
+    return validators.trace_list(traces, "traces")
 
 
 def own_label(traces) -> str:

@@ -47,7 +47,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import paths, sim
-from .. import values as check
+from .. import validators
 from ..errors import InputError
 from ..study import Params, param, relpath, validate
 from .analysis import BASELINE, OBJECTIVES, Decision, decide
@@ -66,7 +66,7 @@ N_DETAIL = 4
 def _risk(v, name):
     if v is None or (isinstance(v, str) and v.strip().lower() in ("none", "")):
         return None
-    return check.number(v, name, 1.0)
+    return validators.number(v, name, 1.0)
 
 
 def _machine(v, name):
@@ -104,28 +104,28 @@ class Settings(Params):
 
     log: str = param("", help="the log: an SWF file, a registry name or a trace spec PATH?request=..&m=.., or a "
                               "site accounting file with format")
-    format: str = param("swf", check=lambda v, n: check.choice(v, n, FORMATS),
+    format: str = param("swf", check=lambda v, n: validators.choice(v, n, FORMATS),
                         help="the log's format: swf, or sacct / sacct-json / batsim (imported first)")
     m: int | None = param(None, unit="processors", check=lambda v, n: None if v is None else _machine(v, n),
                           help="machine size (None: the spec's, the registry's, the header's or the log's peak)")
-    objective: str = param("avgwait", check=lambda v, n: check.choice(v, n, tuple(OBJECTIVES)),
+    objective: str = param("avgwait", check=lambda v, n: validators.choice(v, n, tuple(OBJECTIVES)),
                            help="what to minimise: avgwait, bsld (mean bounded slowdown) or ppbsld (per processor)")
     max_wait_risk: float | None = param(None, check=_risk,
                                         help="largest accepted ratio of the mean weekly MaxWait to EASY-FCFS-FCFS's "
                                              "(e.g. 1.5; None: not constrained, reported)")
-    weeks: int = param(30, unit="weeks", check=lambda v, n: check.integer(v, n, 2),
+    weeks: int = param(30, unit="weeks", check=lambda v, n: validators.integer(v, n, 2),
                        help="resampled weeks per half (the thresholds study's quick profile: 30; the papers: 250)")
-    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0), help="seed of the resampled weeks")
-    threshold: int = param("20h", unit="s", check=lambda v, n: check.duration(v, n),
+    seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0), help="seed of the resampled weeks")
+    threshold: int = param("20h", unit="s", check=lambda v, n: validators.duration(v, n),
                            help="the waiting-time threshold T of the thresholded pairs (lelong2017: 20h)")
-    policies: tuple = param(sim.LELONG_POLICIES, check=check.policy_names,
+    policies: tuple = param(sim.LELONG_POLICIES, check=validators.policy_names,
                             help="policies of both queues (the pairs are their product)")
     extra: tuple = param(EXTRA_CANDIDATES, check=_candidates,
                          help="candidates besides the pairs (labels: see schedlab.advise.cells)")
     classification: bool = param(True, check=lambda v, n: _flag(v, n),
                                  help="small-first candidates with the classification study's weekly classifier "
                                       "(when the log has 2 weeks or more)")
-    mixed_resolution: int = param(5, check=lambda v, n: check.integer(v, n, 0),
+    mixed_resolution: int = param(5, check=lambda v, n: validators.integer(v, n, 0),
                                   help="lattice resolution of the mixed policy's weights learned on the training "
                                        "weeks (thesis §5.5.2; 4n^2+2 points; 0: no mixed candidate)")
 

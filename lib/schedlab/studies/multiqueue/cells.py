@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import campaign, metrics, workload
 from ... import traces as _traces
-from ... import values as check
+from ... import validators
 from ...declared import CellInputs, integer, number, one_of, param
 from ...errors import InputError
 from ...sim import Jobs, Simulation, simulate
@@ -48,7 +48,7 @@ def _criteria_for(estimate: str, criteria: str) -> str:
     estimates with Figure 3's (previous week)."""
     if criteria == "paper":
         return "oracle" if estimate == "exact" else "previous"
-    return check.choice(criteria, "criteria", CRITERIA)
+    return validators.choice(criteria, "criteria", CRITERIA)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import metrics
-from ... import values as check
+from ... import validators
 from ...study import Outputs, Params as StudyParams
 from ...study import param
 
@@ -23,7 +23,7 @@ PREMATURE_FACTOR, READINGS = metrics.PREMATURE_FACTOR, metrics.PREMATURE_READING
 class Params(StudyParams):
     """The traces study's parameters (cheap: the quick and full profiles are the same)."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
                           help="traces to characterise: registry names (schedlab traces list) or SWF paths")
 
 
