@@ -54,7 +54,7 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         # the committed registry only, as for the rest of the suite (tests/conftest.py)
         paths.LOCAL_TRACE_REGISTRY = paths.ROOT / "no-such-dir" / "traces.local.toml"
         import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.validators, schedlab.workload
-        from schedlab import jobs, traces, values, workload
+        from schedlab import jobs, traces, validators, workload
 
         trace = traces.load("KTH-SP2")
         cleaned, report = workload.clean(trace, m=traces.resolve("KTH-SP2").m)
