@@ -20,8 +20,7 @@ A cell function takes the cell's parameters (``dims`` labels and ``params``
 merged) and returns ``{variable: (extra_dims, array)}``; the variables must
 be declared in :data:`schedlab.store.VARIABLES`.  A spec chooses among known
 computations and cannot run anything else: its cell must be registered
-(:func:`register_cell`) or a function defined in a registered study's
-``cells`` module or in a module named by ``$SCHEDLAB_CELL_MODULES`` /
+(:func:`cell`, :func:`register_cell`) or a function defined in a module named by ``$SCHEDLAB_CELL_MODULES`` /
 :func:`allow_cell_modules` (see :func:`resolve_cell`); every key is checked
 (:meth:`Campaign.from_dict`).
 
@@ -398,43 +397,47 @@ def allow_cell_modules(*modules: str) -> None:
 
 
 def cell_modules() -> list[str]:
-    """The modules whose functions a spec may name as ``module:function``
-    cells: each registered study's ``cells`` module, and the modules allowed
-    by :func:`allow_cell_modules` or ``$SCHEDLAB_CELL_MODULES``."""
-    from .studies.registry import STUDIES
-
+    """The modules outside schedlab whose functions a spec may name as
+    ``module:function`` cells: those allowed by :func:`allow_cell_modules` or
+    ``$SCHEDLAB_CELL_MODULES`` (a site's own study package).  The runner knows
+    no study list: a schedlab module's cells are those it registers with
+    :func:`cell`."""
     env = [m.strip() for m in os.environ.get(CELL_MODULES_ENV, "").split(",") if m.strip()]
-    return sorted({f"{e.module}.cells" for e in STUDIES} | _ALLOWED_MODULES | set(env))
+    return sorted(_ALLOWED_MODULES | set(env))
 
 
 def _module_allowed(module: str) -> bool:
-    return any(module == m or module.startswith(m + ".") for m in cell_modules())
+    return module.startswith("schedlab.") or any(module == m or module.startswith(m + ".") for m in cell_modules())
 
 
 def resolve_cell(cell: str) -> Callable:
     """The function of a campaign's ``cell``, if a spec may name it: a name
-    registered with :func:`register_cell` (``simulate``, the studies'
-    cells), or ``module:function`` for a function defined in one of
-    :func:`cell_modules` (checked before anything is imported).  Anything
-    else -- ``subprocess:run``, ``os:system``, a function a cells module
-    merely imports -- is refused with :class:`InputError`: a spec chooses
-    among known computations, it cannot run arbitrary code."""
+    registered with :func:`cell` or :func:`register_cell` (``simulate``, the
+    studies' cells), or ``module:function`` for a cell a schedlab module
+    registers, or for a function defined in one of :func:`cell_modules`
+    (checked before anything is imported).  Anything else --
+    ``subprocess:run``, ``os:system``, a schedlab function that is not a
+    registered cell, a function a cells module merely imports -- is refused
+    with :class:`InputError`: a spec chooses among known computations, it
+    cannot run arbitrary code."""
     if not isinstance(cell, str):
         raise InputError(f"cell must be a string, got {type(cell).__name__}")
     if cell in CELLS:
         return CELLS[cell]
-    rule = (f"a spec's cell is a registered name ({', '.join(sorted(CELLS))}) or module:function of "
-            f"a study's cells module or of ${CELL_MODULES_ENV} ({', '.join(cell_modules())})")
+    rule = (f"a spec's cell is a registered name ({', '.join(sorted(CELLS))}) or module:function of a cell "
+            f"a schedlab module registers, or of ${CELL_MODULES_ENV} ({', '.join(cell_modules()) or 'none'})")
     if ":" not in cell:
         raise InputError(f"unknown cell function {cell[:100]!r}; {rule}")
     mod, _, fn = cell.partition(":")
     if not all(part.isidentifier() for part in mod.split(".")) or not fn.isidentifier():
         raise InputError(f"cell {cell[:100]!r} is not module:function; {rule}")
-    registered = sys.modules.get(mod) is not None and getattr(sys.modules[mod], fn, None) in CELLS.values()
-    if not registered and not _module_allowed(mod):
+    if not _module_allowed(mod):
         raise InputError(f"cell {cell[:100]!r} refused: module {mod} may not provide cells; {rule}")
     f = _import_cell(cell)
-    if f not in CELLS.values() and not (inspect.isfunction(f) and f.__module__ == mod):
+    if mod.startswith("schedlab.") and mod not in cell_modules():
+        if f not in CELLS.values():
+            raise InputError(f"cell {cell!r} refused: {fn} is not a cell registered by {mod}; {rule}")
+    elif f not in CELLS.values() and not (inspect.isfunction(f) and f.__module__ == mod):
         raise InputError(f"cell {cell!r} refused: {fn} is not a function defined in {mod}")
     return f
 

@@ -313,6 +313,9 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     t0 = time.perf_counter()
     entry = study if isinstance(study, Entry) else get(study)
     mod = study_module(entry)
+    if not entry.module.startswith("schedlab."):    # a site's own study: the runner may call its cells
+        from .campaign import allow_cell_modules
+        allow_cell_modules(entry.module)
     ns = dict(namespace or {})
     own = None
     if traces:
