@@ -131,3 +131,28 @@ def test_the_study_import_check_sees_relative_and_absolute_imports():
     assert {"schedlab.studies.energy", "schedlab.studies.policies.Params"} <= got
     assert _study_of(STUDIES_DIR / "traces" / "cells.py") == _study_of(STUDIES_DIR / "traces.py") == "traces"
     assert _study_of(STUDIES_DIR / "registry.py") is None
+
+
+def test_the_advisor_uses_the_studies_public_names_only():
+    """schedlab.advise takes from a study only names its package exports
+    (``__all__``), from the package or (for cells, whose cache keys follow the
+    code they import) from its ``cells`` module."""
+    import importlib
+
+    names = {e.name for e in STUDIES}
+    bad = []
+    for f in sorted((LIB / "schedlab" / "advise").rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            parts = node.module.split(".")
+            study = parts[1] if parts[0] == "studies" and len(parts) > 1 else None
+            if study not in names:
+                continue
+            if parts[2:] not in ([], ["cells"]):
+                bad.append(f"{f.name}: from {node.module} (a study's inner module)")
+                continue
+            public = importlib.import_module(f"schedlab.studies.{study}").__all__
+            bad += [f"{f.name}: {study}.{a.name} is not in its __all__" for a in node.names
+                    if a.name != "cells" and a.name not in public]
+    assert not bad, bad

@@ -208,8 +208,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
 
     from .. import traces
     from ..studies.thresholds import Params as ThresholdsParams
-    from ..studies.thresholds import generalisation, traintest_dataset
-    from ..studies.thresholds.cells import traintest_campaigns
+    from ..studies.thresholds import generalisation, traintest_campaigns, traintest_dataset
     from ..study import Context
     from . import page
 
@@ -318,10 +317,9 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     classes passed to the advisor's cell; None (said) when the log has too
     few weeks."""
     from .. import campaign, traces
-    from ..studies.classification.analysis import predictions_from
-    from ..studies.classification.cells import POLICIES, THRESHOLD, campaigns_classify, pack_classes, prepare
-    from ..studies.classification.params import Params as ClassParams
-    from ..studies.classification.run import MIN_WEEKS
+    from ..studies.classification import MIN_WEEKS, POLICIES, THRESHOLD, campaigns_classify, pack_classes, \
+        predictions_from, prepare
+    from ..studies.classification import Params as ClassParams
 
     cp = validate(ClassParams, {"traces": [spec]}, source="advise (the classification study's parameters)")
     t = cp.traces[0]
@@ -351,8 +349,8 @@ def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
     w*_train: the lattice point with the lowest mean objective over them,
     the thresholds study's :func:`select`), as a candidate label."""
     from .. import campaign, optim
-    from ..studies.mixed.cells import THRESHOLD
-    from ..studies.thresholds.analysis import select
+    from ..studies.mixed import THRESHOLD
+    from ..studies.thresholds import select
     from .cells import mixed_label
 
     grid = ctx.campaign(campaign.Campaign(

@@ -38,8 +38,10 @@ import functools
 from .. import campaign, metrics, optim, sim, workload
 from ..declared import REQUIRED, CellInputs, integer, one_of, param, text
 from ..errors import InputError
-from ..studies.mixed import cells as mixed_cells
-from ..studies.selection import cells as selection_cells
+# the studies' cells modules, not their packages: a cell's cache key follows the code it imports, and
+# a figure of the mixed study must not invalidate the advisor's cells
+from ..studies.mixed import cells as mixed_study
+from ..studies.selection import cells as selection_study
 
 #: what each cell records, per week
 METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "p99_wait", "top1_wait", "jobs")
@@ -115,8 +117,8 @@ def parse(label: str) -> Candidate:
         if bad:
             raise InputError(f"candidate {text!r}: unknown option(s) {sorted(bad)}; known: {sorted(BANDIT)}")
         q = {**BANDIT, **opts}
-        if q["period"] not in selection_cells.PERIODS:
-            raise InputError(f"candidate {text!r}: period must be one of {list(selection_cells.PERIODS)}")
+        if q["period"] not in selection_study.PERIODS:
+            raise InputError(f"candidate {text!r}: period must be one of {list(selection_study.PERIODS)}")
         return Candidate(text, "bandit", threshold=sim.parse_duration(q["T"]) if isinstance(q["T"], str) else q["T"],
                          options=(("eps", float(q["eps"])), ("decay", float(q["decay"])), ("period", q["period"])))
     if head == "EASY-MIXED":
@@ -192,13 +194,13 @@ def week_classes(jobs: sim.Jobs, small_lines: np.ndarray) -> np.ndarray:
 def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple, scales=None, small_lines=None) -> sim.Schedule:
     if c.kind == "bandit":
         o = dict(c.options)
-        edges = selection_cells.period_edges(7 * 86400 // selection_cells.PERIODS[o["period"]],
-                                             selection_cells.PERIODS[o["period"]])
+        edges = selection_study.period_edges(7 * 86400 // selection_study.PERIODS[o["period"]],
+                                             selection_study.PERIODS[o["period"]])
         rng = np.random.default_rng(list(seed))
-        return selection_cells.run_strategy("bandit", jobs, m, edges, threshold=c.threshold, epsilon=o["eps"],
+        return selection_study.run_strategy("bandit", jobs, m, edges, threshold=c.threshold, epsilon=o["eps"],
                                             decay=o["decay"], rng=rng).schedule
     if c.kind == "mixed":
-        pol = mixed_cells.mixed_policy(c.weights, scales)
+        pol = mixed_study.mixed_policy(c.weights, scales)
         return sim.simulate(jobs, m, sim.Policy(pol, pol, c.threshold))
     est = sim.Learned() if c.estimate == "learned" else c.estimate
     classes = None
@@ -264,7 +266,7 @@ class GridInputs(CellInputs):
     seed: int = CandidateInputs.field("seed")
     week: int = param(REQUIRED, help="the training week (0-based)", check=integer(0))
     resolution: int = param(5, help="the lattice's resolution", check=integer(1))
-    threshold: object = param(mixed_cells.THRESHOLD, help="the waiting-time threshold (None: none)", unit="s")
+    threshold: object = param(mixed_study.THRESHOLD, help="the waiting-time threshold (None: none)", unit="s")
 
 
 #: The mixed-grid cell's parameters and their defaults.
@@ -286,7 +288,7 @@ def mixed_grid_cell(q: GridInputs) -> dict:
         scales = training_scales(str(q["trace"]), q["overrun"])
         thr = q["threshold"]
         for i, w in enumerate(points):
-            pol = mixed_cells.mixed_policy(w, scales)
+            pol = mixed_study.mixed_policy(w, scales)
             summ = metrics.summary(sim.simulate(jobs, m, sim.Policy(pol, pol, thr)))
             for k in GRID_METRICS:
                 out[k][i] = summ[k]
