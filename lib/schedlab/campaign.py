@@ -45,7 +45,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -58,7 +57,7 @@ import numpy as np
 from . import __version__, paths
 from .declared import REQUIRED, CellInputs, flag, integer, one_of, param, text, validate
 from .errors import InputError
-from .files import naming, umask_mode
+from .files import atomic
 from .workload import OVERRUN_CHOICES as OVERRUNS
 
 SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
@@ -606,16 +605,8 @@ class Cache:
         dims = json.dumps({k: list(d) for k, (d, _) in result.items()})
         arrays["_dims"] = np.array(dims)
         arrays["_sha256"] = np.array(self._digest(key, dims, {k: v for k, v in arrays.items() if k[:2] == "v_"}))
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".", suffix=".tmp.npz")
-        os.close(fd)
-        try:
-            with naming(p):
-                np.savez(tmp, **arrays)
-                umask_mode(tmp)
-                os.replace(tmp, p)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with atomic(p, suffix=".tmp.npz") as tmp:
+            np.savez(tmp, **arrays)
 
     def get(self, key: str) -> dict:
         """The entry of ``key``; raises :class:`InputError` naming the file if

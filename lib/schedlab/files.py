@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["umask", "umask_mode", "naming", "atomic", "write_bytes"]
+__all__ = ["umask", "umask_mode", "naming", "atomic", "atomic_folder", "write_bytes"]
 
 
 def umask() -> int:
@@ -69,3 +69,25 @@ def write_bytes(path, data: bytes) -> Path:
     with atomic(path, fsync=True) as tmp:
         tmp.write_bytes(data)
     return path
+
+
+@contextlib.contextmanager
+def atomic_folder(path):
+    """:func:`atomic` for a folder: yields a temporary folder beside ``path``;
+    when the block ends normally it gets the umask's mode and replaces
+    ``path`` (an existing one is removed first); otherwise it is removed."""
+    import shutil
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
+    try:
+        with naming(path):
+            yield tmp
+            umask_mode(tmp, directory=True)
+            if path.exists():
+                shutil.rmtree(path)
+            os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -10,16 +10,14 @@ nothing else.  ``build(..., paper_dir=tmp)`` works on a copy (tests).
 from __future__ import annotations
 
 import json
-import os
 import platform
 import re
 import shutil
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__, paths
-from .files import naming, umask_mode
+from .files import atomic, atomic_folder
 
 STEM = re.compile(r"^\d+-(?P<study>[a-z0-9_-]+)$")
 
@@ -73,17 +71,11 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
                                                  "jobs_simulated": m.get("jobs_simulated")}
         else:
             numbers["meta"]["sources"][study] = {"from": "run", "profile": profile}
-        dest = gen / study
-        tmp = Path(tempfile.mkdtemp(dir=paper_dir, prefix=".gen-"))
-        umask_mode(tmp, directory=True)
-        for sub, pattern in (("figures", "*.png"), ("tables", "*.csv")):
-            (tmp / sub).mkdir()
-            for f in sorted((study_dir / sub).glob(pattern)):
-                shutil.copy2(f, tmp / sub / f.name)
-        if dest.exists():
-            shutil.rmtree(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, dest)
+        with atomic_folder(gen / study) as tmp:
+            for sub, pattern in (("figures", "*.png"), ("tables", "*.csv")):
+                (tmp / sub).mkdir()
+                for f in sorted((study_dir / sub).glob(pattern)):
+                    shutil.copy2(f, tmp / sub / f.name)
     if profile != "full" and use_shipped and Path(results).exists():
         rows, counts = shipped.quick_check(results, root=shipped_root)
         if rows:
@@ -94,11 +86,8 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
             Table(shipped.QUICK_CHECK_COLUMNS, disagree).write(gen / "quick_check_disagree")
             numbers["quick_check"] = {"profile": profile, "counts": counts,
                                       "total": {s: sum(c[s] for c in counts.values()) for s in shipped.STATUSES}}
-    fd, tmp = tempfile.mkstemp(dir=paper_dir, prefix=".numbers.", suffix=".json")
-    with naming(paper_dir / "numbers.json"), os.fdopen(fd, "w") as f:
+    with atomic(paper_dir / "numbers.json") as tmp, open(tmp, "w") as f:
         json.dump(numbers, f, indent=1, default=str)
-    umask_mode(tmp)
-    os.replace(tmp, paper_dir / "numbers.json")
     return numbers
 
 
@@ -106,15 +95,8 @@ def compile_pdf(paper_dir: Path, output: Path | None = None) -> Path:
     import typst
 
     output = Path(output or paper_dir / "paper.pdf")
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=".paper.", suffix=".pdf")
-    os.close(fd)
-    try:
-        typst.compile(str(paper_dir / "paper.typ"), output=tmp, root=str(paper_dir))
-        umask_mode(tmp)
-        os.replace(tmp, output)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic(output, suffix=".pdf") as tmp:
+        typst.compile(str(paper_dir / "paper.typ"), output=str(tmp), root=str(paper_dir))
     return output
 
 

@@ -30,9 +30,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from pathlib import Path
-from .files import naming
+from .files import atomic
 
 
 def _choose_backend() -> None:
@@ -135,22 +134,12 @@ def figure(width: float = 6.5, height: float = 4.0, **kw) -> Figure:
 
 
 def _save_one(fig: Figure, path: Path, fmt: str) -> Path:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with naming(path), os.fdopen(fd, "wb") as fh:
-            # No creation dates or software versions: the bytes depend on the
-            # figure only.
-            metadata = {"CreationDate": None, "Producer": None} if fmt == "pdf" else {"Software": None}
-            with style():
-                fig.savefig(fh, format=fmt, metadata=metadata)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with atomic(path) as tmp, open(tmp, "wb") as fh:
+        # No creation dates or software versions: the bytes depend on the
+        # figure only.
+        metadata = {"CreationDate": None, "Producer": None} if fmt == "pdf" else {"Software": None}
+        with style():
+            fig.savefig(fh, format=fmt, metadata=metadata)
     return path
 
 

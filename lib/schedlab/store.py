@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import errno
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from .files import naming, umask_mode
+from .files import atomic
 
 
 @dataclass(frozen=True)
@@ -191,19 +189,11 @@ def write_dataset(ds, path) -> Path:
             # into floats.  Their sentinel is documented in the comment.
             fill = None if spec.is_int else spec.fill
             encoding[name] = {"_FillValue": fill, "zlib": True, "complevel": 4}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.stem + ".", suffix=".tmp.nc")
-    os.close(fd)
-    try:
+    with atomic(path, suffix=".tmp.nc") as tmp:
         try:
-            with naming(path):
-                ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+            ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
         except RuntimeError as exc:   # netCDF4 reports a failed write (full disk ...) as "NetCDF: HDF error"
             raise OSError(errno.EIO, f"cannot write netCDF ({exc})", str(path)) from exc
-        umask_mode(tmp)          # mkstemp's 0600 would otherwise stay: the mode a plain open() gives
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return path
 
 

@@ -41,7 +41,6 @@ import io
 import lzma
 import os
 import re
-import tempfile
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from .files import write_bytes
 from .errors import InputError, SWFFormatError
 
 __all__ = [
@@ -618,32 +618,4 @@ def write_swf(path: str | os.PathLike, fields: Mapping[str, Iterable],
         data = bz2.compress(data, compresslevel=9)
     elif suffix == ".xz":
         data = lzma.compress(data)
-    parent = path.parent
-    try:
-        _write_atomically(path, parent, data)
-    except OSError as exc:
-        if exc.filename is not None:
-            raise
-        # write() and fsync() name no file: say which (a full disk, a size limit ...)
-        raise OSError(exc.errno, exc.strerror, str(path)) from exc
-    return path
-
-
-def _write_atomically(path: Path, parent: Path, data: bytes) -> None:
-    parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    return write_bytes(path, data)        # atomically; an OSError names the file

@@ -32,7 +32,6 @@ import http.client
 import json
 import os
 import re
-import tempfile
 import tomllib
 import urllib.error
 import urllib.request
@@ -45,6 +44,7 @@ from typing import Callable, NamedTuple
 
 from . import __version__, paths
 from .errors import ChecksumError, FetchError, InputError
+from .files import atomic
 from .swf import (N_FIELDS, SWFTrace, _open_text_stream, count_jobs, header_max_procs, read_swf,
                   read_swf_header)
 
@@ -459,7 +459,7 @@ def _cleaned_on_disk(w: Workload, verify: bool) -> Cleaned:
                                    request=dict(info.options).get("request", "auto"), m_source=source)
     c = Cleaned(jobs, report, int(report.m), trace, info)
     if digest is not None:
-        from .files import atomic
+
 
         try:
             with atomic(folder / f"{digest}.pkl") as tmp:
@@ -634,23 +634,8 @@ def _write_local(tables: dict[str, dict]) -> None:
         lines.append(f"[{key}]")
         lines += [f"{k} = {_toml_value(v)}" for k, v in table.items() if v is not None and v != ""]
         lines.append("")
-    where.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=where.parent, prefix=f".{where.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines))
-        _umask_mode(tmp)
-        os.replace(tmp, where)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _umask_mode(path) -> None:
-    """Give a mkstemp file (mode 0600) the mode a plain open() would have."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    os.chmod(path, 0o666 & ~mask)
+    with atomic(where) as tmp:
+        tmp.write_text("\n".join(lines), encoding="utf-8")
 
 
 def _download(url: str, out, timeout: float) -> tuple[str, int]:
@@ -744,12 +729,9 @@ def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = No
 
     folder.mkdir(parents=True, exist_ok=True)
     say(f"{fx.name}: downloading {url}")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{fx.file}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
+    with atomic(target, suffix=".part", fsync=True) as tmp:
+        with open(tmp, "wb") as out:
             digest, size = _download(url, out, timeout)
-            out.flush()
-            os.fsync(out.fileno())
         if expected is not None and digest != expected:
             raise ChecksumError(
                 f"{target}: sha256 mismatch for {fx.name} downloaded from {url}: expected {expected} "
@@ -757,11 +739,6 @@ def fetch(name: str, dest: str | os.PathLike | None = None, url: str | None = No
                 + ("" if fx.sha256 else f".  If the archive has changed the file, delete the "
                                         f"[{fx.name}] entry of {paths.LOCAL_TRACE_REGISTRY} and fetch again"))
         jobs, max_procs, installation = _inspect(Path(tmp), fx.file, url)
-        _umask_mode(tmp)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     say(f"{fx.name}: saved {target} ({size:,} bytes, {jobs:,} jobs, MaxProcs {max_procs})")
     # without a checksum in data/fetch.toml, the expected one (if any) was itself first-use
     info = _register(fx, folder, url, digest, not fx.sha256, jobs, max_procs, installation, entry)

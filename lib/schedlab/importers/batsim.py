@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
 from . import I64, ConversionReport, Converted, Duplicates, NameMap, bounded, header
-from ..files import naming, umask_mode
+from ..files import atomic
 
 __all__ = ["read_workload", "write_workload", "workload"]
 
@@ -180,11 +178,7 @@ def write_workload(trace, out, m: int | None = None) -> ConversionReport:
     report = ConversionReport(str(trace.path), "swf -> batsim")
     doc = workload(trace, m, report)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    with naming(out), os.fdopen(fd, "w") as fh:
+    with atomic(out) as tmp, open(tmp, "w") as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
-    umask_mode(tmp)
-    os.replace(tmp, out)
     return report
