@@ -101,3 +101,13 @@ def readme_table() -> str:
     lines = ["| notebook | study | papers |", "|---|---|---|"]
     lines += [f"| `{e.stem}` | {e.summary} | {e.papers} |" for e in STUDIES]
     return "\n".join(lines) + "\n"
+
+
+def name_of(module: str) -> str:
+    """The registered name of the study a module belongs to
+    (``schedlab.studies.mixed.params`` -> ``mixed``): a study's ``STUDY``
+    comes from here, so its name is written once, in this registry."""
+    parts = module.split(".")
+    if parts[:2] != ["schedlab", "studies"] or len(parts) < 3 or parts[2] not in BY_NAME:
+        raise ValueError(f"{module} is not a module of a registered study")
+    return parts[2]

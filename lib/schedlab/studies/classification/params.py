@@ -4,6 +4,8 @@ policies and variants of thesis ch. 6 and the choices of the package's
 docstring (history, divider window, finish) are constants of the cells."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +15,7 @@ from ...study import param
 from .cells import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, MISSING_TRACES, MONTH, POLICIES,
                     THESIS_VARIANTS, THRESHOLD, VARIANT_LABELS, VARIANTS, WEEK)
 
-STUDY = "classification"
+STUDY = name_of(__name__)
 
 __all__ = ["STUDY", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS", "THESIS_VARIANTS",
            "VARIANT_LABELS", "HISTORIES", "DIVIDER_WINDOWS", "FINISHES", "THRESHOLD", "WEEK", "DAY", "MONTH",

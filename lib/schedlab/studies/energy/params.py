@@ -4,6 +4,8 @@ validator), the sensitivity grid and the fixed minimum length of a segment.
 """
 from __future__ import annotations
 
+from ..registry import name_of
+
 import math
 import os
 from dataclasses import asdict, dataclass
@@ -18,7 +20,7 @@ from ...errors import InputError
 from ...study import Outputs, Params as StudyParams
 from ...study import param
 
-STUDY = "energy"
+STUDY = name_of(__name__)
 
 #: The default sensitivity grid: parameter -> values tried (one at a time,
 #: the others at their set values).

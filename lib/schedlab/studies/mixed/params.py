@@ -4,6 +4,8 @@ thesis' protocol (traces, weeks, months, training/testing split, thresholds)
 and the choices (optimisers, backfilling, periods)."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -15,7 +17,7 @@ from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label  # noqa: F401 (re-exported)
 
-STUDY = "mixed"
+STUDY = name_of(__name__)
 
 #: The four traces of thesis §5.2, main one first.
 DEFAULT_TRACES: tuple[str, ...] = ("SDSC-SP2", "SDSC-BLUE", "CTC-SP2", "KTH-SP2")

@@ -2,6 +2,8 @@
 (:class:`Params`; defaults = the quick profile), and the choices they read."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from .cells import CRITERIA, ESTIMATES, PMAX, REPLAYS, TRIGGERS, TraceRef
 __all__ = ["STUDY", "DEFAULT_TRACES", "PAPER_WEEKS", "THRESHOLDS", "HORIZONS", "PMAX", "PMAX_LIMIT", "ESTIMATES",
            "REPLAYS", "TRIGGERS", "CRITERIA", "FIG8_TRACE", "FIG8_PARAMS", "TraceRef", "Params"]
 
-STUDY = "multiqueue"
+STUDY = name_of(__name__)
 DEFAULT_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE")
 #: Weeks simulated per trace: Table 2's "# Weeks" (``weeks: null``, the full profile).
 PAPER_WEEKS = {"CTC-SP2": 48, "KTH-SP2": 48, "SDSC-SP2": 104, "SDSC-BLUE": 104}

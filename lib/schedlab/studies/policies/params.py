@@ -5,6 +5,8 @@ in :mod:`.cells`), and the values of the papers it compares with
 (:data:`PUBLISHED`, :data:`CLAIMS`), read from ``published.toml``."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +23,7 @@ __all__ = ["STUDY", "LELONG", "THESIS", "BANDIT", "PUBLISHED", "CLAIMS", "MISSIN
            "TABLE_POLICIES", "TABLE_VARIANTS", "BSLD_CLASSES", "TOP", "WEEK", "SWAPS", "DEFAULT_TRACES",
            "BANDIT_TRACES", "THESIS_POLICIES", "Params"]
 
-STUDY = "policies"
+STUDY = name_of(__name__)
 
 # ----------------------------------------------------------------- sources --
 

@@ -2,6 +2,8 @@
 (:class:`Params`; defaults = the quick profile), and the choices they read."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 
 from ... import prediction, workload
@@ -11,7 +13,7 @@ from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import estimate_labels
 
-STUDY = "prediction"
+STUDY = name_of(__name__)
 
 #: The five bundled logs of gaussier2015 (Table 4 without Metacentrum).
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")

@@ -1,6 +1,8 @@
 """The parameters of the schedules study, declared once."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 
 from ... import validators
@@ -8,7 +10,7 @@ from ...jobs import Policy
 from ...study import Outputs, Params as StudyParams
 from ...study import param
 
-STUDY = "schedules"
+STUDY = name_of(__name__)
 
 
 def _policy(value, name: str) -> str:

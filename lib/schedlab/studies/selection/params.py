@@ -2,6 +2,8 @@
 (:class:`Params`; defaults = the quick profile), and the choices they read."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 
 from ... import validators
@@ -11,7 +13,7 @@ from .cells import DAY, PERIODS, POLICIES, STRATEGIES, WEEK
 
 __all__ = ["STUDY", "DAY", "WEEK", "POLICIES", "STRATEGIES", "PERIODS", "MISSING_TRACES", "PAPER_TRACES", "Params"]
 
-STUDY = "selection"
+STUDY = name_of(__name__)
 #: Traces of the paper that the compendium does not bundle.
 MISSING_TRACES: tuple[str, ...] = ("ANL-Intrepid", "UniLu-Gaia")
 #: The paper's traces that we have (Table 1 order): the full profile's.

@@ -6,6 +6,8 @@ compares with (:data:`PUBLISHED`, :data:`THESIS_TABLE_5_6`), read from
 :mod:`.cells`."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +20,7 @@ from ...traces import TraceInfo
 from .. import load_published
 from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label
 
-STUDY = "thresholds"
+STUDY = name_of(__name__)
 
 # ----------------------------------------------------------------- sources --
 

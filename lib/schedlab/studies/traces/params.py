@@ -2,6 +2,8 @@
 characterise; and the definition of premature jobs."""
 from __future__ import annotations
 
+from ..registry import name_of
+
 from dataclasses import dataclass
 
 from ... import metrics
@@ -9,7 +11,7 @@ from ... import validators
 from ...study import Outputs, Params as StudyParams
 from ...study import param
 
-STUDY = "traces"
+STUDY = name_of(__name__)
 
 #: The six main traces, the default.
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N", "CEA-Curie")
