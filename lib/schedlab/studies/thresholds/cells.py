@@ -55,14 +55,20 @@ def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_we
 
 
 @dataclass(frozen=True)
-class ThesisWeeksInputs(campaign.TraceInputs):
-    """The thesis-weeks cell's inputs."""
+class WeeksInputs(campaign.TraceInputs):
+    """The inputs of a cell on the original weeks of a trace (thesis §5.2)."""
 
     overrun: str = param("drop", help="what cleaning does with jobs that overran their request",
                          check=one_of(*campaign.OVERRUNS))
     skip_first: int = param(1, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
     n_weeks: int | None = param(None, help="consecutive weeks kept (None: all)", unit="weeks",
                                 check=integer(1, optional=True))
+
+
+@dataclass(frozen=True)
+class ThesisWeeksInputs(WeeksInputs):
+    """The thesis-weeks cell's inputs."""
+
     finish: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*FINISH))
     primary: str = param("FCFS", help="the primary queue's policy", check=text)
     backfill: str = param("same", help="the backfilling queue's policy (same: primary's)", check=text)

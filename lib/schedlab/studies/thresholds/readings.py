@@ -13,11 +13,11 @@ import numpy as np
 from ... import campaign
 from ... import metrics as _metrics
 from ... import traces as _traces
-from ...declared import REQUIRED, integer, one_of, param, text
+from ...declared import REQUIRED, one_of, param, text
 from ...errors import InputError
 from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
                                 THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
-from .cells import _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
+from .cells import WeeksInputs, _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
            "reading_name", "thesis_readings"]
@@ -39,14 +39,9 @@ def _reading_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_w
 
 
 @dataclass(frozen=True)
-class ReadingsInputs(campaign.TraceInputs):
+class ReadingsInputs(WeeksInputs):
     """The thesis readings cell's inputs."""
 
-    overrun: str = param("drop", help="what cleaning does with jobs that overran their request",
-                         check=one_of(*campaign.OVERRUNS))
-    skip_first: int = param(1, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
-    n_weeks: int | None = param(None, help="consecutive weeks kept (None: all)", unit="weeks",
-                                check=integer(1, optional=True))
     crossing: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*THESIS_CROSSINGS))
     align: str = param("first", help="where the weeks start", check=one_of(*THESIS_ALIGNS))
     primary: str = param("FCFS", help="the policy of both queues", check=text)
