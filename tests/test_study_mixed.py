@@ -285,7 +285,7 @@ def test_cells_agree_with_direct_simulation(tiny):
     trace, _, res = tiny
     a = res["analyses"][0]
     cell = {"trace": str(trace), "unit": 3, "threshold": "200000", "resolution": 3}
-    jobs, m, scales, thr, bf = cells._cell_setup(cell, "test")
+    jobs, m, scales, thr, bf = cells._cell_setup(read_inputs(cells.GridInputs, cell), "test")
     assert scales == a.scales
     w = optim.l1_lattice(3, 3)[7]
     assert study.grid_cell(cell)["mean_bsld"][1][7] == study.weekly_bsld(
@@ -319,7 +319,7 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
         c = campaign.Campaign.from_yaml(path)
         assert c.cell.startswith("schedlab.studies.mixed.cells:")
         _, p = c.cells()[0]
-        assert set(p) - {"metrics"} <= cells._CELL_KEYS
+        assert set(p) - {"metrics"} <= set(campaign.resolve_cell(c.cell).inputs.names())
     # the same cells, hence the same cache entries, as the full profile of the notebook
     from schedlab import traces
     info = traces.resolve("SDSC-SP2")

@@ -89,7 +89,7 @@ class Outputs:
         import re
 
         for pat in self.patterns(kind):
-            rx = re.escape(pat).replace(r"\{trace\}", r"[A-Za-z0-9_.+@,=:-]+").replace(r"\{any\}", r"[A-Za-z0-9_.+@,=:-]+")
+            rx = re.escape(pat).replace(r"\{trace\}", r"[^/]+").replace(r"\{any\}", r"[^/]+")
             if re.fullmatch(rx, name):
                 return True
         return False
@@ -642,7 +642,8 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             first = run_study(entry, **kw)
-            given = validate(P, {**tiny, **({k: ([trace] if many else trace)
+            base = load_profile(entry, "quick")[0] if entry.registered else {}
+            given = validate(P, {**base, **tiny, **({k: ([trace] if many else trace)
                                                for k, many in trace_fields(P).items()} if takes_traces else {})})
             if first["params"].record() != given.record():
                 findings.append(f"study {entry.name}: the run changed its parameters "

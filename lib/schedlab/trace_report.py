@@ -49,10 +49,10 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
     from . import validators
     from .reproduce import run_notebook
     from .study import own_label
-    from .traces import spec
+    from .traces import text
 
     infos = validators.trace_list(list(specs), "TRACES")
-    texts = [spec(i) for i in infos]
+    texts = [text(i) for i in infos]
     root = Path(out) if out is not None else paths.RESULTS / "traces" / own_label(infos)
     root.mkdir(parents=True, exist_ok=True)
     studies = trace_studies()

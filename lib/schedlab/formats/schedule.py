@@ -65,13 +65,11 @@ def _finished(schedule) -> None:
 
 
 def _atomic_write(path, text: str) -> Path:
-    """``text`` to ``path`` atomically (the SWF writer's temporary file,
-    fsync and rename): an interrupted write never leaves a half file."""
-    from ..swf import _write_atomically
+    """``text`` to ``path`` atomically (:func:`schedlab.files.write_bytes`):
+    an interrupted write never leaves a half file."""
+    from ..files import write_bytes
 
-    path = Path(path)
-    _write_atomically(path, path.parent, text.encode())
-    return path
+    return write_bytes(path, text.encode())
 
 
 def swf_fields(schedule, trace=None) -> dict[str, np.ndarray]:

@@ -247,4 +247,5 @@ OUTPUTS = Outputs(
     tables=("classes", "data", "funnel", "hosts", "methods", "sensitivity", "synthetic", "units"),
     figures=("aggregation", "distribution", "examples", "history", "methods", "outliers", "overview",
         "periodograms", "sensitivity", "synthetic"),
+    datasets=("profiles",),
     data=("profiles",))
