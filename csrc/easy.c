@@ -184,6 +184,12 @@ static void summarise(const sl_sim *s, sl_queue *q, int32_t b)
     }
 }
 
+void sl_queue_summarise(const sl_sim *s, sl_queue *q, int32_t b)
+{
+    if (b < q->tn)
+        summarise(s, q, b);
+}
+
 /* The tree over the blocks in use: O(len + blocks x buckets). */
 static void build(const sl_sim *s, sl_queue *q)
 {
@@ -240,7 +246,7 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
      * entries fit nowhere) and the queue keeps its shape for a while (a
      * push or compaction means a rebuild); sl_tree_min = 0 forces them. */
     const int32_t live = q->len - q->first;
-    const int tree = !q->dynamic &&
+    const int tree = sl_queue_kept(q) &&
         (sl_tree_min == 0 || (live >= sl_tree_min && (q->tvalid || (q->calm >= 2 && q->walked >= live / 2))));
     q->calm = q->calm < INT32_MAX ? q->calm + 1 : q->calm;
     if (!tree || (q->tq == NULL && !alloc_tree(s, q))) {
@@ -371,7 +377,7 @@ static int backfill_new(sl_sim *s, bf_walk *w)
     for (int32_t a = 1; a < k; a++) {
         const int32_t j = c[a];
         int32_t i = a;
-        while (i > 0 && sl_queue_before(s, bq, j, c[i - 1])) {
+        while (i > 0 && sl_queue_before_at(s, bq, j, c[i - 1], t)) {
             c[i] = c[i - 1];
             i--;
         }
@@ -481,7 +487,7 @@ static void tidy(sl_sim *s, sl_queue *q)
 {
     sl_queue_tidy(s, q);
     const int32_t live = s->nqueued, stale = q->len - q->first - live;
-    if (!q->dynamic && live < sl_tree_min && stale > live / 2 + 4)
+    if (sl_queue_kept(q) && live < sl_tree_min && stale > live / 2 + 4)
         sl_queue_compact(s, q);
 }
 
