@@ -63,6 +63,12 @@ typedef struct sl_queue {
     int32_t ktn;      /* leaves in use: a power of two >= klen  */
     int32_t klen;
     int kvalid;
+    /* Which way pays (mode 1): the kinetic order's work over a window of
+     * passes against the re-sort's (one unit per queued entry); when the
+     * kinetic order costs more, the queue is re-sorted for kcool passes
+     * (doubling at each consecutive failure). */
+    int64_t kwork, kbase;
+    int32_t kpass, kcool, kfail;
 } sl_queue;
 
 #define SL_BLOCK 16

@@ -318,7 +318,7 @@ static int64_t kin_count[5];
 int32_t sl_debug_kinetic(int32_t mode)
 {
     const int32_t old = sl_kinetic;
-    sl_kinetic = mode < 0 ? 0 : mode > 2 ? 2 : mode;
+    sl_kinetic = mode < 0 ? 0 : mode > 3 ? 3 : mode;
     return old;
 }
 
@@ -452,9 +452,15 @@ static int64_t kin_crossing(const sl_sim *s, const sl_queue *q, int32_t a, int32
 
 /* Certificate of the adjacent pair (a, b), a before b at t (checked by the
  * caller with the real keys): a time > t before which a goes before b. */
+/* Work units of the kinetic order, against one per entry re-keyed and
+ * re-sorted (measured by callgrind: a check costs about 8, a certificate
+ * about 12). */
+#define KIN_CHECK_UNITS 8
+#define KIN_CERT_UNITS 12
 static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
     kin_count[2]++;
+    ((sl_queue *)q)->kwork += KIN_CERT_UNITS;
     if (kin_same(s, q, a, b))
         return KIN_NEVER;
     const double d0 = kin_margin(s, q, a, b, t);
@@ -537,14 +543,20 @@ static int kin_build(sl_sim *s, sl_queue *q, int64_t t)
     return 1;
 }
 
-/* Every expired certificate checked at t, out-of-order pairs swapped.
- * Returns 0 if that took more steps than the queue is long (then the
- * caller re-sorts). */
+/* Every expired certificate checked at t, out-of-order pairs swapped (an
+ * insertion sort driven by the certificates: a pair found in order waits
+ * in s->scratch, marked KIN_PENDING, and gets its certificate once the
+ * swaps are done, so a job that moves k places costs k comparisons and
+ * a few certificates).  Returns 0 if that took more steps than the queue
+ * is long (then the caller re-sorts). */
+#define KIN_PENDING (INT64_MAX - 1)
 static int kin_repair(sl_sim *s, sl_queue *q, int64_t t)
 {
-    int64_t budget = 2 * (int64_t)(q->klen - q->first) + 64;
+    const int32_t len = q->klen - q->first;
+    int64_t budget = len / 2 + 64;
     const int64_t *g = q->kseg;
-    int32_t *a = q->idx;
+    int32_t *a = q->idx, *todo = s->scratch, ntodo = 0;
+    const int32_t kind = q->pol.kind;
     while (g[1] <= t) {
         int32_t v = 1;
         while (v < q->ktn)
@@ -554,28 +566,33 @@ static int kin_repair(sl_sim *s, sl_queue *q, int64_t t)
             kin_set(q, i, KIN_NEVER);
             continue;
         }
-        if (--budget < 0)
+        if (--budget < 0 || ntodo >= s->n)
             return 0;
         kin_count[4]++;
+        q->kwork += KIN_CHECK_UNITS;
         const int32_t x = a[i], y = a[i + 1];
-        const double kx = dynamic_key(s, q, q->pol.kind, x, t), ky = dynamic_key(s, q, q->pol.kind, y, t);
-        if (kx < ky || (kx == ky && tie_before(s, x, y))) {
-            kin_set(q, i, kin_cert(s, q, x, y, t));
-            continue;
+        const double kx = dynamic_key(s, q, kind, x, t), ky = dynamic_key(s, q, kind, y, t);
+        if (!(kx < ky || (kx == ky && tie_before(s, x, y)))) {
+            kin_count[1]++;
+            a[i] = y;
+            a[i + 1] = x;
+            if (i > q->first && q->kexp[i - 1] > t)
+                kin_set(q, i - 1, t);
+            if (i + 2 < q->klen && q->kexp[i + 1] > t)
+                kin_set(q, i + 1, t);
+            if (q->tvalid && (i + 1) % SL_BLOCK == 0) {
+                /* a job moved across a block boundary */
+                sl_queue_summarise(s, q, i / SL_BLOCK);
+                sl_queue_summarise(s, q, (i + 1) / SL_BLOCK);
+            }
         }
-        kin_count[1]++;
-        a[i] = y;
-        a[i + 1] = x;
-        kin_set(q, i, kin_cert(s, q, y, x, t));
-        if (i > q->first && q->kexp[i - 1] > t)
-            kin_set(q, i - 1, t);
-        if (i + 2 < q->klen && q->kexp[i + 1] > t)
-            kin_set(q, i + 1, t);
-        if (q->tvalid && (i + 1) % SL_BLOCK == 0) {
-            /* a job moved across a block boundary */
-            sl_queue_summarise(s, q, i / SL_BLOCK);
-            sl_queue_summarise(s, q, (i + 1) / SL_BLOCK);
-        }
+        kin_set(q, i, KIN_PENDING);
+        todo[ntodo++] = i;
+    }
+    for (int32_t k = 0; k < ntodo; k++) {
+        const int32_t i = todo[k];
+        if (q->kexp[i] == KIN_PENDING)
+            kin_set(q, i, kin_cert(s, q, a[i], a[i + 1], t));
     }
     return 1;
 }
@@ -680,6 +697,10 @@ static int kin_reorder(sl_sim *s, sl_queue *q, int64_t t)
         q->kvalid = 0;
         full_sort(s, q, t);
         kin_count[3]++;
+        int32_t lg = 1;
+        while (lg < 31 && (INT32_C(1) << lg) < q->len)
+            lg++;
+        q->kwork += (int64_t)q->len * lg;
         q->tvalid = 0;
         q->calm = 0;
         if (!kin_build(s, q, t))
@@ -689,7 +710,36 @@ static int kin_reorder(sl_sim *s, sl_queue *q, int64_t t)
         return 0;
     }
     if (sl_kinetic == 2)
-        kin_check(s, q, t);
+        kin_check(s, q, t);     /* mode 3: always kinetic, unchecked */
+    return 1;
+}
+
+#define KIN_WINDOW 64
+/* Mode 1: does the kinetic order pay for q?  Counts the pass; after a
+ * window in which it cost more than re-sorting would have, q is re-sorted
+ * for the next 64 x 2^k passes (k consecutive failures, at most 2^10), then
+ * the kinetic order is tried again. */
+static int kin_pays(sl_sim *s, sl_queue *q)
+{
+    (void)s;
+    if (q->kcool > 0) {
+        q->kcool--;
+        return 0;
+    }
+    q->kbase += q->len - q->first;
+    if (++q->kpass >= KIN_WINDOW) {
+        const int fail = q->kwork > q->kbase;
+        q->kpass = 0;
+        q->kwork = 0;
+        q->kbase = 0;
+        if (fail) {
+            q->kcool = KIN_WINDOW << (q->kfail < 10 ? q->kfail : 10);
+            q->kfail++;
+            q->kvalid = 0;
+            return 0;
+        }
+        q->kfail = 0;
+    }
     return 1;
 }
 
@@ -708,7 +758,7 @@ int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64
  * O(len log len) after a policy change. */
 void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t)
 {
-    if (q->dynamic && s->cls == NULL && sl_kinetic != 0) {
+    if (q->dynamic && s->cls == NULL && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
         if (q->dirty) {
             q->kvalid = 0;
             q->dirty = 0;

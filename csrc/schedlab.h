@@ -297,8 +297,10 @@ int32_t sl_debug_shortcuts(int32_t on);
  * weight) are brought to a pass's time: 1 (default) the kinetic order
  * (certificates of adjacent pairs, repaired where they expire), 0 the
  * re-key and re-sort of every queued job at every pass (the old path),
- * 2 the kinetic order checked against the keys at every pass (every
- * adjacent pair out of order counts in sl_debug_kinetic_count(0)); the
+ * 2 the kinetic order always (mode 1 re-sorts a queue whose kinetic order
+ * costs more), checked against the keys at every pass (every adjacent pair
+ * out of order counts in sl_debug_kinetic_count(0)), 3 the kinetic order
+ * always, unchecked; the
  * result is the same either way.  Returns the previous mode.  Takes effect
  * for the queues at their next pass. */
 int32_t sl_debug_kinetic(int32_t mode);
