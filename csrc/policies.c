@@ -397,8 +397,23 @@ static int kin_same(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
     switch (q->pol.kind) {
     case SL_SEXP: case SL_LEXP:
         return J->submit[a] == J->submit[b] && pa == pb;
-    case SL_WFP:
-        return J->submit[a] == J->submit[b] && pa == pb && J->procs[a] == J->procs[b];
+    case SL_WFP: {
+        /* (p', q) and (2^k p', 2^3k q) give the same doubles: dividing by
+         * 2^k p' scales w by 2^-k exactly, w^3 by 2^-3k (no underflow:
+         * w >= 2^-61), and the product with q undoes it. */
+        if (J->submit[a] != J->submit[b])
+            return 0;
+        int64_t p1 = pa, p2 = pb, q1 = J->procs[a], q2 = J->procs[b];
+        if (p1 > p2) {
+            int64_t tmp = p1; p1 = p2; p2 = tmp;
+            tmp = q1; q1 = q2; q2 = tmp;
+        }
+        while (p1 < p2 && (p2 & 1) == 0 && (q2 & 7) == 0) {
+            p2 >>= 1;
+            q2 >>= 3;
+        }
+        return p1 == p2 && q1 == q2;
+    }
     default: {
         const double *w = q->pol.weights;
         const double qa = (double)J->procs[a], qb = (double)J->procs[b];
