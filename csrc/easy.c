@@ -9,7 +9,9 @@
  * summaries skips, in O(log) steps, every block that holds no job that
  * could start (issue 17: 1e6 jobs queued at once no longer cost O(queued)
  * per pass).  A dynamic order (SEXP, LEXP, WFP, mixed with expansion) is
- * re-keyed and re-sorted at every pass, O(queued) per pass.
+ * kept between passes by its kinetic order (policies.c, issue 33: only the
+ * pairs whose certificate expired are compared), so its walk uses the block
+ * summaries too; a swap across a block boundary re-summarises both blocks.
  *
  * Two shortcuts, each giving exactly the plain pass's result (issue 19;
  * sl_debug_shortcuts turns them off, for the tests): a pass in which no
@@ -236,7 +238,8 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
 
 /* The backfilling walk of queue q (every queued job but the head, in
  * order, until no processor is free): entry by entry for a short queue or
- * a dynamic order (rebuilt every pass anyway); for a long static one, only
+ * a dynamic order re-sorted at every pass; for a long kept one (static, or
+ * in a valid kinetic order), only
  * the blocks whose summary may hold a job that fits, each re-summarised
  * once walked.  The same jobs start, in the same order: a block skipped
  * holds none that try_backfill would start.  O(log + blocks walked). */

@@ -4,11 +4,14 @@
  * A queue (sl_queue) holds the indices of queued jobs in one policy's order.
  * Static keys (everything but SEXP/LEXP/WFP and a mixed policy with an
  * expansion weight) are computed once, when the job is queued; dynamic keys
- * are recomputed at every pass.  Orders are kept by an adaptive insertion
- * sort: between two passes only new jobs and key crossings move, so a pass
- * costs O(len + moves), in one sweep that also drops started jobs and
- * computes the keys (rekey_sort).  A full rebuild (policy change) uses a
- * merge sort, O(len log len).
+ * change with the pass time.  A dynamic order is kept by its kinetic order
+ * (below, issue 33): certificates of adjacent pairs, only the expired ones
+ * compared at a pass, O(expired log len + new jobs' placement); when that
+ * costs more than re-sorting (keys crossing fast in a short queue) or with
+ * job classes, by an adaptive insertion sort: between two passes only new
+ * jobs and key crossings move, so a pass costs O(len + moves), in one sweep
+ * that also drops started jobs and computes the keys (rekey_sort).  A full
+ * rebuild (policy change) uses a merge sort, O(len log len).
  */
 #include <math.h>
 #include <stdio.h>
@@ -528,6 +531,23 @@ static void kin_tree(sl_queue *q)
         g[v] = g[2 * v] < g[2 * v + 1] ? g[2 * v] : g[2 * v + 1];
 }
 
+/* The min-tree after kexp[lo..klen) changed and klen did not shrink:
+ * O(klen - lo), or a rebuild if it no longer fits. */
+static void kin_tree_from(sl_queue *q, int32_t lo)
+{
+    const int32_t tn = q->ktn;
+    if (q->klen > tn || lo >= q->klen) {
+        if (q->klen > tn)
+            kin_tree(q);
+        return;
+    }
+    int64_t *g = q->kseg;
+    memcpy(g + tn + lo, q->kexp + lo, (size_t)(q->klen - lo) * sizeof *g);
+    for (int32_t l = (tn + lo) / 2, h = (tn + q->klen - 1) / 2; l >= 1; l /= 2, h /= 2)
+        for (int32_t v = l; v <= h; v++)
+            g[v] = g[2 * v] < g[2 * v + 1] ? g[2 * v] : g[2 * v + 1];
+}
+
 static inline void kin_set(sl_queue *q, int32_t i, int64_t e)
 {
     int64_t *g = q->kseg;
@@ -673,17 +693,22 @@ static int kin_insert(sl_sim *s, sl_queue *q, int64_t t)
         hi = l;
         top--;
         a[top] = j;
-        q->kexp[top] = t;             /* new: to certify, with its predecessor */
+        c[k] = top;                   /* its final place */
     }
+    const int32_t lo = np > 0 ? c[0] : nlen;   /* first position changed */
     q->len = nlen;
     q->klen = nlen;
-    /* every kept certificate is > t after the repair: t marks the new jobs */
-    for (int32_t i = first; i + 1 < nlen; i++)
-        if (q->kexp[i] == t || q->kexp[i + 1] == t)
-            q->kexp[i] = kin_cert(s, q, a[i], a[i + 1], t);
+    /* the certificates of the new jobs and of their predecessors (kept
+     * ones keep theirs: the same pair, moved) */
+    for (int32_t k = 0; k < np; k++) {
+        const int32_t i = c[k];
+        if (i > first && (k == 0 || c[k - 1] != i - 1))
+            q->kexp[i - 1] = kin_cert(s, q, a[i - 1], a[i], t);
+        q->kexp[i] = i + 1 < nlen ? kin_cert(s, q, a[i], a[i + 1], t) : KIN_NEVER;
+    }
     if (nlen > 0)
         q->kexp[nlen - 1] = KIN_NEVER;
-    kin_tree(q);
+    kin_tree_from(q, lo > first ? lo - 1 : first);
     q->tvalid = 0;
     q->calm = 0;
     return 1;
