@@ -501,9 +501,10 @@ static int kin_alloc(sl_queue *q, int32_t need)
 {
     if (need <= q->kcap)
         return 1;
-    int32_t cap = q->kcap > 0 ? q->kcap : 64;
-    while (cap < need)
-        cap *= 2;
+    int64_t c = q->kcap > 0 ? q->kcap : 64;
+    while (c < need)
+        c *= 2;
+    const int32_t cap = c > INT32_MAX ? need : (int32_t)c;
     int64_t *e = realloc(q->kexp, (size_t)cap * sizeof *e);
     if (e == NULL)
         return 0;
