@@ -501,10 +501,11 @@ static int kin_alloc(sl_queue *q, int32_t need)
 {
     if (need <= q->kcap)
         return 1;
-    int64_t c = q->kcap > 0 ? q->kcap : 64;
-    while (c < need)
-        c *= 2;
-    const int32_t cap = c > INT32_MAX ? need : (int32_t)c;
+    if (need > (INT32_C(1) << 30))
+        return 0;               /* the min-tree's power of two would not fit: re-sort */
+    int32_t cap = q->kcap > 0 ? q->kcap : 64;
+    while (cap < need)
+        cap *= 2;
     int64_t *e = realloc(q->kexp, (size_t)cap * sizeof *e);
     if (e == NULL)
         return 0;
