@@ -11,13 +11,18 @@ from schedlab import traces, workload, sim
 CASES = [("EASY-FCFS-FCFS", {}), ("EASY-SPF-SPF", {}), ("EASY-LEXP-LEXP", {"threshold": "20h"}),
          ("EASY-LEXP-FCFS", {"threshold": "5h", "threshold_backfill": True}),
          ("EASY-FCFS-SJBF", {"estimate": "learned", "correction": "incremental"}),
-         ("EASY-FCFS-FCFS", {"estimate": "actual"}), ("EASY-SAF-SPF", {"correction": "doubling", "estimate": "easy++"})]
+         ("EASY-FCFS-FCFS", {"estimate": "actual"}), ("EASY-SAF-SPF", {"correction": "doubling", "estimate": "easy++"}),
+         # time-varying keys (issue 33: the kinetic order)
+         ("EASY-SEXP-SEXP", {}), ("EASY-LEXP-LEXP", {}), ("EASY-WFP-WFP", {}), ("EASY-SEXP-SAF", {"threshold": "40h"}),
+         ("MIXED-EXP", {})]
+MIXED_EXP = sim.Mixed((0.3, -0.2, 0.1, 0.0, 0.4, 0.0))
 for name in sys.argv[1:]:
     info = traces.resolve(name)
     jobs, _ = workload.clean(traces.load(info), m=info.m)
     for pol, kw in CASES:
         t = time.perf_counter()
-        s = sim.simulate(jobs, info.m, pol, **kw)
+        policy = sim.Policy(MIXED_EXP, MIXED_EXP, None) if pol == "MIXED-EXP" else pol
+        s = sim.simulate(jobs, info.m, policy, **kw)
         h = hashlib.sha256()
         for a in (s.start, s.end, s.flags, s.predicted):
             h.update(np.ascontiguousarray(a).tobytes())

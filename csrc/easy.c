@@ -9,7 +9,9 @@
  * summaries skips, in O(log) steps, every block that holds no job that
  * could start (issue 17: 1e6 jobs queued at once no longer cost O(queued)
  * per pass).  A dynamic order (SEXP, LEXP, WFP, mixed with expansion) is
- * re-keyed and re-sorted at every pass, O(queued) per pass.
+ * kept between passes by its kinetic order (policies.c, issue 33: only the
+ * pairs whose certificate expired are compared), so its walk uses the block
+ * summaries too; a swap across a block boundary re-summarises both blocks.
  *
  * Two shortcuts, each giving exactly the plain pass's result (issue 19;
  * sl_debug_shortcuts turns them off, for the tests): a pass in which no
@@ -184,6 +186,12 @@ static void summarise(const sl_sim *s, sl_queue *q, int32_t b)
     }
 }
 
+void sl_queue_summarise(const sl_sim *s, sl_queue *q, int32_t b)
+{
+    if (b < q->tn)
+        summarise(s, q, b);
+}
+
 /* The tree over the blocks in use: O(len + blocks x buckets). */
 static void build(const sl_sim *s, sl_queue *q)
 {
@@ -230,7 +238,8 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
 
 /* The backfilling walk of queue q (every queued job but the head, in
  * order, until no processor is free): entry by entry for a short queue or
- * a dynamic order (rebuilt every pass anyway); for a long static one, only
+ * a dynamic order re-sorted at every pass; for a long kept one (static, or
+ * in a valid kinetic order), only
  * the blocks whose summary may hold a job that fits, each re-summarised
  * once walked.  The same jobs start, in the same order: a block skipped
  * holds none that try_backfill would start.  O(log + blocks walked). */
@@ -240,7 +249,7 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
      * entries fit nowhere) and the queue keeps its shape for a while (a
      * push or compaction means a rebuild); sl_tree_min = 0 forces them. */
     const int32_t live = q->len - q->first;
-    const int tree = !q->dynamic &&
+    const int tree = sl_queue_kept(q) &&
         (sl_tree_min == 0 || (live >= sl_tree_min && (q->tvalid || (q->calm >= 2 && q->walked >= live / 2))));
     q->calm = q->calm < INT32_MAX ? q->calm + 1 : q->calm;
     if (!tree || (q->tq == NULL && !alloc_tree(s, q))) {
@@ -371,7 +380,7 @@ static int backfill_new(sl_sim *s, bf_walk *w)
     for (int32_t a = 1; a < k; a++) {
         const int32_t j = c[a];
         int32_t i = a;
-        while (i > 0 && sl_queue_before(s, bq, j, c[i - 1])) {
+        while (i > 0 && sl_queue_before_at(s, bq, j, c[i - 1], t)) {
             c[i] = c[i - 1];
             i--;
         }
@@ -481,7 +490,7 @@ static void tidy(sl_sim *s, sl_queue *q)
 {
     sl_queue_tidy(s, q);
     const int32_t live = s->nqueued, stale = q->len - q->first - live;
-    if (!q->dynamic && live < sl_tree_min && stale > live / 2 + 4)
+    if (sl_queue_kept(q) && live < sl_tree_min && stale > live / 2 + 4)
         sl_queue_compact(s, q);
 }
 

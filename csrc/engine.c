@@ -449,6 +449,7 @@ static void set_queue_policy(sl_queue *q, const sl_policy *p)
     q->pol = *p;
     q->dynamic = sl_policy_dynamic(p);
     q->dirty = 1;
+    q->kvalid = 0;
 }
 
 /* Does pq serve as the backfilling order (bq left empty)?  When P_B orders
@@ -637,6 +638,10 @@ static void copy_queue(sl_queue *dst, const sl_queue *src, int32_t n)
     dst->tq = NULL;             /* the summaries: allocated when needed */
     dst->te = NULL;
     dst->tvalid = 0;
+    dst->kexp = NULL;           /* the kinetic order: rebuilt at the next pass */
+    dst->kseg = NULL;
+    dst->kcap = 0;
+    dst->kvalid = 0;
     memcpy(dst->idx, src->idx, (size_t)src->len * sizeof *idx);
     memcpy(dst->key, src->key, (size_t)n * sizeof *key);
 }

@@ -49,6 +49,26 @@ typedef struct sl_queue {
     int32_t walked;   /* entries the last walk visited          */
     int32_t tk;       /* processor buckets: 2^(tk-1) >= m       */
     int tvalid;       /* the summaries describe idx             */
+    /* The kinetic order of a dynamic queue without classes (policies.c,
+     * issue 33): positions [first, klen) of idx hold jobs (queued, or
+     * started since: kept in place until compaction) in the order of the
+     * last pass; kexp[i] is a certificate: idx[i] goes before idx[i + 1] at
+     * every time t < kexp[i] (from that pass's time on); kseg is a min-tree
+     * over kexp (leaves ktn..2 ktn-1).  Positions [klen, len) hold the jobs
+     * queued since, in submission order.  kvalid = 0: rebuilt at the next
+     * pass (after a clone, the old path or a change of policy). */
+    int64_t *kexp;    /* kcap entries                           */
+    int64_t *kseg;    /* 2 * kcap nodes                         */
+    int32_t kcap;     /* allocated: a power of two              */
+    int32_t ktn;      /* leaves in use: a power of two >= klen  */
+    int32_t klen;
+    int kvalid;
+    /* Which way pays (mode 1): the kinetic order's work over a window of
+     * passes against the re-sort's (one unit per queued entry); when the
+     * kinetic order costs more, the queue is re-sorted for kcool passes
+     * (doubling at each consecutive failure). */
+    int64_t kwork, kbase;
+    int32_t kpass, kcool, kfail;
 } sl_queue;
 
 #define SL_BLOCK 16
@@ -130,6 +150,15 @@ static inline void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
         sl_queue_reorder(s, q, t);
 }
 void sl_queue_compact(sl_sim *s, sl_queue *q);
+/* sl_queue_before with the keys of a and b computed at t (a dynamic queue
+ * keeps only the keys it needs). */
+int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
+/* Is q's order kept between passes (static, or dynamic with a valid
+ * kinetic order), so that block summaries of it stay valid? */
+static inline int sl_queue_kept(const sl_queue *q)
+{
+    return !q->dynamic || q->kvalid;
+}
 void sl_queue_tidy(sl_sim *s, sl_queue *q);
 void sl_queue_free(sl_queue *q);
 int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b);
@@ -154,6 +183,9 @@ static inline int64_t sl_est(const sl_sim *s, int32_t j)
 
 /* easy.c */
 void sl_easy_pass(sl_sim *s, int64_t t);
+/* Block b of q's summaries recomputed (q->tvalid), after a kinetic swap
+ * moved a job across a block boundary. */
+void sl_queue_summarise(const sl_sim *s, sl_queue *q, int32_t b);
 
 /* engine.c: running jobs sorted by estimated end */
 void sl_run_insert(sl_sim *s, int32_t j);

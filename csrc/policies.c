@@ -4,11 +4,14 @@
  * A queue (sl_queue) holds the indices of queued jobs in one policy's order.
  * Static keys (everything but SEXP/LEXP/WFP and a mixed policy with an
  * expansion weight) are computed once, when the job is queued; dynamic keys
- * are recomputed at every pass.  Orders are kept by an adaptive insertion
- * sort: between two passes only new jobs and key crossings move, so a pass
- * costs O(len + moves), in one sweep that also drops started jobs and
- * computes the keys (rekey_sort).  A full rebuild (policy change) uses a
- * merge sort, O(len log len).
+ * change with the pass time.  A dynamic order is kept by its kinetic order
+ * (below, issue 33): certificates of adjacent pairs, only the expired ones
+ * compared at a pass, O(expired log len + new jobs' placement); when that
+ * costs more than re-sorting (keys crossing fast in a short queue) or with
+ * job classes, by an adaptive insertion sort: between two passes only new
+ * jobs and key crossings move, so a pass costs O(len + moves), in one sweep
+ * that also drops started jobs and computes the keys (rekey_sort).  A full
+ * rebuild (policy change) uses a merge sort, O(len log len).
  */
 #include <math.h>
 #include <stdio.h>
@@ -274,11 +277,553 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
     q->first = 0;
 }
 
+/* ------------------------------------------------ the kinetic order --
+ *
+ * Issue 33: re-keying and re-sorting a dynamic queue at every pass costs
+ * O(queued) per pass (quadratic in a burst).  Instead the order of the last
+ * pass is kept with a *certificate* per adjacent pair (a, b): a time before
+ * which a is sure to go before b.  At a pass at t only the pairs whose
+ * certificate has expired (a min-tree finds them) are compared with the
+ * real keys at t; a pair out of order is swapped and its two new neighbour
+ * pairs are checked in turn.  When every adjacent pair is in order at t
+ * the queue is sorted at t (the order is strict and total), so the result
+ * is exactly the re-sort's, whatever the certificates say, as long as none
+ * claims too much.  Why none does:
+ *
+ * Every key is a double computed from a real function of t: the expansion
+ * factor x = (t - r + p')/p' (linear), a mixed sum with x as one feature
+ * (linear), WFP's W = ((t - r)/p')^3 q (its cube root is linear).  Let V be
+ * the real value of a key (SEXP x, LEXP -x, mixed the exact sum, WFP -W) and
+ * A a bound of the magnitude it is computed from (x; the sum of the terms'
+ * absolute values plus 2^-1000 for subnormal products; W).  Each key is
+ * within 12 u A of V (u = 2^-53: at most 3 roundings per term and 6
+ * additions; WFP 12 roundings relative).  The test G(t) computes
+ * V_b - V_a - eps (A_a + A_b) > 0 in doubles with eps = 2^-40; its own
+ * rounding is below 16 u (A_a + A_b), so G(t) implies the real condition
+ * C(t): V_b - V_a > (eps / 2)(A_a + A_b), which implies key_a < key_b
+ * strictly (a before b, whatever the tie-break).  C is linear in t (WFP: in
+ * the cube roots, for t >= both submit times), so C holds on the interval
+ * between two times where G holds: the certificate is the largest time
+ * found with G true (from an estimate of the crossing, then halving), plus
+ * one.  A pair that G cannot separate now (keys within 2^-40 of each other)
+ * is checked again at the next pass; a pair whose keys are equal at every
+ * time (the same features) never changes order (the tie-break decides).
+ *
+ * Started jobs stay in the chain until compaction (their keys still order
+ * them among the others); compaction joins the certificates across them
+ * (the least of the chain: transitivity).  Jobs queued since the last pass
+ * are sorted and merged in by binary search.  More expired pairs than the
+ * queue is long (a burst whose keys were all equal): a full re-sort. */
+
+static int32_t sl_kinetic = 1;
+static int64_t kin_count[5];
+
+int32_t sl_debug_kinetic(int32_t mode)
+{
+    const int32_t old = sl_kinetic;
+    sl_kinetic = mode < 0 ? 0 : mode > 3 ? 3 : mode;
+    return old;
+}
+
+int64_t sl_debug_kinetic_count(int32_t which)
+{
+    return which >= 0 && which < 5 ? kin_count[which] : -1;
+}
+
+#define KIN_EPS 0x1p-40
+#define KIN_TMAX (INT64_C(1) << 62)     /* beyond every event time (2^61) */
+#define KIN_NEVER INT64_MAX
+
+/* Real-valued model of job j's key at t: value *V (the key itself, as
+ * computed) and magnitude *A (see above). */
+static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int64_t t, double *V, double *A)
+{
+    const int64_t r = s->J.submit[j], req = s->J.req[j];
+    const int64_t pp = req > 1 ? req : 1;
+    switch (q->pol.kind) {
+    case SL_SEXP: {
+        const double x = (double)(t - r + pp) / (double)pp;
+        *V = x;
+        *A = x;
+        return;
+    }
+    case SL_LEXP: {
+        const double x = (double)(t - r + pp) / (double)pp;
+        *V = -x;
+        *A = x;
+        return;
+    }
+    case SL_WFP: {
+        const double w = (double)(t - r) / (double)pp;
+        const double W = w * w * w * (double)s->J.procs[j];
+        *V = -W;
+        *A = W;
+        return;
+    }
+    default: {     /* SL_MIXED, the terms as sl_policy_key computes them */
+        const sl_policy *p = &q->pol;
+        const double qd = (double)s->J.procs[j];
+        double f[SL_NFEATURES];
+        f[SL_F_PROCS] = qd;
+        f[SL_F_REQ] = (double)req;
+        f[SL_F_SUBMIT] = (double)(r - s->r0);
+        f[SL_F_RATIO] = (double)req / qd;
+        f[SL_F_EXP] = (double)(t - r + pp) / (double)pp;
+        f[SL_F_AREA] = (double)req * qd;
+        double acc = 0.0, mag = 0x1p-1000;
+        for (int i = 0; i < SL_NFEATURES; i++) {
+            const double term = p->weights[i] * (f[i] / p->scales[i]);
+            acc = acc + term;
+            mag += fabs(term);
+        }
+        *V = acc;
+        *A = mag;
+        return;
+    }
+    }
+}
+
+/* G(t): is a sure to go before b at t (see above)? */
+static inline double kin_margin(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
+{
+    double va, aa, vb, ab;
+    kin_model(s, q, a, t, &va, &aa);
+    kin_model(s, q, b, t, &vb, &ab);
+    return (vb - va) - KIN_EPS * (aa + ab);
+}
+
+/* Are the keys of a and b equal at every time (the same features)? */
+static int kin_same(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
+{
+    const sl_jobs *J = &s->J;
+    const int64_t pa = J->req[a] > 1 ? J->req[a] : 1, pb = J->req[b] > 1 ? J->req[b] : 1;
+    switch (q->pol.kind) {
+    case SL_SEXP: case SL_LEXP:
+        return J->submit[a] == J->submit[b] && pa == pb;
+    case SL_WFP: {
+        /* (p', q) and (2^k p', 2^3k q) give the same doubles: dividing by
+         * 2^k p' scales w by 2^-k exactly, w^3 by 2^-3k (no underflow:
+         * w >= 2^-61), and the product with q undoes it. */
+        if (J->submit[a] != J->submit[b])
+            return 0;
+        int64_t p1 = pa, p2 = pb, q1 = J->procs[a], q2 = J->procs[b];
+        if (p1 > p2) {
+            int64_t tmp = p1; p1 = p2; p2 = tmp;
+            tmp = q1; q1 = q2; q2 = tmp;
+        }
+        while (p1 < p2 && (p2 & 1) == 0 && (q2 & 7) == 0) {
+            p2 >>= 1;
+            q2 >>= 3;
+        }
+        return p1 == p2 && q1 == q2;
+    }
+    default: {
+        const double *w = q->pol.weights;
+        const double qa = (double)J->procs[a], qb = (double)J->procs[b];
+        if (w[SL_F_PROCS] != 0.0 && J->procs[a] != J->procs[b]) return 0;
+        if (w[SL_F_REQ] != 0.0 && J->req[a] != J->req[b]) return 0;
+        if (w[SL_F_SUBMIT] != 0.0 && J->submit[a] != J->submit[b]) return 0;
+        if (w[SL_F_RATIO] != 0.0 && (double)J->req[a] / qa != (double)J->req[b] / qb) return 0;
+        if (w[SL_F_EXP] != 0.0 && (J->submit[a] != J->submit[b] || pa != pb)) return 0;
+        if (w[SL_F_AREA] != 0.0 && (double)J->req[a] * qa != (double)J->req[b] * qb) return 0;
+        return 1;
+    }
+    }
+}
+
+/* An estimate of when G stops holding for a before b, from t (where it
+ * holds): the crossing of the linear margin (WFP: of the cube roots).  Any
+ * value will do (the certificate checks G there); KIN_TMAX if none. */
+static int64_t kin_crossing(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t, double d0)
+{
+    const sl_jobs *J = &s->J;
+    const double pa = (double)(J->req[a] > 1 ? J->req[a] : 1), pb = (double)(J->req[b] > 1 ? J->req[b] : 1);
+    double slope;
+    switch (q->pol.kind) {
+    case SL_SEXP:
+        slope = (1.0 - KIN_EPS) / pb - (1.0 + KIN_EPS) / pa;
+        break;
+    case SL_LEXP:
+        slope = (1.0 - KIN_EPS) / pa - (1.0 + KIN_EPS) / pb;
+        break;
+    case SL_WFP: {
+        /* a goes first while (t - r_a) c_a > (t - r_b) c_b, c = q^(1/3) / p' */
+        const double ca = cbrt((double)J->procs[a]) / pa, cb = cbrt((double)J->procs[b]) / pb;
+        const double ha = (double)(t - J->submit[a]) * ca, hb = (double)(t - J->submit[b]) * cb;
+        d0 = ha - hb - KIN_EPS * (ha + hb);
+        slope = ca - cb - KIN_EPS * (ca + cb);
+        break;
+    }
+    default: {
+        const double beta = q->pol.weights[SL_F_EXP] / q->pol.scales[SL_F_EXP];
+        slope = beta * (1.0 / pb - 1.0 / pa) - KIN_EPS * fabs(beta) * (1.0 / pa + 1.0 / pb);
+        break;
+    }
+    }
+    if (!(slope < 0.0) || !(d0 > 0.0))
+        return KIN_TMAX;
+    const double dt = d0 / -slope;
+    if (!(dt < (double)(KIN_TMAX - t)))
+        return KIN_TMAX;
+    return t + (int64_t)dt;
+}
+
+/* Certificate of the adjacent pair (a, b), a before b at t (checked by the
+ * caller with the real keys): a time > t before which a goes before b. */
+/* Work units of the kinetic order, against one per entry re-keyed and
+ * re-sorted (measured by callgrind: a check costs about 8, a certificate
+ * about 12). */
+#define KIN_CHECK_UNITS 8
+#define KIN_CERT_UNITS 12
+static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
+{
+    kin_count[2]++;
+    ((sl_queue *)q)->kwork += KIN_CERT_UNITS;
+    if (kin_same(s, q, a, b))
+        return KIN_NEVER;
+    const double d0 = kin_margin(s, q, a, b, t);
+    if (!(d0 > 0.0))
+        return t + 1;
+    int64_t lo = t, cand = kin_crossing(s, q, a, b, t, d0);
+    if (cand > lo)
+        cand -= ((cand - lo) >> 12) + 1;    /* just inside the estimate */
+    for (int it = 0; it < 8 && cand > lo; it++) {
+        if (kin_margin(s, q, a, b, cand) > 0.0) {
+            lo = cand;
+            break;
+        }
+        cand = lo + (cand - lo) / 2;
+    }
+    return lo >= KIN_TMAX - 1 ? KIN_NEVER : lo + 1;
+}
+
+static int kin_alloc(sl_queue *q, int32_t need)
+{
+    if (need <= q->kcap)
+        return 1;
+    if (need > (INT32_C(1) << 30))
+        return 0;               /* the min-tree's power of two would not fit: re-sort */
+    int32_t cap = q->kcap > 0 ? q->kcap : 64;
+    while (cap < need)
+        cap *= 2;
+    int64_t *e = realloc(q->kexp, (size_t)cap * sizeof *e);
+    if (e == NULL)
+        return 0;
+    q->kexp = e;
+    int64_t *g = realloc(q->kseg, 2 * (size_t)cap * sizeof *g);
+    if (g == NULL)
+        return 0;
+    q->kseg = g;
+    q->kcap = cap;
+    return 1;
+}
+
+/* The min-tree over kexp[0..klen), O(klen). */
+static void kin_tree(sl_queue *q)
+{
+    int32_t tn = 1;
+    while (tn < q->klen)
+        tn *= 2;
+    q->ktn = tn;
+    int64_t *g = q->kseg;
+    memcpy(g + tn, q->kexp, (size_t)q->klen * sizeof *g);
+    for (int32_t i = q->klen; i < tn; i++)
+        g[tn + i] = KIN_NEVER;
+    for (int32_t v = tn - 1; v >= 1; v--)
+        g[v] = g[2 * v] < g[2 * v + 1] ? g[2 * v] : g[2 * v + 1];
+}
+
+/* The min-tree after kexp[lo..klen) changed and klen did not shrink:
+ * O(klen - lo), or a rebuild if it no longer fits. */
+static void kin_tree_from(sl_queue *q, int32_t lo)
+{
+    const int32_t tn = q->ktn;
+    if (q->klen > tn || lo >= q->klen) {
+        if (q->klen > tn)
+            kin_tree(q);
+        return;
+    }
+    int64_t *g = q->kseg;
+    memcpy(g + tn + lo, q->kexp + lo, (size_t)(q->klen - lo) * sizeof *g);
+    for (int32_t l = (tn + lo) / 2, h = (tn + q->klen - 1) / 2; l >= 1; l /= 2, h /= 2)
+        for (int32_t v = l; v <= h; v++)
+            g[v] = g[2 * v] < g[2 * v + 1] ? g[2 * v] : g[2 * v + 1];
+}
+
+static inline void kin_set(sl_queue *q, int32_t i, int64_t e)
+{
+    int64_t *g = q->kseg;
+    q->kexp[i] = e;
+    int32_t v = q->ktn + i;
+    g[v] = e;
+    for (v /= 2; v >= 1; v /= 2) {
+        const int64_t m = g[2 * v] < g[2 * v + 1] ? g[2 * v] : g[2 * v + 1];
+        if (g[v] == m)
+            break;
+        g[v] = m;
+    }
+}
+
+/* Certificates of a queue sorted at t without started entries or pending
+ * jobs (after a full sort), and its tree.  0 if out of memory (then the
+ * queue stays on the old path). */
+static int kin_build(sl_sim *s, sl_queue *q, int64_t t)
+{
+    q->kvalid = 0;
+    if (!kin_alloc(q, q->len > 1 ? q->len : 1))
+        return 0;
+    q->klen = q->len;
+    int32_t fuzz = 0;
+    for (int32_t i = 0; i < q->len; i++) {
+        q->kexp[i] = i < q->first || i + 1 >= q->len ? KIN_NEVER : kin_cert(s, q, q->idx[i], q->idx[i + 1], t);
+        fuzz += q->kexp[i] == t + 1;
+    }
+    kin_tree(q);
+    /* Most pairs unseparated (e.g. a burst at its submit time: every
+     * expansion factor is 1): the next pass re-sorts at once. */
+    q->kvalid = fuzz > q->len / 4 + 16 ? 2 : 1;
+    return 1;
+}
+
+/* Every expired certificate checked at t, out-of-order pairs swapped (an
+ * insertion sort driven by the certificates: a pair found in order waits
+ * in s->scratch, marked KIN_PENDING, and gets its certificate once the
+ * swaps are done, so a job that moves k places costs k comparisons and
+ * a few certificates).  Returns 0 if that took more steps than the queue
+ * is long (then the caller re-sorts). */
+#define KIN_PENDING (INT64_MAX - 1)
+static int kin_repair(sl_sim *s, sl_queue *q, int64_t t)
+{
+    const int32_t len = q->klen - q->first;
+    int64_t budget = len / 2 + 64;
+    const int64_t *g = q->kseg;
+    int32_t *a = q->idx, *todo = s->scratch, ntodo = 0;
+    const int32_t kind = q->pol.kind;
+    while (g[1] <= t) {
+        int32_t v = 1;
+        while (v < q->ktn)
+            v = g[2 * v] <= t ? 2 * v : 2 * v + 1;
+        const int32_t i = v - q->ktn;
+        if (i < q->first || i + 1 >= q->klen) {
+            kin_set(q, i, KIN_NEVER);
+            continue;
+        }
+        if (--budget < 0 || ntodo >= s->n)
+            return 0;
+        kin_count[4]++;
+        q->kwork += KIN_CHECK_UNITS;
+        const int32_t x = a[i], y = a[i + 1];
+        const double kx = dynamic_key(s, q, kind, x, t), ky = dynamic_key(s, q, kind, y, t);
+        if (!(kx < ky || (kx == ky && tie_before(s, x, y)))) {
+            kin_count[1]++;
+            a[i] = y;
+            a[i + 1] = x;
+            if (i > q->first && q->kexp[i - 1] > t)
+                kin_set(q, i - 1, t);
+            if (i + 2 < q->klen && q->kexp[i + 1] > t)
+                kin_set(q, i + 1, t);
+            if (q->tvalid && (i + 1) % SL_BLOCK == 0) {
+                /* a job moved across a block boundary */
+                sl_queue_summarise(s, q, i / SL_BLOCK);
+                sl_queue_summarise(s, q, (i + 1) / SL_BLOCK);
+            }
+        }
+        kin_set(q, i, KIN_PENDING);
+        todo[ntodo++] = i;
+    }
+    for (int32_t k = 0; k < ntodo; k++) {
+        const int32_t i = todo[k];
+        if (q->kexp[i] == KIN_PENDING)
+            kin_set(q, i, kin_cert(s, q, a[i], a[i + 1], t));
+    }
+    return 1;
+}
+
+/* Jobs queued since the last pass (positions [klen, len)) merged into the
+ * order at t: sorted, then placed by binary search. */
+static int kin_insert(sl_sim *s, sl_queue *q, int64_t t)
+{
+    const int32_t kind = q->pol.kind;
+    int32_t *a = q->idx;
+    const int32_t lo0 = q->first > q->klen ? q->first : q->klen;
+    const int32_t first = q->first;
+    const int32_t ne = (q->klen > first ? q->klen : first) - first;
+    /* the new queued jobs, keyed at t, sorted (in place at the tail) */
+    int32_t np = 0;
+    for (int32_t i = lo0; i < q->len; i++) {
+        const int32_t j = a[i];
+        if (s->state[j] != SL_QUEUED)
+            continue;
+        q->key[j] = dynamic_key(s, q, kind, j, t);
+        a[lo0 + np++] = j;
+    }
+    int32_t *c = s->scratch;
+    memcpy(c, a + lo0, (size_t)np * sizeof *c);
+    for (int32_t k = 1; k < np; k++) {        /* insertion sort: usually a few */
+        const int32_t j = c[k];
+        int32_t i = k;
+        while (i > 0 && before(s, q, j, c[i - 1])) {
+            c[i] = c[i - 1];
+            i--;
+        }
+        c[i] = j;
+    }
+    const int32_t nlen = first + ne + np;
+    if (!kin_alloc(q, nlen))
+        return 0;
+    /* from the last new job down: its place among the kept ones (binary
+     * search with the keys at t), the kept ones after it moved up */
+    int32_t hi = first + ne;          /* kept positions [first, hi) not yet moved */
+    int32_t top = nlen;               /* positions [top, nlen) final */
+    for (int32_t k = np - 1; k >= 0; k--) {
+        const int32_t j = c[k];
+        const double kj = q->key[j];
+        int32_t l = first, h = hi;
+        while (l < h) {
+            const int32_t mid = l + (h - l) / 2;
+            const int32_t y = a[mid];
+            const double ky = dynamic_key(s, q, kind, y, t);
+            if (ky < kj || (ky == kj && tie_before(s, y, j)))
+                l = mid + 1;
+            else
+                h = mid;
+        }
+        const int32_t moved = hi - l;
+        memmove(a + top - moved, a + l, (size_t)moved * sizeof *a);
+        memmove(q->kexp + top - moved, q->kexp + l, (size_t)moved * sizeof *q->kexp);
+        top -= moved;
+        hi = l;
+        top--;
+        a[top] = j;
+        c[k] = top;                   /* its final place */
+    }
+    const int32_t lo = np > 0 ? c[0] : nlen;   /* first position changed */
+    q->len = nlen;
+    q->klen = nlen;
+    /* the certificates of the new jobs and of their predecessors (kept
+     * ones keep theirs: the same pair, moved) */
+    for (int32_t k = 0; k < np; k++) {
+        const int32_t i = c[k];
+        if (i > first && (k == 0 || c[k - 1] != i - 1))
+            q->kexp[i - 1] = kin_cert(s, q, a[i - 1], a[i], t);
+        q->kexp[i] = i + 1 < nlen ? kin_cert(s, q, a[i], a[i + 1], t) : KIN_NEVER;
+    }
+    if (nlen > 0)
+        q->kexp[nlen - 1] = KIN_NEVER;
+    kin_tree_from(q, lo > first ? lo - 1 : first);
+    q->tvalid = 0;
+    q->calm = 0;
+    return 1;
+}
+
+/* Keys at t and a merge sort, after dropping started entries (a policy
+ * change, or the first pass of a kinetic order). */
+static void full_sort(sl_sim *s, sl_queue *q, int64_t t)
+{
+    sl_queue_compact(s, q);
+    for (int32_t i = 0; i < q->len; i++)
+        q->key[q->idx[i]] = sl_policy_key(s, &q->pol, q->idx[i], t);
+    merge_sort(s, q, s->scratch);
+}
+
+/* Mode 2: is every adjacent pair of [first, len) in order at t? */
+static void kin_check(sl_sim *s, sl_queue *q, int64_t t)
+{
+    for (int32_t i = q->first; i + 1 < q->len; i++) {
+        const int32_t x = q->idx[i], y = q->idx[i + 1];
+        const double kx = dynamic_key(s, q, q->pol.kind, x, t), ky = dynamic_key(s, q, q->pol.kind, y, t);
+        if (!(kx < ky || (kx == ky && tie_before(s, x, y))))
+            kin_count[0]++;
+    }
+}
+
+/* The kinetic order brought to t; 0 if it could not be (no memory). */
+static int kin_reorder(sl_sim *s, sl_queue *q, int64_t t)
+{
+    const int was = q->kvalid;
+    if (was != 1 || !kin_repair(s, q, t)) {
+        /* A first build (or one after a clone, a policy change, or a pass
+         * whose pairs were mostly unseparated) is paid once, as the re-sort
+         * pays its own: it counts against the kinetic order only when a
+         * repair failed (too many pairs out of order: keys crossing fast). */
+        const int64_t work = q->kwork;
+        q->kvalid = 0;
+        full_sort(s, q, t);
+        kin_count[3]++;
+        q->tvalid = 0;
+        q->calm = 0;
+        if (!kin_build(s, q, t))
+            return 0;
+        if (was == 1) {
+            int32_t lg = 1;
+            while (lg < 31 && (INT32_C(1) << lg) < q->len)
+                lg++;
+            q->kwork += (int64_t)q->len * lg;
+        } else {
+            q->kwork = work;
+        }
+    } else if (q->len > q->klen && !kin_insert(s, q, t)) {
+        q->kvalid = 0;
+        return 0;
+    }
+    if (sl_kinetic == 2)
+        kin_check(s, q, t);     /* mode 3: always kinetic, unchecked */
+    return 1;
+}
+
+#define KIN_WINDOW 64
+/* Mode 1: does the kinetic order pay for q?  Counts the pass; after a
+ * window in which it cost more than re-sorting would have, q is re-sorted
+ * for the next 64 x 2^k passes (k consecutive failures, at most 2^10), then
+ * the kinetic order is tried again. */
+static int kin_pays(sl_sim *s, sl_queue *q)
+{
+    (void)s;
+    if (q->kcool > 0) {
+        q->kcool--;
+        return 0;
+    }
+    q->kbase += q->len - q->first;
+    if (++q->kpass >= KIN_WINDOW) {
+        const int fail = q->kwork > q->kbase;
+        q->kpass = 0;
+        q->kwork = 0;
+        q->kbase = 0;
+        if (fail) {
+            q->kcool = KIN_WINDOW << (q->kfail < 10 ? q->kfail : 10);
+            q->kfail++;
+            q->kvalid = 0;
+            return 0;
+        }
+        q->kfail = 0;
+    }
+    return 1;
+}
+
+int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
+{
+    if (q->dynamic) {
+        q->key[a] = sl_policy_key(s, &q->pol, a, t);
+        q->key[b] = sl_policy_key(s, &q->pol, b, t);
+    }
+    return before(s, q, a, b);
+}
+
 /* Bring q into its order at time t (sl_queue_order: a static order is
- * always in order): O(len + moves) for a dynamic one; O(len log len) after
- * a policy change. */
+ * always in order): a dynamic one by its kinetic order (above), or with
+ * sl_debug_kinetic(0) (or classes) re-keyed and re-sorted, O(len + moves);
+ * O(len log len) after a policy change. */
 void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t)
 {
+    if (q->dynamic && s->cls == NULL && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
+        if (q->dirty) {
+            q->kvalid = 0;
+            q->dirty = 0;
+        }
+        if (kin_reorder(s, q, t))
+            return;
+    }
+    q->kvalid = 0;
     q->tvalid = 0;
     q->calm = 0;
     if (q->dirty) {
@@ -311,12 +856,41 @@ void sl_queue_free(sl_queue *q)
 {
     free(q->tq);
     free(q->te);
+    free(q->kexp);
+    free(q->kseg);
 }
 
-/* Drop the jobs that are no longer queued, keeping the order.  O(len). */
+/* Drop the jobs that are no longer queued, keeping the order.  O(len).
+ * A kinetic order keeps its certificates: a kept job's pair with the next
+ * kept one holds while every pair of the chain between them holds. */
 void sl_queue_compact(sl_sim *s, sl_queue *q)
 {
     int32_t o = 0;
+    if (q->kvalid) {
+        int32_t kl = q->klen > q->first ? q->klen : q->first;
+        if (kl > q->len)
+            kl = q->len;
+        for (int32_t i = q->first; i < kl; i++) {
+            if (s->state[q->idx[i]] == SL_QUEUED) {
+                q->kexp[o] = q->kexp[i];
+                q->idx[o++] = q->idx[i];
+            } else if (o > 0 && q->kexp[i] < q->kexp[o - 1]) {
+                q->kexp[o - 1] = q->kexp[i];
+            }
+        }
+        if (o > 0)
+            q->kexp[o - 1] = KIN_NEVER;
+        q->klen = o;
+        for (int32_t i = kl; i < q->len; i++)
+            if (s->state[q->idx[i]] == SL_QUEUED)
+                q->idx[o++] = q->idx[i];
+        q->len = o;
+        q->first = 0;
+        q->tvalid = 0;
+        q->calm = 0;
+        kin_tree(q);
+        return;
+    }
     for (int32_t i = q->first; i < q->len; i++)
         if (s->state[q->idx[i]] == SL_QUEUED)
             q->idx[o++] = q->idx[i];

@@ -293,6 +293,23 @@ int32_t sl_debug_tree_min(int32_t n);
  * the same either way.  Returns the previous value. */
 int32_t sl_debug_shortcuts(int32_t on);
 
+/* Tests only: how dynamic orders (SEXP, LEXP, WFP, mixed with an expansion
+ * weight) are brought to a pass's time: 1 (default) the kinetic order
+ * (certificates of adjacent pairs, repaired where they expire), 0 the
+ * re-key and re-sort of every queued job at every pass (the old path),
+ * 2 the kinetic order always (mode 1 re-sorts a queue whose kinetic order
+ * costs more), checked against the keys at every pass (every adjacent pair
+ * out of order counts in sl_debug_kinetic_count(0)), 3 the kinetic order
+ * always, unchecked; the
+ * result is the same either way.  Returns the previous mode.  Takes effect
+ * for the queues at their next pass. */
+int32_t sl_debug_kinetic(int32_t mode);
+
+/* Tests and benchmarks: counters of the kinetic order since the library
+ * was loaded: 0 pairs found out of order by mode 2, 1 adjacent swaps,
+ * 2 certificates computed, 3 full re-sorts, 4 expired pairs checked. */
+int64_t sl_debug_kinetic_count(int32_t which);
+
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;
  * -1 before submission or without partitions. */
