@@ -12,6 +12,13 @@ saved, then compared exactly.
   SCHEDLAB_CORE_DIR=OLD_BUILD python bench/core_identity.py dump old.npz
   python bench/core_identity.py dump new.npz          # the build under test
   python bench/core_identity.py compare old.npz new.npz
+
+One build against itself: every weight vector of a real week's grid (the
+mixed study's: 3 features, threshold 200000 s, P_B = P_R; also P_B = FCFS)
+simulated together by sim.simulate_mixed_many (csrc/multi.c) and alone by
+sim.simulate, every schedule hashed both ways (issue 33 item 1):
+
+  python bench/core_identity.py multi [TRACE WEEK RESOLUTION]   # default SDSC-BLUE 10 100
 """
 from __future__ import annotations
 
@@ -179,5 +186,48 @@ def compare(a: str, b: str) -> None:
           f"{sum(x[k].size for k in x.files)} values")
 
 
+def multi(trace: str = "SDSC-BLUE", week: int = 10, resolution: int = 100) -> None:
+    import hashlib
+    import time
+
+    from schedlab import optim
+    from schedlab.studies.mixed import cells as mixed
+
+    def digest(s) -> bytes:
+        h = hashlib.sha256()
+        for a in (s.start, s.end, s.flags):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.digest()
+
+    units, m, scales = mixed.trace_units(trace)
+    jobs = units[week - 1]
+    points = optim.l1_lattice(3, resolution)
+    for bf in ("same", "FCFS"):
+        many: dict[int, bytes] = {}
+
+        def got(vectors, s):
+            d = digest(s)
+            for v in vectors:
+                many[int(v)] = d
+
+        t0 = time.perf_counter()
+        stats = sim.simulate_mixed_many(jobs, m, points, scales, backfill=bf, threshold=mixed.THRESHOLD, on_schedule=got)
+        t1 = time.perf_counter()
+        bad, distinct = [], set()
+        for v, w in enumerate(points):
+            p = sim.Mixed(tuple(w.tolist()), tuple(scales))
+            d = digest(sim.simulate(jobs, m, sim.Policy(p, p if bf == "same" else "FCFS", mixed.THRESHOLD)))
+            distinct.add(d)
+            if many.get(v) != d:
+                bad.append(v)
+        t2 = time.perf_counter()
+        print(f"{trace} week {week} ({len(jobs)} jobs), {len(points)} vectors, P_B={bf}: "
+              f"{len(points) - len(bad)} identical schedules, {len(bad)} different; {len(distinct)} distinct; "
+              f"together {t1 - t0:.1f} s, alone {t2 - t1:.1f} s; {stats}", flush=True)
+        if bad:
+            sys.exit(f"schedules differ for vectors {bad[:10]}")
+
+
 if __name__ == "__main__":
-    {"dump": lambda: dump(sys.argv[2]), "compare": lambda: compare(sys.argv[2], sys.argv[3])}[sys.argv[1]]()
+    {"dump": lambda: dump(sys.argv[2]), "compare": lambda: compare(sys.argv[2], sys.argv[3]),
+     "multi": lambda: multi(*(sys.argv[2:3] or ["SDSC-BLUE"]), *[int(a) for a in sys.argv[3:5]])}[sys.argv[1]]()

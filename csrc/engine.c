@@ -251,6 +251,47 @@ static int64_t next_event(const sl_sim *s)
     return t;
 }
 
+/* The events at time t (t = next_event(s)): every completion at t, then
+ * every submission at t; the pass at t is the caller's (sl_sim_run, or
+ * multi.c, which plans one pass for many policies). */
+int sl_engine_events(sl_sim *s, int64_t t)
+{
+    if (s->mq != NULL)
+        sl_mq_advance(s, t);    /* criteria of the boundaries <= t */
+    s->now = t;
+    if (t > s->clock)
+        s->clock = t;
+    while (s->nheap > 0 && s->O.end[s->heap[0]] == t) {
+        const int32_t j = heap_pop(s);
+        if (s->doomed[j]) {
+            requeue(s, j, t);
+            continue;
+        }
+        s->state[j] = SL_DONE;
+        s->used -= s->J.procs[j];
+        s->ndone++;
+        sl_run_remove(s, j);
+        if (s->mq != NULL)
+            sl_mq_completed(s, j);
+        observe(s, j, t);
+    }
+    while (s->next_sub < s->n && s->J.submit[s->next_sub] == t && t <= s->cutoff) {
+        if (predict(s, s->next_sub, t) != SL_OK) {
+            s->failed = 1;
+            return SL_EINVAL;
+        }
+        if (s->mq != NULL)
+            sl_mq_submitted(s, s->next_sub);
+        queue_job(s, s->next_sub++, t);
+    }
+    return SL_OK;
+}
+
+int64_t sl_engine_next_event(const sl_sim *s)
+{
+    return next_event(s);
+}
+
 int sl_sim_run(sl_sim *s, int64_t until)
 {
     if (s == NULL)
@@ -263,34 +304,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
         const int64_t t = next_event(s);
         if (t == INT64_MAX || t > until)
             break;
-        if (s->mq != NULL)
-            sl_mq_advance(s, t);    /* criteria of the boundaries <= t */
-        s->now = t;
-        if (t > s->clock)
-            s->clock = t;
-        while (s->nheap > 0 && s->O.end[s->heap[0]] == t) {
-            const int32_t j = heap_pop(s);
-            if (s->doomed[j]) {
-                requeue(s, j, t);
-                continue;
-            }
-            s->state[j] = SL_DONE;
-            s->used -= s->J.procs[j];
-            s->ndone++;
-            sl_run_remove(s, j);
-            if (s->mq != NULL)
-                sl_mq_completed(s, j);
-            observe(s, j, t);
-        }
-        while (s->next_sub < s->n && s->J.submit[s->next_sub] == t && t <= s->cutoff) {
-            if (predict(s, s->next_sub, t) != SL_OK) {
-                s->failed = 1;
-                return SL_EINVAL;
-            }
-            if (s->mq != NULL)
-                sl_mq_submitted(s, s->next_sub);
-            queue_job(s, s->next_sub++, t);
-        }
+        if (sl_engine_events(s, t) != SL_OK)
+            return SL_EINVAL;
         if (s->mq != NULL) {
             s->bf_valid = 0;
             sl_mq_pass(s, t);

@@ -195,6 +195,9 @@ void sl_run_remove(sl_sim *s, int32_t j);
 /* Formats an error message into err (err may be NULL). */
 void sl_set_err(char *err, size_t errlen, const char *fmt, ...);
 void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags);
+/* The completions and submissions at t = sl_engine_next_event(s), without the pass. */
+int sl_engine_events(sl_sim *s, int64_t t);
+int64_t sl_engine_next_event(const sl_sim *s);
 
 /* multiqueue.c: the multiple-queue pass and its hooks in the event loop */
 struct sl_mq;

@@ -315,4 +315,38 @@ int64_t sl_debug_kinetic_count(int32_t which);
  * -1 before submission or without partitions. */
 int sl_sim_job_partitions(const sl_sim *sim, int32_t *out, int64_t n);
 
+/* ---- Many mixed policies of one workload at once (csrc/multi.c) ------------
+ * Simulates jobs under EASY with P_R = the mixed policy of each of nvec
+ * weight vectors (weights: nvec x 6 doubles, row v the weights of vector v;
+ * the scales are cfg->primary.scales, cfg->primary.kind must be SL_MIXED)
+ * and P_B = the same mixed policy (cfg->backfill.kind SL_MIXED; its weights
+ * are ignored) or FCFS (SL_FCFS); threshold, threshold_backfill, m,
+ * estimate and overrun from cfg.  Every vector gets exactly the schedule
+ * sl_sim_run gives it alone, but vectors that take the same decisions share
+ * one simulation until their decisions differ (SEMANTICS.md, "Many mixed
+ * policies at once").  fn is called once per distinct simulation, when it
+ * ends, with its vectors (indices into weights) and its outputs (n each;
+ * valid during the call only); a non-zero return stops the run (SL_EINVAL).
+ * Needs static orders (expansion weight 0), no classes, no correction and a
+ * requested, actual, array or easy++ estimate.  stats may be NULL. */
+typedef int (*sl_multi_fn)(void *ctx, const int32_t *vectors, int32_t nvec, const int64_t *start,
+                           const int64_t *end, const uint8_t *flags);
+
+typedef struct sl_multi_stats {
+    int64_t schedules;    /* simulations run to the end (calls of fn)        */
+    int64_t forks;        /* clones made where a group's decisions differed  */
+    int64_t passes;       /* passes planned (one per group and event time)   */
+    int64_t fallbacks;    /* vector-decisions taken vector by vector          */
+    int64_t peak_live;    /* most simulations alive at once                  */
+    int64_t peak_bytes;   /* ... their memory (about 108 bytes a job each)   */
+} sl_multi_stats;
+
+/* Tests only: groups of at most k vectors (default 8) finish vector by
+ * vector with the engine's pass; 0: every pass is planned by multi.c (the
+ * result is the same either way).  Returns the previous value. */
+int32_t sl_debug_multi_solo(int32_t k);
+
+int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weights, int32_t nvec,
+                 sl_multi_fn fn, void *ctx, sl_multi_stats *stats, char *err, size_t errlen);
+
 #endif

@@ -903,3 +903,142 @@ def simulate_parts(jobs: Jobs, m: int, policy, bounds, overrun: str = "kill") ->
         finally:
             lib.sl_sim_free(h)
     return Schedule(jobs, m, policy, "requested", start, end, flags, None, pred)
+
+
+# ------------------------------------------------ many mixed policies at once --
+
+class _MultiRun:
+    """The state of one :func:`simulate_mixed_many` call, seen by its callback."""
+
+    def __init__(self, jobs: Jobs, m: int, policy_of, estimate: str, on_schedule):
+        self.jobs, self.m, self.policy_of, self.estimate = jobs, m, policy_of, estimate
+        self.on_schedule = on_schedule
+        self.error: BaseException | None = None
+        self.n = len(jobs)
+
+    def deliver(self, vectors, nvec, start, end, flags) -> int:
+        vec = np.frombuffer(ffi.buffer(vectors, 4 * nvec), dtype=np.int32).copy()
+        n = self.n
+        st = np.frombuffer(ffi.buffer(start, 8 * n), dtype=np.int64).copy() if n else np.zeros(0, np.int64)
+        en = np.frombuffer(ffi.buffer(end, 8 * n), dtype=np.int64).copy() if n else np.zeros(0, np.int64)
+        fl = np.frombuffer(ffi.buffer(flags, n), dtype=np.uint8).copy() if n else np.zeros(0, np.uint8)
+        s = Schedule(self.jobs, self.m, self.policy_of(int(vec[0])), self.estimate, st, en, fl)
+        self.on_schedule(vec, s)
+        return 0
+
+
+@ffi.def_extern()
+def sl_py_multi(ctx, vectors, nvec, start, end, flags):
+    run = ffi.from_handle(ctx)
+    try:
+        return run.deliver(vectors, nvec, start, end, flags)
+    except BaseException as exc:    # re-raised by simulate_mixed_many
+        run.error = exc
+        return 1
+
+
+def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: str = "same", threshold=None,
+                        threshold_backfill: bool = False, estimate="requested", overrun: str = "kill",
+                        on_schedule=None) -> dict:
+    """EASY under the mixed policy of each row of ``weights`` (shape (V, 3)
+    or (V, 6), no expansion weight), all in one call of the core
+    (``sl_multi_run``, csrc/multi.c): vectors that take the same decisions
+    share one simulation until they differ.  Each vector's schedule is
+    exactly the one :func:`simulate` gives it with
+    ``Policy(Mixed(w, scales), Mixed(w, scales) or "FCFS", threshold, threshold_backfill)``
+    (``backfill`` "same" or "FCFS").
+
+    ``on_schedule(vectors, schedule)`` is called once per distinct simulation
+    with the indices of its vectors (int32 array) and its :class:`Schedule`
+    (its ``policy`` is that of ``vectors[0]``).  Returns the core's counts:
+    schedules, forks, passes, fallbacks, peak_live, peak_bytes."""
+    if not isinstance(jobs, Jobs):
+        raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+    m = _as_int("machine size m", m, 1, int(np.iinfo(np.int32).max))
+    jobs.validate(m)
+    if len(jobs) and jobs.submit[0] < 0:
+        i = int(np.flatnonzero(jobs.submit < 0)[0])
+        raise InputError(f"{jobs.where(i)}: field submit: negative submit time {jobs.submit[i]} "
+                         "(times start at 0; shift the jobs)")
+    if on_schedule is None or not callable(on_schedule):
+        raise InputError("simulate_mixed_many: on_schedule must be a function (vectors, schedule)")
+    if backfill not in ("same", "FCFS"):
+        raise InputError(f"simulate_mixed_many: backfill must be 'same' or 'FCFS', got {backfill!r}")
+    if not isinstance(overrun, str) or overrun not in OVERRUNS:
+        raise InputError(f"overrun must be one of {sorted(OVERRUNS)}, got {overrun!r}")
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 2 or w.shape[1] not in (3, 6):
+        raise InputError(f"simulate_mixed_many: weights must have shape (V, 3) or (V, 6), got {w.shape}")
+    if not np.all(np.isfinite(w)):
+        v = int(np.flatnonzero(~np.isfinite(w).all(axis=1))[0])
+        raise InputError(f"simulate_mixed_many: weight vector {v} is not finite: {w[v].tolist()}")
+    w6 = np.zeros((w.shape[0], 6))
+    w6[:, :w.shape[1]] = w
+    w6 = np.ascontiguousarray(w6)
+    if np.any(w6[:, 4] != 0):
+        v = int(np.flatnonzero(w6[:, 4] != 0)[0])
+        raise InputError(f"simulate_mixed_many: weight vector {v} has an expansion weight; only static orders")
+    sc = tuple(float(x) for x in (default_scales(jobs) if scales is None else scales))
+    Mixed((0.0, 0.0, 1.0), sc)          # the scales' own check
+    thr = None if threshold is None else _as_int("threshold", threshold, 0, TIME_MAX)
+    n = len(jobs)
+    if isinstance(estimate, str):
+        if estimate not in ("requested", "actual"):
+            raise InputError(f"simulate_mixed_many: estimate must be 'requested', 'actual' or a per-job array, "
+                             f"got {estimate!r}")
+        est_kind, est = ESTIMATES[estimate], None
+    else:
+        est = _int_array("estimate", estimate, np.int64, n)
+        if est.size and est.min() < 0:
+            i = int(np.flatnonzero(est < 0)[0])
+            raise InputError(f"{jobs.where(i)}: field estimate: negative estimate {est[i]}")
+        est_kind, estimate = lib.SL_EST_ARRAY, "array"
+    keep: list = []
+
+    def ptr(ctype, arr):
+        arr = np.ascontiguousarray(arr)
+        c = ffi.from_buffer(ctype, arr)
+        keep.append((arr, c))
+        return c
+
+    cjobs = ffi.new("sl_jobs *")
+    cjobs.n = n
+    for name in ("submit", "run", "req", "id"):
+        setattr(cjobs, name, ptr("int64_t[]", getattr(jobs, name)))
+    cjobs.procs = ptr("int32_t[]", jobs.procs)
+    cjobs.estimate = ptr("int64_t[]", est) if est is not None else ffi.NULL
+    cfg = ffi.new("sl_config *")
+    cfg.m = m
+    cfg.estimate = est_kind
+    cfg.overrun = OVERRUNS[overrun]
+    cfg.divider = -1
+    cfg.correction = lib.SL_CORR_NOW
+    cfg.primary.kind = lib.SL_MIXED
+    for i in range(6):
+        cfg.primary.scales[i] = sc[i]
+    cfg.backfill.kind = lib.SL_MIXED if backfill == "same" else lib.SL_FCFS
+    cfg.threshold = -1 if thr is None else thr
+    cfg.threshold_backfill = int(bool(threshold_backfill))
+
+    def policy_of(v: int) -> Policy:
+        p = Mixed(tuple(w6[v].tolist()), sc)
+        return Policy(p, p if backfill == "same" else "FCFS", thr, bool(threshold_backfill))
+
+    run = _MultiRun(jobs, m, policy_of, estimate, on_schedule)
+    handle = ffi.new_handle(run)
+    stats = ffi.new("sl_multi_stats *")
+    err = ffi.new("char[]", 512)
+    rc = lib.sl_multi_run(cjobs, cfg, ffi.from_buffer("double[]", w6), w6.shape[0], lib.sl_py_multi, handle,
+                          stats, err, 512)
+    if run.error is not None:
+        raise run.error
+    if rc != lib.SL_OK:
+        msg = ffi.string(err).decode() or ffi.string(lib.sl_status_message(rc)).decode()
+        m_ = Simulation._JOB_IN_MESSAGE.match(msg)
+        if m_:
+            msg = f"{jobs.where(int(m_.group(1)))}: " + msg
+        raise SimulationError(rc, f"simulate_mixed_many: {msg}")
+    global _JOBS_SIMULATED
+    _JOBS_SIMULATED += n * int(w6.shape[0])     # each vector's jobs, as if simulated alone
+    return {k: int(getattr(stats, k)) for k in ("schedules", "forks", "passes", "fallbacks", "peak_live",
+                                                "peak_bytes")}

@@ -287,9 +287,13 @@ def mixed_grid_cell(q: GridInputs) -> dict:
     if len(jobs):
         scales = training_scales(str(q["trace"]), q["overrun"])
         thr = q["threshold"]
-        for i, w in enumerate(points):
-            pol = mixed_study.mixed_policy(w, scales)
-            summ = metrics.summary(sim.simulate(jobs, m, sim.Policy(pol, pol, thr)))
+        # Every point in one call of the core (sim.simulate_mixed_many: the
+        # schedule sim.simulate gives each, points with the same decisions
+        # sharing one simulation); each distinct schedule summarised once.
+        def got(vectors, schedule):
+            summ = metrics.summary(schedule)
             for k in GRID_METRICS:
-                out[k][i] = summ[k]
+                out[k][vectors] = summ[k]
+
+        sim.simulate_mixed_many(jobs, m, points, tuple(scales), threshold=thr, on_schedule=got)
     return {k: (("point",), v) for k, v in out.items()}

@@ -182,10 +182,31 @@ def grid_cell(p: GridInputs) -> dict:
     points = optim.l1_lattice(p.features, p.resolution)
     if len(jobs) == 0:
         return {"mean_bsld": (("point",), np.full(len(points), np.nan))}
-    period = Period(jobs, m, thr, bf)
-    out = np.array([period.bsld(mixed_policy(w, scales)) for w in points])
-    period.close()
-    return {"mean_bsld": (("point",), out)}
+    return {"mean_bsld": (("point",), grid_bsld(jobs, m, points, scales, thr, bf))}
+
+
+def grid_bsld(jobs: Jobs, m: int, points, scales, threshold=THRESHOLD, backfill: str = "same") -> np.ndarray:
+    """:func:`weekly_bsld` of the mixed policy of every row of ``points``,
+    bit for bit, from one call of the core that simulates them together
+    (:func:`schedlab.sim.simulate_mixed_many`: vectors that take the same
+    decisions share one simulation); each distinct schedule's average bsld
+    is computed once.  Points with an expansion weight (6 features) take
+    the per-vector path (:class:`Period`)."""
+    points = np.asarray(points, dtype=float)
+    out = np.full(len(points), np.nan)
+    if len(jobs) == 0 or len(points) == 0:
+        return out
+    if points.shape[1] > 4 and np.any(points[:, 4] != 0):
+        period = Period(jobs, m, threshold, backfill)
+        out[:] = [period.bsld(mixed_policy(w, scales)) for w in points]
+        period.close()
+        return out
+
+    def got(vectors, schedule):
+        out[vectors] = float(np.mean(metrics.bsld(schedule)))
+
+    sim.simulate_mixed_many(jobs, m, points, tuple(scales), backfill=backfill, threshold=threshold, on_schedule=got)
+    return out
 
 
 def _seed(seed: int, unit: int, optimiser: str) -> int:
