@@ -165,20 +165,12 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", " ", s.replace("\u2013", "-").replace("\u2014", "-").replace("\u2212", "-")).strip().lower()
 
 
-def _anchor(title: str) -> str:
-    """The id nbconvert gives a heading (spaces as dashes)."""
-    return title.strip().replace(" ", "-")
-
-
-def _sections(nb) -> list[tuple[str, str]]:
-    """The notebook's headings in order: (text, nbconvert's anchor id)."""
+def _sections(page: str) -> list[tuple[str, str]]:
+    """The headings of a notebook's page in order: (text, id), the ids as
+    nbconvert wrote them."""
     out = []
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                m = re.match(r"#{1,6}\s+(.*)", line)
-                if m:
-                    out.append((m.group(1).strip(), _anchor(m.group(1))))
+    for m in re.finditer(r'<h[1-6] id="([^"]+)">(.*?)<a class="anchor-link"', page, re.S):
+        out.append((html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).strip(), m.group(1)))
     return out
 
 
@@ -197,7 +189,7 @@ def section_for(item: str, paper: str, sections: list[tuple[str, str]]) -> str |
     return None
 
 
-def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str) -> tuple[str, object]:
+def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: str) -> str:
     """A notebook as a page of its own (nbconvert's lab template, nothing
     loaded from elsewhere); every table it shows that equals one of the
     study's CSVs gets the anchor ``table-<name>``."""
@@ -214,9 +206,9 @@ def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str) -> tup
                 o.data["text/markdown"] = f'<a id="table-{name}"></a>\n\n' + ("".join(md) if isinstance(md, list) else md)
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
     body = _REMOTE.sub("", body)
-    note = f'<div class="note" style="margin:1em">{banner}</div>'
+    note = f'<div class="note notebook-{kind}" style="margin:1em">{banner}</div>'
     body = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + note, body, count=1)
-    return body, nb
+    return body
 
 
 def _scorecard_rows(studies, sections_by_stem, log) -> tuple[list[list[str]], list[str]]:
@@ -252,7 +244,6 @@ def _short(v: str) -> str:
 
 def build(out: Path = SITE, log=print) -> dict:
     """Build the site into ``out`` (replaced whole); returns what it holds."""
-    import nbformat
 
     from .scorecard import VERDICTS
     from .studies.registry import BY_STEM
@@ -282,15 +273,15 @@ def build(out: Path = SITE, log=print) -> dict:
                 "full</code> adds it): the notebook's text and code only, without outputs.  Its full-size tables and "
                 f"figures are in <code>shipped/full/{stem}/</code> and the paper.")
             kind = "source"
-        page, nb = _render_notebook(src, tables, banner)
+        page = _render_notebook(src, tables, banner, kind)
         (tmp / "notebooks" / f"{stem}.html").write_text(page)
-        sections[stem] = _sections(nb)
+        sections[stem] = _sections(page)
         qnb = quick / "notebooks" / f"{stem}.ipynb"
         has_quick = qnb.exists()
         if has_quick:
-            qpage, _ = _render_notebook(qnb, quick / stem / "tables",
-                                        "This notebook is <b>your quick run</b> (<code>results/quick/</code>, "
-                                        "the quick profile: fewer weeks and logs than the papers).")
+            qpage = _render_notebook(qnb, quick / stem / "tables",
+                                     "This notebook is <b>your quick run</b> (<code>results/quick/</code>, "
+                                     "the quick profile: fewer weeks and logs than the papers).", "quick")
             (tmp / "notebooks" / "quick" / f"{stem}.html").write_text(qpage)
         if (tables / "scorecard.csv").exists():
             studies[stem] = (tables / "scorecard.csv", "shipped full")
