@@ -47,7 +47,7 @@ CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;line-height:1.45}
 header.site{background:#21364f;color:#fff;padding:.6em 1.2em}
 header.site a{color:#fff;margin-right:1.2em;text-decoration:none;font-weight:600}
-main{max-width:1200px;margin:0 auto;padding:1em 1.2em}
+main{max-width:1200px;margin:0 auto;padding:1em 1.2em}main.wide{max-width:none}
 table{border-collapse:collapse;font-size:.9em}
 th,td{border:1px solid #ccd;padding:.25em .45em;vertical-align:top}
 th{background:#eef1f6}
@@ -144,15 +144,17 @@ SCORECARD_JS = r"""
 """
 
 
-def _page(title: str, body: str, depth: int = 0) -> str:
+def _page(title: str, body: str, depth: int = 0, wide: bool = False) -> str:
     up = "../" * depth
+    cls = ' class="wide"' if wide else ""
     nav = "".join(f'<a href="{up}{href}">{label}</a>' for href, label in
                   (("index.html", "schedlab"), ("scorecard.html", "Scorecard"), ("index.html#studies", "Notebooks"),
                    ("index.html#paper", "Paper"), ("conformance/index.html", "Conformance cases")))
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{html.escape(title)}</title><style>{CSS}</style></head>\n"
-            f"<body><header class=\"site\">{nav}</header><main>\n{body}\n</main></body></html>\n")
+            f"<body><header class=\"site\">{nav}</header><main{cls}>\n{body}\n</main></body>"
+            f"</html>\n")
 
 
 def _markdown(text: str) -> str:
@@ -189,7 +191,7 @@ def section_for(item: str, paper: str, sections: list[tuple[str, str]]) -> str |
     return None
 
 
-def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: str) -> str:
+def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: str, depth: int = 1) -> str:
     """A notebook as a page of its own (nbconvert's lab template, nothing
     loaded from elsewhere); every table it shows that equals one of the
     study's CSVs gets the anchor ``table-<name>``."""
@@ -206,7 +208,12 @@ def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: 
                 o.data["text/markdown"] = f'<a id="table-{name}"></a>\n\n' + ("".join(md) if isinstance(md, list) else md)
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
     body = _REMOTE.sub("", body)
-    note = f'<div class="note notebook-{kind}" style="margin:1em">{banner}</div>'
+    up = "../" * depth
+    note = (f'<div style="background:#21364f;padding:.5em 1em;font-family:system-ui,sans-serif">'
+            f'<a style="color:#fff;font-weight:600;margin-right:1.2em" href="{up}index.html">schedlab</a>'
+            f'<a style="color:#fff;font-weight:600" href="{up}scorecard.html">Scorecard</a></div>'
+            f'<div class="note notebook-{kind}" style="margin:1em;background:#fff6d6;padding:.5em .8em;'
+            f'border-left:4px solid #e0b000">{banner}</div>')
     body = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + note, body, count=1)
     return body
 
@@ -281,7 +288,7 @@ def build(out: Path = SITE, log=print) -> dict:
         if has_quick:
             qpage = _render_notebook(qnb, quick / stem / "tables",
                                      "This notebook is <b>your quick run</b> (<code>results/quick/</code>, "
-                                     "the quick profile: fewer weeks and logs than the papers).", "quick")
+                                     "the quick profile: fewer weeks and logs than the papers).", "quick", depth=2)
             (tmp / "notebooks" / "quick" / f"{stem}.html").write_text(qpage)
         if (tables / "scorecard.csv").exists():
             studies[stem] = (tables / "scorecard.csv", "shipped full")
@@ -321,7 +328,7 @@ def build(out: Path = SITE, log=print) -> dict:
             f'<table id="scorecard"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
             f'<script type="application/json" id="rows">{embedded}</script>'
             f"<script>{SCORECARD_JS}</script>")
-    (tmp / "scorecard.html").write_text(_page("schedlab scorecard", body))
+    (tmp / "scorecard.html").write_text(_page("schedlab scorecard", body, wide=True))
 
     # the paper
     pdf = paths.ROOT / "paper" / "paper.pdf"
