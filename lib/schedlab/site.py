@@ -198,7 +198,8 @@ def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: 
     import nbformat
     from nbconvert import HTMLExporter
 
-    nb = nbformat.read(str(nb_path), as_version=4)
+    # figures at screen resolution, progress lines merged, as in the shipped notebooks (a no-op for those)
+    nb = nbformat.reads(shipped.notebook_for_shipping(nb_path), as_version=4)
     if tables_dir is not None and tables_dir.is_dir():
         matched, _ = shipped.match_tables(nb, tables_dir)
         for (ci, oi, k), name in matched.items():
