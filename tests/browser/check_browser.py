@@ -106,7 +106,8 @@ def lab():
         f.write_text(json.dumps(values))
     port, token = free_port(), secrets.token_hex(16)
     args = (f"--no-browser --ip=127.0.0.1 --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token} "
-            f"--LabApp.user_settings_dir={settings} --LabApp.workspaces_dir={tmp / 'workspaces'}")
+            f"--LabApp.user_settings_dir={settings} --LabApp.workspaces_dir={tmp / 'workspaces'}"
+            + (" --allow-root" if os.geteuid() == 0 else ""))             # CI runs as root
     env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
     logf = open(SHOTS / "jupyterlab.log", "w")
     t0 = time.time()
@@ -214,6 +215,7 @@ def test_run_all_of_02_thresholds_on_one_log_in_jupyterlab(lab, browser):
     page.keyboard.press("End")
     page.keyboard.press("Shift+Home")
     page.keyboard.insert_text(f"traces = ['{ONE_LOG}']  # one log")
+    page.keyboard.press("Home")            # the editor scrolls back to the line's start
     page.keyboard.press("Escape")
     edited = page.locator(".jp-Notebook .jp-CodeCell .cm-line", has_text=re.compile(r"^traces = ")).first.inner_text()
     assert edited.startswith(f"traces = ['{ONE_LOG}']"), edited
@@ -237,9 +239,12 @@ def test_run_all_of_02_thresholds_on_one_log_in_jupyterlab(lab, browser):
     figures = page.locator(".jp-OutputArea-output img")
     assert tables.count() >= 3, f"{tables.count()} tables shown"
     assert figures.count() >= 1, "no figure shown"
-    figures.first.scroll_into_view_if_needed()
+    figures.first.evaluate("el => el.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(500)
     page.screenshot(path=str(SHOTS / "lab-02-thresholds-figure.png"))
-    page.locator(".jp-Notebook .jp-CodeCell .cm-line", has_text=re.compile(r"^traces = ")).first.scroll_into_view_if_needed()
+    page.locator(".jp-Notebook .jp-CodeCell .cm-line", has_text=re.compile(r"^traces = ")).first.evaluate(
+        "el => el.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(500)
     page.screenshot(path=str(SHOTS / "lab-02-thresholds-parameters.png"))
     say(f"{tables.count()} tables and {figures.count()} figures in the page; screenshots in "
         f"{SHOTS.relative_to(ROOT)}/lab-02-thresholds-*.png")
