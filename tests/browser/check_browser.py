@@ -239,7 +239,15 @@ def test_run_all_of_02_thresholds_on_one_log_in_jupyterlab(lab, browser):
     figures = page.locator(".jp-OutputArea-output img")
     assert tables.count() >= 3, f"{tables.count()} tables shown"
     assert figures.count() >= 1, "no figure shown"
-    figures.first.evaluate("el => el.scrollIntoView({block: 'center'})")
+    fig = figures.first
+    page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=fig.element_handle())
+    page.mouse.move(800, 500)
+    for _ in range(80):                    # scroll as a reader does (the notebook renders what it shows)
+        box = fig.bounding_box()
+        if box and 80 < box["y"] < 400:
+            break
+        page.mouse.wheel(0, max(-1500, min(1500, (box["y"] - 200) if box else 800)))
+        page.wait_for_timeout(150)
     page.wait_for_timeout(500)
     page.screenshot(path=str(SHOTS / "lab-02-thresholds-figure.png"))
     page.locator(".jp-Notebook .jp-CodeCell .cm-line", has_text=re.compile(r"^traces = ")).first.evaluate(
