@@ -185,9 +185,10 @@ lab: install
 # and any static host), built offline: every study notebook executed at full
 # size (shipped/full/notebooks/) and the quick run's when present, the
 # scorecard of every study as one filterable, sortable table, the paper (PDF,
-# built first when missing), the set-up, the conformance cases.
+# built first when missing: from the shipped results alone on a fresh clone),
+# the set-up, the conformance cases.
 site: install
-	@if [ ! -f paper/paper.pdf ]; then $(PY) -m schedlab.reproduce paper --profile $(PROFILE); fi
+	@if [ ! -f paper/paper.pdf ]; then mkdir -p $(OUT) && $(PY) -m schedlab.reproduce paper --profile $(PROFILE); fi
 	$(PY) -m schedlab.site
 
 # JupyterLab and the site in headless Chromium (not part of make test): as root,
