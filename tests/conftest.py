@@ -7,6 +7,7 @@ registry somewhere of their own.
 """
 import os
 import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings
@@ -23,6 +24,10 @@ settings.load_profile("schedlab")
 # the environment) fails if a table of it with published values feeds no
 # scorecard row (schedlab.study.check_scorecard_coverage).
 os.environ["SCHEDLAB_STRICT_SCORECARD"] = "1"
+
+# The on-disk cache of cleaned workloads (schedlab.traces.Workload.cleaned) of
+# the suite's run is its own, never the repository's results/cache.
+os.environ["SCHEDLAB_WORKLOAD_CACHE"] = tempfile.mkdtemp(prefix="schedlab-workloads-")
 
 
 @pytest.fixture(autouse=True, scope="session")

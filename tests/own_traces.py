@@ -6,6 +6,7 @@ one; ``kind`` is one property of :data:`KINDS` or several joined by ``+``
 of such combinations."""
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -35,23 +36,10 @@ EXCLUSIVE = [("no-waits", "zero-waits", "skewed-weeks")]
 
 
 #: Per study: values that keep a run to seconds (the traces are set by --trace).
-TINY = {
-    "traces": {},
-    "policies": {"lelong_weeks": 3, "lelong_policies": ["FCFS", "SPF"], "thesis_samples": 2, "thesis_weeks": 3,
-                 "thesis_policies": ["FCFS", "SQF"], "thesis_threshold": "10h", "bandit_samples": 2,
-                 "bandit_weeks": 3, "bandit_policies": ["FCFS", "LQF"], "bandit_threshold": "10h", "seed": 3},
-    "thresholds": {"thresholds": ["2h", None], "weeks": 4, "policies": ["FCFS", "SPF"],
-                   "thesis_policies": ["FCFS", "SPF", "SAF"], "sweep_traces": None},
-    "mixed": {"weeks": 3, "months": "all", "grid_resolution": 3, "threshold_resolution": 2, "month_resolution": 2,
-              "map_resolution": 4, "map_weeks": [2, 3], "thresholds": [200000, None], "optimisers": ["xnes3"],
-              "budget": 10},
-    "classification": {"policies": ["FCFS", "SPF"], "trees": 5},
-    "prediction": {"losses": ["E-Loss"], "corrections": ["requested", "incremental"], "backfills": ["FCFS", "SJBF"],
-                   "weeks": 2, "skip_weeks": 0, "max_jobs": 150},
-    "selection": {"resamples": 2, "weeks": 2, "periods": ["day", "week"], "epsilon": 0.5, "decay": 1.0},
-    "multiqueue": {"weeks": 3, "thresholds": [1.5, 1000], "horizons": [1]},
-    "schedules": {"jobs": 30},
-}
+#: each trace-based study's tiny run (its TINY parameters, declared beside its Params)
+TINY = {name: importlib.import_module(f"schedlab.studies.{name}").TINY
+        for name in ("traces", "policies", "thresholds", "mixed", "classification", "prediction", "selection",
+                     "multiqueue", "schedules")}
 
 
 def properties(kind: str) -> list[str]:

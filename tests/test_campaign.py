@@ -230,10 +230,12 @@ def test_bad_specs(bad, match):
 
 
 def test_bad_cell_parameters(trace, tmp_path):
-    with pytest.raises(InputError, match="unknown parameter"):
+    with pytest.raises(InputError, match="simulate cell: 'colour' is not a parameter of this cell"):
         campaign.simulate_cell({"trace": trace, "colour": 1})
-    with pytest.raises(InputError, match="'trace'"):
+    with pytest.raises(InputError, match="simulate cell: a 'trace' parameter is required"):
         campaign.simulate_cell({})
+    with pytest.raises(InputError, match="simulate cell: weeks: expected an integer >= 1"):
+        campaign.simulate_cell({"trace": trace, "weeks": 0})
     bad_yaml = tmp_path / "bad.yaml"
     bad_yaml.write_text("name: [unclosed\n")
     with pytest.raises(InputError, match="not valid YAML"):

@@ -53,8 +53,8 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         from schedlab import paths
         # the committed registry only, as for the rest of the suite (tests/conftest.py)
         paths.LOCAL_TRACE_REGISTRY = paths.ROOT / "no-such-dir" / "traces.local.toml"
-        import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.values, schedlab.workload
-        from schedlab import jobs, traces, values, workload
+        import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.validators, schedlab.workload
+        from schedlab import jobs, traces, validators, workload
 
         trace = traces.load("KTH-SP2")
         cleaned, report = workload.clean(trace, m=traces.resolve("KTH-SP2").m)
@@ -62,8 +62,8 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         sample = workload.resample(cleaned, 3, seed=1)
         assert isinstance(sample.jobs, jobs.Jobs) and len(sample.jobs) > 0
         assert workload.split(cleaned)[0].n > 0
-        assert values.policy_names("spf, exp", "policies") == ("SPF", "LEXP")
-        assert values.duration("20h", "threshold") == 72000
+        assert validators.policy_names("spf, exp", "policies") == ("SPF", "LEXP")
+        assert validators.duration("20h", "threshold") == 72000
         assert str(jobs.Policy.parse("EASY-SPF-FCFS", "2.31d")) == "EASY-SPF-FCFS T=199584s"
         loaded = sorted(m for m in sys.modules if m.startswith("schedlab"))
         print(" ".join(loaded))
@@ -131,3 +131,28 @@ def test_the_study_import_check_sees_relative_and_absolute_imports():
     assert {"schedlab.studies.energy", "schedlab.studies.policies.Params"} <= got
     assert _study_of(STUDIES_DIR / "traces" / "cells.py") == _study_of(STUDIES_DIR / "traces.py") == "traces"
     assert _study_of(STUDIES_DIR / "registry.py") is None
+
+
+def test_the_advisor_uses_the_studies_public_names_only():
+    """schedlab.advise takes from a study only names its package exports
+    (``__all__``), from the package or (for cells, whose cache keys follow the
+    code they import) from its ``cells`` module."""
+    import importlib
+
+    names = {e.name for e in STUDIES}
+    bad = []
+    for f in sorted((LIB / "schedlab" / "advise").rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            parts = node.module.split(".")
+            study = parts[1] if parts[0] == "studies" and len(parts) > 1 else None
+            if study not in names:
+                continue
+            if parts[2:] not in ([], ["cells"]):
+                bad.append(f"{f.name}: from {node.module} (a study's inner module)")
+                continue
+            public = importlib.import_module(f"schedlab.studies.{study}").__all__
+            bad += [f"{f.name}: {study}.{a.name} is not in its __all__" for a in node.names
+                    if a.name != "cells" and a.name not in public]
+    assert not bad, bad

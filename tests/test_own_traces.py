@@ -58,10 +58,14 @@ def test_every_study_runs_to_its_end_on_hostile_logs(study, log, tmp_path_factor
 
 @pytest.mark.slow
 @pytest.mark.parametrize("study", STUDIES)
-def test_a_cleaning_choice_of_the_trace_spec_reaches_every_cell(study, tmp_path, monkeypatch):
-    """``site.swf?request=runtime``: every campaign cell that names the log names
-    it with the choice (a bare path would clean it with the default)."""
+def test_every_study_passes_the_protocol_check_and_keeps_a_cleaning_choice_in_every_cell(study, tmp_path,
+                                                                                          monkeypatch):
+    """schedlab.study.check_study on a site's log given as ``site.swf?request=runtime``:
+    the study follows the protocol, runs, a second run computes 0 cells -- and
+    every campaign cell that names the log names it with the choice (a bare
+    path would clean it with the default)."""
     from schedlab import campaign
+    from schedlab.study import check_study
 
     path = make_log(tmp_path / "site.swf", "base", seed=3)
     seen: list = []
@@ -72,10 +76,8 @@ def test_a_cleaning_choice_of_the_trace_spec_reaches_every_cell(study, tmp_path,
         return real(c, *args, **kw)
 
     monkeypatch.setattr(campaign, "run", recording)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        run_study(study, overrides=TINY[study], traces=[f"{path}?request=runtime"], outdir=tmp_path / "out",
-                  workers=1, cache_dir=tmp_path / "cache", log=None, progress=False)
+    measured = check_study(study, trace=f"{path}?request=runtime", workdir=tmp_path)
+    assert measured["files"] > 0
 
     def texts(c):
         for v in c.params.values():

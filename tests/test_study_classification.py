@@ -398,7 +398,7 @@ def test_cells_in_process(tiny):
     for pol in ("FCFS", "SPF"):
         c = study.schedule_cell({**common, "policy": pol, "classes": study.pack_classes(pred)})
         assert c["requeued"][1] == expect and c["requeued_true_small"][1] == 0
-    with pytest.raises(InputError, match="unknown parameter"):
+    with pytest.raises(InputError, match="is not a parameter of this cell"):
         study.schedule_cell({**common, "colour": "red"})
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from schedlab import campaign, optim, paths, sim, swf
+from schedlab.declared import validate as read_inputs
 from schedlab.errors import InputError
 from schedlab.studies import mixed as study
 from schedlab.studies.mixed import cells
@@ -185,7 +186,7 @@ def test_bundled_weeks_and_a_vertex_on_a_real_week():
     assert study.full_units("SDSC-SP2") >= 100 and study.full_units("KTH-SP2") >= 45
     cell = {"trace": "SDSC-SP2", "unit": 70, "threshold": "200000"}
     pure = study.pure_cell(cell)["mean_bsld"][1]
-    jobs, m, scales, thr, bf = cells._cell_setup(cell, "test")
+    jobs, m, scales, thr, bf = cells._cell_setup(read_inputs(cells.PeriodInputs, cell), "test")
     saf = study.weekly_bsld(jobs, m, study.mixed_policy((0, 0, 0, 0, 0, 1), scales), thr, bf)
     assert saf == pure[study.POLICIES.index("SAF")]
     from schedlab import traces, workload

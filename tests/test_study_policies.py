@@ -238,8 +238,8 @@ def test_validate_parameters():
 
 def test_every_trace_parameter_reads_traces_as_traces_does(tmp_path):
     """lelong_trace, table_traces, thesis_traces and bandit_traces accept what
-    ``traces`` accepts (values.trace_list): names in any case, paths, text lists."""
-    from schedlab import values
+    ``traces`` accepts (validators.trace_list): names in any case, paths, text lists."""
+    from schedlab import validators
 
     from test_study_traces import write_tiny
 
@@ -249,7 +249,7 @@ def test_every_trace_parameter_reads_traces_as_traces_does(tmp_path):
             p = validate(study.Params, {name: given})
             got = getattr(p, name)
             got = got if isinstance(got, tuple) else (got,)
-            assert [t.name for t in got] == [t.name for t in values.trace_list(given, name)], (name, given)
+            assert [t.name for t in got] == [t.name for t in validators.trace_list(given, name)], (name, given)
         with pytest.raises(InputError, match=rf"^parameters: {name}\[0\]: unknown trace"):
             validate(study.Params, {name: ["no-such-log"]})
 
@@ -291,7 +291,7 @@ def test_sqf_without_threshold_never_backfills(tiny):
     assert forced["forced"][1] > 0 and forced["backfilled"][1] > 0
     fcfs = study.thesis_cell({**cell, "policy": "FCFS"})
     assert fcfs["backfilled"][1] > 0
-    with pytest.raises(InputError, match="unknown parameter"):
+    with pytest.raises(InputError, match="is not a parameter of this cell"):
         study.thesis_cell({**cell, "colour": 1})
 
 

@@ -105,7 +105,7 @@ def test_cell_outputs(tiny, estimate):
                 assert np.array_equal(v, ref[k][1]), k
     with pytest.raises(InputError, match="engine"):
         study.prediction_cell({"trace": str(tiny[0]), "estimate": estimate, "engine": "gpu"})
-    with pytest.raises(InputError, match="unknown parameter"):
+    with pytest.raises(InputError, match="is not a parameter of this cell"):
         study.prediction_cell({"trace": str(tiny[0]), "policy": "x"})
     with pytest.raises(InputError, match="estimate"):
         study.prediction_cell({"trace": str(tiny[0]), "estimate": "oracle"})

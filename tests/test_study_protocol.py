@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from schedlab import campaign, paths, study
-from schedlab.errors import InputError
+from schedlab.errors import InputError, SchedlabError
 from schedlab.studies import registry
 from schedlab.studies.registry import STUDIES
 
@@ -215,35 +215,77 @@ def test_the_real_studies_cells_do_not_depend_on_their_figures():
 
 @pytest.mark.parametrize("entry", STUDIES, ids=lambda e: e.name)
 def test_every_study_follows_the_protocol(entry):
-    import dataclasses
-    import importlib
+    """The static part of schedlab.study.check_study (the behavioural part runs
+    in tests/test_own_traces.py, on a site's log)."""
+    assert study.check_study(entry, run=False) == {}
 
-    import nbformat
 
-    from schedlab.studies import load_published
+def test_the_protocol_check_runs_a_site_s_own_study(monkeypatch):
+    """check_study on a study outside the registry (tests/protocol_example):
+    its cells declare their inputs, it runs on a generated log, a second run
+    computes 0 cells."""
+    campaign.allow_cell_modules("protocol_example")
+    measured = study.check_study("protocol_example")
+    assert measured["cells"] == 2 and measured["files"] >= 4
 
-    mod = importlib.import_module(entry.module)
-    assert hasattr(mod, "compute") and hasattr(mod, "Params"), f"{entry.name} is not on the study protocol"
-    assert not callable(getattr(mod, "run", None)) and not callable(getattr(mod, "validate", None)), \
-        f"{entry.name}: a second way to run or validate the study besides the driver"
-    assert issubclass(mod.Params, study.Params) and dataclasses.is_dataclass(mod.Params)
-    for f in dataclasses.fields(mod.Params):
-        assert f.metadata.get("help"), f"{entry.name}.Params.{f.name}: no help text"
-        assert f.metadata.get("check") is not None, f"{entry.name}.Params.{f.name}: no validator"
-        assert f.name not in ("outdir", "cache_dir", "workers", "scheduler", "profile"), \
-            f"{entry.name}.Params.{f.name}: the driver's business, not the study's"
-    for profile in study.PROFILES:
-        study.profile_params(entry, profile)                  # every profile validates
-    # the notebook: its parameters cell is generated from Params and the quick profile,
-    # and it runs the study through the driver
-    nb = nbformat.read(str(paths.ROOT / entry.notebook), as_version=4)
-    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
-    assert cell.source == study.parameters_cell(entry).rstrip("\n"), \
-        f"{entry.notebook}: parameters cell out of date (python -m schedlab.study cells)"
-    assert any(f'run_study("{entry.name}", globals())' in c.source for c in nb.cells if c.cell_type == "code")
-    published = load_published(entry.module)
-    for name, table in published.items():
-        assert isinstance(table, dict) and table.get("source"), f"{entry.name} published.toml [{name}]: no source"
+
+BROKEN = {
+    "no_help": ("traces: tuple = param(('KTH-SP2',), help='', check=lambda v, n: tuple(validators.trace_list(v, n)))",
+                "Params.traces: no help text"),
+    "driver_name": ("workers: int = param(1, help='workers', check=lambda v, n: v)",
+                    "Params.workers: the driver's business"),
+    "bad_tiny": ("traces: tuple = param(('KTH-SP2',), help='traces', check=lambda v, n: tuple(validators.trace_list(v, n)))",
+                 "'wekes' is not a parameter of this study"),
+}
+
+
+@pytest.mark.parametrize("kind", [*BROKEN, "undeclared_cell", "unstable_keys"])
+def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatch):
+    pkg = tmp_path / f"broken_{kind}"
+    pkg.mkdir()
+    field, expect = BROKEN.get(kind, ("traces: tuple = param(('KTH-SP2',), help='traces', "
+                                      "check=lambda v, n: tuple(validators.trace_list(v, n)))", ""))
+    tiny = "{'wekes': 1}" if kind == "bad_tiny" else "{}"
+    (pkg / "__init__.py").write_text(f"""
+from dataclasses import dataclass
+from schedlab import campaign, validators
+from schedlab.study import Outputs, Params as _Base, param
+TINY = {tiny}
+OUTPUTS = Outputs()
+
+@dataclass(frozen=True)
+class Params(_Base):
+    {field}
+
+def compute(params, ctx):
+    import time
+    for info in params.traces:
+        ctx.campaign(campaign.Campaign("broken-" + info.name, {{"primary": ["FCFS"]}},
+                     {{"trace": str(info.path), "note": time.time_ns() if {kind == "unstable_keys"} else 0}},
+                     cell="{pkg.name}.cells:my_cell"))
+    return {{"numbers": {{}}}}
+""")
+    decl = "" if kind == "undeclared_cell" else "@campaign.cell('broken-{kind}', Inputs)\n"
+    (pkg / "cells.py").write_text(f"""
+from dataclasses import dataclass
+from schedlab import campaign
+from schedlab.declared import param
+
+@dataclass(frozen=True)
+class Inputs(campaign.SimulateInputs):
+    note: int = param(0, help="anything")
+
+{decl}def my_cell(q):
+    p = dict(q)
+    p.pop("note")
+    return campaign.simulate_cell(p)
+""")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    campaign.allow_cell_modules(pkg.name)
+    expect = expect or {"undeclared_cell": "my_cell: a cell without declared inputs",
+                        "unstable_keys": "a second run computed 1 cells"}[kind]
+    with pytest.raises(study.ProtocolError, match=re.escape(expect)):
+        study.check_study(pkg.name)
 
 
 def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys):
@@ -295,3 +337,23 @@ def test_one_numbering(entry):
     assert nb.cells[0].source.startswith(f"# Study {entry.number} "), nb.cells[0].source[:40]
     doc = importlib.import_module(entry.module).__doc__
     assert doc.startswith(f"Study {entry.number} "), doc[:40]
+
+
+def test_a_misspelt_output_in_a_notebook_or_the_paper_is_named():
+    """Outputs are declared by name: a notebook or paper section naming one that
+    is not (a typo shows nothing otherwise) is a finding of check_study."""
+    out = study.Outputs(tables=("table2",), figures=("strategies_{any}",), datasets=("fixed-{trace}",))
+    code = ('display(result["tables"]["tabel2"]); display(result["figures"][f"strategies_{d}"])\n'
+            'if "table3" in result["tables"]: pass\nds = result["datasets"]["fixed-KTH-SP2"]')
+    paper = '#tab("/generated/selection/tables/table2.csv") #fig("/generated/selection/figures/fixd.png")'
+    assert study.undeclared_references(out, code, paper, "selection") == \
+        ["tables/tabel2", "tables/table3", "figures/fixd"]
+    assert out.declares("tables", "scorecard") and not out.declares("figures", "strategies_")
+    assert out.undeclared({"tables": {"table2", "extra"}, "datasets": {"fixed-own"}}) == ["tables/extra"]
+
+
+def test_the_driver_refuses_an_undeclared_output(example, monkeypatch):
+    entry, root = example
+    monkeypatch.setattr(protocol_example, "OUTPUTS", study.Outputs(tables=("avg_wiat",)))
+    with pytest.raises(SchedlabError, match="tables/avg_wait written but not declared"):
+        study.run_study("example", profile="quick", workers=1, cache_dir=root / "cache", log=None)

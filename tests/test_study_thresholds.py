@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, sim, store
+from schedlab import campaign, paths, sim, store, traces
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
 from schedlab.studies.registry import get
@@ -192,7 +192,7 @@ def test_sweep_cell_is_the_simulate_cell_at_each_threshold(tiny):
     assert 0 < swept < alone
     with pytest.raises(InputError, match="thresholds"):
         study.cells.sweep_cell({**base, "thresholds": ["20h", "72000"]})
-    with pytest.raises(InputError, match="unknown"):
+    with pytest.raises(InputError, match="sweep cell: .threshold. is not a parameter of this cell"):
         study.cells.sweep_cell({**base, "thresholds": ["20h"], "threshold": "20h"})
 
 
@@ -233,7 +233,7 @@ def test_thesis_cell_slices_weeks_like_the_thesis(tiny):
     assert dims == ("week",) and jobs.tolist() == expected
     assert np.all(out["mean_bsld"][1] >= 1.0)
     assert len(study.thesis_cell({"trace": str(tiny), "metrics": ["jobs"]})["jobs"][1]) == N_WEEKS - 1
-    with pytest.raises(InputError, match="unknown parameter"):
+    with pytest.raises(InputError, match="is not a parameter of this cell"):
         study.thesis_cell({"trace": str(tiny), "weeks": 3})
     with pytest.raises(InputError, match="finish"):
         study.thesis_cell({"trace": str(tiny), "finish": "log"})
@@ -358,10 +358,10 @@ def test_validate(tiny, tmp_path):
     assert p.policies == ("FCFS", "LEXP") and p.weeks == 30
     assert p.thresholds == (18000, None) and p.threshold == 72000
     q = validate(P, {"traces": [str(tiny)], "sweep_traces": [], "fig5_trace": None, "thesis_traces": []})
-    assert q.traces[0].name == "tiny" and Path(study.trace_ref(q.traces[0])).is_absolute() and q.traces[0].m == M
+    assert q.traces[0].name == "tiny" and Path(traces.text(q.traces[0])).is_absolute() and q.traces[0].m == M
     assert q.sweep_traces == () and q.fig5_trace is None
     assert validate(P, {"fig5_trace": "none"}).fig5_trace is None
-    # every trace parameter is read as traces is (values.trace_list): names in any case, paths
+    # every trace parameter is read as traces is (validators.trace_list): names in any case, paths
     r = validate(P, {"fig5_trace": "kth-sp2", "sweep_traces": f"[{tiny}]", "thesis_traces": [tiny]})
     assert (r.fig5_trace.name, r.sweep_traces[0].name, r.thesis_traces[0].name) == ("KTH-SP2", "tiny", "tiny")
     bad = [({"traces": []}, "at least one trace"), ({"traces": ["no-such-log"]}, r"traces\[0\]"),
@@ -480,7 +480,7 @@ def test_thesis_table_5_6_is_the_longest_jobs_of_sdsc_sp2():
     recorded, and all but one ran past their request, so the lelong2017
     cleaning removes them."""
     ref = validate(study.Params, {"traces": ["SDSC-SP2"], "thesis_traces": ["SDSC-SP2"]}).thesis_traces[0]
-    t = study.table_thesis_5_6(ref, ref.m, "drop")
+    t = study.table_thesis_5_6(ref, "drop")
     assert t.column("job") == t.column("job (thesis)")
     assert t.column("runtime s") == t.column("runtime s (thesis)")
     assert t.column("procs") == t.column("procs (thesis)")

@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import shutil
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -198,8 +199,8 @@ def test_load_main_traces_match_registry():
 def test_a_trace_spec_carries_cleaning_choices_in_its_name():
     info = traces.resolve("sdsc-sp2?m=peak&request=runtime*2")
     assert info.name == "SDSC-SP2?request=runtime*2&m=peak" and info.registered
-    assert traces.spec(info) == "SDSC-SP2?request=runtime*2&m=peak"
-    assert traces.resolve(traces.spec(info)) == info and info != traces.resolve("SDSC-SP2")
+    assert traces.text(info) == "SDSC-SP2?request=runtime*2&m=peak"
+    assert traces.resolve(traces.text(info)) == info and info != traces.resolve("SDSC-SP2")
     jobs, report, m, _, _ = traces.cleaned(info)
     plain = traces.cleaned("SDSC-SP2")
     assert report.choices["request"] == "runtime*2" and "peak" in report.m_source and m != plain.m
@@ -211,22 +212,24 @@ def test_a_trace_spec_carries_cleaning_choices_in_its_name():
             traces.resolve(bad)
 
 
-def test_campaign_ref_keeps_a_spec_s_cleaning_choices_in_every_study(tmp_path):
+def test_one_trace_to_text_keeps_a_spec_s_cleaning_choices(tmp_path):
     """A trace file given with cleaning choices (?m=..&request=..) reaches the
-    campaign cells with them: each study names its traces with campaign_ref."""
-    from schedlab.studies.classification import cells as cl
-    from schedlab.studies.mixed import cells as mx
+    campaign cells with them: every study names its traces with traces.text
+    (Workload.text), the one trace-to-text function."""
     from schedlab.studies.prediction import cells as pr
-    from schedlab.studies.selection import cells as se
-    from schedlab.studies.thresholds import cells as th
     from test_study_traces import write_tiny
 
     path = write_tiny(tmp_path / "tiny.swf")
     info = traces.resolve(f"{path}?m=64&request=runtime")
-    ref = traces.campaign_ref(info)
+    ref = traces.text(info)
     assert ref.startswith(str(path.resolve())) and ref.endswith("?request=runtime&m=64")
-    assert {f(info) for f in (cl._ref, mx.trace_arg, pr.trace_spec, se.trace_ref, th.trace_ref)} == {ref}
-    assert traces.campaign_ref(traces.resolve(str(path))) == str(path.resolve())
-    assert traces.campaign_ref(traces.resolve("KTH-SP2")) == "KTH-SP2"
+    assert traces.Workload.of(info).text == ref and traces.Workload.parse(ref).text == ref
+    assert traces.text(traces.resolve(str(path))) == str(path.resolve())
+    assert traces.text(traces.resolve("KTH-SP2")) == "KTH-SP2"
+    lib = Path(traces.__file__).parent
+    for f in lib.rglob("*.py"):         # no other name for it left
+        src = f.read_text()
+        for alias in ("campaign_ref", "trace_ref", "trace_arg", "trace_spec", "_ref("):
+            assert alias not in src.replace("_ref_correction", ""), f"{f}: {alias}"
     jobs, m = pr.load_jobs(ref, None, 0, None)          # what a cell loads: m from the spec
     assert m == 64

@@ -11,6 +11,7 @@ import numpy as np
 import xarray as xr
 
 from schedlab import online_bandit as ob
+from schedlab import traces as _traces
 from schedlab.scorecard import Reading, Row, identify
 from schedlab.studies.policies import readings as R
 from schedlab.studies.policies.analysis import total_change
@@ -28,7 +29,7 @@ for info in p.bandit_traces:
     pairs = np.zeros((len(cfgs), n))
     t0 = time.time()
     for s in range(n):
-        base = {"trace": ob.trace_ref(info), "m": info.m, "weeks": p.bandit_weeks, "seed": p.seed, "sample": s,
+        base = {"trace": _traces.text(info), "weeks": p.bandit_weeks, "seed": p.seed, "sample": s,
                 "threshold": p.bandit_threshold}
         for i, pol in enumerate(ob.POLICIES):
             fixed[i, s] = ob.fixed_cell({**base, "policy": pol})["sum_wait"][1]

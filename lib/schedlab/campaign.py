@@ -20,8 +20,7 @@ A cell function takes the cell's parameters (``dims`` labels and ``params``
 merged) and returns ``{variable: (extra_dims, array)}``; the variables must
 be declared in :data:`schedlab.store.VARIABLES`.  A spec chooses among known
 computations and cannot run anything else: its cell must be registered
-(:func:`register_cell`) or a function defined in a registered study's
-``cells`` module or in a module named by ``$SCHEDLAB_CELL_MODULES`` /
+(:func:`cell`, :func:`register_cell`) or a function defined in a module named by ``$SCHEDLAB_CELL_MODULES`` /
 :func:`allow_cell_modules` (see :func:`resolve_cell`); every key is checked
 (:meth:`Campaign.from_dict`).
 
@@ -57,8 +56,10 @@ from typing import Any, Callable
 import numpy as np
 
 from . import __version__, paths
+from .declared import REQUIRED, CellInputs, flag, integer, one_of, param, text, validate
 from .errors import InputError
 from .files import naming, umask_mode
+from .workload import OVERRUN_CHOICES as OVERRUNS
 
 SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
 #: A file to which campaigns (and the study driver) append progress lines:
@@ -351,9 +352,31 @@ CELLS: dict[str, Callable] = {}
 
 
 def register_cell(name: str):
+    """Register ``f`` as the cell ``name`` as it is (it reads its own
+    parameters); a cell with declared inputs is registered by :func:`cell`."""
     def deco(f):
         CELLS[name] = f
         return f
+    return deco
+
+
+def cell(name: str, inputs: type[CellInputs]):
+    """Register a cell with its declared inputs (a :class:`CellInputs`
+    dataclass of :func:`~schedlab.declared.param` fields): every call reads
+    the spec's parameters through :func:`~schedlab.declared.validate` -- the
+    one cell-parameter check: an unknown name, a missing required one or a
+    bad value is an :class:`InputError` naming the cell -- and hands the
+    function the checked inputs.  The declaration is ``f.inputs``."""
+    if not (isinstance(inputs, type) and issubclass(inputs, CellInputs)):
+        raise TypeError(f"cell {name!r}: inputs must be a CellInputs dataclass, got {inputs!r}")
+
+    def deco(f):
+        @functools.wraps(f)
+        def checked(p):
+            return f(p if isinstance(p, inputs) else validate(inputs, p, source=f"{name} cell"))
+        checked.inputs = inputs
+        CELLS[name] = checked
+        return checked
     return deco
 
 
@@ -374,43 +397,47 @@ def allow_cell_modules(*modules: str) -> None:
 
 
 def cell_modules() -> list[str]:
-    """The modules whose functions a spec may name as ``module:function``
-    cells: each registered study's ``cells`` module, and the modules allowed
-    by :func:`allow_cell_modules` or ``$SCHEDLAB_CELL_MODULES``."""
-    from .studies.registry import STUDIES
-
+    """The modules outside schedlab whose functions a spec may name as
+    ``module:function`` cells: those allowed by :func:`allow_cell_modules` or
+    ``$SCHEDLAB_CELL_MODULES`` (a site's own study package).  The runner knows
+    no study list: a schedlab module's cells are those it registers with
+    :func:`cell`."""
     env = [m.strip() for m in os.environ.get(CELL_MODULES_ENV, "").split(",") if m.strip()]
-    return sorted({f"{e.module}.cells" for e in STUDIES} | _ALLOWED_MODULES | set(env))
+    return sorted(_ALLOWED_MODULES | set(env))
 
 
 def _module_allowed(module: str) -> bool:
-    return any(module == m or module.startswith(m + ".") for m in cell_modules())
+    return module.startswith("schedlab.") or any(module == m or module.startswith(m + ".") for m in cell_modules())
 
 
 def resolve_cell(cell: str) -> Callable:
     """The function of a campaign's ``cell``, if a spec may name it: a name
-    registered with :func:`register_cell` (``simulate``, the studies'
-    cells), or ``module:function`` for a function defined in one of
-    :func:`cell_modules` (checked before anything is imported).  Anything
-    else -- ``subprocess:run``, ``os:system``, a function a cells module
-    merely imports -- is refused with :class:`InputError`: a spec chooses
-    among known computations, it cannot run arbitrary code."""
+    registered with :func:`cell` or :func:`register_cell` (``simulate``, the
+    studies' cells), or ``module:function`` for a cell a schedlab module
+    registers, or for a function defined in one of :func:`cell_modules`
+    (checked before anything is imported).  Anything else --
+    ``subprocess:run``, ``os:system``, a schedlab function that is not a
+    registered cell, a function a cells module merely imports -- is refused
+    with :class:`InputError`: a spec chooses among known computations, it
+    cannot run arbitrary code."""
     if not isinstance(cell, str):
         raise InputError(f"cell must be a string, got {type(cell).__name__}")
     if cell in CELLS:
         return CELLS[cell]
-    rule = (f"a spec's cell is a registered name ({', '.join(sorted(CELLS))}) or module:function of "
-            f"a study's cells module or of ${CELL_MODULES_ENV} ({', '.join(cell_modules())})")
+    rule = (f"a spec's cell is a registered name ({', '.join(sorted(CELLS))}) or module:function of a cell "
+            f"a schedlab module registers, or of ${CELL_MODULES_ENV} ({', '.join(cell_modules()) or 'none'})")
     if ":" not in cell:
         raise InputError(f"unknown cell function {cell[:100]!r}; {rule}")
     mod, _, fn = cell.partition(":")
     if not all(part.isidentifier() for part in mod.split(".")) or not fn.isidentifier():
         raise InputError(f"cell {cell[:100]!r} is not module:function; {rule}")
-    registered = sys.modules.get(mod) is not None and getattr(sys.modules[mod], fn, None) in CELLS.values()
-    if not registered and not _module_allowed(mod):
+    if not _module_allowed(mod):
         raise InputError(f"cell {cell[:100]!r} refused: module {mod} may not provide cells; {rule}")
     f = _import_cell(cell)
-    if f not in CELLS.values() and not (inspect.isfunction(f) and f.__module__ == mod):
+    if mod.startswith("schedlab.") and mod not in cell_modules():
+        if f not in CELLS.values():
+            raise InputError(f"cell {cell!r} refused: {fn} is not a cell registered by {mod}; {rule}")
+    elif f not in CELLS.values() and not (inspect.isfunction(f) and f.__module__ == mod):
         raise InputError(f"cell {cell!r} refused: {fn} is not a function defined in {mod}")
     return f
 
@@ -426,9 +453,44 @@ def _import_cell(cell: str) -> Callable:
         raise InputError(f"cell function {cell!r} cannot be imported: {e}") from None
 
 
-SIM_PARAMS = {"trace": None, "m": None, "overrun": "kill", "workload": "original", "weeks": 250, "seed": 0,
-              "half": "all", "primary": "FCFS", "backfill": "FCFS", "threshold": None, "estimate": "requested",
-              "threshold_backfill": False, "metrics": None}
+@dataclass(frozen=True)
+class TraceInputs(CellInputs):
+    """The inputs of a cell on one trace: the trace's campaign text, the
+    machine size and the cleaning's overrun choice (a cell redeclares a
+    default it changes)."""
+
+    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.text)", check=text)
+    m: int | None = param(None, help="machine size (None: the trace's)", unit="processors",
+                          check=integer(1, optional=True))
+    overrun: str = param("kill", help="what cleaning does with jobs that overran their request",
+                         check=one_of(*OVERRUNS))
+
+
+@dataclass(frozen=True)
+class RunInputs(TraceInputs):
+    """The inputs of a cell that runs EASY-P_R-P_B on a trace's job sets
+    (the ``simulate`` cell; a study's cell adds its own)."""
+
+    workload: str = param("original", help="the log as cleaned, its resampled weeks, or its weeks",
+                          check=one_of("original", "resample", "weeks"))
+    weeks: int = param(250, help="resampled weeks per set", unit="weeks", check=integer(1))
+    seed: int = param(0, help="the resampling's seed", check=integer(0))
+    half: str = param("all", help="the whole log, or its first (train) or second (test) half",
+                      check=one_of("all", "train", "test"))
+    primary: str = param("FCFS", help="the primary queue's policy", check=text)
+    backfill: str = param("FCFS", help="the backfilling queue's policy", check=text)
+    estimate: str = param("requested", help="the runtime estimate the scheduler uses", check=text)
+    threshold_backfill: bool = param(False, help="the threshold applies to the backfilling queue too", check=flag)
+    metrics: tuple | None = param(None, help="the summary metrics to return (None: DEFAULT_METRICS)")
+
+
+@dataclass(frozen=True)
+class SimulateInputs(RunInputs):
+    """The ``simulate`` cell's inputs: :class:`RunInputs` and one threshold."""
+
+    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+
+
 DEFAULT_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "utilisation", "jobs", "backfilled")
 
 
@@ -453,25 +515,13 @@ def workload_for(trace: str, m: int | None, overrun: str, kind: str, weeks: int,
     raise InputError(f"workload must be original, resample or weeks, got {kind!r}")
 
 
-def cell_params(cell: str, p: dict, defaults: dict) -> dict:
-    """A cell's parameters ``p`` over its ``defaults``; a name that is not
-    one of them is refused, naming the cell and the known ones."""
-    unknown = set(p) - set(defaults)
-    if unknown:
-        raise InputError(f"{cell}: unknown parameter(s) {sorted(unknown)}; known: {sorted(defaults)}")
-    return {**defaults, **p}
-
-
-@register_cell("simulate")
-def simulate_cell(p: dict) -> dict:
+@cell("simulate", SimulateInputs)
+def simulate_cell(q: SimulateInputs) -> dict:
     """EASY-P_R-P_B on a trace (original, its resampled weeks, or its weeks):
     the summary metrics of each job set, over a ``week`` dimension unless
     the workload is the original trace."""
     from . import sim
 
-    q = cell_params("simulate cell", p, SIM_PARAMS)
-    if q["trace"] is None:
-        raise InputError("simulate cell: a 'trace' parameter (dimension or fixed) is required")
     sets, m = workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
                            int(q["seed"]), str(q["half"]))
     policy = sim.Policy(q["primary"], q["backfill"], q["threshold"], q["threshold_backfill"])

@@ -2,7 +2,7 @@
 
 Pure Python and numpy, no compiled core: reading, cleaning and resampling a
 trace (:mod:`schedlab.swf`, :mod:`schedlab.traces`, :mod:`schedlab.workload`)
-and checking parameters (:mod:`schedlab.values`) need only this module.
+and checking parameters (:mod:`schedlab.validators`) need only this module.
 :mod:`schedlab.sim`, the face of the C core, re-exports every name
 (``schedlab.sim.Jobs``, ``schedlab.sim.Policy`` ...) and maps the names to
 the core's constants.

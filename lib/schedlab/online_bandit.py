@@ -8,6 +8,7 @@ studies simulates them once."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 import time
 from typing import Sequence
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from . import campaign, metrics, sim, workload
 from . import traces as _traces
-from .errors import InputError
+from .declared import REQUIRED, CellInputs, integer, param, text
 
 WEEK = workload.WEEK
 #: The 12 policies of online-bandit §4.1, in the order used for indices and ties.
@@ -45,7 +46,6 @@ def cumulative_by_week(schedule: sim.Schedule, n_weeks: int, origin: int = 0) ->
     return np.cumsum(np.bincount(k, weights=wait, minlength=n_weeks))
 
 
-@functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, m: int | None) -> tuple[sim.Jobs, int]:
     c = _traces.cleaned(trace, m=m, overrun=CLEANING)
     return c.jobs, c.m
@@ -60,15 +60,24 @@ def resampled(trace: str, m: int | None, weeks: int, seed: int, sample: int) -> 
     return workload.resample(jobs, int(weeks), ss).jobs, m_
 
 
-_FIXED_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold", "policy"}
+@dataclass(frozen=True)
+class ResampleInputs(CellInputs):
+    """The inputs of a cell on one resampled trace of §6.1.3 (:func:`resampled`)."""
+
+    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.text)", check=text)
+    m: int | None = param(None, help="machine size (None: the trace's)", unit="processors",
+                          check=integer(1, optional=True))
+    weeks: int = param(REQUIRED, help="weeks per resampled trace", unit="weeks", check=integer(1))
+    seed: int = param(REQUIRED, help="the resampling's seed", check=integer(0))
+    sample: int = param(REQUIRED, help="the resample's index", check=integer(0))
+    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
 
 
-def check_keys(p: dict, known: set, what: str) -> None:
-    """Refuse a cell's parameters outside ``known`` or without the resample's."""
-    unknown = set(p) - known
-    missing = {"trace", "weeks", "seed", "sample"} - set(p)
-    if unknown or missing:
-        raise InputError(f"{what} cell: unknown parameter(s) {sorted(unknown)}, missing {sorted(missing)}")
+@dataclass(frozen=True)
+class FixedInputs(ResampleInputs):
+    """The fixed-policy cell's inputs."""
+
+    policy: str = param(REQUIRED, help="the policy of both queues", check=text)
 
 
 def outputs(schedule: sim.Schedule, weeks: int) -> dict:
@@ -80,26 +89,22 @@ def outputs(schedule: sim.Schedule, weeks: int) -> dict:
     return out
 
 
-def fixed_cell(p: dict) -> dict:
+@campaign.cell("online-bandit-fixed", FixedInputs)
+def fixed_cell(p: FixedInputs) -> dict:
     """One (trace, resample, policy): EASY(P, Θ) on the whole resampled
     trace, one-shot.  Outputs: jobs, total/mean/max wait, backfilled and
     forced jobs, the cumulative total wait by week and the cell's compute
     time.  The policies study's online-bandit part (Table 2) reads these
     same cells (:func:`fixed_campaign`): one simulation serves both."""
     t0 = time.process_time()
-    check_keys(p, _FIXED_KEYS, "online-bandit-fixed")
-    jobs, m = resampled(str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"]))
-    s = sim.simulate(jobs, m, easy(str(p["policy"]), p.get("threshold")))
-    out = outputs(s, int(p["weeks"]))
+    jobs, m = resampled(p.trace, p.m, p.weeks, p.seed, p.sample)
+    s = sim.simulate(jobs, m, easy(p.policy, p.threshold))
+    out = outputs(s, p.weeks)
     out["compute_time"] = ((), time.process_time() - t0)
     return out
 
-
-campaign.register_cell("online-bandit-fixed")(fixed_cell)
 FIXED_CELL = "schedlab.online_bandit:fixed_cell"
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_ref = _traces.campaign_ref
 
 
 def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
@@ -113,4 +118,4 @@ def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
     return campaign.Campaign(
         f"online-bandit-fixed-{info.name}", cell=FIXED_CELL,
         dims={"sample": list(range(samples)), "policy": list(policies)},
-        params={"trace": trace_ref(info), "m": info.m, "weeks": weeks, "seed": seed, "threshold": threshold})
+        params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})

@@ -30,22 +30,23 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import difflib
 import importlib
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from . import __version__, paths
 from .campaign import PROGRESS_ENV
+from .declared import Params, param, plain, validate
 from .errors import InputError, SchedlabError
 from .studies.registry import STUDIES, Entry, get
 
-__all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath"]
+__all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath",
+           "check_study", "tiny_log", "ProtocolError", "Outputs"]
 
 PROFILES = ("quick", "full")
 CUSTOM = "custom"
@@ -53,94 +54,50 @@ CUSTOM = "custom"
 
 # ------------------------------------------------------------- parameters --
 
-def param(default, *, help: str, unit: str = "", check: Callable[[Any, str], Any] | None = None):
-    """A study parameter: its default (the quick profile's value), unit, help
-    text and validator ``check(value, name) -> canonical value`` (raising
-    :class:`~schedlab.errors.InputError` naming ``name``).  Mutable defaults
-    (lists) are copied per instance."""
-    meta = {"help": help, "unit": unit, "check": check}
-    if isinstance(default, (list, dict, set)):
-        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
-    return field(default=default, metadata=meta)
-
-
-@dataclass(frozen=True)
-class Params:
-    """Base of every study's parameters (a frozen dataclass of :func:`param`
-    fields).  Values are validated by :func:`validate`, never by hand."""
-
-    @classmethod
-    def names(cls) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls)]
-
-    @classmethod
-    def defaults(cls) -> dict[str, Any]:
-        out = {}
-        for f in dataclasses.fields(cls):
-            out[f.name] = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        return out
-
-    def record(self) -> dict[str, Any]:
-        """The values as JSON-friendly data: traces by name, paths relative
-        to the repository, tuples as lists."""
-        return {k: plain(getattr(self, k)) for k in self.names()}
-
-    def describe(self):
-        """The parameters as a :class:`~schedlab.studies.Table` (name, value, unit, meaning)."""
-        from .studies import Table
-
-        rows = []
-        for f in dataclasses.fields(self):
-            v = plain(getattr(self, f.name))
-            rows.append([f.name, v if isinstance(v, (int, float, str)) or v is None else repr(v),
-                         f.metadata.get("unit", ""), f.metadata.get("help", "")])
-        return Table(["parameter", "value", "unit", "meaning"], rows, title="Parameters")
-
-
-def plain(v):
-    """A parameter value as JSON-friendly data (see :meth:`Params.record`)."""
-    from .traces import TraceInfo
-
-    if isinstance(v, TraceInfo):
-        return v.name
-    if isinstance(v, (tuple, list)):
-        return [plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): plain(x) for k, x in v.items()}
-    if isinstance(v, os.PathLike):
-        return relpath(v)
-    return v
-
+# param, Params, validate and plain live in schedlab.declared (shared with the cells' inputs)
 
 def relpath(p) -> str:
     """:func:`schedlab.paths.relative` (what provenance records)."""
     return paths.relative(p)
 
 
-def validate(cls: type[Params], values: Mapping[str, Any], *, source: str = "parameters",
-             lines: Mapping[str, int] | None = None) -> Params:
-    """``cls`` from ``values`` (defaults for what is absent), each value read
-    by its field's validator.  An unknown name or a bad value raises
-    :class:`~schedlab.errors.InputError` naming ``source`` (and its line,
-    from ``lines``) and the parameter."""
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    where = lambda k: f"{source}:{lines[k]}" if lines and k in lines else source  # noqa: E731
-    for k in values:
-        if k not in known:
-            near = difflib.get_close_matches(str(k), list(known), n=2)
-            hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise InputError(f"{where(k)}: {k!r} is not a parameter of this study{hint}; "
-                             f"its parameters: {', '.join(known)}")
-    out = cls.defaults()
-    out.update(values)
-    for k, f in known.items():
-        check = f.metadata.get("check")
-        if check is not None:
-            try:
-                out[k] = check(out[k], k)
-            except InputError as exc:
-                raise InputError(f"{where(k)}: {exc}") from None
-    return cls(**out)
+# ---------------------------------------------------------------- outputs --
+
+#: The kinds of output a study writes, each in its folder of the study's results.
+OUTPUT_KINDS = ("tables", "figures", "datasets", "data")
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a study writes, declared by name (a study's ``OUTPUTS``): its
+    tables, figures, datasets and data files.  A name may hold ``{trace}``
+    (any trace's name or slug: ``bandit-{trace}``) or ``{any}`` (a period,
+    a kind).  The driver refuses an output the study did not declare, and the
+    notebooks and the paper may only name declared ones (a test), so a
+    misspelt name fails instead of showing nothing.  The ``scorecard`` table
+    is the driver's and always declared."""
+
+    tables: tuple[str, ...] = ()
+    figures: tuple[str, ...] = ()
+    datasets: tuple[str, ...] = ()
+    data: tuple[str, ...] = ()
+
+    def patterns(self, kind: str) -> tuple[str, ...]:
+        return tuple(getattr(self, kind)) + (("scorecard",) if kind == "tables" else ())
+
+    def declares(self, kind: str, name: str) -> bool:
+        import re
+
+        for pat in self.patterns(kind):
+            rx = re.escape(pat).replace(r"\{trace\}", r"[A-Za-z0-9_.+@,=:-]+").replace(r"\{any\}", r"[A-Za-z0-9_.+@,=:-]+")
+            if re.fullmatch(rx, name):
+                return True
+        return False
+
+    def undeclared(self, written: Mapping[str, Any]) -> list[str]:
+        """``kind/name`` of each written output that no declaration covers."""
+        return [f"{kind}/{name}" for kind in OUTPUT_KINDS for name in sorted(written.get(kind, ()))
+                if not self.declares(kind, name)]
 
 
 def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, int], Path]:
@@ -150,6 +107,8 @@ def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, 
     if profile not in PROFILES:
         raise InputError(f"unknown profile {profile!r}; the profiles: {', '.join(PROFILES)}")
     f = paths.PARAMS / profile / f"{entry.stem}.yaml"
+    if not f.exists() and not entry.registered:      # a site's own study without profiles: its defaults
+        return {}, {}, f
     if not f.exists():
         raise InputError(f"{relpath(f)}: missing parameters file of study {entry.name} (profile {profile})")
     text = f.read_text()
@@ -193,6 +152,7 @@ class Context:
         self.entry, self.profile, self.outdir = entry, profile, Path(outdir)
         self.files: list[Path] = []
         self.tables: dict = {}          # name -> Table, the tables/ this run wrote
+        self.written: dict[str, set] = {kind: set() for kind in OUTPUT_KINDS}   # kind -> names written
         self.timing: dict[str, float] = {}
         self._log, self.progress = log, progress
         self.runner = campaign.Runner(workers, scheduler, cache_dir, log=self.log)
@@ -231,6 +191,7 @@ class Context:
 
     def table(self, name: str, table, folder: str = "tables"):
         self.files += table.write(self.path(folder, name))
+        self.written.setdefault(folder, set()).add(name)
         if folder == "tables":
             self.tables[name] = table
         return table
@@ -240,6 +201,7 @@ class Context:
         from .studies import write_text
 
         self.files.append(write_text(self.path("data", f"{name}.csv"), table.to_csv()))
+        self.written["data"].add(name)
         return table
 
     def figure(self, name: str, fig) -> list[Path]:
@@ -247,6 +209,7 @@ class Context:
 
         written = plots.savefig(fig, self.path("figures", name))
         self.files += written
+        self.written["figures"].add(name)
         return written
 
     def dataset(self, name: str, ds, folder: str = "datasets") -> Path:
@@ -258,6 +221,7 @@ class Context:
         ds.attrs.setdefault("git_commit", paths.git_commit())
         p = store.write_dataset(ds, self.path(folder, f"{name}.nc") if folder else self.path(f"{name}.nc"))
         self.files.append(p)
+        self.written.setdefault(folder or "datasets", set()).add(name)
         return p
 
     def json(self, relname: str, obj) -> Path:
@@ -305,6 +269,25 @@ def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: di
     return missing
 
 
+def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> list[str]:
+    """Every output a run wrote is declared in the study's ``OUTPUTS``
+    (:class:`Outputs`); what is not is said, and with :data:`STRICT_SCORECARD`
+    set (the test suite) it is an error."""
+    outputs = getattr(mod, "OUTPUTS", None)
+    if not isinstance(outputs, Outputs):
+        missing = [f"{entry.module} declares no OUTPUTS (schedlab.study.Outputs)"]
+    else:
+        missing = [f"{entry.module}: {name} written but not declared in its OUTPUTS"
+                   for name in outputs.undeclared(written)]
+    if missing:
+        if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
+            raise SchedlabError("; ".join(missing))
+        if log:
+            for m in missing:
+                log(f"warning: {m}")
+    return missing
+
+
 def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *, profile: str | None = None,
               overrides: Mapping[str, Any] | None = None, outdir=None, workers: int | None = None,
               scheduler: str | None = None, cache_dir=None, log: Callable[[str], None] | None = print,
@@ -330,6 +313,9 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     t0 = time.perf_counter()
     entry = study if isinstance(study, Entry) else get(study)
     mod = study_module(entry)
+    if not entry.module.startswith("schedlab."):    # a site's own study: the runner may call its cells
+        from .campaign import allow_cell_modules
+        allow_cell_modules(entry.module)
     ns = dict(namespace or {})
     own = None
     if traces:
@@ -373,6 +359,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         ctx.table("scorecard", _scorecard.table(result["scorecard"]))
         numbers["scorecard"] = _scorecard.numbers(result["scorecard"])
     check_scorecard_coverage(entry, ctx.tables, result.get("scorecard") or [], numbers, ctx.log)
+    check_outputs(entry, mod, ctx.written, ctx.log)
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
     for name, record in cleaning.items():
         numbers["provenance"]["inputs"].setdefault(name, {})["cleaning"] = record
@@ -405,9 +392,9 @@ def _stale_files(out: Path, written) -> list[Path]:
 
 
 def _as_trace_list(traces) -> list:
-    from . import values
+    from . import validators
 
-    return values.trace_list(traces, "traces")
+    return validators.trace_list(traces, "traces")
 
 
 def own_label(traces) -> str:
@@ -494,6 +481,225 @@ def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_d
             "outdir": relpath(outdir), "cache_dir": relpath(cache_dir),
             "scheduler": "given" if scheduler else "local",
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+# ------------------------------------------------------ the protocol check --
+
+#: Parameters a study may not have: they are the driver's (where and how it runs).
+DRIVER_NAMES = ("outdir", "cache_dir", "workers", "scheduler", "profile")
+
+
+class ProtocolError(SchedlabError):
+    """A study (or its cells) does not follow the protocol; the message lists every finding."""
+
+
+def tiny_log(path, *, n: int = 360, weeks: int = 4, m: int = 32, seed: int = 5) -> Path:
+    """A small generated SWF log for a study's behavioural check: ``n`` jobs
+    over ``weeks`` weeks on ``m`` processors (log-uniform runtimes from 30 s
+    to 11 h, requests 1-10 times them, 1-16 processors, five users, recorded
+    waits), seeded."""
+    import numpy as np
+
+    from .swf import write_swf
+
+    rng = np.random.default_rng(seed)
+    submit = np.sort(rng.integers(0, weeks * 7 * 86400, n))
+    submit[0] = 0
+    run = np.exp(rng.uniform(np.log(30), np.log(40000), n)).astype(np.int64)
+    procs = np.minimum(rng.choice([1, 1, 2, 4, 8, 16], n), m).astype(np.int64)
+    user = rng.integers(1, 6, n)
+    fields = {"job_id": np.arange(1, n + 1), "submit": submit, "wait": rng.integers(0, 20000, n), "run": run,
+              "alloc_procs": procs, "req_procs": procs, "req_time": run * rng.choice([1, 1, 2, 3, 10], n),
+              "status": np.ones(n, np.int64), "user": user, "group": user, "partition": np.ones(n, np.int64)}
+    return write_swf(path, fields, header_lines=["Version: 2.2", "Computer: generated (schedlab.study.tiny_log)",
+                                                 "UnixStartTime: 0", "TimeZoneString: UTC", f"MaxProcs: {m}"])
+
+
+def _as_entry(study) -> Entry:
+    """The registry entry of ``study`` (a name, an entry, a module or its
+    name); a module that is not registered gets an entry of its own."""
+    import types
+
+    if isinstance(study, Entry):
+        return study
+    name = study.__name__ if isinstance(study, types.ModuleType) else str(study)
+    from .studies.registry import BY_NAME
+    for e in STUDIES + tuple(BY_NAME.values()):
+        if name in (e.name, e.module, e.stem):
+            return e
+    if not isinstance(study, types.ModuleType):
+        import importlib.util
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            return get(name)            # neither a study nor a module: the registry's error
+    short = name.rsplit(".", 1)[-1]
+    return Entry(short, 99, short.replace("_", "-"), short, "a study outside the registry", "", package=name)
+
+
+def _cell_findings(mod_name: str) -> list[str]:
+    """Every cell of a study's ``cells`` module declares its inputs
+    (:func:`schedlab.campaign.cell`), each with a help text."""
+    import inspect
+
+    found = []
+    try:
+        cells = importlib.import_module(f"{mod_name}.cells")
+    except ModuleNotFoundError:
+        return found
+    for name, f in vars(cells).items():
+        if not (inspect.isfunction(f) and getattr(f, "__module__", "") == cells.__name__):
+            continue
+        if not (name == "cell" or name.endswith("_cell")):
+            continue
+        inputs = getattr(f, "inputs", None)
+        if inputs is None:
+            found.append(f"{cells.__name__}.{name}: a cell without declared inputs (use schedlab.campaign.cell)")
+            continue
+        for fld in dataclasses.fields(inputs):
+            if not fld.metadata.get("help"):
+                found.append(f"{cells.__name__}.{name}: input {fld.name!r} has no help text")
+    return found
+
+
+def check_study(study, *, run: bool = True, trace=None, workdir=None,
+                log: Callable[[str], None] | None = None) -> dict:
+    """The protocol check of a study (cf. scikit-learn's ``check_estimator``):
+    a registered study by name, or a site's own study package (its module or
+    module name).  Raises :class:`ProtocolError` listing every finding.
+
+    Static: ``Params`` is a frozen dataclass of :func:`param` fields, each with
+    help text and validator and none of the driver's names; ``compute``
+    exists and there is no second way to run or validate the study; its
+    ``TINY`` overrides (a tiny run's parameters) and every profile validate;
+    a registered study's notebook has the generated parameters cell and runs
+    the driver, and its published tables name their source; every cell of
+    its ``cells`` module declares its inputs.
+
+    Behavioural (``run``): on a generated log (:func:`tiny_log`; or ``trace``,
+    a path or trace spec) the study runs through the driver with ``TINY``, writes its ``numbers.json`` and
+    every file it names, leaves its parameters as given, and a second run
+    computes 0 cells.  Returns what it measured (``cells``, ``files``,
+    ``seconds``)."""
+    import tempfile
+
+    entry = _as_entry(study)
+    findings: list[str] = []
+    try:
+        mod = importlib.import_module(entry.module)
+    except ImportError as exc:
+        raise ProtocolError(f"study {entry.name}: cannot import {entry.module}: {exc}") from None
+    if not hasattr(mod, "compute") or not hasattr(mod, "Params"):
+        raise ProtocolError(f"{entry.module} does not follow the study protocol (Params and compute)")
+    if callable(getattr(mod, "run", None)) or callable(getattr(mod, "validate", None)):
+        findings.append(f"{entry.module}: a second way to run or validate the study besides the driver")
+    P = mod.Params
+    if not (isinstance(P, type) and issubclass(P, Params) and dataclasses.is_dataclass(P)):
+        raise ProtocolError(f"{entry.module}.Params is not a dataclass subclassing schedlab.study.Params")
+    for f in dataclasses.fields(P):
+        if not f.metadata.get("help"):
+            findings.append(f"{entry.module}.Params.{f.name}: no help text")
+        if f.metadata.get("check") is None:
+            findings.append(f"{entry.module}.Params.{f.name}: no validator")
+        if f.name in DRIVER_NAMES:
+            findings.append(f"{entry.module}.Params.{f.name}: the driver's business, not the study's")
+    if not isinstance(getattr(mod, "OUTPUTS", None), Outputs):
+        findings.append(f"{entry.module}: no OUTPUTS (schedlab.study.Outputs: what it writes, by name)")
+    tiny = getattr(mod, "TINY", None)
+    if not isinstance(tiny, dict):
+        findings.append(f"{entry.module}: no TINY dict (the parameters of a tiny run, for this check)")
+        tiny = {}
+    else:
+        try:
+            validate(P, tiny, source=f"{entry.module}.TINY")
+        except InputError as exc:
+            findings.append(str(exc))
+    if entry.registered:
+        for profile in PROFILES:
+            try:
+                profile_params(entry, profile)
+            except InputError as exc:
+                findings.append(str(exc))
+        findings += _notebook_findings(entry)
+        from .studies import load_published
+        for name, table in load_published(entry.module).items():
+            if not (isinstance(table, dict) and table.get("source")):
+                findings.append(f"{entry.module} published.toml [{name}]: no source")
+    findings += _cell_findings(entry.module)
+    if findings:
+        raise ProtocolError(f"study {entry.name}: " + "; ".join(findings))
+    if not run:
+        return {}
+    with tempfile.TemporaryDirectory(prefix=f"check-{entry.name}-") as tmp:
+        where = Path(workdir) if workdir is not None else Path(tmp)
+        trace = str(trace) if trace is not None else str(tiny_log(where / "tiny.swf"))
+        takes_traces = bool(trace_fields(P))
+        kw = dict(overrides=tiny, outdir=where / "out", workers=1, cache_dir=where / "cache", log=log,
+                  progress=False, traces=[trace] if takes_traces else None)
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            first = run_study(entry, **kw)
+            given = validate(P, {**tiny, **({k: ([trace] if many else trace)
+                                               for k, many in trace_fields(P).items()} if takes_traces else {})})
+            if first["params"].record() != given.record():
+                findings.append(f"study {entry.name}: the run changed its parameters "
+                                f"({first['params'].record()} != {given.record()})")
+            out = where / "out"
+            for name in ("numbers.json", "findings.json", "parameters.json"):
+                if not (out / name).is_file():
+                    findings.append(f"study {entry.name}: {name} not written")
+            missing = [str(f) for f in first["files"] if not Path(f).is_file()]
+            if missing:
+                findings.append(f"study {entry.name}: files named but not written: {missing[:3]}")
+            second = run_study(entry, **kw)
+            if second["timing"]["cells_computed"]:
+                findings.append(f"study {entry.name}: a second run computed {second['timing']['cells_computed']} "
+                                f"cells (the cache keys are not stable)")
+    if findings:
+        raise ProtocolError(f"study {entry.name}: " + "; ".join(findings))
+    return {"cells": first["timing"]["cells_computed"], "files": len(first["files"]),
+            "seconds": round(first["seconds"], 1)}
+
+
+def undeclared_references(outputs: Outputs, notebook_code: str, paper_text: str = "", study: str = "") -> list[str]:
+    """The outputs a notebook's code (``result["tables"]["name"]``, ``"name" in
+    result["figures"]``; an f-string's ``{...}`` matches any part) or a paper
+    section (``/generated/<study>/tables/<name>.csv``) names that ``outputs``
+    does not declare."""
+    import re
+
+    refs = [(k, n) for k, n in re.findall(r'result\["(tables|figures|datasets|data)"\]\[f?"([^"]+)"\]', notebook_code)]
+    refs += [(k, n) for n, k in re.findall(r'f?"([^"]+)" (?:not )?in result\["(tables|figures|datasets|data)"\]',
+                                           notebook_code)]
+    if study:
+        refs += re.findall(rf'/generated/{re.escape(study)}/(tables|figures)/([^"/]+?)\.(?:csv|png)', paper_text)
+    return [f"{k}/{n}" for k, n in refs if not outputs.declares(k, re.sub(r"\{[^}]*\}", "x", n))]
+
+
+def _notebook_findings(entry: Entry) -> list[str]:
+    import nbformat
+
+    nb_path = paths.ROOT / entry.notebook
+    if not nb_path.is_file():
+        return [f"{entry.notebook}: missing"]
+    nb = nbformat.read(str(nb_path), as_version=4)
+    cell = next((c for c in nb.cells if "parameters" in c.metadata.get("tags", [])), None)
+    found = []
+    if cell is None or cell.source != parameters_cell(entry).rstrip("\n"):
+        found.append(f"{entry.notebook}: parameters cell out of date (python -m schedlab.study cells)")
+    if not any(f'run_study("{entry.name}", globals())' in c.source for c in nb.cells if c.cell_type == "code"):
+        found.append(f"{entry.notebook}: does not run the study through the driver")
+    outputs = getattr(importlib.import_module(entry.module), "OUTPUTS", None)
+    if isinstance(outputs, Outputs):
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        section = paths.PAPER / entry.section
+        paper = section.read_text() if section.is_file() else ""
+        for ref in undeclared_references(outputs, code, paper, entry.name):
+            found.append(f"{entry.notebook} or {relpath(section)}: names {ref}, not declared in the study's OUTPUTS")
+    return found
 
 
 # --------------------------------------------------------- notebook cells --

@@ -46,12 +46,12 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
     traces ``specs`` (registry names, SWF paths or trace specs with cleaning
     choices) into ``out`` (default ``results/traces/<their names>/``);
     returns the path of ``report.html``."""
-    from . import values
+    from . import validators
     from .reproduce import run_notebook
     from .study import own_label
     from .traces import spec
 
-    infos = values.trace_list(list(specs), "TRACES")
+    infos = validators.trace_list(list(specs), "TRACES")
     texts = [spec(i) for i in infos]
     root = Path(out) if out is not None else paths.RESULTS / "traces" / own_label(infos)
     root.mkdir(parents=True, exist_ok=True)

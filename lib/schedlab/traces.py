@@ -48,7 +48,7 @@ from .errors import ChecksumError, FetchError, InputError
 from .swf import (N_FIELDS, SWFTrace, _open_text_stream, count_jobs, header_max_procs, read_swf,
                   read_swf_header)
 
-__all__ = ["TraceInfo", "Fetchable", "registry", "resolve", "load", "cleaned", "spec_options", "with_options",
+__all__ = ["TraceInfo", "Fetchable", "Workload", "Cleaned", "registry", "resolve", "load", "cleaned", "text", "spec_options", "with_options",
            "verify", "verify_all", "sha256_file", "fetchable", "fetch"]
 
 _SWF_SUFFIXES = (".gz", ".bz2", ".xz", ".swf")
@@ -305,27 +305,6 @@ def with_options(info: TraceInfo, options: dict) -> TraceInfo:
                                m=m if isinstance(m, int) else (info.m if m in (None, "auto", "header") else None))
 
 
-def campaign_ref(info: TraceInfo) -> str:
-    """How a campaign cell names a trace: its registry name, or the file's
-    absolute path, each with the spec's cleaning choices
-    (``/abs/site.swf?m=512&request=runtime``), so that a cell in another
-    process (or on a site cluster's worker) cleans it exactly as the driver
-    did, and a change of those choices changes the cell's cache key."""
-    if info.registered:
-        return info.name
-    query = info.name.partition("?")[2]
-    path = str(Path(info.path).resolve())
-    return f"{path}?{query}" if query else path
-
-
-def spec(info: TraceInfo) -> str:
-    """The text that :func:`resolve` turns back into ``info``: its registry
-    name or path, with its cleaning choices."""
-    base = info.name.partition("?")[0] if info.registered else os.fspath(info.path)
-    query = info.name.partition("?")[2]
-    return f"{base}?{query}" if query else base
-
-
 class Cleaned(NamedTuple):
     """A trace turned into jobs: the cleaned ``jobs``, the cleaning
     ``report``, the machine size ``m`` used, the ``trace`` as read and its
@@ -338,28 +317,185 @@ class Cleaned(NamedTuple):
     info: TraceInfo
 
 
-def cleaned(name_or_spec, m: int | None = None, overrun: str = "kill", verify: bool = True) -> Cleaned:
-    """A trace (spec) read and cleaned with its choices (:class:`Cleaned`).
-    The machine size is ``m`` if given, else the spec's choice, else the
-    registry's, else the header's, else the log's peak concurrent allocation
-    (stated in the report) -- the one place every study and command turns a
-    trace into jobs."""
-    from . import workload
+@dataclass(frozen=True)
+class Workload:
+    """The one workload input: a trace (with the cleaning choices its spec
+    carries: ``request``, ``m``), the cleaning's ``overrun`` choice and a
+    machine size given by the caller.  A study resolves it once
+    (:meth:`of`); a cell on another machine gets it back from its
+    :attr:`text` (:meth:`parse`, with the cell's ``overrun`` and ``m``);
+    :meth:`cleaned` is cached in the process and on disk, and :attr:`m` is
+    the one place the machine size is chosen."""
 
-    info = resolve(name_or_spec)
-    options = dict(info.options)
-    if m:
-        machine, source = m, "given"
-    elif options.get("m") is not None:
-        machine, source = options["m"], "the trace spec's m"
-    elif info.registered and info.m:
-        machine, source = info.m, "the registry's m"
-    else:                               # the header's MaxProcs, else the log's peak (stated by clean)
-        machine, source = None, "given"
+    info: TraceInfo
+    overrun: str = "kill"
+    m_given: int | None = None
+
+    @classmethod
+    def of(cls, trace, *, overrun: str | None = None, m: int | None = None) -> "Workload":
+        """A workload from a :class:`Workload` (``overrun`` and ``m`` replace
+        its own when given), a :class:`TraceInfo`, a registry name, a path or
+        a trace spec."""
+        from . import workload as _cleaning
+
+        if isinstance(trace, Workload):
+            overrun = overrun or trace.overrun
+            m = m or trace.m_given
+            trace = trace.info
+        overrun = overrun or "kill"
+        if overrun not in _cleaning.OVERRUN_CHOICES:
+            raise InputError(f"overrun must be one of {_cleaning.OVERRUN_CHOICES}, got {overrun!r}")
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
+            raise InputError(f"m must be a positive integer, got {m!r}")
+        return cls(resolve(trace), overrun, int(m) if m else None)
+
+    parse = of
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def text(self) -> str:
+        """How a campaign cell names the trace -- the one trace-to-text
+        function: its registry name, or the file's absolute path, each with
+        the spec's cleaning choices (``/abs/site.swf?m=512&request=runtime``),
+        so that a cell in another process (or on a site cluster's worker)
+        cleans it exactly as the driver did, and a change of those choices
+        changes the cell's cache key."""
+        return text(self.info)
+
+    @property
+    def m(self) -> int:
+        """The machine size simulated: ``m`` if given, else the spec's
+        choice, else the registry's, else the header's, else the log's peak
+        concurrent allocation (stated in the cleaning report)."""
+        return self.cleaned().m
+
+    def _machine(self) -> tuple[int | str | None, str]:
+        options = dict(self.info.options)
+        if self.m_given:
+            return self.m_given, "given"
+        if options.get("m") is not None:
+            return options["m"], "the trace spec's m"
+        if self.info.registered and self.info.m:
+            return self.info.m, "the registry's m"
+        return None, "given"        # the header's MaxProcs, else the log's peak (stated by clean)
+
+    def cleaned(self, verify: bool = True) -> Cleaned:
+        """The trace read and cleaned with its choices (:class:`Cleaned`),
+        from this process's cache, else the disk cache, else computed."""
+        path = self.info.path
+        st = path.stat() if path.is_file() else None      # a file rewritten in place is another workload
+        key = (path.resolve(), st and (st.st_size, st.st_mtime_ns), self.info.name, self.info.registered,
+               self.overrun, self.m_given)
+        hit = _CLEANED.get(key)
+        if hit is not None and (hit[0] or not verify):
+            return hit[1]
+        c = _cleaned_on_disk(self, verify)
+        _CLEANED[key] = (verify, c)
+        while len(_CLEANED) > _CLEANED_MAX:
+            _CLEANED.pop(next(iter(_CLEANED)))
+        return c
+
+
+#: The cleaned workloads of this process (key -> (verified, Cleaned)), oldest first.
+_CLEANED: dict = {}
+_CLEANED_MAX = 8
+
+#: Environment variable: the folder of the on-disk cache of cleaned workloads
+#: (default ``results/cache/workloads``; "off" disables it).
+WORKLOAD_CACHE_ENV = "SCHEDLAB_WORKLOAD_CACHE"
+
+
+def _code_fingerprint() -> str:
+    """What the cleaning of a trace depends on: this module, the SWF reader,
+    the cleaning and the job arrays, by their source."""
+    from . import jobs as _jobs
+    from . import swf as _swf
+    from . import workload as _cleaning
+
+    h = hashlib.sha256(__version__.encode())
+    for mod in (__import__(__name__, fromlist=["x"]), _swf, _cleaning, _jobs):
+        h.update(Path(mod.__file__).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cache_folder() -> Path | None:
+    where = os.environ.get(WORKLOAD_CACHE_ENV, "")
+    if where.lower() == "off":
+        return None
+    return Path(where) if where else paths.RESULTS / "cache" / "workloads"
+
+
+def _cleaned_on_disk(w: Workload, verify: bool) -> Cleaned:
+    """:meth:`Workload.cleaned` through the disk cache: keyed by the file's
+    sha256, the choices and the cleaning code; a registered file is
+    verified once per (size, mtime) and after that by its stat alone."""
+    import pickle
+
+    from . import workload as _cleaning
+
+    info = w.info
+    folder = _cache_folder()
+    st = info.path.stat() if info.path.is_file() else None
+    digest = None
+    if folder is not None and st is not None:
+        sha = info.sha256 if info.registered else _stat_sha(info.path, st)
+        choice = json.dumps([info.name.partition("?")[2], w.overrun, w.m_given, _code_fingerprint()])
+        digest = f"{sha[:32]}-{hashlib.sha256(choice.encode()).hexdigest()[:16]}"
+        f = folder / f"{digest}.pkl"
+        if f.is_file():
+            try:
+                with open(f, "rb") as fh:
+                    stat_seen, c = pickle.load(fh)
+            except Exception:           # a torn or foreign file: recompute and replace it
+                stat_seen, c = None, None
+            if c is not None and (not verify or stat_seen == (st.st_size, st.st_mtime_ns)):
+                return c._replace(info=info)
+    machine, source = w._machine()
     trace = load(info, verify=verify)
-    jobs, report = workload.clean(trace, m=machine, overrun=overrun, request=options.get("request", "auto"),
-                                  m_source=source)
-    return Cleaned(jobs, report, int(report.m), trace, info)
+    jobs, report = _cleaning.clean(trace, m=machine, overrun=w.overrun,
+                                   request=dict(info.options).get("request", "auto"), m_source=source)
+    c = Cleaned(jobs, report, int(report.m), trace, info)
+    if digest is not None:
+        from .files import atomic
+
+        try:
+            with atomic(folder / f"{digest}.pkl") as tmp:
+                tmp.write_bytes(pickle.dumps(((st.st_size, st.st_mtime_ns) if verify else None, c), protocol=5))
+        except OSError:                 # a read-only checkout: the cache is an optimisation only
+            pass
+    return c
+
+
+def _stat_sha(path: Path, st) -> str:
+    """An unregistered file's sha256, computed once per (path, size, mtime) in this process."""
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _STAT_SHA:
+        _STAT_SHA[key] = sha256_file(path)
+    return _STAT_SHA[key]
+
+
+_STAT_SHA: dict = {}
+
+
+def text(info: TraceInfo) -> str:
+    """The one trace-to-text function (:attr:`Workload.text`): a registered
+    trace's name, or the file's absolute path, each with the spec's cleaning
+    choices."""
+    if info.registered:
+        return info.name
+    query = info.name.partition("?")[2]
+    path = str(Path(info.path).resolve())
+    return f"{path}?{query}" if query else path
+
+
+def cleaned(name_or_spec, m: int | None = None, overrun: str = "kill", verify: bool = True) -> Cleaned:
+    """A trace (spec) read and cleaned with its choices (:class:`Cleaned`):
+    :meth:`Workload.cleaned` of ``Workload.of(name_or_spec, overrun=, m=)`` --
+    the one place every study and command turns a trace into jobs."""
+    return Workload.of(name_or_spec, overrun=overrun, m=m).cleaned(verify=verify)
 
 
 def verify(name_or_path: TraceInfo | str | os.PathLike) -> None:

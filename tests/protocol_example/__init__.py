@@ -1,9 +1,9 @@
 """A tiny study on the protocol, for the driver's tests: it simulates
 EASY-P-P for each of its policies on its traces through one campaign,
 and reports AvgWait.  A tenth study writes the same parts at full size."""
-from schedlab import values
+from schedlab import validators
 from schedlab.study import Params as _Base
-from schedlab.study import param
+from schedlab.study import Outputs, param
 from dataclasses import dataclass
 
 from .cells import campaign_for
@@ -11,9 +11,16 @@ from .cells import campaign_for
 
 @dataclass(frozen=True)
 class Params(_Base):
-    traces: tuple = param(("KTH-SP2",), help="traces: registry names or SWF paths", check=lambda v, n: tuple(values.trace_list(v, n)))
-    policies: tuple = param(("FCFS", "SPF"), help="queue policies (P_R = P_B)", check=values.policy_names)
-    weeks: int = param(2, unit="weeks", help="resampled weeks per trace", check=lambda v, n: values.integer(v, n, 1))
+    traces: tuple = param(("KTH-SP2",), help="traces: registry names or SWF paths", check=lambda v, n: tuple(validators.trace_list(v, n)))
+    policies: tuple = param(("FCFS", "SPF"), help="queue policies (P_R = P_B)", check=validators.policy_names)
+    weeks: int = param(2, unit="weeks", help="resampled weeks per trace", check=lambda v, n: validators.integer(v, n, 1))
+
+
+#: what it writes
+OUTPUTS = Outputs(tables=("avg_wait",))
+
+#: a tiny run (schedlab.study.check_study)
+TINY = {"weeks": 1, "policies": ["FCFS", "SPF"]}
 
 
 def compute(params, ctx):

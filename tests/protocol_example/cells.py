@@ -7,7 +7,9 @@ def campaign_for(info, params):
                              cell="protocol_example.cells:cell")
 
 
-def cell(p):
-    q = dict(p)
-    q["backfill"] = q["primary"]
-    return campaign.simulate_cell(q)
+@campaign.cell("protocol-example", campaign.SimulateInputs)
+def cell(q):
+    """EASY-P-P: the simulate cell with the backfilling queue ordered as the primary one."""
+    p = dict(q)
+    p["backfill"] = p["primary"]
+    return campaign.simulate_cell(p)

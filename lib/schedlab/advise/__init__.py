@@ -47,7 +47,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import paths, sim
-from .. import values as check
+from .. import validators
 from ..errors import InputError
 from ..study import Params, param, relpath, validate
 from .analysis import BASELINE, OBJECTIVES, Decision, decide
@@ -66,7 +66,7 @@ N_DETAIL = 4
 def _risk(v, name):
     if v is None or (isinstance(v, str) and v.strip().lower() in ("none", "")):
         return None
-    return check.number(v, name, 1.0)
+    return validators.number(v, name, 1.0)
 
 
 def _machine(v, name):
@@ -104,28 +104,28 @@ class Settings(Params):
 
     log: str = param("", help="the log: an SWF file, a registry name or a trace spec PATH?request=..&m=.., or a "
                               "site accounting file with format")
-    format: str = param("swf", check=lambda v, n: check.choice(v, n, FORMATS),
+    format: str = param("swf", check=lambda v, n: validators.choice(v, n, FORMATS),
                         help="the log's format: swf, or sacct / sacct-json / batsim (imported first)")
     m: int | None = param(None, unit="processors", check=lambda v, n: None if v is None else _machine(v, n),
                           help="machine size (None: the spec's, the registry's, the header's or the log's peak)")
-    objective: str = param("avgwait", check=lambda v, n: check.choice(v, n, tuple(OBJECTIVES)),
+    objective: str = param("avgwait", check=lambda v, n: validators.choice(v, n, tuple(OBJECTIVES)),
                            help="what to minimise: avgwait, bsld (mean bounded slowdown) or ppbsld (per processor)")
     max_wait_risk: float | None = param(None, check=_risk,
                                         help="largest accepted ratio of the mean weekly MaxWait to EASY-FCFS-FCFS's "
                                              "(e.g. 1.5; None: not constrained, reported)")
-    weeks: int = param(30, unit="weeks", check=lambda v, n: check.integer(v, n, 2),
+    weeks: int = param(30, unit="weeks", check=lambda v, n: validators.integer(v, n, 2),
                        help="resampled weeks per half (the thresholds study's quick profile: 30; the papers: 250)")
-    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0), help="seed of the resampled weeks")
-    threshold: int = param("20h", unit="s", check=lambda v, n: check.duration(v, n),
+    seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0), help="seed of the resampled weeks")
+    threshold: int = param("20h", unit="s", check=lambda v, n: validators.duration(v, n),
                            help="the waiting-time threshold T of the thresholded pairs (lelong2017: 20h)")
-    policies: tuple = param(sim.LELONG_POLICIES, check=check.policy_names,
+    policies: tuple = param(sim.LELONG_POLICIES, check=validators.policy_names,
                             help="policies of both queues (the pairs are their product)")
     extra: tuple = param(EXTRA_CANDIDATES, check=_candidates,
                          help="candidates besides the pairs (labels: see schedlab.advise.cells)")
     classification: bool = param(True, check=lambda v, n: _flag(v, n),
                                  help="small-first candidates with the classification study's weekly classifier "
                                       "(when the log has 2 weeks or more)")
-    mixed_resolution: int = param(5, check=lambda v, n: check.integer(v, n, 0),
+    mixed_resolution: int = param(5, check=lambda v, n: validators.integer(v, n, 0),
                                   help="lattice resolution of the mixed policy's weights learned on the training "
                                        "weeks (thesis §5.5.2; 4n^2+2 points; 0: no mixed candidate)")
 
@@ -208,8 +208,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
 
     from .. import traces
     from ..studies.thresholds import Params as ThresholdsParams
-    from ..studies.thresholds import generalisation, traintest_dataset
-    from ..studies.thresholds.cells import trace_ref, traintest_campaigns
+    from ..studies.thresholds import generalisation, traintest_campaigns, traintest_dataset
     from ..study import Context
     from . import page
 
@@ -262,7 +261,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         # -- the other candidates, on the same weeks
         from .. import campaign
 
-        base = {"trace": trace_ref(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
+        base = {"trace": traces.text(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
         others = list(s.extra)
         if s.mixed_resolution:
             with ctx.timer("mixed weights"):
@@ -318,17 +317,16 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     classes passed to the advisor's cell; None (said) when the log has too
     few weeks."""
     from .. import campaign, traces
-    from ..studies.classification.analysis import predictions_from
-    from ..studies.classification.cells import POLICIES, THRESHOLD, campaigns_classify, pack_classes, prepare
-    from ..studies.classification.params import Params as ClassParams
-    from ..studies.classification.run import MIN_WEEKS
+    from ..studies.classification import MIN_WEEKS, POLICIES, THRESHOLD, campaigns_classify, pack_classes, \
+        predictions_from, prepare
+    from ..studies.classification import Params as ClassParams
 
     cp = validate(ClassParams, {"traces": [spec]}, source="advise (the classification study's parameters)")
     t = cp.traces[0]
     # the log as the classification study's campaign names it (for a file: its path, without the spec's
     # choices); classes then reach the advisor's jobs by their log line
     ref = t.name if t.registered else str(t.path)
-    pr = prepare(ref, t.m, cp.weeks, cp.finish, cp.divider_window)
+    pr = prepare(ref, None, cp.weeks, cp.finish, cp.divider_window)
     if pr.n_weeks < MIN_WEEKS:
         ctx.log(f"note: no small-first candidate: {info.name} has {pr.n_weeks} week(s), the weekly classifier "
                 f"needs {MIN_WEEKS}")
@@ -351,8 +349,8 @@ def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
     w*_train: the lattice point with the lowest mean objective over them,
     the thresholds study's :func:`select`), as a candidate label."""
     from .. import campaign, optim
-    from ..studies.mixed.cells import THRESHOLD
-    from ..studies.thresholds.analysis import select
+    from ..studies.mixed import THRESHOLD
+    from ..studies.thresholds import select
     from .cells import mixed_label
 
     grid = ctx.campaign(campaign.Campaign(

@@ -36,15 +36,32 @@ import numpy as np
 import functools
 
 from .. import campaign, metrics, optim, sim, workload
+from ..declared import REQUIRED, CellInputs, integer, one_of, param, text
 from ..errors import InputError
-from ..studies.mixed import cells as mixed_cells
-from ..studies.selection import cells as selection_cells
+# the studies' cells modules, not their packages: a cell's cache key follows the code it imports, and
+# a figure of the mixed study must not invalidate the advisor's cells
+from ..studies.mixed import cells as mixed_study
+from ..studies.selection import cells as selection_study
 
 #: what each cell records, per week
 METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "p99_wait", "top1_wait", "jobs")
 
-CELL_PARAMS = {"trace": None, "overrun": "drop", "weeks": 30, "seed": 0, "half": "test", "candidate": None,
-               "classes": None}
+@dataclass(frozen=True)
+class CandidateInputs(CellInputs):
+    """The candidate cell's inputs."""
+
+    trace: str = campaign.TraceInputs.field("trace")
+    overrun: str = param("drop", help="what cleaning does with jobs that overran their request",
+                         check=one_of(*campaign.OVERRUNS))
+    weeks: int = param(30, help="resampled weeks", unit="weeks", check=integer(1))
+    seed: int = param(0, help="the resampling's seed", check=integer(0))
+    half: str = param("test", help="the half of the log resampled", check=one_of("train", "test", "all"))
+    candidate: str = param(REQUIRED, help="the candidate's label (see parse)", check=text)
+    classes: object = param(None, help="the predicted classes (pack_classes), for a class-aware candidate")
+
+
+#: The candidate cell's parameters and their defaults.
+CELL_PARAMS = CandidateInputs.defaults()
 
 #: online-bandit's defaults (the selection study's): threshold Θ, epsilon, decay
 BANDIT = {"T": 40 * 3600, "eps": 0.5, "decay": 1.0, "period": "day"}
@@ -100,8 +117,8 @@ def parse(label: str) -> Candidate:
         if bad:
             raise InputError(f"candidate {text!r}: unknown option(s) {sorted(bad)}; known: {sorted(BANDIT)}")
         q = {**BANDIT, **opts}
-        if q["period"] not in selection_cells.PERIODS:
-            raise InputError(f"candidate {text!r}: period must be one of {list(selection_cells.PERIODS)}")
+        if q["period"] not in selection_study.PERIODS:
+            raise InputError(f"candidate {text!r}: period must be one of {list(selection_study.PERIODS)}")
         return Candidate(text, "bandit", threshold=sim.parse_duration(q["T"]) if isinstance(q["T"], str) else q["T"],
                          options=(("eps", float(q["eps"])), ("decay", float(q["decay"])), ("period", q["period"])))
     if head == "EASY-MIXED":
@@ -157,7 +174,6 @@ def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
     return sim.default_scales(workload.split(jobs)[0])
 
 
-@functools.lru_cache(maxsize=8)
 def _log_lines(trace: str, overrun: str) -> np.ndarray:
     """The log lines of the cleaned jobs (what resampled weeks keep)."""
     from .. import traces
@@ -178,13 +194,13 @@ def week_classes(jobs: sim.Jobs, small_lines: np.ndarray) -> np.ndarray:
 def _run(c: Candidate, jobs: sim.Jobs, m: int, seed: tuple, scales=None, small_lines=None) -> sim.Schedule:
     if c.kind == "bandit":
         o = dict(c.options)
-        edges = selection_cells.period_edges(7 * 86400 // selection_cells.PERIODS[o["period"]],
-                                             selection_cells.PERIODS[o["period"]])
+        edges = selection_study.period_edges(7 * 86400 // selection_study.PERIODS[o["period"]],
+                                             selection_study.PERIODS[o["period"]])
         rng = np.random.default_rng(list(seed))
-        return selection_cells.run_strategy("bandit", jobs, m, edges, threshold=c.threshold, epsilon=o["eps"],
+        return selection_study.run_strategy("bandit", jobs, m, edges, threshold=c.threshold, epsilon=o["eps"],
                                             decay=o["decay"], rng=rng).schedule
     if c.kind == "mixed":
-        pol = mixed_cells.mixed_policy(c.weights, scales)
+        pol = mixed_study.mixed_policy(c.weights, scales)
         return sim.simulate(jobs, m, sim.Policy(pol, pol, c.threshold))
     est = sim.Learned() if c.estimate == "learned" else c.estimate
     classes = None
@@ -210,15 +226,12 @@ def week_metrics(s: sim.Schedule) -> dict[str, float]:
     return out
 
 
-@campaign.register_cell("advise-candidate")
-def candidate_cell(p: dict) -> dict:
+@campaign.cell("advise-candidate", CandidateInputs)
+def candidate_cell(q: CandidateInputs) -> dict:
     """Campaign cell: one candidate (a label, see :func:`parse`) on the
     ``weeks`` resampled weeks (seed ``seed``) of the ``half`` of ``trace``
     -- the thresholds study's weeks, each simulated on its own.  Returns
     :data:`METRICS` over ``week``."""
-    q = campaign.cell_params("advise cell", p, CELL_PARAMS)
-    if q["trace"] is None or q["candidate"] is None:
-        raise InputError("advise cell: 'trace' and 'candidate' are required")
     c = parse(q["candidate"])
     sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
                                     int(q["seed"]), str(q["half"]))
@@ -243,19 +256,29 @@ def candidate_cell(p: dict) -> dict:
     return {k: (("week",), v) for k, v in out.items()}
 
 
-GRID_PARAMS = {"trace": None, "overrun": "drop", "weeks": 30, "seed": 0, "week": None, "resolution": 5,
-               "threshold": mixed_cells.THRESHOLD}
+@dataclass(frozen=True)
+class GridInputs(CellInputs):
+    """The mixed-grid cell's inputs."""
+
+    trace: str = campaign.TraceInputs.field("trace")
+    overrun: str = CandidateInputs.field("overrun")
+    weeks: int = CandidateInputs.field("weeks")
+    seed: int = CandidateInputs.field("seed")
+    week: int = param(REQUIRED, help="the training week (0-based)", check=integer(0))
+    resolution: int = param(5, help="the lattice's resolution", check=integer(1))
+    threshold: object = param(mixed_study.THRESHOLD, help="the waiting-time threshold (None: none)", unit="s")
+
+
+#: The mixed-grid cell's parameters and their defaults.
+GRID_PARAMS = GridInputs.defaults()
 GRID_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld")
 
 
-@campaign.register_cell("advise-mixed-grid")
-def mixed_grid_cell(p: dict) -> dict:
+@campaign.cell("advise-mixed-grid", GridInputs)
+def mixed_grid_cell(q: GridInputs) -> dict:
     """Campaign cell: every point of the mixed study's lattice
     (:func:`schedlab.optim.l1_lattice` with 3 features, ``resolution``) on
     training week ``week``: :data:`GRID_METRICS` over ``point``."""
-    q = campaign.cell_params("advise grid cell", p, GRID_PARAMS)
-    if q["trace"] is None or q["week"] is None:
-        raise InputError("advise grid cell: 'trace' and 'week' are required")
     sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
                                     int(q["seed"]), "train")
     jobs = sets[int(q["week"])]
@@ -265,7 +288,7 @@ def mixed_grid_cell(p: dict) -> dict:
         scales = training_scales(str(q["trace"]), q["overrun"])
         thr = q["threshold"]
         for i, w in enumerate(points):
-            pol = mixed_cells.mixed_policy(w, scales)
+            pol = mixed_study.mixed_policy(w, scales)
             summ = metrics.summary(sim.simulate(jobs, m, sim.Policy(pol, pol, thr)))
             for k in GRID_METRICS:
                 out[k][i] = summ[k]

@@ -16,7 +16,7 @@ import numpy as np
 from .. import sim
 from ..study import relpath
 from ..studies import Table
-from ..studies.thresholds.analysis import gain_ci
+from ..studies.thresholds import gain_ci
 from .analysis import BASELINE
 from .cells import parse
 

@@ -11,44 +11,20 @@ never leaves a half-written file behind.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
-from ..files import naming
+from ..files import write_bytes
 
 __all__ = ["Table", "table_from_records", "write_bytes", "write_text", "write_json", "jsonable", "load_published"]
 
 
 # ----------------------------------------------------------- atomic files --
-
-def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temporary file in the same
-    directory, fsync, then ``os.replace``); creates the directory."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with naming(path), os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return path
-
 
 def write_text(path: str | os.PathLike, text: str) -> Path:
     """:func:`write_bytes` of UTF-8 text."""

@@ -26,6 +26,8 @@ class Entry:
     summary: str
     papers: str
     data: tuple[str, ...] = ("traces",)
+    #: the study's package when it is not ``schedlab.studies.<name>`` (a site's own study)
+    package: str = ""
 
     @property
     def stem(self) -> str:
@@ -37,7 +39,11 @@ class Entry:
 
     @property
     def module(self) -> str:
-        return f"schedlab.studies.{self.name}"
+        return self.package or f"schedlab.studies.{self.name}"
+
+    @property
+    def registered(self) -> bool:
+        return BY_NAME.get(self.name) is self
 
     @property
     def section(self) -> str:

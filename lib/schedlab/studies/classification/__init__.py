@@ -136,9 +136,11 @@ from .params import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, 
 from .report import findings, numbers
 from .tables import (CLAIMS, PUBLISHED, SMALL_LARGE_CLAIM, THESIS, table_6_4, table_6_5, table_6_6,
                      table_dividers, table_gains, table_small_large, table_totals, table_weekly_summary)
-from .run import compute
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .run import MIN_WEEKS, compute
 
 __all__ = [
+    "MIN_WEEKS",
     "THESIS", "PUBLISHED", "CLAIMS", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS",
     "FEATURES", "OUTCOMES", "Params", "compute", "week_edges", "known_finish", "weekly_dividers",
     "completion_classes", "temporal_features", "history_features", "features", "training_mask",

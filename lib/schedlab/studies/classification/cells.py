@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
+from ...declared import REQUIRED, CellInputs, integer, param, text
 from ...errors import InputError
 
 # The constants the cells need live here, not in params.py: the cells then
@@ -400,7 +401,6 @@ class Prepared:
         return int(np.bincount(self.week, minlength=self.n_weeks).max()) if len(self.jobs) else 0
 
 
-@functools.lru_cache(maxsize=8)
 def _load(trace: str, m: int | None):
     jobs, _, m, swf, info = _traces.cleaned(trace, m=m)
     return info, swf, jobs, int(m)
@@ -551,31 +551,50 @@ def unpack_classes(text: str) -> np.ndarray:
 
 # ------------------------------------------------------------------ cells --
 
-_CLASSIFY_KEYS = {"trace", "m", "week", "weeks", "trees", "max_samples", "seed", "history",
-                  "divider_window", "finish"}
-_SCHEDULE_KEYS = {"trace", "m", "weeks", "policy", "variant", "threshold", "classes", "trees",
-                  "max_samples", "seed", "history", "divider_window", "finish"}
+@dataclass(frozen=True)
+class _Inputs(CellInputs):
+    """What both classification cells take: the trace and the classifier's settings."""
+
+    trace: str = campaign.TraceInputs.field("trace")
+    m: int | None = campaign.TraceInputs.field("m")
+    weeks: int | None = param(None, help="weeks of the log kept (None: all)", unit="weeks",
+                              check=integer(1, optional=True))
+    trees: int = param(100, help="trees of each week's forest", check=integer(1))
+    max_samples: object = param(None, help="the forest's bootstrap size (None: every training job)")
+    seed: int = param(0, help="the forests' seed", check=integer(0))
+    history: str = param("completed", help="which past jobs the features see", check=text)
+    divider_window: str = param("all", help="the jobs a week's divider is computed on", check=text)
+    finish: str = param("log", help="the finish times that say what is known at a week's start", check=text)
 
 
-def _check_keys(p: dict, allowed: set, what: str) -> None:
-    unknown = set(p) - allowed
-    if unknown:
-        raise InputError(f"{what} cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(allowed)}")
-    if "trace" not in p:
-        raise InputError(f"{what} cell: a 'trace' parameter is required")
+@dataclass(frozen=True)
+class ClassifyInputs(_Inputs):
+    """The classify cell's inputs."""
+
+    week: int = param(REQUIRED, help="the week classified (0-based)", check=integer(0))
+
+
+@dataclass(frozen=True)
+class ScheduleInputs(_Inputs):
+    """The schedule cell's inputs."""
+
+    policy: str = param(REQUIRED, help="the policy of both queues", check=text)
+    variant: str = param(REQUIRED, help="the classification variant", check=text)
+    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+    classes: object = param(None, help="the predicted classes (pack_classes; None: computed here)")
 
 
 def _prep_args(p: dict) -> tuple:
     return (str(p["trace"]), p.get("m"), p.get("weeks"), p.get("finish", "log"), p.get("divider_window", "all"))
 
 
-def classify_cell(p: dict) -> dict:
+@campaign.cell("classification-classify", ClassifyInputs)
+def classify_cell(p: ClassifyInputs) -> dict:
     """One week of one trace: train the model of that week (on the jobs
     known at its start), classify its jobs; outputs the week's divider,
     training size, confusion counts, feature importances and the
     predicted classes of its jobs (in submit order, padded with -1 to the
     trace's largest week)."""
-    _check_keys(p, _CLASSIFY_KEYS, "classify")
     pr = prepare(*_prep_args(p))
     X = feature_matrix(*_prep_args(p), p.get("history", "completed"))
     k = int(p["week"])
@@ -596,8 +615,6 @@ def classify_cell(p: dict) -> dict:
         "predicted_small": (("slot",), slots),
     }
 
-
-campaign.register_cell("classification-classify")(classify_cell)
 _CLASSIFY_CELL = "schedlab.studies.classification.cells:classify_cell"
 
 
@@ -621,13 +638,13 @@ def _classes_in_process(args: tuple) -> np.ndarray:
     return classify_trace(**dict(args))
 
 
-def schedule_cell(p: dict) -> dict:
+@campaign.cell("classification-schedule", ScheduleInputs)
+def schedule_cell(p: ScheduleInputs) -> dict:
     """One (trace, policy, variant): simulate and summarise
     (:func:`schedule_outputs`); classification-idempotent kills each job at
     its week's divider (:func:`kill_dividers`).  ``classes`` holds the
     predicted classes (:func:`pack_classes`); without it they are computed
     in the worker with the classifier parameters given."""
-    _check_keys(p, _SCHEDULE_KEYS, "schedule")
     pr = prepare(*_prep_args(p))
     if p.get("classes") is not None:
         pred = unpack_classes(p["classes"])
@@ -644,15 +661,11 @@ def schedule_cell(p: dict) -> dict:
                          predicted=pred, truth=pr.truth, divider=div)
     return schedule_outputs(s, pr.truth, pr.edges, month_edges(pr))
 
-
-campaign.register_cell("classification-schedule")(schedule_cell)
 _SCHEDULE_CELL = "schedlab.studies.classification.cells:schedule_cell"
 
 
 # -------------------------------------------------------------- campaigns --
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-_ref = _traces.campaign_ref
 
 
 def _slug(name: str) -> str:
@@ -660,7 +673,7 @@ def _slug(name: str) -> str:
 
 
 def _prepared(p, t: _traces.TraceInfo) -> Prepared:
-    return prepare(_ref(t), t.m, p.weeks, p.finish, p.divider_window)
+    return prepare(_traces.text(t), None, p.weeks, p.finish, p.divider_window)
 
 
 def campaigns_classify(p) -> dict[str, campaign.Campaign]:
@@ -672,7 +685,7 @@ def campaigns_classify(p) -> dict[str, campaign.Campaign]:
         out[t.name] = campaign.Campaign(
             f"classification-classify-{_slug(t.name)}", cell=_CLASSIFY_CELL,
             dims={"week": list(range(pr.n_weeks))},
-            params={"trace": _ref(t), "m": t.m, **p.classifier_params()})
+            params={"trace": _traces.text(t), **p.classifier_params()})
     return out
 
 
@@ -682,5 +695,5 @@ def campaign_schedule(p, t: _traces.TraceInfo, predicted) -> campaign.Campaign:
     return campaign.Campaign(
         f"classification-schedule-{_slug(t.name)}", cell=_SCHEDULE_CELL,
         dims={"policy": list(p.policies), "variant": list(VARIANTS)},
-        params={"trace": _ref(t), "m": t.m, "weeks": p.weeks, "threshold": p.threshold, "finish": p.finish,
+        params={"trace": _traces.text(t), "weeks": p.weeks, "threshold": p.threshold, "finish": p.finish,
                 "divider_window": p.divider_window, "classes": pack_classes(predicted)})

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ... import values as check
-from ...study import Params as StudyParams
+from ... import validators
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, MISSING_TRACES, MONTH, POLICIES,
                     THESIS_VARIANTS, THRESHOLD, VARIANT_LABELS, VARIANTS, WEEK)
@@ -21,29 +21,29 @@ __all__ = ["STUDY", "MISSING_TRACES", "DEFAULT_TRACES", "POLICIES", "VARIANTS", 
 
 
 def _policies(value, name):
-    return check.policy_names(value, name, "the baseline of Table 6.6")
+    return validators.policy_names(value, name, "the baseline of Table 6.6")
 
 
 @dataclass(frozen=True)
 class Params(StudyParams):
     """The parameters of the study (see the package docstring)."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
                           help="traces: registry names or SWF paths")
-    weeks: int | None = param(None, unit="weeks", check=lambda v, n: check.optional_integer(v, n, 2),
+    weeks: int | None = param(None, unit="weeks", check=lambda v, n: validators.optional_integer(v, n, 2),
                               help="keep only the first N weeks of each trace (None: all)")
     policies: tuple = param(POLICIES, check=_policies, help="queue policies (P_R = P_B), FCFS included")
-    threshold: int | None = param(THRESHOLD, unit="s", check=check.duration,
+    threshold: int | None = param(THRESHOLD, unit="s", check=validators.duration,
                                   help="waiting-time threshold (thesis §5.8: 200000 s = 2.31 days; None: none)")
-    trees: int = param(10, check=check.integer, help="trees of each week's random forest (thesis: 100)")
-    max_samples: int | None = param(5000, check=check.optional_integer,
+    trees: int = param(10, check=validators.integer, help="trees of each week's random forest (thesis: 100)")
+    max_samples: int | None = param(5000, check=validators.optional_integer,
                                     help="training jobs drawn for each tree (None: all of them)")
-    seed: int = param(2021, check=lambda v, n: check.integer(v, n, 0), help="seed of the random forests")
-    history: str = param("completed", check=lambda v, n: check.choice(v, n, HISTORIES),
+    seed: int = param(2021, check=lambda v, n: validators.integer(v, n, 0), help="seed of the random forests")
+    history: str = param("completed", check=lambda v, n: validators.choice(v, n, HISTORIES),
                          help="the user history the features see: completed jobs, or previous weeks'")
-    divider_window: str = param("all", check=lambda v, n: check.choice(v, n, DIVIDER_WINDOWS),
+    divider_window: str = param("all", check=lambda v, n: validators.choice(v, n, DIVIDER_WINDOWS),
                                 help="the divider: median runtime of all jobs finished so far, or of the last week's")
-    finish: str = param("auto", check=lambda v, n: check.choice(v, n, FINISHES),
+    finish: str = param("auto", check=lambda v, n: validators.choice(v, n, FINISHES),
                         help="when a job is known to be finished: the log's end times (log), an EASY-FCFS "
                              "simulation's (easy-fcfs), or the log's unless it records no wait (auto)")
 
@@ -51,3 +51,17 @@ class Params(StudyParams):
         """The parameters a classification depends on (cache keys)."""
         return {"weeks": self.weeks, "trees": self.trees, "max_samples": self.max_samples, "seed": self.seed,
                 "history": self.history, "divider_window": self.divider_window, "finish": self.finish}
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'policies': ['FCFS', 'SPF'], 'trees': 5}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("dividers", "gains", "small_large", "table_6_4", "table_6_5", "table_6_6", "totals", "weekly"),
+    figures=("cumulative", "importance", "monthly", "small_large", "totals", "weekly_scores"),
+    datasets=("classify-{trace}", "schedule-{trace}"),
+    data=("weekly_scores",))

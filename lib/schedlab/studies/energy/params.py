@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from ... import energy
-from ... import values as check
+from ... import validators
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 
 STUDY = "energy"
@@ -113,14 +113,14 @@ def _data(v, name):
 def _hosts(v, name):
     if isinstance(v, str) and v.strip().lower() in ("dahu", "all"):
         return v.strip().lower()
-    hosts = tuple(str(h) for h in check.as_list(v, name))
+    hosts = tuple(str(h) for h in validators.as_list(v, name))
     if not hosts:
         raise InputError(f"{name}: give 'dahu', 'all' or a non-empty list of host names")
     return hosts
 
 
 def _quantiles(v, name):
-    q = check.as_list(v, name)
+    q = validators.as_list(v, name)
     if len(q) != 2:
         raise InputError(f"{name}: expected [low, high], got {q!r}")
     q = (_number(q[0], f"{name}[0]", minimum=0.0, maximum=1.0), _number(q[1], f"{name}[1]", minimum=0.0, maximum=1.0))
@@ -140,7 +140,7 @@ def _sensitivity(sens, name):
     bad = sorted(set(sens) - set(SENSITIVITY))
     if bad:
         raise InputError(f"{name}: unknown parameter(s) {bad}; known: {sorted(SENSITIVITY)}")
-    sens = {k: [v for v in check.as_list(vals, f"{name}.{k}")] for k, vals in sens.items()}
+    sens = {k: [v for v in validators.as_list(vals, f"{name}.{k}")] for k, vals in sens.items()}
     for k, vals in sens.items():
         if k == "criterion":
             bad = [v for v in vals if v not in energy.CRITERIA]
@@ -153,7 +153,7 @@ def _sensitivity(sens, name):
 
 
 def _noises(v, name):
-    return tuple(_number(x, name, minimum=0.0) for x in check.as_list(v, name))
+    return tuple(_number(x, name, minimum=0.0) for x in validators.as_list(v, name))
 
 
 # ------------------------------------------------------------- parameters --
@@ -230,3 +230,19 @@ class Params(StudyParams):
         d = asdict(self)
         d["sensitivity"] = self.sensitivity
         return d
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'sensitivity': {'stationarity': [0.05, 0.1], 'min_shift': [0.25, 0.5], 'criterion': ['share', 'acf']},
+ 'synthetic_signals': 3,
+ 'synthetic_noises': [0.0, 0.1]}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("classes", "data", "funnel", "hosts", "methods", "sensitivity", "synthetic", "units"),
+    figures=("aggregation", "distribution", "examples", "history", "methods", "outliers", "overview",
+        "periodograms", "sensitivity", "synthetic"),
+    data=("profiles",))

@@ -96,8 +96,7 @@ The package: :mod:`.params` (:class:`Params`, each parameter declared once),
 from __future__ import annotations
 
 from .analysis import RTOL, Analysis, Learning, best_index, greedy, learned, weekly_optimum
-from .cells import (full_units, grid_cell, make_campaign, mixed_policy, pure_cell, search_cell,
-                    trace_arg, trace_units, weekly_bsld)
+from .cells import (full_units, grid_cell, make_campaign, mixed_policy, pure_cell, search_cell, trace_units, weekly_bsld)
 from .figures import (figure_convergence, figure_maps, figure_months, figure_pure, figure_saf, figure_search,
                       figure_weekly)
 from .params import (BACKFILL_CHOICES, DEFAULT_OPTIMISERS, DEFAULT_TRACES, FEATURES3, OPTIMISERS, PERIODS,
@@ -106,12 +105,13 @@ from .params import (BACKFILL_CHOICES, DEFAULT_OPTIMISERS, DEFAULT_TRACES, FEATU
 from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
 from .run import compute, main, time_optimisation
 
 __all__ = [
     "THESIS", "PUBLISHED", "DEFAULT_TRACES", "THESIS_WEEKS", "THESIS_SPLIT", "THESIS_MONTHS",
     "THRESHOLD", "POLICIES", "FEATURES3", "OPTIMISERS", "Params", "compute",
-    "trace_arg", "trace_units", "full_units", "make_campaign", "weekly_bsld", "mixed_policy",
+    "trace_units", "full_units", "make_campaign", "weekly_bsld", "mixed_policy",
     "pure_cell", "grid_cell", "search_cell", "best_index", "weekly_optimum", "greedy", "learned",
     "Learning", "Analysis", "time_optimisation",
     # also public, and reached as study.<name> before the package

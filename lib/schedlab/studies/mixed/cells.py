@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 from ... import campaign as _campaign
 from ... import metrics, optim, sim, workload
 from ... import traces as _traces
+from ...declared import REQUIRED, CellInputs, integer, number, one_of, param
 from ...errors import InputError
 from ...sim import Jobs
 
@@ -40,8 +42,6 @@ def _thr_label(t: int | None) -> str:
 
 # ---------------------------------------------------------------- workload --
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_arg = _traces.campaign_ref
 
 
 @functools.lru_cache(maxsize=16)
@@ -122,28 +122,50 @@ class Period:
 
 # ------------------------------------------------------------------- cells --
 
-_CELL_KEYS = {"trace", "period", "skip_first", "unit", "threshold", "backfill",
-              "resolution", "features", "optimiser", "budget", "sigma0", "penalty", "patience", "seed"}
+@dataclass(frozen=True)
+class PeriodInputs(CellInputs):
+    """What every mixed cell takes: one period (``unit``, 1-based) of a trace."""
+
+    trace: str = _campaign.TraceInputs.field("trace")
+    period: str = param("week", help="the period's length", check=one_of(*PERIODS))
+    skip_first: int = param(1, help="periods skipped at the log's start", check=integer(0))
+    unit: int = param(REQUIRED, help="the period (1-based)", check=integer(1))
+    threshold: object = param(_thr_label(THRESHOLD), help="the waiting-time threshold (none: none)", unit="s")
+    backfill: str = param("same", help="the backfilling queue's policy (same: the primary's)",
+                          check=one_of(*BACKFILL_CHOICES))
 
 
-def _cell_setup(p: dict, kind: str):
-    unknown = set(p) - _CELL_KEYS
-    if unknown:
-        raise InputError(f"mixed {kind} cell: unknown parameter(s) {sorted(unknown)}")
-    units, m, scales = trace_units(str(p["trace"]), str(p.get("period", "week")), int(p.get("skip_first", 1)))
-    unit = int(p["unit"])
-    if not 1 <= unit <= len(units):
-        raise InputError(f"mixed {kind} cell: {p.get('period', 'week')} {unit} out of range 1..{len(units)} "
-                         f"for {p['trace']}")
-    thr = p.get("threshold", _thr_label(THRESHOLD))
+@dataclass(frozen=True)
+class GridInputs(PeriodInputs):
+    """The grid cell's inputs: the lattice."""
+
+    features: int = param(3, help="the mixed policy's features", check=integer(1))
+    resolution: int = param(REQUIRED, help="the lattice's resolution", check=integer(1))
+
+
+@dataclass(frozen=True)
+class SearchInputs(PeriodInputs):
+    """The search cell's inputs: one black-box optimisation."""
+
+    optimiser: str = param(REQUIRED, help="the optimiser", check=one_of(*OPTIMISERS))
+    budget: int = param(REQUIRED, help="evaluations allowed", check=integer(1))
+    sigma0: float = param(0.5, help="the initial step size", check=number())
+    penalty: float = param(0.01, help="the penalty outside the simplex", check=number())
+    patience: int = param(8, help="generations without progress before stopping", check=integer(1))
+    seed: int = param(0, help="the optimiser's seed", check=integer(0))
+
+
+def _cell_setup(q: PeriodInputs, kind: str):
+    units, m, scales = trace_units(q.trace, q.period, q.skip_first)
+    if not 1 <= q.unit <= len(units):
+        raise InputError(f"mixed {kind} cell: {q.period} {q.unit} out of range 1..{len(units)} for {q.trace}")
+    thr = q.threshold
     threshold = None if thr in (None, "none") else int(thr)
-    backfill = p.get("backfill", "same")
-    if backfill not in BACKFILL_CHOICES:
-        raise InputError(f"mixed {kind} cell: backfill must be one of {BACKFILL_CHOICES}, got {backfill!r}")
-    return units[unit - 1], m, scales, threshold, backfill
+    return units[q.unit - 1], m, scales, threshold, q.backfill
 
 
-def pure_cell(p: dict) -> dict:
+@_campaign.cell("mixed-pure", PeriodInputs)
+def pure_cell(p: PeriodInputs) -> dict:
     """The 12 pure policies on one period: ``mean_bsld`` (policy) and ``jobs``."""
     jobs, m, _, thr, bf = _cell_setup(p, "pure")
     period = Period(jobs, m, thr, bf)
@@ -152,11 +174,12 @@ def pure_cell(p: dict) -> dict:
     return {"mean_bsld": (("policy",), out), "jobs": ((), np.int64(len(jobs)))}
 
 
-def grid_cell(p: dict) -> dict:
+@_campaign.cell("mixed-grid", GridInputs)
+def grid_cell(p: GridInputs) -> dict:
     """Every point of the lattice (``features``, ``resolution``) on one
     period: ``mean_bsld`` (point), in :func:`schedlab.optim.l1_lattice` order."""
     jobs, m, scales, thr, bf = _cell_setup(p, "grid")
-    points = optim.l1_lattice(int(p.get("features", 3)), int(p["resolution"]))
+    points = optim.l1_lattice(p.features, p.resolution)
     if len(jobs) == 0:
         return {"mean_bsld": (("point",), np.full(len(points), np.nan))}
     period = Period(jobs, m, thr, bf)
@@ -170,18 +193,17 @@ def _seed(seed: int, unit: int, optimiser: str) -> int:
     return int(ss.generate_state(1)[0])
 
 
-def search_cell(p: dict) -> dict:
+@_campaign.cell("mixed-search", SearchInputs)
+def search_cell(p: SearchInputs) -> dict:
     """One black-box optimisation (``optimiser`` of :data:`OPTIMISERS`) on
     one period: the best ``mean_bsld`` found, its ``weights`` (6, zeros
     beyond the optimiser's features), the ``evaluations`` and
     ``optimisation_time`` spent, and ``best_so_far`` after each evaluation
     (NaN past the last one)."""
     jobs, m, scales, thr, bf = _cell_setup(p, "search")
-    name = p["optimiser"]
-    if name not in OPTIMISERS:
-        raise InputError(f"mixed search cell: optimiser must be one of {list(OPTIMISERS)}, got {name!r}")
+    name = p.optimiser
     method, d = OPTIMISERS[name]
-    budget = int(p["budget"])
+    budget = p.budget
     hist = np.full(budget, np.nan)
     if len(jobs) == 0:
         return {"mean_bsld": ((), np.nan), "weights": (("feature",), np.full(6, np.nan)),
@@ -193,9 +215,8 @@ def search_cell(p: dict) -> dict:
     def f(w):
         return period.bsld(mixed_policy(w, scales))
 
-    r = optim.minimise_l1(f, d, method, budget, seed=_seed(p.get("seed", 0), p["unit"], name),
-                          sigma0=float(p.get("sigma0", 0.5)), penalty=float(p.get("penalty", 0.01)),
-                          patience=int(p.get("patience", 8)))
+    r = optim.minimise_l1(f, d, method, budget, seed=_seed(p.seed, p.unit, name),
+                          sigma0=p.sigma0, penalty=p.penalty, patience=p.patience)
     period.close()
     w6 = np.zeros(6)
     w6[:d] = r.x
@@ -218,7 +239,7 @@ def make_campaign(kind: str, info: _traces.TraceInfo, period: str, units: Sequen
                   tag: str = "") -> _campaign.Campaign:
     """The campaign of one kind ("pure", "grid", "search") on one trace:
     dims (threshold, unit) for pure and grid, (unit, optimiser) for search."""
-    params: dict[str, Any] = {"trace": trace_arg(info), "period": period, "skip_first": 1,
+    params: dict[str, Any] = {"trace": _traces.text(info), "period": period, "skip_first": 1,
                               "backfill": backfill}
     units = [int(u) for u in units]
     if kind in ("pure", "grid"):

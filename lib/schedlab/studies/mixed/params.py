@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ... import optim, sim
-from ... import values as check
+from ... import validators
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label  # noqa: F401 (re-exported)
 
@@ -43,7 +43,7 @@ def _per_trace(value, names: Sequence[str], what: str, default: Mapping[str, int
     def one(v, name):
         if v is None or (isinstance(v, str) and v.strip().lower() == "all"):
             return None
-        return check.integer(v, f"{what}[{name}]" if name else what, minimum)
+        return validators.integer(v, f"{what}[{name}]" if name else what, minimum)
 
     if isinstance(value, Mapping):
         lower = {str(k).lower(): v for k, v in value.items()}
@@ -64,7 +64,7 @@ def _periods(value, name):
     if isinstance(value, Mapping) or value is None or (isinstance(value, str) and value.strip().lower()
                                                          in ("thesis", "all")):
         return value.strip().lower() if isinstance(value, str) else value
-    return check.integer(value, name, 0)
+    return validators.integer(value, name, 0)
 
 
 def _split(value, name):
@@ -79,7 +79,7 @@ def _split(value, name):
             continue
         try:
             (a, b), (c, d) = v
-            a, b, c, d = (check.integer(x, f"{name}[{k}]") for x in (a, b, c, d))
+            a, b, c, d = (validators.integer(x, f"{name}[{k}]") for x in (a, b, c, d))
         except (TypeError, ValueError):
             raise InputError(f"{name}[{k}]: expected [[first, last], [first, last]], got {v!r}") from None
         if not (a <= b and c <= d):
@@ -89,7 +89,7 @@ def _split(value, name):
 
 
 def _resolution(value, name):
-    v = check.integer(value, name)
+    v = validators.integer(value, name)
     if optim.lattice_size(3, v) > 500_000:
         raise InputError(f"{name}: {v} gives {optim.lattice_size(3, v)} grid points per week; at most 353")
     return v
@@ -106,10 +106,10 @@ def _map_trace(value, name):
 
 
 def _map_weeks(value, name):
-    weeks = check.as_list(value, name)
+    weeks = validators.as_list(value, name)
     if not weeks:
         raise InputError(f"{name}: expected a list of week numbers, got {value!r}")
-    return tuple(check.integer(w, name) for w in weeks)
+    return tuple(validators.integer(w, name) for w in weeks)
 
 
 def _thresholds(value, name):
@@ -117,14 +117,14 @@ def _thresholds(value, name):
         value = [value]
     if not isinstance(value, (list, tuple)) or not value:
         raise InputError(f"{name}: expected a list of durations (or None), got {value!r}")
-    thr = tuple(check.duration(t, name) for t in value)
+    thr = tuple(validators.duration(t, name) for t in value)
     if len(set(thr)) != len(thr):
         raise InputError(f"{name}: duplicates in {list(value)}")
     return thr
 
 
 def _optimisers(value, name):
-    items = tuple(check.as_list(value, name, none_is_empty=True))
+    items = tuple(validators.as_list(value, name, none_is_empty=True))
     bad = [o for o in items if o not in OPTIMISERS]
     if bad:
         raise InputError(f"{name}: unknown {bad}; choose among {list(OPTIMISERS)}")
@@ -139,7 +139,7 @@ class Params(StudyParams):
     resolved per trace (``{trace name: value}``) once the traces are known,
     and ``map_trace`` to the name of one of the traces."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
                           help="traces: registry names or SWF paths (thesis §5.2: these four)")
     weeks: Any = param("thesis", unit="weeks", check=_periods,
                        help='weeks per trace: "thesis" (100 of SDSC-SP2 and SDSC-BLUE, 45 of the others), '
@@ -163,17 +163,17 @@ class Params(StudyParams):
                               help="waiting-time thresholds (the first is the main one): 2.31 days, none, 20 h")
     optimisers: tuple = param(("xnes3", "xnes6", "cma3", "cma6", "random6"), check=_optimisers,
                               help=f"black-box searches, among {', '.join(OPTIMISERS)} ([]: none)")
-    budget: int = param(80, check=check.integer, help="simulations per weekly optimisation")
-    sigma0: float = param(0.5, check=lambda v, n: check.number(v, n, 0, low_open=True),
+    budget: int = param(80, check=validators.integer, help="simulations per weekly optimisation")
+    sigma0: float = param(0.5, check=lambda v, n: validators.number(v, n, 0, low_open=True),
                           help="initial step of xNES / CMA-ES")
-    penalty: float = param(0.01, check=lambda v, n: check.number(v, n, 0), help="penalty of ||w||_1 away from 1")
-    patience: int = param(8, check=check.integer, help="restarts without improvement before stopping")
-    seed: int = param(2019, check=lambda v, n: check.integer(v, n, 0), help="seed of the searches")
-    readings: bool = param(True, check=lambda v, n: check.boolean(v, n),
+    penalty: float = param(0.01, check=lambda v, n: validators.number(v, n, 0), help="penalty of ||w||_1 away from 1")
+    patience: int = param(8, check=validators.integer, help="restarts without improvement before stopping")
+    seed: int = param(2019, check=lambda v, n: validators.integer(v, n, 0), help="seed of the searches")
+    readings: bool = param(True, check=lambda v, n: validators.boolean(v, n),
                            help="also compute Table 5.1's pure policies under every candidate reading of the "
                                 "protocol (tau 10/60 s, crossing rule, week alignment; issue 30) and identify "
                                 "one on the training column (false: the paper's text only)")
-    backfill: str = param("same", check=lambda v, n: check.choice(v, n, BACKFILL_CHOICES),
+    backfill: str = param("same", check=lambda v, n: validators.choice(v, n, BACKFILL_CHOICES),
                           help='the backfilling queue: "same" (EASY-P-P) or "FCFS"')
 
     def __post_init__(self):
@@ -190,7 +190,7 @@ class Params(StudyParams):
         if map_trace is not None:
             name = map_trace.name if hasattr(map_trace, "name") else str(map_trace)
             if name.lower() not in lower and name != "SDSC-SP2":     # a path, or another name of a trace
-                name = check.trace_list([map_trace], "map_trace")[0].name
+                name = validators.trace_list([map_trace], "map_trace")[0].name
             if name.lower() in lower:
                 map_trace = lower[name.lower()]
             elif name == "SDSC-SP2":          # the default, when SDSC-SP2 is not studied
@@ -214,3 +214,26 @@ class Params(StudyParams):
                 "thresholds": [_thr_label(t) for t in self.thresholds],
                 "optimisers": list(self.optimisers), "budget": self.budget, "sigma0": self.sigma0,
                 "penalty": self.penalty, "patience": self.patience, "seed": self.seed, "backfill": self.backfill}
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'weeks': 3,
+ 'months': 'all',
+ 'grid_resolution': 3,
+ 'threshold_resolution': 2,
+ 'month_resolution': 2,
+ 'map_resolution': 4,
+ 'map_weeks': [2, 3],
+ 'thresholds': [200000, None],
+ 'optimisers': ['xnes3'],
+ 'budget': 10}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("learning", "learning_months", "pure", "saf", "scales", "search", "table_5_1", "thresholds",
+        "weights"),
+    figures=("convergence", "maps", "months", "pure", "saf", "search", "weekly"),
+    datasets=("mixed-{any}-{trace}-{any}", "mixed-{any}-{any}-{trace}-{any}"))

@@ -6,6 +6,7 @@ their module's code) do not move with it."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -13,9 +14,10 @@ import numpy as np
 from ... import campaign as _campaign
 from ... import metrics, sim
 from ... import traces as _traces
+from ...declared import REQUIRED, CellInputs, integer, one_of, param
 from ...errors import InputError
 from ...thesis_readings import BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, reading_weeks
-from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, _thr_label, trace_arg, trace_units
+from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, _thr_label, trace_units
 
 __all__ = ["READING_OVERRUNS", "reading_units", "readings_cell", "readings_campaign"]
 
@@ -39,26 +41,33 @@ def reading_units(trace: str, crossing: str, align: str, skip_first: int = 1, ov
     return reading_weeks(jobs, swf, m, crossing, align, skip_first, "mixed readings cell"), int(m)
 
 
+@dataclass(frozen=True)
+class ReadingsInputs(CellInputs):
+    """The readings cell's inputs."""
+
+    trace: str = _campaign.TraceInputs.field("trace")
+    skip_first: int = param(1, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
+    units: tuple = param(REQUIRED, help="the weeks (1-based) simulated")
+    crossing: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*THESIS_CROSSINGS))
+    align: str = param("first", help="where the weeks start", check=one_of(*THESIS_ALIGNS))
+    overrun: str = param("kill", help="what cleaning does with jobs that overran their request",
+                         check=one_of(*READING_OVERRUNS))
+    threshold: object = param(_thr_label(THRESHOLD), help="the waiting-time threshold (none: none)", unit="s")
+    backfill: str = param("same", help="the backfilling queue's policy", check=one_of(*BACKFILL_CHOICES))
+
+
 #: the readings cell's parameters and their defaults
-READINGS_CELL_PARAMS = {"trace": None, "skip_first": 1, "units": None, "crossing": "recorded", "align": "first",
-                        "overrun": "kill", "threshold": _thr_label(THRESHOLD), "backfill": "same"}
+READINGS_CELL_PARAMS = ReadingsInputs.defaults()
 
 
-@_campaign.register_cell("mixed-readings")
-def readings_cell(p: dict) -> dict:
+@_campaign.cell("mixed-readings", ReadingsInputs)
+def readings_cell(q: ReadingsInputs) -> dict:
     """The 12 pure policies on the weeks ``units`` (1-based) of a trace cut
     as one reading says (``crossing``, ``align``): the weekly mean bsld with
     each constant of :data:`schedlab.thesis_readings.THESIS_TAUS`
     (``mean_bsld``, ``mean_bsld_tau60``) over (policy, unit), and ``jobs``
     (unit)."""
-    q = _campaign.cell_params("mixed readings cell", p, READINGS_CELL_PARAMS)
-    for key in ("trace", "units"):
-        if q[key] is None:
-            raise InputError(f"mixed readings cell: a {key!r} parameter is required")
-    crossing, align = str(q["crossing"]), str(q["align"])
-    if crossing not in THESIS_CROSSINGS or align not in THESIS_ALIGNS:
-        raise InputError(f"mixed readings cell: crossing must be one of {THESIS_CROSSINGS} and align one of "
-                         f"{THESIS_ALIGNS}, got {crossing!r}, {align!r}")
+    crossing, align = q.crossing, q.align
     units, m = reading_units(str(q["trace"]), crossing, align, int(q["skip_first"]), str(q["overrun"]))
     wanted = [int(u) for u in q["units"]]
     bad = [u for u in wanted if not 1 <= u <= len(units)]
@@ -66,9 +75,7 @@ def readings_cell(p: dict) -> dict:
         raise InputError(f"mixed readings cell: weeks {bad} out of range 1..{len(units)} for {q['trace']}")
     thr = q["threshold"]
     threshold = None if thr in (None, "none") else int(thr)
-    backfill = q["backfill"]
-    if backfill not in BACKFILL_CHOICES:
-        raise InputError(f"mixed readings cell: backfill must be one of {BACKFILL_CHOICES}, got {backfill!r}")
+    backfill = q.backfill
     out = {BSLD_VARIABLE[t]: np.full((len(POLICIES), len(wanted)), np.nan) for t in THESIS_TAUS}
     jobs_n = np.zeros(len(wanted), dtype=np.int64)
     for i, u in enumerate(wanted):
@@ -91,6 +98,6 @@ def readings_campaign(info: _traces.TraceInfo, units: Sequence[int], threshold, 
     return _campaign.Campaign(f"mixed-readings-{_slug(info.name)}-week",
                               {"overrun": list(READING_OVERRUNS), "crossing": list(THESIS_CROSSINGS),
                                "align": list(THESIS_ALIGNS)},
-                              {"trace": trace_arg(info), "skip_first": 1, "units": [int(u) for u in units],
+                              {"trace": _traces.text(info), "skip_first": 1, "units": [int(u) for u in units],
                                "threshold": _thr_label(threshold), "backfill": backfill},
                               "schedlab.studies.mixed.readings:readings_cell")

@@ -11,10 +11,11 @@ import numpy as np
 
 from .scorecard import rows as scorecard_rows
 from ... import optim, sim
-from ... import values as check
+from ... import traces as _traces
+from ... import validators
 from ...errors import InputError
 from .analysis import RTOL, Analysis, _count, _learning, reading_sums
-from .cells import full_units, make_campaign, search_cell, trace_arg, trace_units
+from .cells import full_units, make_campaign, search_cell, trace_units
 from .readings import readings_campaign
 from .figures import (figure_convergence, figure_maps, figure_months, figure_pure, figure_saf, figure_search,
                       figure_weekly)
@@ -82,7 +83,7 @@ def compute(p: Params, ctx) -> dict[str, Any]:
     left_out: list[str] = []
     common = dict(backfill=p.backfill)
     for info in p.traces:
-        targ = trace_arg(info)
+        targ = _traces.text(info)
         notes: list[str] = []
         _, m, scales = trace_units(targ, "week")
         available = full_units(targ, "week")
@@ -228,14 +229,14 @@ def time_optimisation(trace: str = "SDSC-SP2", week: int = 73, optimiser: str = 
     """Wall and CPU time of one weekly optimisation, in this process (no
     dask; the trace is loaded and the libraries imported before the clock
     starts)."""
-    info = check.trace_list([trace])[0]
+    info = validators.trace_list([trace])[0]
     if optimiser not in OPTIMISERS:
         raise InputError(f"optimiser must be one of {list(OPTIMISERS)}, got {optimiser!r}")
     if OPTIMISERS[optimiser][0] == "cma":
         import cma  # noqa: F401  (imported before the clock starts)
-    trace_units(trace_arg(info), "week")
+    trace_units(_traces.text(info), "week")
     cpu = time.process_time()
-    res = search_cell({"trace": trace_arg(info), "period": "week", "skip_first": 1, "unit": int(week),
+    res = search_cell({"trace": _traces.text(info), "period": "week", "skip_first": 1, "unit": int(week),
                        "threshold": _thr_label(sim.parse_duration(threshold)), "backfill": backfill,
                        "optimiser": optimiser, "budget": int(budget), "sigma0": sigma0, "penalty": penalty,
                        "patience": patience, "seed": seed})
@@ -256,7 +257,7 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=int, default=1000)
     ap.add_argument("--optimisers", default=",".join(OPTIMISERS))
     args = ap.parse_args(argv)
-    trace_units(trace_arg(check.trace_list([args.trace])[0]), "week")   # load outside the timing
+    trace_units(_traces.text(validators.trace_list([args.trace])[0]), "week")   # load outside the timing
     for o in args.optimisers.split(","):
         r = time_optimisation(args.trace, args.week, o.strip(), args.budget)
         print(f"{r['trace']} week {r['week']} {r['optimiser']}: {r['evaluations']} simulations in "

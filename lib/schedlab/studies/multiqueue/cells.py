@@ -8,13 +8,14 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
 from ... import campaign, metrics, workload
 from ... import traces as _traces
-from ... import values as check
+from ... import validators
+from ...declared import CellInputs, integer, number, one_of, param
 from ...errors import InputError
 from ...sim import Jobs, Simulation, simulate
 
@@ -47,7 +48,7 @@ def _criteria_for(estimate: str, criteria: str) -> str:
     estimates with Figure 3's (previous week)."""
     if criteria == "paper":
         return "oracle" if estimate == "exact" else "previous"
-    return check.choice(criteria, "criteria", CRITERIA)
+    return validators.choice(criteria, "criteria", CRITERIA)
 
 
 @dataclass(frozen=True)
@@ -246,19 +247,38 @@ def mean_slowdown(schedule) -> float:
     return float(np.nanmean(metrics.lawson_slowdown(schedule)))
 
 
-CELL_PARAMS = {"trace": None, "weeks": None, "estimate": "user", "partitions": PMAX, "criteria": "paper",
-               "threshold": 10.0, "horizon": 2, "pmax": PMAX, "initial": PMAX, "replay": "oracle",
-               "trigger": "cumulative"}
+@dataclass(frozen=True)
+class _Inputs(CellInputs):
+    """What both multiqueue cells take."""
+
+    trace: str = campaign.TraceInputs.field("trace")
+    weeks: int | None = param(None, help="weeks of the log kept (None: all)", unit="weeks",
+                              check=integer(1, optional=True))
+    estimate: str = param("user", help="the runtime estimate", check=one_of(*ESTIMATES))
 
 
-def _cell_args(p: dict, allowed: Iterable[str]) -> dict:
-    unknown = set(p) - set(allowed)
-    if unknown:
-        raise InputError(f"multiqueue cell: unknown parameter(s) {sorted(unknown)}")
-    q = {**{k: CELL_PARAMS[k] for k in allowed}, **p}
-    if q["trace"] is None:
-        raise InputError("multiqueue cell: a 'trace' parameter is required")
-    return q
+@dataclass(frozen=True)
+class FixedInputs(_Inputs):
+    """The fixed-P cell's inputs."""
+
+    partitions: int = param(PMAX, help="the number of partitions P", check=integer(1))
+    criteria: str = param("paper", help="the partition criteria (paper: the paper's for the estimate)",
+                          check=one_of("paper", *CRITERIA))
+
+
+@dataclass(frozen=True)
+class OnlineInputs(_Inputs):
+    """The online cell's inputs."""
+
+    threshold: float = param(10.0, help="the online policy's threshold T", check=number())
+    horizon: int = param(2, help="the online policy's look-back L", unit="weeks", check=integer(1))
+    pmax: int = param(PMAX, help="the largest P", check=integer(1))
+    initial: int = param(PMAX, help="the P it starts with", check=integer(1))
+    replay: str = param("oracle", help="what the online simulation replays", check=one_of(*REPLAYS))
+    trigger: str = param("cumulative", help="when a test runs", check=one_of(*TRIGGERS))
+
+#: Every parameter of the two cells, with its default.
+CELL_PARAMS = {**FixedInputs.defaults(), **OnlineInputs.defaults()}
 
 
 @functools.lru_cache(maxsize=8)
@@ -274,24 +294,21 @@ def _common(w: Workload, base, other) -> dict:
             "borrowed_jobs": ((), int(other.borrowed.sum()))}
 
 
-@campaign.register_cell("multiqueue-fixed")
-def fixed_cell(p: dict) -> dict:
+@campaign.cell("multiqueue-fixed", FixedInputs)
+def fixed_cell(q: FixedInputs) -> dict:
     """Multiple-queue backfilling with a fixed P on a trace, against
     single-queue EASY: R aggregated and per week."""
-    q = _cell_args(p, ("trace", "weeks", "estimate", "partitions", "criteria"))
-    est = check.choice(q["estimate"], "estimate", tuple(ESTIMATES))
+    est = q.estimate
     w = load(str(q["trace"]), q["weeks"])
     s = fixed(w, ESTIMATES[est], int(q["partitions"]), _criteria_for(est, q["criteria"]))
     return _common(w, _baseline(str(q["trace"]), q["weeks"], est), s)
 
 
-@campaign.register_cell("multiqueue-online")
-def online_cell(p: dict) -> dict:
+@campaign.cell("multiqueue-online", OnlineInputs)
+def online_cell(q: OnlineInputs) -> dict:
     """The online simulation policy on a trace, against single-queue EASY:
     R, the tests and the partition changes."""
-    q = _cell_args(p, ("trace", "weeks", "estimate", "threshold", "horizon", "pmax", "initial", "replay",
-                       "trigger"))
-    est = check.choice(q["estimate"], "estimate", tuple(ESTIMATES))
+    est = q.estimate
     w = load(str(q["trace"]), q["weeks"])
     res = online(w, ESTIMATES[est], float(q["threshold"]), int(q["horizon"]), int(q["pmax"]), int(q["initial"]),
                  q["replay"], q["trigger"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import values as check
+from ... import validators
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from ... import traces as _traces
 from ...traces import TraceInfo
@@ -38,16 +38,16 @@ def _weeks(value, name: str):
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            info = check.trace_list([k], f"{name}[{k}]")[0]
-            out[info.name] = check.integer(v, f"{name}[{info.name}]", 1)
+            info = validators.trace_list([k], f"{name}[{k}]")[0]
+            out[info.name] = validators.integer(v, f"{name}[{info.name}]", 1)
         return out
-    return check.integer(value, name, 1)
+    return validators.integer(value, name, 1)
 
 
 def _sorted_unique(read):
     """A validator: the items of a list, each read by ``read(item, name)``, sorted, each once, at least one."""
     def validate(value, name: str) -> tuple:
-        out = tuple(sorted({read(x, name) for x in check.as_list(value, name)}))
+        out = tuple(sorted({read(x, name) for x in validators.as_list(value, name)}))
         if not out:
             raise InputError(f"{name}: give at least one value")
         return out
@@ -58,7 +58,7 @@ def _ordered_choices(allowed: tuple[str, ...]):
     """A validator: some of ``allowed``, in the order given (the first one
     matters), repeats dropped, at least one."""
     def validate(value, name: str) -> tuple[str, ...]:
-        out = tuple(dict.fromkeys(check.choice(x, name, allowed) for x in check.as_list(value, name)))
+        out = tuple(dict.fromkeys(validators.choice(x, name, allowed) for x in validators.as_list(value, name)))
         if not out:
             raise InputError(f"{name}: give at least one of {list(allowed)}")
         return out
@@ -66,7 +66,7 @@ def _ordered_choices(allowed: tuple[str, ...]):
 
 
 def _pmax(value, name: str) -> int:
-    v = check.integer(value, name, 1)
+    v = validators.integer(value, name, 1)
     if v > PMAX_LIMIT:
         raise InputError(f"{name}: expected an integer between 1 and {PMAX_LIMIT}, got {value!r}")
     return v
@@ -76,7 +76,7 @@ def _one_trace(value, name: str):
     """A trace (registry name or SWF path, read as ``traces`` is) or None."""
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
         return None
-    infos = check.trace_list(value, name)
+    infos = validators.trace_list(value, name)
     if len(infos) != 1:
         raise InputError(f"{name}: expected one trace, got {len(infos)}")
     return infos[0]
@@ -85,13 +85,13 @@ def _one_trace(value, name: str):
 def _pairs(value, name: str) -> tuple[tuple[float, int], ...]:
     """(T, L) pairs: ``[[5, 1], [5, 2]]`` or ``["5/1", "5/2"]``."""
     out = []
-    for i, x in enumerate(check.as_list(value, name)):
+    for i, x in enumerate(validators.as_list(value, name)):
         if isinstance(x, str) and "/" in x:
             x = x.split("/")
         x = list(x) if isinstance(x, (list, tuple)) else [x]
         if len(x) != 2:
             raise InputError(f"{name}[{i}]: expected a (T, L) pair, got {x!r}")
-        out.append((check.number(x[0], f"{name}[{i}] threshold", 1.0), check.integer(x[1], f"{name}[{i}] horizon", 1)))
+        out.append((validators.number(x[0], f"{name}[{i}] threshold", 1.0), validators.integer(x[1], f"{name}[{i}] horizon", 1)))
     if not out:
         raise InputError(f"{name}: give at least one (T, L) pair, e.g. [[5, 1], [5, 2]]")
     return tuple(out)
@@ -104,23 +104,23 @@ class Params(StudyParams):
     48 or 104), the whole T/L grid of Table 3, user estimates for online
     simulation, both replays."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
                           help="traces: registry names or SWF paths")
     weeks: int | dict | None = param(20, unit="weeks", check=_weeks,
                                      help="weeks simulated from the first submission: an integer for every trace, "
                                           "{trace: weeks}, or None (the paper's Table 2 sizes, else whole traces)")
-    thresholds: tuple = param(THRESHOLDS, check=_sorted_unique(lambda x, n: check.number(x, n, 1.0)),
+    thresholds: tuple = param(THRESHOLDS, check=_sorted_unique(lambda x, n: validators.number(x, n, 1.0)),
                               help="thresholds T (bounded slowdown) of the online-simulation grid (Table 3)")
-    horizons: tuple = param(HORIZONS, unit="weeks", check=_sorted_unique(lambda x, n: check.integer(x, n, 1)),
+    horizons: tuple = param(HORIZONS, unit="weeks", check=_sorted_unique(lambda x, n: validators.integer(x, n, 1)),
                             help="horizons L of the online-simulation grid (Table 3)")
     pmax: int = param(PMAX, check=_pmax,
                       help="largest number of partitions: online candidates 1..pmax; Figs. 4-5 use pmax")
-    initial: int | None = param(None, check=lambda v, n: check.optional_integer(v, n, 1),
+    initial: int | None = param(None, check=lambda v, n: validators.optional_integer(v, n, 1),
                                 help="partitions of the online policy at the start (None: pmax)")
     replays: tuple = param(REPLAYS, check=_ordered_choices(REPLAYS),
                            help="what online simulations replay, each run in turn (the first feeds Tables 1-2 and "
                                 "Figs. 6-9): oracle (waiting jobs and those submitted in the horizon), queued")
-    trigger: str = param("cumulative", check=lambda v, n: check.choice(v, n, TRIGGERS),
+    trigger: str = param("cumulative", check=lambda v, n: validators.choice(v, n, TRIGGERS),
                          help="the trigger measure: cumulative (every job completed so far) or week (the last week's)")
     online_estimates: tuple = param(("user",), check=_ordered_choices(tuple(ESTIMATES)),
                                     help="estimates of the online-simulation runs: user (the paper's) and/or exact")
@@ -157,4 +157,17 @@ class Params(StudyParams):
     @property
     def refs(self) -> tuple[TraceRef, ...]:
         """The traces as the cells load them, with their weeks."""
-        return tuple(TraceRef(_traces.campaign_ref(t), t.name, self.weeks_of(t.name)) for t in self.traces)
+        return tuple(TraceRef(_traces.text(t), t.name, self.weeks_of(t.name)) for t in self.traces)
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'weeks': 3, 'thresholds': [1.5, 1000], 'horizons': [1]}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("fig4", "fig6", "table1", "table2", "table3", "table3_long"),
+    figures=("fig4", "fig5", "fig6", "fig7", "fig8", "fig9"),
+    datasets=("fixed", "online"))

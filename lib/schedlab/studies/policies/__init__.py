@@ -106,6 +106,7 @@ from .cells import campaigns, largest_waits, same_policy_cell, schedule_outputs,
 from .params import (BANDIT, BSLD_CLASSES, CLAIMS, LELONG, OVERRUN, PUBLISHED, SWAPS, TABLE_POLICIES, THESIS,
                      Params)
 from .report import findings, numbers
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
 from .run import compute
 
 __all__ = [

@@ -7,6 +7,7 @@ one direct simulation behind the MaxWait table (:func:`largest_waits`)."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 import time as _time
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
+from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
 from ...metrics import PREMATURE_FACTOR, premature
 from ... import online_bandit
@@ -95,7 +97,6 @@ def top_procs(bsld, procs, k: int = TOP) -> np.ndarray:
 
 # ------------------------------------------------------------------ cells --
 
-@functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
     c = _traces.cleaned(trace, m=m, overrun=overrun)
     return c.jobs, c.m
@@ -122,21 +123,33 @@ def source_weeks(trace: str, m: int | None = None, overrun: str = "kill") -> int
     return int(workload.period_edges(jobs, WEEK).size - 1)
 
 
-_CELL_KEYS = {"trace", "m", "overrun", "workload", "weeks", "seed", "sample", "policy", "threshold",
-              "threshold_backfill", "top", "cumulative"}
+@dataclass(frozen=True)
+class ThesisInputs(campaign.TraceInputs):
+    """The thesis cell's inputs."""
+
+    workload: str = param("resample", help="resampled weeks of the log, or the log as cleaned",
+                          check=one_of("resample", "original"))
+    weeks: int | None = param(None, help="weeks per resampled trace (needed to resample)", unit="weeks",
+                              check=integer(1, optional=True))
+    seed: int = param(0, help="the resampling's seed", check=integer(0))
+    sample: int = param(0, help="the resample's index", check=integer(0))
+    policy: str = param(REQUIRED, help="the policy of both queues", check=text)
+    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+    threshold_backfill: bool = param(False, help="the threshold applies to the backfilling queue too", check=flag)
+    top: int = param(TOP, help="how many most-delayed jobs' q to return", check=integer(1))
+    cumulative: bool = param(True, help="return the cumulative weekly means", check=flag)
 
 
-def _cell_setup(p: dict):
-    unknown = set(p) - _CELL_KEYS
-    if unknown:
-        raise InputError(f"thesis cell: unknown parameter(s) {sorted(unknown)}")
-    trace, m, overrun = str(p["trace"]), p.get("m"), p.get("overrun", "kill")
-    if p.get("workload", "resample") == "original":
+def _cell_setup(q: ThesisInputs):
+    trace, m, overrun = str(q.trace), q.m, q.overrun
+    if q.workload == "original":
         jobs, m_ = _cleaned(trace, m, overrun)
     else:
-        jobs = _resampled(trace, m, overrun, int(p["weeks"]), int(p["seed"]), int(p["sample"]))
+        if q.weeks is None:
+            raise InputError("policies-thesis cell: a 'weeks' parameter is required to resample")
+        jobs = _resampled(trace, m, overrun, q.weeks, q.seed, q.sample)
         m_ = _cleaned(trace, m, overrun)[1]
-    policy = sim.Policy(p["policy"], p["policy"], p.get("threshold"), bool(p.get("threshold_backfill", False)))
+    policy = sim.Policy(q.policy, q.policy, q.threshold, q.threshold_backfill)
     return jobs, m_, policy
 
 
@@ -166,31 +179,35 @@ def schedule_outputs(schedule: sim.Schedule, n_weeks: int | None = None, origin:
     return out
 
 
-def thesis_cell(p: dict) -> dict:
+@campaign.cell("policies-thesis", ThesisInputs)
+def thesis_cell(q: ThesisInputs) -> dict:
     """One (trace, sample, policy) of the thesis part: EASY-P-P with the
     threshold on a resampled trace (``workload: resample``; ``sample`` picks
     the seed) or on the cleaned log (``workload: original``); outputs of
     :func:`schedule_outputs` (cumulative weekly means unless ``cumulative``
     is false)."""
-    jobs, m, policy = _cell_setup(p)
+    jobs, m, policy = _cell_setup(q)
     s = sim.simulate(jobs, m, policy)
-    cumulative = p.get("cumulative", True) and p.get("workload", "resample") != "original"
-    n_weeks = int(p["weeks"]) if cumulative else None
-    return schedule_outputs(s, n_weeks, 0, WEEK, int(p.get("top", TOP)))
+    cumulative = q.cumulative and q.workload != "original"
+    return schedule_outputs(s, q.weeks if cumulative else None, 0, WEEK, q.top)
 
 
-def same_policy_cell(p: dict) -> dict:
+@dataclass(frozen=True)
+class SameInputs(campaign.SimulateInputs):
+    """The same-policy cell's inputs: the ``simulate`` cell's, with ``policy``
+    (which sets ``primary`` and ``backfill``)."""
+
+    policy: str = param(REQUIRED, help="the policy of both queues", check=text)
+
+
+@campaign.cell("policies-same", SameInputs)
+def same_policy_cell(q: SameInputs) -> dict:
     """The campaign's built-in ``simulate`` cell with one ``policy`` for both
     queues (EASY-P-P), so that a grid can sweep the pairs P_R = P_B only."""
-    q = dict(p)
-    pol = q.pop("policy")
-    q["primary"] = q["backfill"] = pol
-    return campaign.simulate_cell(q)
-
-
-campaign.register_cell("policies-same")(same_policy_cell)
-
-campaign.register_cell("policies-thesis")(thesis_cell)
+    p = dict(q)
+    pol = p.pop("policy")
+    p["primary"] = p["backfill"] = pol
+    return campaign.simulate_cell(p)
 
 _THESIS_CELL = "schedlab.studies.policies.cells:thesis_cell"
 
@@ -199,22 +216,27 @@ _SAME_CELL = "schedlab.studies.policies.cells:same_policy_cell"
 
 # --------------------------------------- online-bandit Table 2's readings --
 
-_PAIR_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold", "config"}
+@dataclass(frozen=True)
+class PairInputs(online_bandit.ResampleInputs):
+    """The pair cell's inputs."""
+
+    config: str = param(REQUIRED, help="the pair: PRIMARY-BACKFILL, or PRIMARY-BACKFILL/none without threshold",
+                        check=text)
 
 
-def pair_cell(p: dict) -> dict:
+@campaign.cell("online-bandit-pair", PairInputs)
+def pair_cell(p: PairInputs) -> dict:
     """One (trace, resample, pair): EASY-P_R-P_B with the threshold in the
     primary queue only (ocst's ``fixed --threshold``; ``config``
     "P_R-P_B/none": without a threshold) on the same resampled
     trace as the fixed-policy cells (:func:`schedlab.online_bandit.resampled`).
     Outputs: jobs, the total wait and the cell's compute time."""
     t0 = _time.process_time()
-    online_bandit.check_keys(p, _PAIR_KEYS, "online-bandit-pair")
     config, _, none = str(p["config"]).partition("/")
     if none not in ("", "none") or config.count("-") != 1:
         raise InputError(f"online-bandit-pair cell: config {p['config']!r} is not PRIMARY-BACKFILL[/none]")
     pr, bf = config.split("-")
-    jobs, m = online_bandit.resampled(str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"]))
+    jobs, m = online_bandit.resampled(p.trace, p.m, p.weeks, p.seed, p.sample)
     threshold = None if none else p.get("threshold")
     s = sim.simulate(jobs, m, sim.Policy(pr, bf, threshold, threshold_backfill=False))
     summ = s.summary()
@@ -222,17 +244,7 @@ def pair_cell(p: dict) -> dict:
             "compute_time": ((), _time.process_time() - t0)}
 
 
-campaign.register_cell("online-bandit-pair")(pair_cell)
-
-
 # -------------------------------------------------------------- campaigns --
-
-def _ref(info: _traces.TraceInfo) -> str:
-    """How a campaign names a trace: :func:`schedlab.traces.campaign_ref` (the
-    registry name, or the file path with the spec's cleaning choices: a bare
-    path lost ``?request=runtime`` in the cells)."""
-    return _traces.campaign_ref(info)
-
 
 def _thresholds(threshold: int | None) -> list[str]:
     """Threshold labels of the original-log check: the chosen one, then none."""
@@ -250,29 +262,29 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
         out["lelong"] = campaign.Campaign(
             f"policies-lelong-{p.lelong_trace.name}", cell="simulate",
             dims={"primary": list(p.lelong_policies), "backfill": list(p.lelong_policies)},
-            params={"trace": _ref(p.lelong_trace), "m": p.lelong_trace.m, "overrun": OVERRUN["lelong"],
+            params={"trace": _traces.text(p.lelong_trace), "overrun": OVERRUN["lelong"],
                     "workload": "resample", "weeks": p.lelong_weeks, "seed": p.seed,
                     "estimate": "requested"},
             metrics=["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled"])
     if p.table_traces:
         out["tables"] = campaign.Campaign(
             "policies-tables", cell=_SAME_CELL,
-            dims={"trace": [_ref(t) for t in p.table_traces], **TABLE_VARIANTS,
+            dims={"trace": [_traces.text(t) for t in p.table_traces], **TABLE_VARIANTS,
                   "policy": list(TABLE_POLICIES)},
             params={"workload": "original"},
             metrics=["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled", "utilisation"])
     common = {"threshold_backfill": False, "overrun": OVERRUN["thesis"], "seed": p.seed, "top": TOP}
     for t in p.thesis_traces:
-        weeks = p.thesis_weeks or source_weeks(_ref(t), t.m, OVERRUN["thesis"])
+        weeks = p.thesis_weeks or source_weeks(_traces.text(t), None, OVERRUN["thesis"])
         out[f"thesis:{t.name}"] = campaign.Campaign(
             f"policies-thesis-{t.name}", cell=_THESIS_CELL,
             dims={"sample": list(range(p.thesis_samples)), "policy": list(p.thesis_policies)},
-            params={"trace": _ref(t), "m": t.m, "workload": "resample", "weeks": weeks,
+            params={"trace": _traces.text(t), "workload": "resample", "weeks": weeks,
                     "threshold": p.thesis_threshold, **common})
     if p.thesis_traces:
         out["thesis-original"] = campaign.Campaign(
             "policies-thesis-original", cell=_THESIS_CELL,
-            dims={"trace": [_ref(t) for t in p.thesis_traces], "policy": list(p.thesis_policies),
+            dims={"trace": [_traces.text(t) for t in p.thesis_traces], "policy": list(p.thesis_policies),
                   "overrun": ["kill", "drop"], "threshold": _thresholds(p.thesis_threshold)},
             params={"workload": "original", "cumulative": False,
                     **{k: v for k, v in common.items() if k != "overrun"}})

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import sim
-from ... import values as check
+from ... import validators
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from ...traces import TraceInfo
 from .. import load_published
@@ -94,11 +94,11 @@ THESIS_POLICIES = ("FCFS", "SPF", "SQF", "SAF")
 
 def _part_traces(value, name: str) -> tuple[TraceInfo, ...]:
     """The traces of one part, read as every study reads ``traces``
-    (:func:`schedlab.values.trace_tuple`: registry names or SWF paths); an
+    (:func:`schedlab.validators.trace_tuple`: registry names or SWF paths); an
     empty list (``[]``, ``none``) skips the part."""
-    if not isinstance(value, TraceInfo) and not check.as_list(value, name, none_is_empty=True):
+    if not isinstance(value, TraceInfo) and not validators.as_list(value, name, none_is_empty=True):
         return ()
-    return check.trace_tuple(value, name)
+    return validators.trace_tuple(value, name)
 
 
 def _one_trace(value, name: str) -> TraceInfo | None:
@@ -110,7 +110,7 @@ def _one_trace(value, name: str) -> TraceInfo | None:
 
 
 def _policies(value, name: str) -> tuple[str, ...]:
-    return check.policy_names(value, name, "the baseline every result is relative to")
+    return validators.policy_names(value, name, "the baseline every result is relative to")
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class Params(StudyParams):
     lelong_trace: TraceInfo | None = param("KTH-SP2", check=_one_trace,
                                            help="trace of the lelong2017 pairs (a registry name or SWF path, "
                                                 "as traces are; None: no lelong2017 part)")
-    lelong_weeks: int = param(100, unit="weeks", check=check.integer,
+    lelong_weeks: int = param(100, unit="weeks", check=validators.integer,
                               help="resampled weeks of the lelong2017 pairs (paper: 250)")
     lelong_policies: tuple = param(sim.LELONG_POLICIES, check=_policies,
                                    help="policies of both queues of the lelong2017 pairs (FCFS among them)")
@@ -132,28 +132,55 @@ class Params(StudyParams):
                                 help="original logs of lelong2017 Tables 1-2 ([]: none)")
     thesis_traces: tuple = param(DEFAULT_TRACES, check=_part_traces,
                                  help="traces of the thesis part (chapter 4; []: none)")
-    thesis_samples: int = param(3, check=check.integer,
+    thesis_samples: int = param(3, check=validators.integer,
                                 help="resampled traces per log of the thesis part (thesis: 10)")
-    thesis_weeks: int | None = param(None, unit="weeks", check=check.optional_integer,
+    thesis_weeks: int | None = param(None, unit="weeks", check=validators.optional_integer,
                                      help="length of each thesis sample (None: as long as the cleaned log)")
     thesis_policies: tuple = param(THESIS_POLICIES, check=_policies, help="policies of the thesis part")
-    thesis_threshold: int | None = param(200000, unit="s", check=check.duration,
+    thesis_threshold: int | None = param(200000, unit="s", check=validators.duration,
                                          help="waiting-time threshold of the thesis part (2.31 days, thesis "
                                               "§5.8; None: none)")
     bandit_traces: tuple = param(BANDIT_TRACES, check=_part_traces,
                                  help="traces of the online-bandit part (Table 2; []: none)")
-    bandit_samples: int = param(3, check=check.integer,
+    bandit_samples: int = param(3, check=validators.integer,
                                 help="resampled traces per log of the online-bandit part (paper: 100)")
-    bandit_weeks: int = param(104, unit="weeks", check=check.integer,
+    bandit_weeks: int = param(104, unit="weeks", check=validators.integer,
                               help="length of each online-bandit resampled trace (paper: 104, two years)")
     bandit_policies: tuple = param(sim.BANDIT_POLICIES, check=_policies,
                                    help="policies of the online-bandit part (the 12 of its Table 2)")
-    bandit_reading_samples: int = param(3, check=lambda v, n: check.integer(v, n, 0),
+    bandit_reading_samples: int = param(3, check=lambda v, n: validators.integer(v, n, 0),
                                         help="resampled traces (the first ones of the online-bandit part) on "
                                              "which the label-map readings of Table 2 that need new "
                                              "simulations run (policies/readings.py; 0: none; they need all "
                                              "12 policies)")
-    bandit_threshold: int | None = param(40 * 3600, unit="s", check=check.duration,
+    bandit_threshold: int | None = param(40 * 3600, unit="s", check=validators.duration,
                                          help="Θ of EASY(P, Θ) in the online-bandit part (40h; None: none)")
-    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0),
+    seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0),
                       help="seed of the resampling and of the bootstrap")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'lelong_weeks': 3,
+ 'lelong_policies': ['FCFS', 'SPF'],
+ 'thesis_samples': 2,
+ 'thesis_weeks': 3,
+ 'thesis_policies': ['FCFS', 'SQF'],
+ 'thesis_threshold': '10h',
+ 'bandit_samples': 2,
+ 'bandit_weeks': 3,
+ 'bandit_policies': ['FCFS', 'LQF'],
+ 'bandit_threshold': '10h',
+ 'seed': 3}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("bandit_mapping", "bandit_readings", "bandit_table2", "bandit_table2_ci", "claims",
+        "lelong_backfill", "lelong_maxwait", "lelong_pairs", "lelong_table1", "lelong_table2", "lelong_top",
+        "lelong_variants", "thesis_backfilled", "thesis_classes", "thesis_gains", "thesis_table42",
+        "thesis_variants"),
+    figures=("bandit_cumulative", "bandit_dots", "lelong_fig2", "lelong_fig3", "lelong_fig4",
+        "thesis_backfilled_dist", "thesis_bsld_classes", "thesis_cumulative", "thesis_delayed_q"),
+    datasets=("bandit-{trace}", "lelong", "pairs-{trace}", "tables", "thesis-{trace}", "thesis-original"))

@@ -160,7 +160,7 @@ def pair_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
     return campaign.Campaign(
         f"policies-bandit-pairs-{info.name}", cell=PAIR_CELL,
         dims={"sample": list(range(samples)), "config": pair_configs()},
-        params={"trace": ob.trace_ref(info), "m": info.m, "weeks": weeks, "seed": seed, "threshold": threshold})
+        params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})
 
 
 def relabel_changes(change: dict[str, tuple[float, float, float]], fixed_ds, version: str,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import Table
+from ... import traces as _traces
 from .analysis import TablesResult, _pct, analyse_bandit, analyse_lelong, analyse_thesis, mapping_check
-from .cells import _ref, campaigns, largest_waits
+from .cells import campaigns, largest_waits
 from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_backfill, figure_lelong_bi,
                       figure_thesis_backfilled, figure_thesis_classes, figure_thesis_cumulative,
                       figure_thesis_delayed)
@@ -65,19 +66,19 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         figs["lelong_fig4"] = figure_lelong_backfill(lel)
     if "tables" in datasets:
         tr = TablesResult(datasets["tables"], tuple(t.name for t in p.table_traces),
-                          {t.name: _ref(t) for t in p.table_traces})
+                          {t.name: _traces.text(t) for t in p.table_traces})
         res["tables_result"] = tr
         tabs["lelong_table1"] = table_lelong_table1(tr)
         tabs["lelong_table2"] = table_lelong_table2(tr, "CTC-SP2" if "CTC-SP2" in tr.traces else tr.traces[0])
         tabs["lelong_variants"] = table_lelong_variants(tr)
         t2 = "CTC-SP2" if "CTC-SP2" in tr.traces else tr.traces[0]
         info = next(t for t in p.table_traces if t.name == t2)
-        res["maxwait"] = {pol: largest_waits(_ref(info), pol, m=info.m) for pol in ("SPF", "FCFS")}
+        res["maxwait"] = {pol: largest_waits(_traces.text(info), pol) for pol in ("SPF", "FCFS")}
         tabs["lelong_maxwait"] = table_maxwait(res["maxwait"], t2)
     thesis_ds = {k.split(":", 1)[1]: v for k, v in datasets.items() if k.startswith("thesis:")}
     if thesis_ds:
         th = analyse_thesis(thesis_ds, datasets.get("thesis-original"), p.thesis_threshold,
-                            {t.name: _ref(t) for t in p.thesis_traces})
+                            {t.name: _traces.text(t) for t in p.thesis_traces})
         res["thesis"] = th
         tabs["thesis_table42"] = table_thesis_42(th, p.seed)
         tabs["thesis_variants"] = table_thesis_variants(th)

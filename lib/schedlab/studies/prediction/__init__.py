@@ -105,12 +105,12 @@ from __future__ import annotations
 from .analysis import (T8_ESTIMATES, Selection, correlations, easy, easypp, engines_identical, loo_selection,
                        slowdowns, table6_values, triple_label)
 from .cells import (BASE_ESTIMATES, CELL, CELL_PARAMS, LEARNED, N_LEVELS, TIMING_ESTIMATE, WEEK, estimate_labels,
-                    learned_label, load_jobs, log_row, make_campaign, make_timing_campaign, prediction_cell,
-                    trace_spec)
+                    learned_label, load_jobs, log_row, make_campaign, make_timing_campaign, prediction_cell)
 from .figures import FIG_ESTIMATES, figure_errors, figure_predicted, figure_triples
 from .params import BACKFILLS, CORRECTIONS, DEFAULT_TRACES, LACKING, STUDY, Params
 from .published import COLUMNS, GAUSSIER, PUBLISHED, PUBLISHED_NAMES, T6_ROWS
 from .report import numbers
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
 from .run import compute
 from .tables import (table1, table4, table6, table7, table8, table_correlations, table_selected,
                      table_slowdown)
@@ -121,5 +121,4 @@ __all__ = [
     "load_jobs", "prediction_cell", "make_campaign", "table4", "table1", "table6", "loo_selection",
     "table7", "table_selected", "correlations", "table8", "slowdowns", "make_timing_campaign",
     "engines_identical", "figure_errors", "figure_predicted",
-    "figure_triples", "numbers", "log_row", "trace_spec",
-]
+    "figure_triples", "numbers", "log_row", ]

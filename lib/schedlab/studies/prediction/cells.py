@@ -6,6 +6,7 @@ engine)."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 import time
 from datetime import datetime, timezone
 from typing import Any, Sequence
@@ -14,6 +15,7 @@ import numpy as np
 
 from ... import campaign, metrics, prediction, sim, workload
 from ... import traces as _traces
+from ...declared import CellInputs, integer, number, one_of, param, text
 from ...errors import InputError
 
 WEEK = workload.WEEK
@@ -36,11 +38,8 @@ def estimate_labels(losses: Sequence) -> list[str]:
     return list(BASE_ESTIMATES) + [learned_label(x) for x in losses]
 
 
-#: What a cell loads for a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_spec = _traces.campaign_ref
 
 
-@functools.lru_cache(maxsize=8)
 def _cleaned(trace: str, overrun: str) -> tuple[sim.Jobs, int, int, int | None]:
     """(cleaned jobs, m, jobs in the file, UnixStartTime) of a log; cached per process."""
     c = _traces.cleaned(trace, overrun=overrun)
@@ -63,9 +62,27 @@ def load_jobs(trace: str, weeks: int | None, skip_weeks: int, max_jobs: int | No
     return jobs, m
 
 
-CELL_PARAMS = {"trace": None, "weeks": None, "skip_weeks": 0, "max_jobs": None, "overrun": "kill",
-               "backfill": "FCFS", "estimate": "requested", "correction": "incremental",
-               "eta": prediction.DEFAULT_ETA, "lam": prediction.DEFAULT_LAM, "levels": N_LEVELS, "engine": "c"}
+@dataclass(frozen=True)
+class PredictionInputs(CellInputs):
+    """The prediction cell's inputs (the machine size is the trace's)."""
+
+    trace: str = campaign.TraceInputs.field("trace")
+    overrun: str = campaign.TraceInputs.field("overrun")
+    weeks: int | None = param(None, help="weeks of the log kept (None: all)", unit="weeks",
+                              check=integer(1, optional=True))
+    skip_weeks: int = param(0, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
+    max_jobs: int | None = param(None, help="the first jobs kept (None: all)", check=integer(1, optional=True))
+    backfill: str = param("FCFS", help="the backfilling queue's policy", check=text)
+    estimate: str = param("requested", help="the runtime estimate (a base one or learned:<loss>)", check=text)
+    correction: str = param("incremental", help="what happens when a job outlives its estimate", check=text)
+    eta: float = param(prediction.DEFAULT_ETA, help="the learning rate", check=number())
+    lam: float = param(prediction.DEFAULT_LAM, help="the regularisation", check=number())
+    levels: int = param(N_LEVELS, help="quantile levels returned", check=integer(1))
+    engine: str = param("c", help="the learned estimates' engine", check=one_of(*prediction.ENGINES))
+
+
+#: The cell's parameters and their defaults (for readers of the campaign specs).
+CELL_PARAMS = PredictionInputs.defaults()
 
 
 def _quantiles(x: np.ndarray, levels: int) -> np.ndarray:
@@ -74,8 +91,8 @@ def _quantiles(x: np.ndarray, levels: int) -> np.ndarray:
     return np.quantile(x, np.linspace(0.0, 1.0, levels))
 
 
-@campaign.register_cell("prediction")
-def prediction_cell(p: dict) -> dict:
+@campaign.cell("prediction", PredictionInputs)
+def prediction_cell(q: PredictionInputs) -> dict:
     """Campaign cell: one heuristic triple (``estimate``, ``correction``,
     ``backfill``) on one log: EASY-FCFS-<backfill> with that estimate
     (learned ones with ``engine`` "c", the default, or "python").
@@ -83,19 +100,10 @@ def prediction_cell(p: dict) -> dict:
     submission (MAE, mean E-Loss, share under-predicted, quantiles of the
     errors and of the estimates over ``quantile``) and the simulation's wall
     time."""
-    unknown = set(p) - set(CELL_PARAMS)
-    if unknown:
-        raise InputError(f"prediction cell: unknown parameter(s) {sorted(unknown)}; known: {sorted(CELL_PARAMS)}")
-    q = {**CELL_PARAMS, **p}
-    if q["trace"] is None:
-        raise InputError("prediction cell: a 'trace' parameter is required")
-    jobs, m = load_jobs(str(q["trace"]), None if q["weeks"] is None else int(q["weeks"]), int(q["skip_weeks"]),
-                        None if q["max_jobs"] is None else int(q["max_jobs"]), str(q["overrun"]))
+    jobs, m = load_jobs(q.trace, q.weeks, q.skip_weeks, q.max_jobs, q.overrun)
     policy = sim.Policy("FCFS", str(q["backfill"]))
     est = str(q["estimate"])
-    engine = str(q["engine"])
-    if engine not in prediction.ENGINES:
-        raise InputError(f"prediction cell: engine must be one of {prediction.ENGINES}, got {engine!r}")
+    engine = q.engine
     t0 = time.perf_counter()
     if est.startswith(LEARNED):
         s, _ = prediction.simulate_learned(jobs, m, policy, est[len(LEARNED):], str(q["correction"]),
@@ -129,7 +137,7 @@ def make_campaign(p) -> campaign.Campaign:
     """The grid of the study (``p``: its Params): trace x backfill x estimate x correction."""
     return campaign.Campaign(
         "prediction",
-        {"trace": [trace_spec(t) for t in p.traces], "backfill": list(p.backfills), "estimate": p.estimates,
+        {"trace": [_traces.text(t) for t in p.traces], "backfill": list(p.backfills), "estimate": p.estimates,
          "correction": list(p.corrections)},
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
          "eta": p.eta, "lam": p.lam, "levels": N_LEVELS},
@@ -154,7 +162,7 @@ def make_timing_campaign(p) -> campaign.Campaign:
     c, b = _timing_triple(p)
     return campaign.Campaign(
         "prediction-timing",
-        {"trace": [trace_spec(t) for t in p.traces], "engine": list(prediction.ENGINES)},
+        {"trace": [_traces.text(t) for t in p.traces], "engine": list(prediction.ENGINES)},
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,
          "estimate": TIMING_ESTIMATE, "correction": c, "backfill": b,
          "eta": p.eta, "lam": p.lam, "levels": N_LEVELS},
@@ -164,7 +172,7 @@ def make_timing_campaign(p) -> campaign.Campaign:
 def log_row(info, p) -> dict[str, Any]:
     """A log of Table 4 (``info``: a TraceInfo of ``p.traces``): its year,
     machine size, jobs in the file, after cleaning and in the window."""
-    spec, name = trace_spec(info), info.name
+    spec, name = _traces.text(info), info.name
     full, m, in_file, unix_start = _cleaned(spec, p.overrun)
     jobs, _ = load_jobs(spec, p.weeks, p.skip_weeks, p.max_jobs, p.overrun)
     year = None

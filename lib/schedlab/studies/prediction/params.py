@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import prediction, workload
-from ... import values as check
+from ... import validators
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import estimate_labels
 
@@ -32,7 +32,7 @@ def _losses(value, name: str) -> tuple[str, ...]:
     if isinstance(value, str) and value.strip().lower() == "all":
         return tuple(x.name for x in prediction.LOSSES)
     out: list[str] = []
-    for i, x in enumerate(check.as_list(value, name)):
+    for i, x in enumerate(validators.as_list(value, name)):
         try:
             loss = prediction.Loss.parse(x).name
         except InputError as exc:
@@ -48,7 +48,7 @@ def _losses(value, name: str) -> tuple[str, ...]:
 def _some_of(allowed: tuple[str, ...], what: str, upper: bool = False):
     """A validator: some of ``allowed``, in the order given, each once."""
     def read(value, name: str) -> tuple[str, ...]:
-        items = tuple(str(x).strip().upper() if upper else str(x).strip() for x in check.as_list(value, name))
+        items = tuple(str(x).strip().upper() if upper else str(x).strip() for x in validators.as_list(value, name))
         if not items:
             raise InputError(f"{name}: give at least one of {allowed}")
         for x in items:
@@ -65,7 +65,7 @@ class Params(StudyParams):
     """The runtime-prediction study's parameters.  The defaults are the
     quick profile: the paper's whole grid on a two-week window of each log."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
                           help="logs: registry names (schedlab traces list) or SWF paths (header with MaxProcs)")
     losses: tuple = param("all", check=_losses,
                           help="learned losses: 'all' (the paper's 20) or names, e.g. [E-Loss, sq/sq/1]")
@@ -73,20 +73,38 @@ class Params(StudyParams):
                                help="corrections of an outlived estimate: some of requested, incremental, doubling")
     backfills: tuple = param(BACKFILLS, check=_some_of(BACKFILLS, "a backfilling order", upper=True),
                              help="backfilling orders: FCFS (EASY) and/or SJBF (EASY-SJBF)")
-    weeks: int | None = param(2, unit="weeks", check=lambda v, n: check.optional_integer(v, n, 1, _NONE),
+    weeks: int | None = param(2, unit="weeks", check=lambda v, n: validators.optional_integer(v, n, 1, _NONE),
                               help="window of each log: weeks simulated (None: to the end of the log)")
-    skip_weeks: int = param(5, unit="weeks", check=lambda v, n: check.integer(v, n, 0),
+    skip_weeks: int = param(5, unit="weeks", check=lambda v, n: validators.integer(v, n, 0),
                             help="window of each log: starts this long after its first submission")
-    max_jobs: int | None = param(None, unit="jobs", check=lambda v, n: check.optional_integer(v, n, 1, _NONE),
+    max_jobs: int | None = param(None, unit="jobs", check=lambda v, n: validators.optional_integer(v, n, 1, _NONE),
                                  help="window of each log: at most its first max_jobs jobs (None: all)")
-    eta: float = param(prediction.DEFAULT_ETA, unit="s", check=lambda v, n: check.number(v, n, 0.0, low_open=True),
+    eta: float = param(prediction.DEFAULT_ETA, unit="s", check=lambda v, n: validators.number(v, n, 0.0, low_open=True),
                        help="learning rate of the Normalized Adaptive Gradient")
-    lam: float = param(prediction.DEFAULT_LAM, check=lambda v, n: check.number(v, n, 0.0),
+    lam: float = param(prediction.DEFAULT_LAM, check=lambda v, n: validators.number(v, n, 0.0),
                        help="L2 penalty of the learned regression")
-    overrun: str = param("kill", check=lambda v, n: check.choice(v, n, workload.OVERRUN_CHOICES),
+    overrun: str = param("kill", check=lambda v, n: validators.choice(v, n, workload.OVERRUN_CHOICES),
                          help="cleaning of jobs with p > p~: kill (kept, killed at p~) or drop")
 
     @property
     def estimates(self) -> list[str]:
         """The ``estimate`` labels of the grid: clairvoyant, requested, easy++, learned:<loss>..."""
         return estimate_labels(self.losses)
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'losses': ['E-Loss'],
+ 'corrections': ['requested', 'incremental'],
+ 'backfills': ['FCFS', 'SJBF'],
+ 'weeks': 2,
+ 'skip_weeks': 0,
+ 'max_jobs': 150}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("correlations", "selected", "slowdown", "table1", "table4", "table6", "table7", "table8"),
+    figures=("errors", "predicted", "triples"),
+    datasets=("prediction", "timing"))

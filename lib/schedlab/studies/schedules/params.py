@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import values as check
+from ... import validators
 from ...jobs import Policy
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 
 STUDY = "schedules"
@@ -27,11 +27,24 @@ def _policy(value, name: str) -> str:
 class Params(StudyParams):
     """The excerpt and the two policies (cheap: the quick and full profiles are the same)."""
 
-    traces: tuple = param(("KTH-SP2",), check=check.trace_tuple,
+    traces: tuple = param(("KTH-SP2",), check=validators.trace_tuple,
                           help="the log to take the excerpt from (the first one is used): a registry name or SWF path")
-    first_job: int = param(750, unit="jobs", check=lambda v, n: check.integer(v, n, 0),
+    first_job: int = param(750, unit="jobs", check=lambda v, n: validators.integer(v, n, 0),
                            help="index of the excerpt's first job in the cleaned log (0-based)")
-    jobs: int = param(60, unit="jobs", check=lambda v, n: check.integer(v, n, 5),
+    jobs: int = param(60, unit="jobs", check=lambda v, n: validators.integer(v, n, 5),
                       help="number of jobs of the excerpt")
     policy: str = param("EASY-FCFS-FCFS", check=_policy, help="the policy whose pass is shown, EASY-<P_R>-<P_B>")
     compare: str = param("EASY-SPF-SPF", check=_policy, help="the policy drawn beside it on the same jobs")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'jobs': 30}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("pass",),
+    figures=("compare", "pass", "timeline"),
+    data=("jobs-{any}",))

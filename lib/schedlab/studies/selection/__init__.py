@@ -108,11 +108,12 @@ from ...online_bandit import CLEANING, FIXED_CELL, cumulative_by_week, fixed_cel
 from .analysis import SWAP_PQA, TraceResult, analyse, change, change_ci, curve, shares, swapped
 from .cells import (STRATEGY_CELL, EpsilonGreedy, FinishedTracker, StrategyRun, campaigns, daily_choices, easy,
                     finished_in, period_bounds, period_costs, period_edges, resampled, run_stepped, run_strategy,
-                    select_simulated, strategy_cell, trace_ref)
+                    select_simulated, strategy_cell)
 from .figures import POLICY_COLORS, STRATEGY_COLORS, figure_fixed, figure_shares, figure_strategies
 from .params import DAY, MISSING_TRACES, PAPER_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, WEEK, Params
 from .published import PAPER, PUBLISHED_TABLE2, TABLE2_COLUMNS
 from .report import numbers, table2_agreement
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
 from .run import compute
 from .tables import data_curves, data_shares, table2, table2_ci, table3, table3_ci, tables
 
@@ -123,5 +124,4 @@ __all__ = [
     "StrategyRun", "FinishedTracker", "cumulative_by_week", "daily_choices", "fixed_cell", "strategy_cell",
     "campaigns", "change", "change_ci", "curve", "shares", "TraceResult", "analyse", "tables",
     "swapped", "table2_agreement", "SWAP_PQA",
-    "figure_fixed", "figure_strategies", "figure_shares", "numbers", "trace_ref",
-]
+    "figure_fixed", "figure_strategies", "figure_shares", "numbers", ]

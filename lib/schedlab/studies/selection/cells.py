@@ -16,9 +16,10 @@ import numpy as np
 
 from ... import campaign, metrics, sim, workload
 from ... import traces as _traces
+from ...declared import REQUIRED, number, one_of, param
 from ...errors import InputError
 # online-bandit §6.1.4's fixed-policy runs, shared with the policies study (its Table 2)
-from ...online_bandit import check_keys, easy, fixed_campaign, outputs, resampled
+from ...online_bandit import ResampleInputs, easy, fixed_campaign, outputs, resampled
 
 DAY = workload.DAY
 WEEK = workload.WEEK
@@ -291,11 +292,19 @@ def _costs(trace: str, m: int | None, weeks: int, seed: int, sample: int, period
     return exact, noisy
 
 
-_COMMON_KEYS = {"trace", "m", "weeks", "seed", "sample", "threshold"}
-_STRATEGY_KEYS = _COMMON_KEYS | {"period", "strategy", "epsilon", "decay", "noise"}
+@dataclass(frozen=True)
+class StrategyInputs(ResampleInputs):
+    """The strategy cell's inputs."""
+
+    period: str = param(REQUIRED, help="the selection period", check=one_of(*PERIODS))
+    strategy: str = param(REQUIRED, help="the selection strategy", check=one_of(*STRATEGIES))
+    epsilon: float = param(0.5, help="the bandit's exploration rate", check=number())
+    decay: float = param(1.0, help="the bandit's exploration decay", check=number())
+    noise: float = param(0.15, help="the noisy feedback's relative noise", check=number())
 
 
-def strategy_cell(p: dict) -> dict:
+@campaign.cell("selection-strategies", StrategyInputs)
+def strategy_cell(p: StrategyInputs) -> dict:
     """One (trace, resample, period, strategy): the stepped system under a
     selection strategy.  Outputs: those of :func:`schedlab.online_bandit.fixed_cell`, the policy
     in force each day (index in :data:`POLICIES`) and the bandit's number of
@@ -303,20 +312,17 @@ def strategy_cell(p: dict) -> dict:
     the same resample and period share the period costs (cached per
     worker process)."""
     t0 = time.process_time()
-    check_keys(p, _STRATEGY_KEYS, "selection-strategies")
-    trace, m, weeks, seed, sample = str(p["trace"]), p.get("m"), int(p["weeks"]), int(p["seed"]), int(p["sample"])
-    period, strategy = str(p["period"]), str(p["strategy"])
-    if period not in PERIODS or strategy not in STRATEGIES:
-        raise InputError(f"selection-strategies cell: period {period!r} / strategy {strategy!r} unknown")
-    threshold = p.get("threshold")
+    trace, m, weeks, seed, sample = p.trace, p.m, p.weeks, p.seed, p.sample
+    period, strategy = p.period, p.strategy
+    threshold = p.threshold
     jobs, m_ = resampled(trace, m, weeks, seed, sample)
     edges = period_edges(weeks * WEEK // PERIODS[period], PERIODS[period])
     costs = None
     if strategy in ("full", "noisy"):
-        exact, noisy = _costs(trace, m, weeks, seed, sample, period, threshold, float(p.get("noise", 0.15)))
+        exact, noisy = _costs(trace, m, weeks, seed, sample, period, threshold, p.noise)
         costs = exact if strategy == "full" else noisy
     r = run_strategy(strategy, jobs, m_, edges, threshold=threshold, costs=costs,
-                     epsilon=float(p.get("epsilon", 0.5)), decay=float(p.get("decay", 1.0)),
+                     epsilon=p.epsilon, decay=p.decay,
                      rng=_rng(seed, sample, strategy, period, trace) if strategy in _STREAM else None)
     out = outputs(r.schedule, weeks)
     out["policy_chosen"] = (("day",), daily_choices(r.chosen, PERIODS[period], weeks * 7))
@@ -324,13 +330,9 @@ def strategy_cell(p: dict) -> dict:
     out["compute_time"] = ((), time.process_time() - t0)
     return out
 
-
-campaign.register_cell("selection-strategies")(strategy_cell)
 STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_ref = _traces.campaign_ref
 
 
 def campaigns(p) -> dict[str, campaign.Campaign]:
@@ -341,7 +343,7 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
     a resample and period usually land in one batch and share its costs."""
     out = {}
     for t in p.traces:
-        common = {"trace": trace_ref(t), "m": t.m, "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
+        common = {"trace": _traces.text(t), "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
         out[f"fixed:{t.name}"] = fixed_campaign(t, p.resamples, p.weeks, p.seed, p.threshold)
         out[f"strategies:{t.name}"] = campaign.Campaign(
             f"selection-strategies-{t.name}", cell=STRATEGY_CELL,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import values as check
-from ...study import Params as StudyParams
+from ... import validators
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from .cells import DAY, PERIODS, POLICIES, STRATEGIES, WEEK
 
@@ -22,7 +22,7 @@ _STRATEGY_LABEL = {"full": "Full", "noisy": "Noisy", "bandit": "Bandit", "random
 
 
 def _unit(low: float, high: float, high_open: bool = False):
-    return lambda v, n: check.number(v, n, low, high, high_open=high_open)
+    return lambda v, n: validators.number(v, n, low, high, high_open=high_open)
 
 
 @dataclass(frozen=True)
@@ -31,22 +31,36 @@ class Params(StudyParams):
     profile: three of the five traces, 5 resampled traces of one year each
     (the paper: 100 of two years), both policy periods, every strategy."""
 
-    traces: tuple = param(("KTH-SP2", "CTC-SP2", "SDSC-SP2"), check=check.trace_tuple,
+    traces: tuple = param(("KTH-SP2", "CTC-SP2", "SDSC-SP2"), check=validators.trace_tuple,
                           help="traces: registry names or SWF paths (an unregistered file's header gives m)")
-    resamples: int = param(5, check=lambda v, n: check.integer(v, n, 1),
+    resamples: int = param(5, check=lambda v, n: validators.integer(v, n, 1),
                            help="resampled traces per trace (paper: 100)")
-    weeks: int = param(52, unit="weeks", check=lambda v, n: check.integer(v, n, 1),
+    weeks: int = param(52, unit="weeks", check=lambda v, n: validators.integer(v, n, 1),
                        help="length of each resampled trace (paper: 104, two years)")
-    periods: tuple = param(("day", "week"), check=lambda v, n: check.choices(v, n, tuple(PERIODS)),
+    periods: tuple = param(("day", "week"), check=lambda v, n: validators.choices(v, n, tuple(PERIODS)),
                            help="policy periods Δ among day, week")
-    strategies: tuple = param(STRATEGIES, check=lambda v, n: check.choices(v, n, STRATEGIES),
+    strategies: tuple = param(STRATEGIES, check=lambda v, n: validators.choices(v, n, STRATEGIES),
                               help="selection strategies among full, noisy, bandit, random")
     epsilon: float = param(0.5, check=_unit(0.0, 1.0),
                            help="exploration probability of the bandit (paper's figures: 0.5)")
     decay: float = param(1.0, check=_unit(0.0, 1.0), help="λ of Eqs. 4, 7, 8: decay of past feedback (paper: 1)")
     noise: float = param(0.15, check=_unit(0.0, 1.0, high_open=True),
                          help="half-width of the noisy simulator's factor (paper: 0.15)")
-    threshold: int | None = param(40 * 3600, unit="s", check=check.duration,
+    threshold: int | None = param(40 * 3600, unit="s", check=validators.duration,
                                   help="Θ of EASY(P, Θ): jobs that waited longer lead the queue (40h; None: none)")
-    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0),
+    seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0),
                       help="seed of the resampling and of every random choice")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'resamples': 2, 'weeks': 2, 'periods': ['day', 'week'], 'epsilon': 0.5, 'decay': 1.0}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("table2", "table2_ci", "table3", "table3_ci"),
+    figures=("fixed", "share_{any}", "strategies_{any}"),
+    datasets=("fixed-{trace}", "strategies-{trace}"),
+    data=("curves", "shares"))

@@ -9,7 +9,8 @@ import numpy as np
 
 from .scorecard import rows as scorecard_rows
 from .analysis import analyse
-from .cells import campaigns, trace_ref
+from ... import traces as _traces
+from .cells import campaigns
 from .figures import figure_fixed, figure_shares, figure_strategies
 from .params import MISSING_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, Params
 from .published import PAPER, PUBLISHED_TABLE2
@@ -78,7 +79,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         st.attrs["policies"] = list(POLICIES)
         for kind, ds in (("fixed", fx), ("strategies", st)):
             ctx.dataset(f"{kind}-{t.name}", ds)
-        results.append(analyse(t.name, trace_ref(t), fx, st, seed=p.seed))
+        results.append(analyse(t.name, _traces.text(t), fx, st, seed=p.seed))
     tabs = {name: ctx.table(name, table) for name, table in tables(results, p.epsilon).items()}
     ctx.data("curves", data_curves(results))
     ctx.data("shares", data_shares(results))

@@ -6,6 +6,7 @@ built-in ``simulate`` cell), the campaigns of a run, the thesis checks
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable
 
@@ -14,6 +15,7 @@ import numpy as np
 from ... import campaign, sim, workload
 from ... import metrics as _metrics
 from ... import traces as _traces
+from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
 
 # The choices the cells read, written once here: the cells import none of the
@@ -36,8 +38,6 @@ def threshold_label(seconds: int | None) -> str:
     return sim.format_duration(seconds)
 
 
-#: How a campaign names a trace (with the spec's cleaning choices): :func:`schedlab.traces.campaign_ref`.
-trace_ref = _traces.campaign_ref
 
 # ------------------------------------------------------------------ cells --
 
@@ -54,26 +54,30 @@ def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_we
     return weeks, int(m)
 
 
-THESIS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
-                      "finish": "recorded", "primary": "FCFS", "backfill": "same", "threshold": None,
-                      "threshold_backfill": False, "estimate": "requested", "metrics": None}
+@dataclass(frozen=True)
+class ThesisWeeksInputs(campaign.TraceInputs):
+    """The thesis-weeks cell's inputs."""
+
+    overrun: str = param("drop", help="what cleaning does with jobs that overran their request",
+                         check=one_of(*campaign.OVERRUNS))
+    skip_first: int = param(1, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
+    n_weeks: int | None = param(None, help="consecutive weeks kept (None: all)", unit="weeks",
+                                check=integer(1, optional=True))
+    finish: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*FINISH))
+    primary: str = param("FCFS", help="the primary queue's policy", check=text)
+    backfill: str = param("same", help="the backfilling queue's policy (same: primary's)", check=text)
+    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+    threshold_backfill: bool = param(False, help="the threshold applies to the backfilling queue too", check=flag)
+    estimate: str = param("requested", help="the runtime estimate the scheduler uses", check=text)
+    metrics: tuple | None = param(None, help="the summary metrics to return (None: all)")
 
 
-@campaign.register_cell("thresholds-thesis-weeks")
-def thesis_cell(p: dict) -> dict:
+@campaign.cell("thresholds-thesis-weeks", ThesisWeeksInputs)
+def thesis_cell(q: ThesisWeeksInputs) -> dict:
     """Campaign cell: EASY-P_R-P_B on the original weeks of a trace (thesis
     §5.2: ``skip_first`` weeks skipped, then ``n_weeks`` consecutive weeks,
     jobs crossing their week's end removed by ``finish``); ``backfill="same"``
     orders both queues by ``primary``.  Returns each metric over ``week``."""
-    unknown = set(p) - set(THESIS_CELL_PARAMS)
-    if unknown:
-        raise InputError(f"thesis cell: unknown parameter(s) {sorted(unknown)}; "
-                         f"known: {sorted(THESIS_CELL_PARAMS)}")
-    q = {**THESIS_CELL_PARAMS, **p}
-    if q["trace"] is None:
-        raise InputError("thesis cell: a 'trace' parameter is required")
-    if q["finish"] not in FINISH:
-        raise InputError(f"thesis cell: finish must be one of {FINISH}, got {q['finish']!r}")
     n = None if q["n_weeks"] is None else int(q["n_weeks"])
     sets, m = _thesis_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n, q["finish"])
     back = q["primary"] if q["backfill"] == "same" else q["backfill"]
@@ -167,8 +171,12 @@ def _schedule_as(sch: "sim.Schedule", policy) -> "sim.Schedule":
                         sch.first_start, sch.predicted)
 
 
-#: The sweep cell's parameters: the ``simulate`` cell's, with ``thresholds`` (a list) for ``threshold``.
-SWEEP_CELL_PARAMS = {**{k: v for k, v in campaign.SIM_PARAMS.items() if k != "threshold"}, "thresholds": None}
+@dataclass(frozen=True)
+class SweepInputs(campaign.RunInputs):
+    """The sweep cell's inputs: the ``simulate`` cell's, with ``thresholds``
+    (a list of labels) for ``threshold``."""
+
+    thresholds: tuple = param(REQUIRED, help="the thresholds, as labels (20h, none)")
 
 
 def cell_thresholds(labels, cell: str) -> list[int | None]:
@@ -182,16 +190,13 @@ def cell_thresholds(labels, cell: str) -> list[int | None]:
     return ths
 
 
-@campaign.register_cell("thresholds-sweep")
-def sweep_cell(p: dict) -> dict:
+@campaign.cell("thresholds-sweep", SweepInputs)
+def sweep_cell(q: SweepInputs) -> dict:
     """Campaign cell: what the campaign's ``simulate`` cell gives for one
     pair on the resampled weeks (or weeks, or the original trace) of a
     trace, at every threshold of ``thresholds`` (labels such as ``"20h"``,
     ``"none"``) at once (:func:`threshold_sweep`).  Returns each metric
     over (``threshold``, ``week``), the thresholds in the given order."""
-    q = campaign.cell_params("sweep cell", p, SWEEP_CELL_PARAMS)
-    if q["trace"] is None:
-        raise InputError("sweep cell: a 'trace' parameter is required")
     ths = cell_thresholds(q["thresholds"], "sweep cell")
     sets, m = campaign.workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
                                     int(q["seed"]), str(q["half"]))
@@ -213,7 +218,7 @@ def sweep_cell(p: dict) -> dict:
 # ------------------------------------------------------------- campaigns --
 
 def _base_params(p, ref: _traces.TraceInfo) -> dict:
-    return {"trace": trace_ref(ref), "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
+    return {"trace": _traces.text(ref), "overrun": p.overrun, "workload": "resample", "weeks": p.weeks,
             "seed": p.seed, "estimate": "requested"}
 
 
@@ -264,7 +269,7 @@ def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thres
         {"finish": list(finish or [p.thesis_finish]),
          "threshold": [threshold_label(t) for t in (thresholds or p.thesis_thresholds)],
          "primary": list(policies or p.thesis_policies)},
-        {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+        {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "backfill": "same"},
         cell="schedlab.studies.thresholds.cells:thesis_cell", metrics=METRICS)
 
@@ -310,11 +315,11 @@ def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign
 # ---------------------------------------------------------------- table 3 --
 
 def _table3_row(ref: _traces.TraceInfo, overrun: str) -> dict:
-    jobs, _, _, swf, _ = _traces.cleaned(trace_ref(ref), m=ref.m, overrun=overrun)
+    jobs, _, m, swf, _ = _traces.cleaned(ref, overrun=overrun)
     sub = jobs.submit
     year = None
     if swf.unix_start_time is not None and len(jobs):
         year = datetime.fromtimestamp(int(swf.unix_start_time) + int(sub.min()), timezone.utc).year
     months = float(sub.max() - sub.min()) / (365.25 / 12 * 86400) if len(jobs) else float("nan")
-    return {"trace": ref.name, "year": year, "m": ref.m, "jobs_in_file": swf.n, "jobs": len(jobs),
+    return {"trace": ref.name, "year": year, "m": m, "jobs_in_file": swf.n, "jobs": len(jobs),
             "months": months}

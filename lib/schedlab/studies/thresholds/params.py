@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import sim, workload
-from ... import values as check
+from ... import validators
 from ...errors import InputError
-from ...study import Params as StudyParams
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 from ...traces import TraceInfo
 from .. import load_published
-from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label, trace_ref
+from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label
 
 STUDY = "thresholds"
 
@@ -104,7 +104,7 @@ HOUR = 3600.0
 __all__ = ["STUDY", "LELONG", "THESIS", "PUBLISHED", "THESIS_TABLE_5_6", "THESIS_COLUMN_NAMES", "THESIS_TABLES",
            "THESIS_THRESHOLDS", "THESIS_WEEKS", "THESIS_TRACES", "DEFAULT_TRACES", "PAPER_THRESHOLDS",
            "QUICK_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "BASELINE", "LEVEL", "N_BOOT", "HOUR",
-           "CHECK_POLICIES", "threshold_label", "trace_ref", "parse_thresholds", "Params"]
+           "CHECK_POLICIES", "threshold_label", "parse_thresholds", "Params"]
 
 
 # -------------------------------------------------------------- parameters --
@@ -113,10 +113,10 @@ def parse_thresholds(value, what: str = "thresholds", sort: bool = True) -> tupl
     """Thresholds in seconds (None: no threshold) from a list of durations
     (``"20h"``, ``72000``, ``"2.31d"``, ``"none"``); sorted, none last,
     unless ``sort=False`` (given order kept)."""
-    items = check.as_list(value, what)
+    items = validators.as_list(value, what)
     out: list[int | None] = []
     for i, item in enumerate(items):
-        t = check.duration(item, f"{what}[{i}]")
+        t = validators.duration(item, f"{what}[{i}]")
         if t in out:
             raise InputError(f"{what}: {threshold_label(t)} is given twice")
         out.append(t)
@@ -128,11 +128,11 @@ def _none(value) -> bool:
 
 
 def _part_traces(value, name: str) -> tuple[TraceInfo, ...]:
-    """Traces read as every study reads ``traces`` (:func:`schedlab.values.trace_tuple`:
+    """Traces read as every study reads ``traces`` (:func:`schedlab.validators.trace_tuple`:
     registry names or SWF paths); an empty list (``[]``) skips the part."""
-    if not isinstance(value, TraceInfo) and not check.as_list(value, name, none_is_empty=True):
+    if not isinstance(value, TraceInfo) and not validators.as_list(value, name, none_is_empty=True):
         return ()
-    return check.trace_tuple(value, name)
+    return validators.trace_tuple(value, name)
 
 
 def _sweep_traces(value, name: str):
@@ -144,21 +144,21 @@ def _one_trace(value, name: str) -> TraceInfo | None:
     """One trace (registry name or SWF path, read as ``traces`` is) or None."""
     if _none(value):
         return None
-    infos = check.trace_tuple(value, name)
+    infos = validators.trace_tuple(value, name)
     if len(infos) != 1:
         raise InputError(f"{name}: expected one trace, got {len(infos)}")
     return infos[0]
 
 
 def _threshold(value, name: str) -> int:
-    t = check.duration(value, name)
+    t = validators.duration(value, name)
     if t is None:
         raise InputError(f"{name}: the conservative threshold of Figs. 5 and 8 must be a duration, e.g. 20h")
     return t
 
 
 def _pair_policies(value, name: str) -> tuple[str, ...]:
-    pols = check.policy_names(value, name)
+    pols = validators.policy_names(value, name)
     if "FCFS" not in pols:
         raise InputError(f"{name}: FCFS must be one of them (EASY-FCFS-FCFS is the baseline)")
     if len(pols) < 2:
@@ -173,7 +173,7 @@ class Params(StudyParams):
     sweep on the four cheaper logs (CEA-Curie only at T = 20 h), the thesis
     tables (original weeks, cheap) at full size."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
                           help="logs of the T = 20 h train/test comparison (Fig. 8): registry names or SWF paths")
     sweep_traces: tuple | None = param(DEFAULT_TRACES[:4], check=_sweep_traces,
                                        help="logs of the threshold sweep (Figs. 6-7), named as traces are "
@@ -182,35 +182,35 @@ class Params(StudyParams):
                               help="thresholds of the sweep (durations or none; sorted, none last)")
     threshold: int = param("20h", unit="s", check=_threshold,
                            help="the conservative threshold T of Figs. 5 and 8 (lelong2017: 20h)")
-    weeks: int = param(30, unit="weeks", check=lambda v, n: check.integer(v, n, 2),
+    weeks: int = param(30, unit="weeks", check=lambda v, n: validators.integer(v, n, 2),
                        help="resampled weeks per half, and for Fig. 5 (the papers: 250)")
     policies: tuple = param(sim.LELONG_POLICIES, check=_pair_policies,
                             help="policies of both queues (the pairs are their product; FCFS among them)")
     fig5_trace: TraceInfo | None = param("KTH-SP2", check=_one_trace,
                                          help="trace of Fig. 5, named as traces are (None: no Fig. 5)")
-    fig5_backfill: str = param("SPF", check=lambda v, n: check.policy_names([v], n)[0],
+    fig5_backfill: str = param("SPF", check=lambda v, n: validators.policy_names([v], n)[0],
                                help="backfilling policy of Fig. 5")
     thesis_traces: tuple = param(THESIS_TRACES, check=_part_traces,
                                  help="traces of the thesis tables 5.2-5.5, named as traces are ([]: none)")
     thesis_thresholds: tuple = param(("none", 200000, "20h"),
                                      check=lambda v, n: parse_thresholds(v, n, sort=False),
                                      help="threshold columns of the thesis tables (none, 2.31 days, 20 hours)")
-    thesis_policies: tuple = param(sim.BANDIT_POLICIES, check=check.policy_names,
+    thesis_policies: tuple = param(sim.BANDIT_POLICIES, check=validators.policy_names,
                                    help="policies of the thesis tables (EASY-P-P)")
-    thesis_weeks: int | None = param(None, unit="weeks", check=check.optional_integer,
+    thesis_weeks: int | None = param(None, unit="weeks", check=validators.optional_integer,
                                      help="original weeks per trace (None: the thesis' 45 or 100, all the weeks "
                                           "after the first for another trace)")
-    thesis_finish: str = param("recorded", check=lambda v, n: check.choice(v, n, FINISH),
+    thesis_finish: str = param("recorded", check=lambda v, n: validators.choice(v, n, FINISH),
                                help="how a job crossing its week's end is judged: recorded (the log's finish "
                                     "time, as the thesis), run (r + p) or req (r + p~)")
-    thesis_readings: bool = param(True, check=lambda v, n: check.boolean(v, n),
+    thesis_readings: bool = param(True, check=lambda v, n: validators.boolean(v, n),
                                   help="also compute the thesis tables under every candidate reading of the "
                                        "protocol (tau 10/60 s, crossing rule, week alignment; issue 30) and "
                                        "identify one on the SDSC-SP2 rows (false: the paper's text only)")
-    seed: int = param(2017, check=lambda v, n: check.integer(v, n, 0), help="seed of the resampled weeks")
-    overrun: str = param("drop", check=lambda v, n: check.choice(v, n, workload.OVERRUN_CHOICES),
+    seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0), help="seed of the resampled weeks")
+    overrun: str = param("drop", check=lambda v, n: validators.choice(v, n, workload.OVERRUN_CHOICES),
                          help="jobs with p > p~: drop (lelong2017 §7.2) or kill")
-    criterion: str = param("mean", check=lambda v, n: check.choice(v, n, CRITERIA),
+    criterion: str = param("mean", check=lambda v, n: validators.choice(v, n, CRITERIA),
                            help="how the pair is learned on the training weeks: mean (lowest mean AvgWait) "
                                 "or mean-ratio (lowest mean weekly ratio)")
 
@@ -223,3 +223,21 @@ class Params(StudyParams):
             raise InputError("thesis_thresholds: give at least one threshold (or thesis_traces: [])")
         if self.thesis_traces and not self.thesis_policies:
             raise InputError("thesis_policies: give at least one policy (or thesis_traces: [])")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {'thresholds': ['2h', None],
+ 'weeks': 4,
+ 'policies': ['FCFS', 'SPF'],
+ 'thesis_policies': ['FCFS', 'SPF', 'SAF'],
+ 'sweep_traces': None}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("fig5", "fig8", "fig8_maxwait", "sec73", "table3", "thesis_5_6", "thesis_checks", "thesis_readings",
+        "thesis_{trace}", "traintest"),
+    figures=("fig5", "fig8", "sweep", "thesis"),
+    datasets=("fig5", "fig5_baseline", "thesis", "traintest"))

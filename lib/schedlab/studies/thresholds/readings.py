@@ -6,16 +6,18 @@ their module's code) do not move with it."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 
 from ... import campaign
 from ... import metrics as _metrics
 from ... import traces as _traces
+from ...declared import REQUIRED, integer, one_of, param, text
 from ...errors import InputError
 from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
                                 THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
-from .cells import _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep, trace_ref
+from .cells import _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
            "reading_name", "thesis_readings"]
@@ -36,22 +38,30 @@ def _reading_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_w
     return weeks, int(m)
 
 
-READINGS_CELL_PARAMS = {"trace": None, "m": None, "overrun": "drop", "skip_first": 1, "n_weeks": None,
-                        "crossing": "recorded", "align": "first", "primary": "FCFS", "thresholds": None,
-                        "metrics": None}
+@dataclass(frozen=True)
+class ReadingsInputs(campaign.TraceInputs):
+    """The thesis readings cell's inputs."""
+
+    overrun: str = param("drop", help="what cleaning does with jobs that overran their request",
+                         check=one_of(*campaign.OVERRUNS))
+    skip_first: int = param(1, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
+    n_weeks: int | None = param(None, help="consecutive weeks kept (None: all)", unit="weeks",
+                                check=integer(1, optional=True))
+    crossing: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*THESIS_CROSSINGS))
+    align: str = param("first", help="where the weeks start", check=one_of(*THESIS_ALIGNS))
+    primary: str = param("FCFS", help="the policy of both queues", check=text)
+    thresholds: tuple = param(REQUIRED, help="the thresholds, as labels (20h, none)")
+    metrics: tuple | None = param(None, help="the variables to return (None: all)")
 
 
-@campaign.register_cell("thresholds-thesis-readings")
-def thesis_readings_cell(p: dict) -> dict:
+@campaign.cell("thresholds-thesis-readings", ReadingsInputs)
+def thesis_readings_cell(q: ReadingsInputs) -> dict:
     """Campaign cell: EASY-P-P (``primary`` orders both queues) on the original
     weeks of a trace cut as one reading says (``crossing``, ``align``), at every
     threshold of ``thresholds`` (labels; :func:`threshold_sweep`, bit for bit
     what :func:`schedlab.sim.simulate` gives).  Returns the weekly mean bsld
     with each constant of :data:`THESIS_TAUS` (``mean_bsld``, ``mean_bsld_tau60``)
     and the jobs, over (``threshold``, ``week``)."""
-    q = campaign.cell_params("thesis readings cell", p, READINGS_CELL_PARAMS)
-    if q["trace"] is None:
-        raise InputError("thesis readings cell: a 'trace' parameter is required")
     ths = cell_thresholds(q["thresholds"], "thesis readings cell")
     n = None if q["n_weeks"] is None else int(q["n_weeks"])
     sets, m = _reading_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n,
@@ -88,6 +98,6 @@ def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
     return campaign.Campaign(
         f"thresholds-thesis-readings-{ref.name}",
         {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "primary": list(p.thesis_policies)},
-        {"trace": trace_ref(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
+        {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "thresholds": [threshold_label(t) for t in p.thesis_thresholds]},
         cell="schedlab.studies.thresholds.readings:thesis_readings_cell", metrics=[BSLD_VARIABLE[t] for t in THESIS_TAUS] + ["jobs"])

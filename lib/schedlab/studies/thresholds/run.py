@@ -108,7 +108,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         tables[f"thesis_{_key(ref.name)}"] = table_thesis(r)
     sdsc = [ref for ref in p.thesis_traces if ref.name == "SDSC-SP2"]
     if sdsc:
-        tables["thesis_5_6"] = table_thesis_5_6(sdsc[0], sdsc[0].m, p.overrun)
+        tables["thesis_5_6"] = table_thesis_5_6(sdsc[0], p.overrun)
     if thesis:
         tables["thesis_checks"] = table_thesis_checks(thesis, p.thesis_finish)
         if p.thesis_readings:

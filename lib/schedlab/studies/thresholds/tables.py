@@ -11,7 +11,7 @@ from ... import workload
 from .. import Table
 from .analysis import Fig5, ThesisResult, TrainTest
 from .params import (PUBLISHED, THESIS_COLUMN_NAMES, THESIS_TABLE_5_6, THESIS_TABLES, THESIS_THRESHOLDS,
-                     threshold_label, trace_ref)
+                     threshold_label)
 
 
 def _round(seconds) -> int | None:
@@ -211,10 +211,10 @@ def table_thesis_checks(results: list[ThesisResult], main: str) -> Table:
                         "kills them at their request), with the main slicing."])
 
 
-def table_thesis_5_6(ref: _traces.TraceInfo, m: int | None, overrun: str) -> Table:
+def table_thesis_5_6(ref: _traces.TraceInfo, overrun: str) -> Table:
     """Thesis Table 5.6 beside the longest jobs of the log as recorded (before
     cleaning), and whether the cleaning used here keeps them."""
-    kept, _, _, swf, _ = _traces.cleaned(trace_ref(ref), m=m, overrun=overrun)
+    kept, _, _, swf, _ = _traces.cleaned(ref, overrun=overrun)
     f = swf.fields
     kept_lines = set(kept.lines.tolist()) if kept.lines is not None else set()
     order = np.argsort(-f["run"], kind="stable")[:len(THESIS_TABLE_5_6)]

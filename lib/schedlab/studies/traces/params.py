@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import metrics
-from ... import values as check
-from ...study import Params as StudyParams
+from ... import validators
+from ...study import Outputs, Params as StudyParams
 from ...study import param
 
 STUDY = "traces"
@@ -23,5 +23,18 @@ PREMATURE_FACTOR, READINGS = metrics.PREMATURE_FACTOR, metrics.PREMATURE_READING
 class Params(StudyParams):
     """The traces study's parameters (cheap: the quick and full profiles are the same)."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=check.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
                           help="traces to characterise: registry names (schedlab traces list) or SWF paths")
+
+
+#: The parameters of a tiny run of the study (seconds, on a generated log):
+#: what schedlab.study.check_study and the own-trace tests run.
+TINY = {}
+
+
+#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: undeclared output, and the notebook and the paper may name only these.
+OUTPUTS = Outputs(
+    tables=("areas", "classes", "cleaning", "premature", "traces", "weekly"),
+    figures=("runtimes", "weekly"),
+    data=("runtime_histograms", "weekly"))

@@ -1,0 +1,201 @@
+"""Declared values: the one way a study's parameters and a campaign cell's
+inputs are declared and read.
+
+A declaration is a frozen dataclass whose fields are made by :func:`param`
+(default, unit, help text, validator ``check(value, name) -> canonical
+value``).  :func:`validate` reads a mapping into it: an unknown name, a
+missing required value or a bad value raises :class:`InputError` naming the
+source (a file and line, or a cell) and the name.
+
+* :class:`Params`: a study's parameters (``schedlab.study``'s protocol).
+* :class:`CellInputs`: a campaign cell's inputs; :func:`schedlab.campaign.cell`
+  registers a cell with its declaration, and every call of the cell reads
+  its parameters through :func:`validate` -- the one cell-parameter check.
+
+This module sits on the lowest floor: it imports nothing of schedlab but
+its errors.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from .errors import InputError
+
+__all__ = ["REQUIRED", "param", "Params", "CellInputs", "validate", "plain"]
+
+
+class _Required:
+    """The default of a value that must be given (a cell's ``trace``)."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: Default of a declared value that has none: :func:`validate` refuses its absence.
+REQUIRED = _Required()
+
+
+def param(default, *, help: str, unit: str = "", check: Callable[[Any, str], Any] | None = None):
+    """A declared value: its default (for a study, the quick profile's value;
+    :data:`REQUIRED` when it must be given), unit, help text and validator
+    ``check(value, name) -> canonical value`` (raising
+    :class:`~schedlab.errors.InputError` naming ``name``).  Mutable defaults
+    (lists) are copied per instance."""
+    meta = {"help": help, "unit": unit, "check": check}
+    if isinstance(default, (list, dict, set)):
+        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Params:
+    """Base of every study's parameters (a frozen dataclass of :func:`param`
+    fields).  Values are validated by :func:`validate`, never by hand."""
+
+    #: what an unknown name is "not a parameter of" in an error
+    _KIND = "this study"
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        out = {}
+        for f in dataclasses.fields(cls):
+            out[f.name] = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        return out
+
+    @classmethod
+    def field(cls, name: str):
+        """The declaration of ``name`` again, for another class that takes the
+        same value (``trace: str = TraceInputs.field("trace")``)."""
+        f = {g.name: g for g in dataclasses.fields(cls)}[name]
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        return param(default, help=f.metadata["help"], unit=f.metadata["unit"], check=f.metadata["check"])
+
+    def record(self) -> dict[str, Any]:
+        """The values as JSON-friendly data: traces by name, paths relative
+        to the repository, tuples as lists."""
+        return {k: plain(getattr(self, k)) for k in self.names()}
+
+    def describe(self):
+        """The parameters as a :class:`~schedlab.studies.Table` (name, value, unit, meaning)."""
+        from .studies import Table
+
+        rows = []
+        for f in dataclasses.fields(self):
+            v = plain(getattr(self, f.name))
+            rows.append([f.name, v if isinstance(v, (int, float, str)) or v is None else repr(v),
+                         f.metadata.get("unit", ""), f.metadata.get("help", "")])
+        return Table(["parameter", "value", "unit", "meaning"], rows, title="Parameters")
+
+
+@dataclass(frozen=True)
+class CellInputs(Params):
+    """Base of a campaign cell's declared inputs.  A cell gets its inputs as
+    an instance, read by attribute (``q.trace``) or, like the dict a spec
+    gives, by key (``q["trace"]``, ``q.get("m")``, ``{**q}``)."""
+
+    _KIND = "this cell"
+
+    def __getitem__(self, name: str):
+        if name not in self.names():
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def get(self, name: str, default=None):
+        return getattr(self, name) if name in self.names() else default
+
+    def keys(self) -> list[str]:
+        return self.names()
+
+
+def plain(v):
+    """A declared value as JSON-friendly data (see :meth:`Params.record`)."""
+    from .traces import TraceInfo
+
+    if isinstance(v, TraceInfo):
+        return v.name
+    if isinstance(v, (tuple, list)):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, os.PathLike):
+        from . import paths
+        return paths.relative(v)
+    return v
+
+
+def validate(cls: type[Params], values: Mapping[str, Any], *, source: str = "parameters",
+             lines: Mapping[str, int] | None = None) -> Params:
+    """``cls`` from ``values`` (defaults for what is absent), each value read
+    by its field's validator.  An unknown name, a missing :data:`REQUIRED`
+    value or a bad value raises :class:`~schedlab.errors.InputError` naming
+    ``source`` (and its line, from ``lines``) and the name."""
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    where = lambda k: f"{source}:{lines[k]}" if lines and k in lines else source  # noqa: E731
+    for k in values:
+        if k not in known:
+            near = difflib.get_close_matches(str(k), list(known), n=2)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise InputError(f"{where(k)}: {k!r} is not a parameter of {cls._KIND}{hint}; "
+                             f"its parameters: {', '.join(known)}")
+    out = cls.defaults()
+    out.update(values)
+    for k, f in known.items():
+        if out[k] is REQUIRED:
+            raise InputError(f"{where(k)}: a {k!r} parameter is required")
+        check = f.metadata.get("check")
+        if check is not None:
+            try:
+                out[k] = check(out[k], k)
+            except InputError as exc:
+                raise InputError(f"{where(k)}: {exc}") from None
+    return cls(**out)
+
+
+# ------------------------------------------------------------- validators --
+# Small validator factories for declarations (each returns check(value, name)).
+
+def integer(low: int = 1, optional: bool = False):
+    """An integer >= ``low`` (``None`` allowed when ``optional``)."""
+    from . import validators
+
+    if optional:
+        return lambda v, name: validators.optional_integer(v, name, low)
+    return lambda v, name: validators.integer(v, name, low)
+
+
+def one_of(*allowed: str, optional: bool = False):
+    """One of ``allowed`` (``None`` allowed when ``optional``)."""
+    from . import validators
+
+    return lambda v, name: None if optional and v is None else validators.choice(v, name, allowed)
+
+
+def text(v, name: str) -> str:
+    """A non-empty text (a trace's campaign text, a policy name)."""
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)
+    if not isinstance(v, str) or not v.strip():
+        raise InputError(f"{name}: expected a non-empty text, got {v!r}")
+    return v
+
+
+def flag(v, name: str) -> bool:
+    """True or false (a bool, or its text)."""
+    from . import validators
+
+    return validators.boolean(v, name)
+
+
+def number(low: float = -float("inf"), high: float = float("inf")):
+    """A finite number in [low, high]."""
+    from . import validators
+
+    return lambda v, name: validators.number(v, name, low, high)
