@@ -1,7 +1,8 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-oracles, make lab, make lock, make clean.
+# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-browser, make test-oracles,
+# make lab, make site, make lock, make clean.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -16,7 +17,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproj
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock
+.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock
 
 install: $(STAMP)
 
@@ -175,8 +176,29 @@ endif
 
 # JupyterLab (in the lock) on notebooks/, with the `schedlab` kernel that
 # make install registered: "Run All" there runs what make reproduce runs.
+# LAB_ARGS: more options for jupyter lab (make test-browser: port, token).
+LAB_ARGS ?=
 lab: install
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
+
+# A static site in build/site/ (open build/site/index.html; works from file://
+# and any static host), built offline: every study notebook executed at full
+# size (shipped/full/notebooks/) and the quick run's when present, the
+# scorecard of every study as one filterable, sortable table, the paper (PDF,
+# built first when missing: from the shipped results alone on a fresh clone),
+# the set-up, the conformance cases.
+site: install
+	@if [ ! -f paper/paper.pdf ]; then mkdir -p $(OUT) && $(PY) -m schedlab.reproduce paper --profile $(PROFILE); fi
+	$(PY) -m schedlab.site
+
+# JupyterLab and the site in headless Chromium (not part of make test): as root,
+# installs Debian's chromium with apt-get when missing; starts make lab's
+# JupyterLab on a free local port with a token, runs 02-thresholds on one log
+# from the Run menu, filters the site's scorecard by verdict; screenshots in
+# build/browser/; stops every process it started, by pid (Playwright from the
+# lock drives the system Chromium: no browser is downloaded).
+test-browser: site
+	bash tests/browser/with-chromium.sh $(PY) -m pytest -p no:cacheprovider -q -s tests/browser/check_browser.py
 
 clean:
 	rm -rf $(VENV) build dist lib/*.egg-info lib/schedlab/_core.* .pytest_cache .hypothesis

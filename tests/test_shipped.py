@@ -1,7 +1,9 @@
 """Shipped full-size results: what `reproduce ship` copies, the manifest's
 checksums, where the paper reads each study from, and the quick build's check
 against the shipped scorecard."""
+import base64
 import csv
+import io
 import json
 import shutil
 
@@ -10,6 +12,7 @@ import pytest
 from schedlab import paper, shipped
 from schedlab.errors import InputError
 from schedlab.scorecard import COLUMNS
+from schedlab.studies import Table
 
 
 def write_study(results, stem, rows, profile="full"):
@@ -28,7 +31,32 @@ def write_study(results, stem, rows, profile="full"):
         w = csv.writer(f)
         w.writerow(COLUMNS)
         w.writerows(rows)
+    write_notebook(results / "notebooks" / f"{stem}.ipynb", Table(COLUMNS, rows, title="Scorecard").to_markdown())
     return d
+
+
+def png(width, height, dpi=150):
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGBA", (width, height), (200, 30, 30, 255)).save(buf, format="PNG", dpi=(dpi, dpi))
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def write_notebook(path, markdown, image=None):
+    """An executed notebook as papermill leaves it: a cell showing a table as
+    the studies' notebooks do (Markdown), progress lines, a figure."""
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('show("scorecard")\nfigure("f")')
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="cells 1/2\n"),
+                    nbformat.v4.new_output("stream", name="stdout", text="cells 2/2\n"),
+                    nbformat.v4.new_output("display_data", data={"text/markdown": markdown, "text/plain": "<Markdown>"}),
+                    nbformat.v4.new_output("display_data", data={"image/png": image or png(300, 150),
+                                                                  "text/plain": "<Image>"})]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Study"), cell]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+    return path
 
 
 def row(item, ours, low="", high="", verdict="close", rule="value", metric="AVEbsld"):
@@ -105,6 +133,9 @@ def test_the_paper_reads_shipped_studies_and_checks_the_quick_run(tmp_path, pape
     nfile = full / "00-traces" / "numbers.json"
     n = json.loads(nfile.read_text())
     n["provenance"]["profile"] = "full"
+    # its executed notebook, as papermill would leave it: showing the study's tables
+    write_notebook(full / "notebooks" / "00-traces.ipynb",
+                   "\n".join(f.read_text() for f in sorted((full / "00-traces" / "tables").glob("*.md"))))
     nfile.write_text(json.dumps(n))
     card = [row("Table 4.1", 5.0, 4.0, 6.0)]        # a tiny log has no published rows: one stands in
     write_card = lambda d: shutil.copy(write_study(tmp_path / "cards" / d.parent.name, d.name, card) / "tables" /  # noqa: E731
@@ -236,3 +267,95 @@ def test_ship_files_lists_a_benchmark_beside_the_studies(tmp_path):
     assert shipped.verify("full", root) == []
     with pytest.raises(InputError, match="not a file shipped beside"):
         shipped.ship_files([tmp_path / "other.json"], "full", root, log=None)
+
+
+# ---- issue 34, item 1: the executed notebooks shipped beside the studies ----
+
+def test_ship_writes_the_executed_notebook_at_screen_resolution(tmp_path):
+    import nbformat
+    from PIL import Image
+    results = tmp_path / "results" / "full"
+    write_study(results, "01-policy-comparison", [row("Table 1", 9.0), row("Table 2", 11.25, 10, 12.5)])
+    root = tmp_path / "shipped"
+    shipped.ship(None, "full", results=results, root=root, log=None)
+    nbp = shipped.notebook_path("01-policy-comparison", "full", root)
+    entry = shipped.read_manifest("full", root)["studies"]["01-policy-comparison"]
+    assert entry["notebook"] == shipped._sha256(nbp)
+    assert shipped.verify("full", root) == [] and shipped.without_notebook("full", root) == []
+    nb = nbformat.read(str(nbp), as_version=4)
+    outs = nb.cells[1].outputs
+    assert [o.output_type for o in outs] == ["stream", "display_data", "display_data"]   # progress lines merged
+    assert outs[0].text == "cells 1/2\ncells 2/2\n"
+    with Image.open(io.BytesIO(base64.b64decode(outs[2].data["image/png"]))) as im:
+        assert im.size == (200, 100)                                  # 150 dpi -> 100 dpi
+    matched, problems = shipped.match_tables(nb, root / "full" / "01-policy-comparison" / "tables")
+    assert problems == [] and list(matched.values()) == ["scorecard"]
+
+
+def test_a_shipped_notebook_whose_tables_differ_from_the_csv_is_caught(tmp_path):
+    results = tmp_path / "results" / "full"
+    d = write_study(results, "02-thresholds", [row("Table 3", 9.0), row("Fig. 8", 0.125)])
+    root = tmp_path / "shipped"
+    text = (d / "tables" / "scorecard.csv").read_text()
+    (d / "tables" / "scorecard.csv").write_text(text.replace("0.125", "0.135"))     # a stale notebook
+    with pytest.raises(InputError, match=r"(?s)not the run of .*0\.12.*0\.135"):
+        shipped.ship(None, "full", results=results, root=root, log=None)
+    (d / "tables" / "scorecard.csv").write_text(text)
+    shipped.ship(None, "full", results=results, root=root, log=None)
+    assert shipped.verify("full", root) == []
+    # a notebook edited and re-listed in the manifest: its table no longer equals the CSV
+    nbp = shipped.notebook_path("02-thresholds", "full", root)
+    nbp.write_text(nbp.read_text().replace("| 9.00 |", "| 9.01 |"))
+    manifest = shipped.read_manifest("full", root)
+    manifest["studies"]["02-thresholds"]["notebook"] = shipped._sha256(nbp)
+    shipped._write_manifest(manifest, "full", root)
+    problems = "\n".join(shipped.verify("full", root))
+    assert "differs from tables/scorecard.csv" in problems and "'9.01'" in problems
+    nbp.unlink()
+    assert "notebooks/02-thresholds.ipynb: missing" in "\n".join(shipped.verify("full", root))
+
+
+def test_ship_refuses_a_study_without_its_executed_notebook(tmp_path):
+    results = tmp_path / "results" / "full"
+    write_study(results, "08-multiqueue", [row("Table 1", 9.0)])
+    (results / "notebooks" / "08-multiqueue.ipynb").unlink()
+    with pytest.raises(InputError, match="08-multiqueue.ipynb: missing.*reproduce notebook 08-multiqueue"):
+        shipped.ship(None, "full", results=results, root=tmp_path / "s", log=None)
+    write_notebook(results / "notebooks" / "08-multiqueue.ipynb", "no table here")
+    with pytest.raises(InputError, match="shows none of the tables"):
+        shipped.ship(None, "full", results=results, root=tmp_path / "s", log=None)
+
+
+def test_a_trial_ship_of_a_quick_run_goes_into_the_folder_given(tmp_path, monkeypatch, capsys):
+    from schedlab import paths, reproduce
+    write_study(tmp_path / "results" / "quick", "00-traces", [row("Table 4.1", 3.5)], profile="quick")
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    before = shipped._sha256(shipped.SHIPPED / "full" / "MANIFEST.json")
+    assert reproduce.main(["ship", "--profile", "quick", "--into", str(tmp_path / "trial")]) == 0
+    assert "1 executed notebooks" in capsys.readouterr().out
+    assert (tmp_path / "trial" / "quick" / "notebooks" / "00-traces.ipynb").exists()
+    assert shipped._sha256(shipped.SHIPPED / "full" / "MANIFEST.json") == before     # shipped/ untouched
+
+
+def test_the_repository_s_shipped_notebooks_show_their_study_s_tables():
+    """Every executed notebook in shipped/full/notebooks/ has outputs, and
+    every table it shows equals shipped/full/<study>/tables/*.csv."""
+    base = shipped.folder("full")
+    nbs = sorted((base / shipped.NOTEBOOKS).glob("*.ipynb"))
+    for nbp in nbs:
+        assert (base / nbp.stem / "tables").is_dir(), f"{nbp.name}: no shipped study {nbp.stem}"
+        assert shipped.notebook_problems(nbp, base / nbp.stem / "tables") == []
+    missing = shipped.without_notebook("full")
+    if missing:
+        pytest.skip(f"shipped before the notebooks were, not re-shipped yet (python -m schedlab.reproduce ship "
+                    f"--profile full after make reproduce PROFILE=full): {', '.join(missing)}; "
+                    f"{len(nbs)} shipped notebooks checked")
+
+
+def test_every_source_notebook_and_the_readme_link_to_the_shipped_copy():
+    from schedlab import paths
+    readme = (paths.ROOT / "README.md").read_text()
+    for nbp in sorted(paths.NOTEBOOKS.glob("*.ipynb")):
+        first = "".join(json.loads(nbp.read_text())["cells"][0]["source"])
+        assert f"](../shipped/full/notebooks/{nbp.name})" in first, nbp.name
+        assert f"](shipped/full/notebooks/{nbp.name})" in readme, nbp.name

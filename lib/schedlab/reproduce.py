@@ -245,26 +245,40 @@ def main(argv=None) -> int:
                     help="for 'paper' and 'all': read each study from the full-size results shipped in shipped/full/ "
                          "(default; this run's own results for a study not shipped, and a quick run is checked "
                          "against them), or from this run's results only")
+    ap.add_argument("--into", default=None, metavar="DIR",
+                    help="for 'ship' and 'verify-shipped': DIR/<profile>/ instead of shipped/full/ (e.g. a trial "
+                         "ship of a quick run: ship --profile quick --into /tmp/trial)")
     args = ap.parse_args(argv)
     t0 = time.time()
     if args.action in ("ship", "ship-files", "verify-shipped", "migrate-shipped"):
         from . import shipped
+        root = Path(args.into) if args.into else None
+        if root is not None and args.action not in ("ship", "verify-shipped"):
+            raise SystemExit(f"reproduce {args.action}: --into is for ship and verify-shipped only")
+        # shipped/ holds the full profile only; another profile only --into a trial folder
+        profile = args.profile if root is not None else "full"
         try:
             if args.action == "ship":
-                shipped.ship(args.stems or None, profile=args.profile if args.profile != "quick" else "full")
+                shipped.ship(args.stems or None, profile=profile, root=root)
             elif args.action == "ship-files":
                 if not args.stems:
                     raise InputError("give the files, e.g. results/bench/bench-profile-x.json")
                 shipped.ship_files(args.stems)
             elif args.action == "migrate-shipped":
                 shipped.migrate("full")
-            problems = shipped.verify("full")
+            problems = shipped.verify(profile, root)
+            missing_nb = shipped.without_notebook(profile, root)
         except InputError as exc:
             raise SystemExit(f"reproduce {args.action}: {exc}") from None
         for p in problems:
             print(p)
-        print(f"shipped/full: {len(shipped.read_manifest('full').get('studies', {}))} studies, "
-              f"{'every file as shipped' if not problems else f'{len(problems)} problem(s)'}")
+        where = paths.relative(shipped.folder(profile, root))
+        nbs = sorted(shipped.folder(profile, root).glob(f"{shipped.NOTEBOOKS}/*.ipynb"))
+        print(f"{where}: {len(shipped.read_manifest(profile, root).get('studies', {}))} studies, "
+              f"{'every file as shipped' if not problems else f'{len(problems)} problem(s)'}; "
+              f"{len(nbs)} executed notebooks ({sum(p.stat().st_size for p in nbs) / 1e6:.1f} MB)"
+              + (f"; shipped before notebooks were, without theirs (re-ship them): {', '.join(missing_nb)}"
+                 if missing_nb else ""))
         return 1 if problems else 0
     if args.action == "traces":
         from . import trace_report

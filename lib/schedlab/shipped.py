@@ -18,7 +18,12 @@ file) are each a problem.  :func:`migrate` brings a manifest of format 1
 (no checksum, no ``files``) to format 2, after checking its studies.
 
 * :func:`ship` copies a finished run in (``python -m schedlab.reproduce ship
-  [STEM ...] --profile full``), one study at a time if need be;
+  [STEM ...] --profile full``), one study at a time if need be, with the run's
+  executed notebook (``results/<profile>/notebooks/<stem>.ipynb``) as
+  ``shipped/<profile>/notebooks/<stem>.ipynb``: outputs embedded, figures
+  resampled to screen resolution (:data:`SCREEN_DPI`), refused unless every
+  table it shows equals the study's ``tables/*.csv`` (:func:`notebook_problems`);
+  the manifest gives its sha256 under the study's ``notebook``;
 * :func:`sources` says, per study, where the paper reads it from: the shipped
   results by default, this run's when a study is not shipped or when asked
   (``python -m schedlab.reproduce paper --from run``);
@@ -137,6 +142,199 @@ def migrate(profile: str = "full", root: Path | None = None, log=print) -> dict:
     return read_manifest(profile, root)
 
 
+# ------------------------------------------------------ executed notebooks --
+
+#: the folder of the executed notebooks, beside the studies
+NOTEBOOKS = "notebooks"
+#: figures in a shipped notebook: resampled from the study's PNG (savefig at 150 dpi) to this
+SCREEN_DPI = 100
+
+
+def notebook_path(stem: str, profile: str = "full", root: Path | None = None) -> Path:
+    """Where study ``stem``'s executed notebook is shipped."""
+    return folder(profile, root) / NOTEBOOKS / f"{stem}.ipynb"
+
+
+def _split_row(line: str) -> list[str]:
+    import re
+
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def markdown_tables(text: str) -> list[dict]:
+    """The tables of a Markdown text as :meth:`schedlab.studies.Table.to_markdown`
+    writes them: ``{"title", "columns", "rows"}`` each (cells as shown)."""
+    out, lines, i = [], text.splitlines(), 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and set(lines[i + 1].replace("|", "").strip()) <= set(":- ") \
+                and lines[i + 1].startswith("|"):
+            title = ""
+            for back in range(i - 1, -1, -1):
+                if lines[back].strip():
+                    t = lines[back].strip()
+                    title = t[2:-2] if t.startswith("**") and t.endswith("**") else ""
+                    break
+            columns, rows, j = _split_row(lines[i]), [], i + 2
+            while j < len(lines) and lines[j].startswith("|"):
+                rows.append(_split_row(lines[j]))
+                j += 1
+            out.append({"title": title, "columns": columns, "rows": rows})
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def notebook_tables(nb) -> list[tuple[int, int, dict]]:
+    """Every Markdown table an executed notebook shows: ``(cell index, output
+    index, table)``."""
+    found = []
+    for ci, cell in enumerate(nb["cells"]):
+        for oi, o in enumerate(cell.get("outputs", []) if cell.get("cell_type") == "code" else []):
+            md = o.get("data", {}).get("text/markdown") if o.get("output_type") in ("display_data", "execute_result") else None
+            if md is None:
+                continue
+            md = "".join(md) if isinstance(md, list) else md
+            for t in markdown_tables(md):
+                found.append((ci, oi, t))
+    return found
+
+
+def _shown_equals(shown: str, value: str) -> bool:
+    """Whether a cell shown in a notebook is the CSV's value as Table.to_markdown
+    shows it (floats rounded to the decimals shown)."""
+    import re
+
+    if shown == value:
+        return True
+    m = re.fullmatch(r"-?\d+(?:\.(\d+))?", shown)
+    if not m or value == "":
+        return False
+    try:
+        v = float(value)
+    except ValueError:
+        return False
+    return f"{v:.{len(m.group(1) or '')}f}" == shown
+
+
+def _table_disagreement(t: dict, header: list[str], rows: list[list[str]]) -> str | None:
+    if len(t["rows"]) != len(rows):
+        return f"{len(t['rows'])} rows shown, {len(rows)} in the CSV"
+    for i, (shown, value) in enumerate(zip(t["rows"], rows)):
+        if len(shown) != len(value):
+            return f"row {i + 1}: {len(shown)} cells shown, {len(value)} in the CSV"
+        for c, s, v in zip(header, shown, value):
+            if not _shown_equals(s, v):
+                return f"row {i + 1}, column {c!r}: shown {s!r}, the CSV holds {v!r}"
+    return None
+
+
+def match_tables(nb, tables_dir: Path) -> tuple[dict, list[str]]:
+    """Match every table an executed notebook shows with the study's
+    ``tables/*.csv``: a shown table whose columns are those of a CSV must
+    equal one such CSV (values as shown: floats to the decimals shown).
+    Returns ``({(cell, output, k): csv name}, problems)``; a table whose
+    columns no CSV has (the parameters) is neither."""
+    csvs = {}
+    for f in sorted(Path(tables_dir).glob("*.csv")):
+        with open(f, newline="") as fh:
+            rows = list(csv.reader(fh))
+        if rows:
+            csvs[f.stem] = (rows[0], rows[1:])
+    matched, problems, seen = {}, [], {}
+    for ci, oi, t in notebook_tables(nb):
+        k = seen[(ci, oi)] = seen.get((ci, oi), -1) + 1
+        same = {name: hr for name, hr in csvs.items() if hr[0] == t["columns"]}
+        if not same:
+            continue
+        why = {name: _table_disagreement(t, *hr) for name, hr in same.items()}
+        ok = [name for name, w in why.items() if w is None]
+        if ok:
+            matched[(ci, oi, k)] = ok[0]
+        else:
+            label = f"table {t['title']!r}" if t["title"] else "a table"
+            problems.append(f"cell {ci + 1}: {label} differs from " + "; ".join(
+                f"tables/{name}.csv ({w})" for name, w in why.items()))
+    return matched, problems
+
+
+def notebook_problems(nb_path: Path, tables_dir: Path) -> list[str]:
+    """Problems of an executed notebook against its study's tables: one it
+    shows that differs from the CSV, or none of the study's tables shown."""
+    import nbformat
+
+    where = paths.relative(Path(nb_path))
+    try:
+        nb = nbformat.read(str(nb_path), as_version=4)
+    except Exception as exc:           # noqa: BLE001 -- unreadable is a problem to report, whatever its kind
+        return [f"{where}: unreadable notebook ({exc})"]
+    if not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"):
+        return [f"{where}: no outputs (not an executed notebook)"]
+    matched, problems = match_tables(nb, tables_dir)
+    problems = [f"{where}: {p}" for p in problems]
+    if not matched and any(Path(tables_dir).glob("*.csv")) and not problems:
+        problems.append(f"{where}: shows none of the tables of {paths.relative(Path(tables_dir))}")
+    return problems
+
+
+def _screen_png(data: str, dpi: float) -> str:
+    """A base64 PNG resampled from ``dpi`` to :data:`SCREEN_DPI`."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    raw = base64.b64decode(data)
+    if dpi <= SCREEN_DPI:
+        return data
+    with Image.open(io.BytesIO(raw)) as im:
+        scale = SCREEN_DPI / dpi
+        small = im.convert("RGBA").resize((max(1, round(im.width * scale)), max(1, round(im.height * scale))),
+                                          Image.LANCZOS)
+        flat = Image.new("RGB", small.size, (255, 255, 255))     # the figures' white background
+        flat.paste(small, mask=small.split()[3])
+        # 256 colours: a plot's few colours and their anti-aliasing (a third of the RGBA PNG's size)
+        flat = flat.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+        buf = io.BytesIO()
+        flat.save(buf, format="PNG", optimize=True, dpi=(SCREEN_DPI, SCREEN_DPI))
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def notebook_for_shipping(src: Path) -> str:
+    """The text of an executed notebook as shipped: its figures at screen
+    resolution (from the PNG's own dpi, else the compendium's savefig dpi),
+    consecutive stream outputs of a cell merged (the progress lines)."""
+    import base64
+    import io
+
+    import nbformat
+    from PIL import Image
+
+    from .plots import RC
+
+    nb = nbformat.read(str(src), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for o in cell.outputs:
+            if o.output_type == "stream" and merged and merged[-1].output_type == "stream" \
+                    and merged[-1].name == o.name:
+                merged[-1].text += o.text
+                continue
+            if o.output_type in ("display_data", "execute_result") and "image/png" in o.get("data", {}):
+                data = o.data["image/png"]
+                with Image.open(io.BytesIO(base64.b64decode(data))) as im:
+                    dpi = float((im.info.get("dpi") or (RC["savefig.dpi"],))[0]) or RC["savefig.dpi"]
+                o.data["image/png"] = _screen_png(data, round(dpi))
+            merged.append(o)
+        cell.outputs = merged
+    return nbformat.writes(nb) + "\n"
+
+
 def ship(stems=None, profile: str = "full", results: Path | None = None, root: Path | None = None,
          log=print) -> list[str]:
     """Copy the finished runs of ``stems`` (default: every study that has a
@@ -163,6 +361,16 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
         prov = numbers.get("provenance", {})
         if prov.get("profile") not in (None, profile):
             raise InputError(f"{paths.relative(nfile)}: a {prov.get('profile')} run, not {profile}")
+        nb_src = results / NOTEBOOKS / f"{e.stem}.ipynb"
+        if not nb_src.exists():
+            raise InputError(f"{paths.relative(nb_src)}: missing: study {e.name}'s executed notebook (run it with "
+                             f"python -m schedlab.reproduce notebook {e.stem} --profile {profile}, or make reproduce "
+                             f"PROFILE={profile}; schedlab study run writes no notebook)")
+        nb_problems = notebook_problems(nb_src, src / "tables")
+        if nb_problems:
+            raise InputError(f"{paths.relative(nb_src)}: not the run of {paths.relative(src)} (re-run the notebook):\n  "
+                             + "\n  ".join(nb_problems))
+        nb_text = notebook_for_shipping(nb_src)
         tmp = Path(tempfile.mkdtemp(dir=dest_root, prefix=f".{e.stem}."))
         umask_mode(tmp, directory=True)
         files = {}
@@ -175,8 +383,16 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
+        nb_dest = notebook_path(e.stem, profile, root)
+        nb_dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, nb_tmp = tempfile.mkstemp(dir=nb_dest.parent, prefix=f".{e.stem}.", suffix=".ipynb")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(nb_text)
+        umask_mode(nb_tmp)
+        os.replace(nb_tmp, nb_dest)
         timing = numbers.get("timing", {})
         manifest.setdefault("studies", {})[e.stem] = {
+            "notebook": _sha256(nb_dest),
             "study": e.name, "commit": (prov.get("git") or {}).get("commit"),
             "dirty": (prov.get("git") or {}).get("dirty"), "created": prov.get("created"), "wall_s": timing.get("wall_s"),
             "jobs_simulated": timing.get("jobs_simulated"), "cells_computed": timing.get("cells_computed"),
@@ -186,7 +402,8 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
         shipped.append(e.stem)
         if log:
             log(f"shipped {e.stem}: {len(files)} files, {sum((final / r).stat().st_size for r in files) / 1e6:.1f} MB "
-                f"into {paths.relative(final)}")
+                f"into {paths.relative(final)}; its executed notebook, {nb_dest.stat().st_size / 1e6:.1f} MB, "
+                f"as {paths.relative(nb_dest)}")
     return shipped
 
 
@@ -233,11 +450,26 @@ def verify(profile: str = "full", root: Path | None = None, *, _migrating: bool 
             elif _sha256(p) != digest:
                 problems.append(f"{paths.relative(p)}: differs from what was shipped (sha256)")
             known.add(p)
+        if "notebook" in entry:
+            p = base / NOTEBOOKS / f"{stem}.ipynb"
+            known.add(p)
+            if not p.exists():
+                problems.append(f"{paths.relative(p)}: missing")
+            elif _sha256(p) != entry["notebook"]:
+                problems.append(f"{paths.relative(p)}: differs from what was shipped (sha256)")
+            else:
+                problems += notebook_problems(p, d / "tables")
     if base.is_dir():
         for p in sorted(base.rglob("*")):
             if p.is_file() and p not in known:
                 problems.append(f"{paths.relative(p)}: not in {MANIFEST}")
     return problems
+
+
+def without_notebook(profile: str = "full", root: Path | None = None) -> list[str]:
+    """The shipped studies whose executed notebook is not shipped (shipped
+    before notebooks were: a re-ship adds it)."""
+    return sorted(stem for stem, e in read_manifest(profile, root).get("studies", {}).items() if "notebook" not in e)
 
 
 def ship_files(files, profile: str = "full", root: Path | None = None, log=print) -> list[str]:

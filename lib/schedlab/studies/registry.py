@@ -98,8 +98,9 @@ def get(name_or_stem: str) -> Entry:
 
 def readme_table() -> str:
     """The README's table of the studies."""
-    lines = ["| notebook | study | papers |", "|---|---|---|"]
-    lines += [f"| `{e.stem}` | {e.summary} | {e.papers} |" for e in STUDIES]
+    lines = ["| notebook | study | papers | run at full size |", "|---|---|---|---|"]
+    lines += [f"| `{e.stem}` | {e.summary} | {e.papers} | [executed](shipped/full/notebooks/{e.stem}.ipynb) |"
+              for e in STUDIES]
     return "\n".join(lines) + "\n"
 
 
