@@ -34,7 +34,7 @@ from pathlib import Path
 
 from . import __version__, paths, sim, traces, workload
 from .errors import InputError
-from .files import naming, umask_mode
+from .files import atomic
 
 PROFILES = ("quick", "full")
 #: The Jupyter kernel every notebook names and runs in: this environment,
@@ -62,19 +62,9 @@ def baseline(names=None, policy="EASY-FCFS-FCFS", estimate="requested", overrun=
     return rows
 
 
-def _atomic_path(path: Path) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.stem + ".", suffix=".tmp" + path.suffix)
-    os.close(fd)
-    return tmp
-
-
 def write_json_atomic(path: Path, obj) -> None:
-    tmp = _atomic_path(path)
-    with naming(path), open(tmp, "w") as f:
+    with atomic(path) as tmp, open(tmp, "w") as f:
         json.dump(obj, f, indent=2)
-    umask_mode(tmp)
-    os.replace(tmp, path)
 
 
 def notebook_parameters(nb: Path) -> dict[str, int]:
@@ -152,23 +142,22 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
 
     from .campaign import PROGRESS_ENV
 
-    tmp = _atomic_path(executed)
-    progress = _atomic_path(progress_file)
     old = os.environ.get(PROGRESS_ENV)
-    os.environ[PROGRESS_ENV] = progress
-    with _Tail(progress, prefix):
-        try:
-            papermill.execute_notebook(str(nb), tmp, parameters=params, kernel_name=KERNEL,
-                                       cwd=str(nb.parent), progress_bar=False)
-            os.replace(tmp, executed)
-        finally:
-            if old is None:
-                os.environ.pop(PROGRESS_ENV, None)
-            else:
-                os.environ[PROGRESS_ENV] = old
-            for f in (tmp, progress):
-                if os.path.exists(f):
-                    os.unlink(f)
+    progress_file.parent.mkdir(parents=True, exist_ok=True)
+    fd, progress = tempfile.mkstemp(dir=progress_file.parent, prefix=f".{progress_file.name}.")  # scratch, for the terminal
+    os.close(fd)
+    try:
+        with atomic(executed, suffix=".ipynb") as tmp:
+            os.environ[PROGRESS_ENV] = progress
+            with _Tail(progress, prefix):
+                papermill.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=KERNEL,
+                                           cwd=str(nb.parent), progress_bar=False)
+    finally:
+        if old is None:
+            os.environ.pop(PROGRESS_ENV, None)
+        else:
+            os.environ[PROGRESS_ENV] = old
+        os.unlink(progress)
     _write_html(executed, html)
     return executed
 
@@ -188,9 +177,8 @@ def _write_html(executed: Path, html_path: Path) -> None:
     from nbconvert import HTMLExporter
 
     html, _ = HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
-    tmp = _atomic_path(html_path)
-    Path(tmp).write_text(html)
-    os.replace(tmp, html_path)
+    with atomic(html_path) as tmp:
+        tmp.write_text(html)
 
 
 class _Tail:

@@ -36,15 +36,13 @@ import csv
 import hashlib
 import json
 import math
-import os
 import shutil
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import paths
 from .errors import InputError
-from .files import umask_mode
+from .files import atomic, atomic_folder
 
 SHIPPED = paths.ROOT / "shipped"
 MANIFEST = "MANIFEST.json"
@@ -109,12 +107,9 @@ def _write_manifest(manifest: dict, profile: str, root: Path | None) -> None:
     manifest = dict(manifest, format=FORMAT)
     manifest.setdefault("files", {})
     manifest["checksum"] = checksum(manifest)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".manifest.", suffix=".json")
-    with os.fdopen(fd, "w") as f:
+    with atomic(p) as tmp, open(tmp, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
-    umask_mode(tmp)
-    os.replace(tmp, p)
 
 
 def _extras(base: Path) -> list[Path]:
@@ -371,25 +366,17 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
             raise InputError(f"{paths.relative(nb_src)}: not the run of {paths.relative(src)} (re-run the notebook):\n  "
                              + "\n  ".join(nb_problems))
         nb_text = notebook_for_shipping(nb_src)
-        tmp = Path(tempfile.mkdtemp(dir=dest_root, prefix=f".{e.stem}."))
-        umask_mode(tmp, directory=True)
         files = {}
-        for f in _files(src):
-            rel = f.relative_to(src).as_posix()
-            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(f, tmp / rel)
-            files[rel] = _sha256(tmp / rel)
         final = dest_root / e.stem
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp, final)
+        with atomic_folder(final) as tmp:
+            for f in _files(src):
+                rel = f.relative_to(src).as_posix()
+                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, tmp / rel)
+                files[rel] = _sha256(tmp / rel)
         nb_dest = notebook_path(e.stem, profile, root)
-        nb_dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, nb_tmp = tempfile.mkstemp(dir=nb_dest.parent, prefix=f".{e.stem}.", suffix=".ipynb")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(nb_text)
-        umask_mode(nb_tmp)
-        os.replace(nb_tmp, nb_dest)
+        with atomic(nb_dest, suffix=".ipynb") as nb_tmp:
+            nb_tmp.write_text(nb_text, encoding="utf-8")
         timing = numbers.get("timing", {})
         manifest.setdefault("studies", {})[e.stem] = {
             "notebook": _sha256(nb_dest),
