@@ -1,4 +1,4 @@
-"""schedlab.energy: the loader on small generated CSVs in the bundled format
+"""schedlab.studies.energy.signals: the loader on small generated CSVs in the bundled format
 (units, duplicates, wraps, gaps), checksums, the per-job path on a generated
 job table and node series, the profile cutters, each preprocessing step, each
 test of the tree on hand-made signals, and the tree on generated signals of
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import energy as E
+from schedlab.studies.energy import signals as E
 from schedlab.errors import ChecksumError, InputError
 
 M0 = 26_000_000                 # a unix minute (2019-06-08)

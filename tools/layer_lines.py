@@ -18,7 +18,7 @@ LAYERS = {
     "campaigns (runner, cache, cells, datasets)": ["campaign.py", "store.py"],
     "study protocol (driver, registry, scorecard)": [
         "study.py", "scorecard.py", "studies/__init__.py", "studies/registry.py"],
-    "science shared by studies": ["energy.py", "optim.py", "online_bandit.py", "thesis_readings.py"],
+    "science shared by studies": ["optim.py", "online_bandit.py", "thesis_readings.py"],
     "paper build (reproduce, shipped, plots, reports)": [
         "paper.py", "reproduce.py", "shipped.py", "plots.py", "trace_report.py"],
     "tools (cli, check, advise, conformance, lock)": [

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import energy
+from . import signals as energy
 from ...errors import InputError
 
 

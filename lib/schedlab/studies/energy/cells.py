@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import energy
+from . import signals as energy
 from .analysis import Analysis, flat_shares, shares
 from .params import PERIODICITY_GRID, SEGMENT_MIN_SIZE, Params
 

@@ -8,7 +8,8 @@ import warnings
 
 import numpy as np
 
-from ... import energy, plots
+from ... import plots
+from . import signals as energy
 from .analysis import Analysis, utc_minute
 from .params import Params
 from .published import PUBLISHED

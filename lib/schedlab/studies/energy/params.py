@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import energy
+from . import signals as energy
 from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams

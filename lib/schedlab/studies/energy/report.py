@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import energy
+from . import signals as energy
 from .analysis import utc_minute
 from .published import PUBLISHED
 

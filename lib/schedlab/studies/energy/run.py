@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import energy, paths
+from ... import paths
+from . import signals as energy
 from .analysis import resolve_hosts, shares
 from .cells import analyse, derive, sensitivity
 from .figures import (figure_aggregation, figure_distribution, figure_examples, figure_history, figure_methods,

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ... import energy
+from . import signals as energy
 from .. import Table
 from .analysis import Analysis, utc_minute
 from .params import Params

@@ -87,9 +87,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import paths
-from .errors import ChecksumError, InputError
-from .traces import sha256_file
+from ... import paths
+from ...errors import ChecksumError, InputError
+from ...traces import sha256_file
 
 __all__ = [
     "ENERGY_DIR", "REGISTRY", "COLUMNS", "CHANNELS", "SAMPLE_PERIOD_S", "MAX_POWER_W",
