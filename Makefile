@@ -166,7 +166,7 @@ NOTEBOOK_JOBS ?= 2
 TRACES ?=
 reproduce: install
 ifneq ($(strip $(TRACES)),)
-	$(PY) -m schedlab.reproduce traces $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
+	$(PY) -m schedlab.trace_report $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
 else
 	$(BIN)/schedlab traces verify --bundled
 	$(PY) -m schedlab.reproduce baseline

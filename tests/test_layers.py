@@ -156,3 +156,58 @@ def test_the_advisor_uses_the_studies_public_names_only():
             bad += [f"{f.name}: {study}.{a.name} is not in its __all__" for a in node.names
                     if a.name != "cells" and a.name not in public]
     assert not bad, bad
+
+
+def _unit(module: str) -> str:
+    """The unit of the library a module belongs to: a top-level module or
+    package of schedlab, or one study package."""
+    p = module.split(".")
+    return ".".join(p[:3]) if p[1:2] == ["studies"] and len(p) > 2 else ".".join(p[:2])
+
+
+def _unit_cycles(edges: dict[str, set]) -> list[list[str]]:
+    """The groups of units that import each other, directly or not (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_two_units_of_the_library_import_each_other():
+    """No import cycle between the library's modules and packages (a study
+    counts as one), lazy imports included: each unit sits above the ones it uses."""
+    files = {_module_name(f): f for f in (LIB / "schedlab").rglob("*.py")}
+    edges: dict[str, set] = {}
+    for name, f in files.items():
+        for mod in _imported(f):
+            parts = mod.split(".")
+            target = next((".".join(parts[:k]) for k in range(len(parts), 0, -1) if ".".join(parts[:k]) in files),
+                          None)
+            if target is not None and _unit(target) != _unit(name):
+                edges.setdefault(_unit(name), set()).add(_unit(target))
+    assert _unit_cycles(edges) == []
+    assert _unit_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]   # it sees one

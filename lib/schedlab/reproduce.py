@@ -222,12 +222,10 @@ def notebooks() -> list[Path]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("action", nargs="?", default="all",
-                    choices=["all", "baseline", "notebook", "paper", "traces", "ship", "ship-files", "verify-shipped",
+                    choices=["all", "baseline", "notebook", "paper", "ship", "ship-files", "verify-shipped",
                              "migrate-shipped"])
-    ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all); for 'traces', the "
-                                             "user's logs (SWF paths, registry names or PATH?request=..&m=..)")
-    ap.add_argument("--studies", default=None,
-                    help="for 'traces': only these studies (comma-separated names or notebook stems)")
+    ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all); the user's logs go "
+                                             "to python -m schedlab.trace_report")
     ap.add_argument("--profile", default="quick", choices=PROFILES)
     ap.add_argument("--from", dest="source", default="shipped", choices=["shipped", "run"],
                     help="for 'paper' and 'all': read each study from the full-size results shipped in shipped/full/ "
@@ -268,17 +266,6 @@ def main(argv=None) -> int:
               + (f"; shipped before notebooks were, without theirs (re-ship them): {', '.join(missing_nb)}"
                  if missing_nb else ""))
         return 1 if problems else 0
-    if args.action == "traces":
-        from . import trace_report
-        if not args.stems:
-            raise SystemExit("reproduce traces: give the logs, e.g. make reproduce TRACES=\"site.swf\"")
-        try:
-            page = trace_report.run(args.stems, args.profile,
-                                    only=args.studies.split(",") if args.studies else None)
-        except InputError as exc:
-            raise SystemExit(f"reproduce traces: {exc}") from None
-        print(f"open {page} (reproduce traces done in {time.time() - t0:.1f} s)")
-        return 0
     if args.action in ("all", "baseline"):
         rows = baseline()
         out = paths.RESULTS / "engine" / "baseline.json"

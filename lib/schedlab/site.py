@@ -36,6 +36,7 @@ from pathlib import Path
 
 from . import paths, shipped
 from .errors import InputError
+from .files import atomic_folder
 
 SITE = paths.ROOT / "build" / "site"
 
@@ -258,9 +259,19 @@ def build(out: Path = SITE, log=print) -> dict:
 
     t0 = time.perf_counter()
     out = Path(out)
-    tmp = out.with_name(out.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    with atomic_folder(out) as tmp:         # the old site stays whole until the new one is
+        rows, linked, pages = _write_site(tmp, VERDICTS, BY_STEM, log)
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    info = {"out": paths.relative(out), "files": sum(1 for p in out.rglob("*") if p.is_file()), "bytes": size,
+            "seconds": round(time.perf_counter() - t0, 1), "scorecard_rows": len(rows), "rows_linked_to_section": linked,
+            "notebooks": {s: k for s, k, _ in pages}, "quick": [s for s, _, q in pages if q]}
+    if log:
+        log(f"site: {info['files']} files, {size / 1e6:.1f} MB in {info['out']}/ (open index.html) in "
+            f"{info['seconds']:.1f} s; scorecard {len(rows)} rows ({linked} linked to their section)")
+    return info
+
+def _write_site(tmp: Path, VERDICTS, BY_STEM, log) -> tuple:
+    """The site's files into ``tmp``: (scorecard rows, rows linked to a section, pages)."""
     (tmp / "notebooks" / "quick").mkdir(parents=True)
     base = shipped.folder("full")
     quick = paths.RESULTS / "quick"
@@ -379,17 +390,8 @@ def build(out: Path = SITE, log=print) -> dict:
     remote = [p for p in tmp.rglob("*.html") if _REMOTE.search(p.read_text())]
     if remote:
         raise InputError(f"site: {', '.join(map(str, remote))} load scripts or styles from the network")
-    if out.exists():
-        shutil.rmtree(out)
-    tmp.rename(out)
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    info = {"out": paths.relative(out), "files": sum(1 for p in out.rglob("*") if p.is_file()), "bytes": size,
-            "seconds": round(time.perf_counter() - t0, 1), "scorecard_rows": len(rows), "rows_linked_to_section": linked,
-            "notebooks": {s: k for s, k, _ in pages}, "quick": [s for s, _, q in pages if q]}
-    if log:
-        log(f"site: {info['files']} files, {size / 1e6:.1f} MB in {info['out']}/ (open index.html) in "
-            f"{info['seconds']:.1f} s; scorecard {len(rows)} rows ({linked} linked to their section)")
-    return info
+    return rows, linked, pages
+
 
 
 def main(argv=None) -> int:

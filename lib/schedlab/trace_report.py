@@ -1,7 +1,7 @@
 """Every trace-based study on a user's own logs, and one page to read it.
 
 ``make reproduce TRACES="a.swf b.swf?request=runtime"`` (or ``python -m
-schedlab.reproduce traces a.swf ...``) runs each study whose parameters
+schedlab.trace_report a.swf ...``) runs each study whose parameters
 name traces through its notebook (papermill, kernel ``schedlab``, the
 profile's sizes) with every trace parameter set to those logs, into
 ``results/traces/<their names>/``: ``<NN-study>/`` (tables, figures,
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import paths
 from .errors import InputError
+from .files import atomic
 
 
 def trace_studies():
@@ -187,9 +188,35 @@ def write(root: Path, entries, names, profile: str, status: dict | None = None) 
             "<code>numbers.json</code>.</p>", f"<nav>{nav}</nav>"]
     body += [_study_html(e, root / e.stem, status.get(e.stem)) for e in entries]
     page = root / "report.html"
-    tmp = page.with_suffix(".tmp")
-    tmp.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>schedlab: "
-                   f"{_esc(', '.join(names))}</title><style>{_CSS}</style></head><body>"
-                   + "\n".join(body) + "</body></html>")
-    tmp.replace(page)
+    with atomic(page) as tmp:
+        tmp.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>schedlab: "
+                       f"{_esc(', '.join(names))}</title><style>{_CSS}</style></head><body>"
+                       + "\n".join(body) + "</body></html>")
     return page
+
+
+def main(argv=None) -> int:
+    """``python -m schedlab.trace_report LOG ... [--profile P] [--studies a,b]``
+    (``make reproduce TRACES="..."``): every trace-based study on the logs."""
+    import argparse
+    import time
+
+    from .study import PROFILES
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("logs", nargs="+", help="the logs: SWF paths, registry names or PATH?request=..&m=..")
+    ap.add_argument("--studies", default=None, help="only these studies (comma-separated names or notebook stems)")
+    ap.add_argument("--profile", default="quick", choices=PROFILES)
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    try:
+        page = run(args.logs, args.profile, only=args.studies.split(",") if args.studies else None)
+    except InputError as exc:
+        raise SystemExit(f"trace report: {exc}") from None
+    print(f"open {page} (trace report done in {time.time() - t0:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
