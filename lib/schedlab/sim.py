@@ -296,6 +296,20 @@ def _check(rc: int, what: str, handle=None) -> None:
         raise SimulationError(rc, f"{what}: {msg}")
 
 
+def _checked_jobs(jobs, m) -> int:
+    """The machine size of a simulation, after checking its jobs fit it and
+    start at time 0 or later (an error names the job's file and line)."""
+    if not isinstance(jobs, Jobs):
+        raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+    m = _as_int("machine size m", m, 1, int(np.iinfo(np.int32).max))
+    jobs.validate(m)
+    if len(jobs) and jobs.submit[0] < 0:
+        i = int(np.flatnonzero(jobs.submit < 0)[0])
+        raise InputError(f"{jobs.where(i)}: field submit: negative submit time {jobs.submit[i]} "
+                         "(times start at 0; shift the jobs)")
+    return m
+
+
 class Simulation:
     """A stepping simulation over the C core; a context manager.
 
@@ -327,14 +341,7 @@ class Simulation:
         if _clone_of is not None:
             self._init_clone(_clone_of)
             return
-        if not isinstance(jobs, Jobs):
-            raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
-        m = _as_int("machine size m", m, 1, int(np.iinfo(np.int32).max))
-        jobs.validate(m)
-        if len(jobs) and jobs.submit[0] < 0:
-            i = int(np.flatnonzero(jobs.submit < 0)[0])
-            raise InputError(f"{jobs.where(i)}: field submit: negative submit time {jobs.submit[i]} "
-                             "(times start at 0; shift the jobs)")
+        m = _checked_jobs(jobs, m)
         if not isinstance(overrun, str) or overrun not in OVERRUNS:
             raise InputError(f"overrun must be one of {sorted(OVERRUNS)}, got {overrun!r}")
         self.jobs, self.m, self.overrun = jobs, m, overrun
@@ -952,14 +959,7 @@ def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: s
     with the indices of its vectors (int32 array) and its :class:`Schedule`
     (its ``policy`` is that of ``vectors[0]``).  Returns the core's counts:
     schedules, forks, passes, fallbacks, peak_live, peak_bytes."""
-    if not isinstance(jobs, Jobs):
-        raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
-    m = _as_int("machine size m", m, 1, int(np.iinfo(np.int32).max))
-    jobs.validate(m)
-    if len(jobs) and jobs.submit[0] < 0:
-        i = int(np.flatnonzero(jobs.submit < 0)[0])
-        raise InputError(f"{jobs.where(i)}: field submit: negative submit time {jobs.submit[i]} "
-                         "(times start at 0; shift the jobs)")
+    m = _checked_jobs(jobs, m)
     if on_schedule is None or not callable(on_schedule):
         raise InputError("simulate_mixed_many: on_schedule must be a function (vectors, schedule)")
     if backfill not in ("same", "FCFS"):
