@@ -19,8 +19,8 @@ LAYERS = {
     "study protocol (driver, registry, scorecard)": [
         "study.py", "scorecard.py", "studies/__init__.py", "studies/registry.py"],
     "science shared by studies": ["optim.py", "online_bandit.py", "thesis_readings.py"],
-    "paper build (reproduce, shipped, plots, reports)": [
-        "paper.py", "reproduce.py", "shipped.py", "plots.py", "trace_report.py"],
+    "paper build (reproduce, shipped, plots, reports, site)": [
+        "paper.py", "reproduce.py", "shipped.py", "plots.py", "trace_report.py", "site.py"],
     "tools (cli, check, advise, conformance, lock)": [
         "cli.py", "check.py", "advise", "conformance.py", "lockfile.py"],
 }
