@@ -229,32 +229,34 @@ static void leaf(mctx *M, int32_t lo, int32_t hi)
     M->npool += M->nst;
 }
 
-typedef struct labv {
-    int64_t lab;
-    int32_t v;
-} labv;
+/* An index with a 64-bit key, sorted by key, then index: the vectors by
+ * their decision label, the started jobs by their estimated end. */
+typedef struct keyed {
+    int64_t key;
+    int32_t i;
+} keyed;
 
-static int cmp_labv(const void *a, const void *b)
+static int cmp_keyed(const void *a, const void *b)
 {
-    const labv *x = a, *y = b;
-    if (x->lab != y->lab) return x->lab < y->lab ? -1 : 1;
-    return x->v < y->v ? -1 : x->v > y->v;
+    const keyed *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
 }
 
 /* Sort perm[lo, hi) by the labels M->lab[lo, hi) (then by vector), the
  * labels sorted alongside; 0 if out of memory. */
 static int sort_by_label(mctx *M, int32_t lo, int32_t hi)
 {
-    labv *a = malloc((size_t)(hi - lo) * sizeof *a);
+    keyed *a = malloc((size_t)(hi - lo) * sizeof *a);
     if (a == NULL) { M->oom = 1; return 0; }
     for (int32_t p = lo; p < hi; p++) {
-        a[p - lo].lab = M->lab[p];
-        a[p - lo].v = M->perm[p];
+        a[p - lo].key = M->lab[p];
+        a[p - lo].i = M->perm[p];
     }
-    qsort(a, (size_t)(hi - lo), sizeof *a, cmp_labv);
+    qsort(a, (size_t)(hi - lo), sizeof *a, cmp_keyed);
     for (int32_t p = lo; p < hi; p++) {
-        M->lab[p] = a[p - lo].lab;
-        M->perm[p] = a[p - lo].v;
+        M->lab[p] = a[p - lo].key;
+        M->perm[p] = a[p - lo].i;
     }
     free(a);
     return 1;
@@ -344,43 +346,31 @@ static void plan_b(mctx *M, const sl_sim *s, int32_t lo, int32_t hi, const mbox 
     }
 }
 
-typedef struct ends {
-    int64_t e;
-    int32_t j;
-} ends;
-
-static int cmp_ends(const void *a, const void *b)
-{
-    const ends *x = a, *y = b;
-    if (x->e != y->e) return x->e < y->e ? -1 : 1;
-    return x->j < y->j ? -1 : x->j > y->j;
-}
-
 /* easy.c's reserve() on the state the plan leaves: the running jobs of s
  * and the jobs the plan started, by estimated end (then index). */
 static void reserve_plan(mctx *M, const sl_sim *s, int32_t head, int64_t nfree, int64_t *shadow, int64_t *extra)
 {
     const int64_t t = M->t;
-    ends small[64];
-    ends *P = M->nst <= 64 ? small : malloc((size_t)M->nst * sizeof *P);
+    keyed small[64];
+    keyed *P = M->nst <= 64 ? small : malloc((size_t)M->nst * sizeof *P);
     if (P == NULL) { M->oom = 1; *shadow = t; *extra = 0; return; }
     for (int32_t i = 0; i < M->nst; i++) {
-        P[i].j = M->st[i].j;
-        P[i].e = t + sl_est(s, M->st[i].j);
+        P[i].i = M->st[i].j;
+        P[i].key = t + sl_est(s, M->st[i].j);
     }
-    qsort(P, (size_t)M->nst, sizeof *P, cmp_ends);
+    qsort(P, (size_t)M->nst, sizeof *P, cmp_keyed);
     int64_t avail = nfree;
     const int64_t need = M->J->procs[head];
     int32_t k = 0, i = 0;
     int64_t when = t;
     /* The next running job in (estimated end, index) order. */
-#define NEXT_E() (k < s->nrun && (i >= M->nst || s->rend[s->run[k]] < P[i].e || \
-                  (s->rend[s->run[k]] == P[i].e && s->run[k] < P[i].j)))
+#define NEXT_E() (k < s->nrun && (i >= M->nst || s->rend[s->run[k]] < P[i].key || \
+                  (s->rend[s->run[k]] == P[i].key && s->run[k] < P[i].i)))
     while ((k < s->nrun || i < M->nst) && avail < need) {
         int32_t j;
         int64_t e;
         if (NEXT_E()) { j = s->run[k++]; e = s->rend[j]; }
-        else { j = P[i].j; e = P[i].e; i++; }
+        else { j = P[i].i; e = P[i].key; i++; }
         when = e > t ? e : t;
         avail += M->J->procs[j];
     }
@@ -389,7 +379,7 @@ static void reserve_plan(mctx *M, const sl_sim *s, int32_t head, int64_t nfree, 
         int64_t e;
         const int fromrun = NEXT_E();
         if (fromrun) { j = s->run[k]; e = s->rend[j]; }
-        else { j = P[i].j; e = P[i].e; }
+        else { j = P[i].i; e = P[i].key; }
         if ((e > t ? e : t) != when)
             break;
         avail += M->J->procs[j];

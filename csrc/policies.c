@@ -865,7 +865,7 @@ void sl_queue_free(sl_queue *q)
  * kept one holds while every pair of the chain between them holds. */
 void sl_queue_compact(sl_sim *s, sl_queue *q)
 {
-    int32_t o = 0;
+    int32_t o = 0, rest = q->first;     /* the jobs from rest on carry no certificate */
     if (q->kvalid) {
         int32_t kl = q->klen > q->first ? q->klen : q->first;
         if (kl > q->len)
@@ -881,21 +881,15 @@ void sl_queue_compact(sl_sim *s, sl_queue *q)
         if (o > 0)
             q->kexp[o - 1] = KIN_NEVER;
         q->klen = o;
-        for (int32_t i = kl; i < q->len; i++)
-            if (s->state[q->idx[i]] == SL_QUEUED)
-                q->idx[o++] = q->idx[i];
-        q->len = o;
-        q->first = 0;
-        q->tvalid = 0;
-        q->calm = 0;
-        kin_tree(q);
-        return;
+        rest = kl;
     }
-    for (int32_t i = q->first; i < q->len; i++)
+    for (int32_t i = rest; i < q->len; i++)
         if (s->state[q->idx[i]] == SL_QUEUED)
             q->idx[o++] = q->idx[i];
     q->len = o;
     q->first = 0;
     q->tvalid = 0;
     q->calm = 0;
+    if (q->kvalid)
+        kin_tree(q);
 }

@@ -4,6 +4,7 @@ fuzzing found (it failed before the fix)."""
 from __future__ import annotations
 
 import bz2
+import dataclasses
 import gzip
 import lzma
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from schedlab import swf
+from schedlab.declared import REQUIRED, param
 from schedlab.errors import InputError, SWFFormatError
 
 BASE = [1, 0, 5, 10, 1, -1, -1, 1, 20, -1, 1, 1, 1, -1, -1, -1, -1, -1]
@@ -179,7 +181,12 @@ def test_a_corrupt_or_altered_entry_is_never_used(tmp_path, damage):
         cache.get(KEY)
 
 
-@campaign.register_cell("hardening-square")
+@dataclasses.dataclass(frozen=True)
+class SquareInputs(campaign.CellInputs):
+    x: int = param(REQUIRED, help="the number squared")
+
+
+@campaign.cell("hardening-square", SquareInputs)
 def square_cell(p):
     return {"avg_wait": ((), float(p["x"]) ** 2), "jobs": ((), int(p["x"]))}
 

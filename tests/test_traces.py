@@ -223,7 +223,7 @@ def test_one_trace_to_text_keeps_a_spec_s_cleaning_choices(tmp_path):
     info = traces.resolve(f"{path}?m=64&request=runtime")
     ref = traces.text(info)
     assert ref.startswith(str(path.resolve())) and ref.endswith("?request=runtime&m=64")
-    assert traces.Workload.of(info).text == ref and traces.Workload.parse(ref).text == ref
+    assert traces.Workload.of(info).text == ref and traces.Workload.of(ref).text == ref
     assert traces.text(traces.resolve(str(path))) == str(path.resolve())
     assert traces.text(traces.resolve("KTH-SP2")) == "KTH-SP2"
     lib = Path(traces.__file__).parent

@@ -20,7 +20,7 @@ A cell function takes the cell's parameters (``dims`` labels and ``params``
 merged) and returns ``{variable: (extra_dims, array)}``; the variables must
 be declared in :data:`schedlab.store.VARIABLES`.  A spec chooses among known
 computations and cannot run anything else: its cell must be registered
-(:func:`cell`, :func:`register_cell`) or a function defined in a module named by ``$SCHEDLAB_CELL_MODULES`` /
+(:func:`cell`) or a function defined in a module named by ``$SCHEDLAB_CELL_MODULES`` /
 :func:`allow_cell_modules` (see :func:`resolve_cell`); every key is checked
 (:meth:`Campaign.from_dict`).
 
@@ -350,15 +350,6 @@ def _trace_sha(name_or_path: str) -> str:
 CELLS: dict[str, Callable] = {}
 
 
-def register_cell(name: str):
-    """Register ``f`` as the cell ``name`` as it is (it reads its own
-    parameters); a cell with declared inputs is registered by :func:`cell`."""
-    def deco(f):
-        CELLS[name] = f
-        return f
-    return deco
-
-
 def cell(name: str, inputs: type[CellInputs]):
     """Register a cell with its declared inputs (a :class:`CellInputs`
     dataclass of :func:`~schedlab.declared.param` fields): every call reads
@@ -411,7 +402,7 @@ def _module_allowed(module: str) -> bool:
 
 def resolve_cell(cell: str) -> Callable:
     """The function of a campaign's ``cell``, if a spec may name it: a name
-    registered with :func:`cell` or :func:`register_cell` (``simulate``, the
+    registered with :func:`cell` (``simulate``, the
     studies' cells), or ``module:function`` for a cell a schedlab module
     registers, or for a function defined in one of :func:`cell_modules`
     (checked before anything is imported).  Anything else --

@@ -12,8 +12,9 @@ source (a file and line, or a cell) and the name.
   registers a cell with its declaration, and every call of the cell reads
   its parameters through :func:`validate` -- the one cell-parameter check.
 
-This module sits on the lowest floor: it imports nothing of schedlab but
-its errors.
+This module sits on the lowest floor: at import it takes nothing of
+schedlab but its errors (the validators, traces and tables it reads values
+with are imported when used).
 """
 from __future__ import annotations
 

@@ -64,9 +64,8 @@ def resampled(trace: str, m: int | None, weeks: int, seed: int, sample: int) -> 
 class ResampleInputs(CellInputs):
     """The inputs of a cell on one resampled trace of §6.1.3 (:func:`resampled`)."""
 
-    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.text)", check=text)
-    m: int | None = param(None, help="machine size (None: the trace's)", unit="processors",
-                          check=integer(1, optional=True))
+    trace: str = campaign.TraceInputs.field("trace")
+    m: int | None = campaign.TraceInputs.field("m")
     weeks: int = param(REQUIRED, help="weeks per resampled trace", unit="weeks", check=integer(1))
     seed: int = param(REQUIRED, help="the resampling's seed", check=integer(0))
     sample: int = param(REQUIRED, help="the resample's index", check=integer(0))

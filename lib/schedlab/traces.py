@@ -323,7 +323,7 @@ class Workload:
     carries: ``request``, ``m``), the cleaning's ``overrun`` choice and a
     machine size given by the caller.  A study resolves it once
     (:meth:`of`); a cell on another machine gets it back from its
-    :attr:`text` (:meth:`parse`, with the cell's ``overrun`` and ``m``);
+    :attr:`text` (:meth:`of`, with the cell's ``overrun`` and ``m``);
     :meth:`cleaned` is cached in the process and on disk, and :attr:`m` is
     the one place the machine size is chosen."""
 
@@ -348,8 +348,6 @@ class Workload:
         if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
             raise InputError(f"m must be a positive integer, got {m!r}")
         return cls(resolve(trace), overrun, int(m) if m else None)
-
-    parse = of
 
     @property
     def name(self) -> str:
@@ -408,6 +406,7 @@ _CLEANED_MAX = 8
 WORKLOAD_CACHE_ENV = "SCHEDLAB_WORKLOAD_CACHE"
 
 
+@lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
     """What the cleaning of a trace depends on: this module, the SWF reader,
     the cleaning and the job arrays, by their source."""

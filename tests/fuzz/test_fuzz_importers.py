@@ -274,12 +274,18 @@ def _json_reference_sacct(doc):
     return dups, expected
 
 
-def check_sacct_json(tmp, mutations, flips):
-    doc = _json_mutate(SACCT_JSON, mutations, SACCT_PATHS)
-    text = json.dumps(doc).encode()
-    text = _flip(text, flips)
-    path = tmp / "fuzz.json"
+def _mutated_json(path, doc, mutations, paths_of_job, flips):
+    """``doc`` mutated (:func:`_json_mutate`), dumped, its bytes flipped and
+    written to ``path``: (the mutated document, the bytes written)."""
+    doc = _json_mutate(doc, mutations, paths_of_job)
+    text = _flip(json.dumps(doc).encode(), flips)
     path.write_bytes(text)
+    return doc, text
+
+
+def check_sacct_json(tmp, mutations, flips):
+    path = tmp / "fuzz.json"
+    doc, text = _mutated_json(path, SACCT_JSON, mutations, SACCT_PATHS, flips)
     dups, expected = _json_reference_sacct(doc)
     if flips:     # the bytes changed: reference the parsed file, if it parses
         try:
@@ -323,11 +329,8 @@ def _json_reference_batsim(doc):
 
 
 def check_batsim(tmp, mutations, flips):
-    doc = _json_mutate(BATSIM, mutations, BATSIM_PATHS)
-    text = json.dumps(doc).encode()
-    text = _flip(text, flips)
     path = tmp / "fuzz-batsim.json"
-    path.write_bytes(text)
+    _, text = _mutated_json(path, BATSIM, mutations, BATSIM_PATHS, flips)
     try:
         dups, expected = _json_reference_batsim(json.loads(text))
     except (ValueError, RecursionError):

@@ -357,58 +357,60 @@ def _progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def run_logs(traces, policies, unties, names="same") -> list[dict]:
-    rows = []
+def _inputs(traces, policies, unties):
+    """(trace, policy, input) for every log, untie reading and policy, the
+    log read once."""
     for tr in traces:
         base = load_log(tr)
         for u in unties:
             for pol in policies:
-                inp = untie(base, untie_for(pol, u))
-                swf = WORK / f"{tr}-{'+'.join(inp.untie) or 'none'}.swf"
-                write_swf(inp, swf)
-                t0 = time.time()
-                res = compare(inp, pol, swf, names)
-                res["seconds"] = round(time.time() - t0, 2)
-                rows.append(res)
-                fd = res["first_divergence"]
-                _progress(f"{tr:9s} {pol:10s} untie={'+'.join(inp.untie) or 'none':20s} "
-                          f"identical {100 * res['identical_share']:6.2f} %  AvgWait engine "
-                          f"{res['avgwait_engine']:9.1f} ocst {res['avgwait_ocst']:9.1f}  "
-                          f"first: {fd['cause'] if fd else '-'} ({res['seconds']} s)")
-                swf.unlink()
+                yield tr, pol, untie(base, untie_for(pol, u))
+
+
+def run_logs(traces, policies, unties, names="same") -> list[dict]:
+    rows = []
+    for tr, pol, inp in _inputs(traces, policies, unties):
+        swf = WORK / f"{tr}-{'+'.join(inp.untie) or 'none'}.swf"
+        write_swf(inp, swf)
+        t0 = time.time()
+        res = compare(inp, pol, swf, names)
+        res["seconds"] = round(time.time() - t0, 2)
+        rows.append(res)
+        fd = res["first_divergence"]
+        _progress(f"{tr:9s} {pol:10s} untie={'+'.join(inp.untie) or 'none':20s} "
+                  f"identical {100 * res['identical_share']:6.2f} %  AvgWait engine "
+                  f"{res['avgwait_engine']:9.1f} ocst {res['avgwait_ocst']:9.1f}  "
+                  f"first: {fd['cause'] if fd else '-'} ({res['seconds']} s)")
+        swf.unlink()
     return rows
 
 
 def run_weeks(traces, policies, unties) -> list[dict]:
     from schedlab.studies.mixed.params import THESIS_WEEKS
     rows = []
-    for tr in traces:
-        base = load_log(tr)
-        for u in unties:
-            for pol in policies:
-                inp = untie(base, untie_for(pol, u))
-                t0 = time.time()
-                agg = {"trace": tr, "policy": pol, "untie": list(inp.untie), "weeks": THESIS_WEEKS[tr],
-                       "jobs": 0, "identical": 0, "weeks_identical": 0, "causes": {}, "examples": {}}
-                for wk in weeks_of(inp, THESIS_WEEKS[tr]):
-                    if wk.n == 0:
-                        continue
-                    res = compare(wk, pol)
-                    agg["jobs"] += res["jobs"]
-                    agg["identical"] += res["identical"]
-                    fd = res["first_divergence"]
-                    if fd is None:
-                        agg["weeks_identical"] += 1
-                    else:
-                        agg["causes"][fd["cause"]] = agg["causes"].get(fd["cause"], 0) + 1
-                        agg["examples"].setdefault(fd["cause"], {"week": wk.name, **fd})
-                agg["identical_share"] = agg["identical"] / max(agg["jobs"], 1)
-                agg["seconds"] = round(time.time() - t0, 1)
-                rows.append(agg)
-                _progress(f"{tr:9s} {pol:10s} untie={'+'.join(inp.untie) or 'none':20s} weeks "
-                          f"{agg['weeks_identical']}/{agg['weeks']} identical, jobs "
-                          f"{100 * agg['identical_share']:6.2f} %  first causes {agg['causes']} "
-                          f"({agg['seconds']} s)")
+    for tr, pol, inp in _inputs(traces, policies, unties):
+        t0 = time.time()
+        agg = {"trace": tr, "policy": pol, "untie": list(inp.untie), "weeks": THESIS_WEEKS[tr],
+               "jobs": 0, "identical": 0, "weeks_identical": 0, "causes": {}, "examples": {}}
+        for wk in weeks_of(inp, THESIS_WEEKS[tr]):
+            if wk.n == 0:
+                continue
+            res = compare(wk, pol)
+            agg["jobs"] += res["jobs"]
+            agg["identical"] += res["identical"]
+            fd = res["first_divergence"]
+            if fd is None:
+                agg["weeks_identical"] += 1
+            else:
+                agg["causes"][fd["cause"]] = agg["causes"].get(fd["cause"], 0) + 1
+                agg["examples"].setdefault(fd["cause"], {"week": wk.name, **fd})
+        agg["identical_share"] = agg["identical"] / max(agg["jobs"], 1)
+        agg["seconds"] = round(time.time() - t0, 1)
+        rows.append(agg)
+        _progress(f"{tr:9s} {pol:10s} untie={'+'.join(inp.untie) or 'none':20s} weeks "
+                  f"{agg['weeks_identical']}/{agg['weeks']} identical, jobs "
+                  f"{100 * agg['identical_share']:6.2f} %  first causes {agg['causes']} "
+                  f"({agg['seconds']} s)")
     return rows
 
 
