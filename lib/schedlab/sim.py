@@ -296,6 +296,28 @@ def _check(rc: int, what: str, handle=None) -> None:
         raise SimulationError(rc, f"{what}: {msg}")
 
 
+def _estimate_array(estimate, jobs) -> np.ndarray:
+    """A per-job estimate array (int64, >= 0; an error names the job's file and line)."""
+    est = _int_array("estimate", estimate, np.int64, len(jobs))
+    if est.size and est.min() < 0:
+        i = int(np.flatnonzero(est < 0)[0])
+        raise InputError(f"{jobs.where(i)}: field estimate: negative estimate {est[i]}")
+    return est
+
+
+def _sl_jobs(jobs, est, ptr):
+    """The core's ``sl_jobs`` of ``jobs`` (and per-job estimates ``est`` or
+    None), its arrays kept alive by ``ptr(ctype, array)``; classes, dividers
+    and users are the caller's."""
+    cjobs = ffi.new("sl_jobs *")
+    cjobs.n = len(jobs)
+    for name in ("submit", "run", "req", "id"):
+        setattr(cjobs, name, ptr("int64_t[]", getattr(jobs, name)))
+    cjobs.procs = ptr("int32_t[]", jobs.procs)
+    cjobs.estimate = ptr("int64_t[]", est) if est is not None else ffi.NULL
+    return cjobs
+
+
 def _checked_jobs(jobs, m) -> int:
     """The machine size of a simulation, after checking its jobs fit it and
     start at time 0 or later (an error names the job's file and line)."""
@@ -366,19 +388,11 @@ class Simulation:
             if estimate == "easy++" and jobs.user is None:
                 raise InputError("estimate='easy++' needs the users of the jobs (Jobs(..., user=...))")
         else:
-            est = _int_array("estimate", estimate, np.int64, n)
-            if est.size and est.min() < 0:
-                i = int(np.flatnonzero(est < 0)[0])
-                raise InputError(f"{jobs.where(i)}: field estimate: negative estimate {est[i]}")
+            est = _estimate_array(estimate, jobs)
             self.estimate, self._est_kind, self._est = "array", lib.SL_EST_ARRAY, est
         self._keep: list = []
         self._cls, self.divider = self._check_classes(classes, divider, n)
-        cjobs = ffi.new("sl_jobs *")
-        cjobs.n = n
-        for name in ("submit", "run", "req", "id"):
-            setattr(cjobs, name, self._ptr("int64_t[]", getattr(jobs, name)))
-        cjobs.procs = self._ptr("int32_t[]", jobs.procs)
-        cjobs.estimate = self._ptr("int64_t[]", self._est) if self._est is not None else ffi.NULL
+        cjobs = _sl_jobs(jobs, self._est, self._ptr)
         cjobs.cls = self._ptr("uint8_t[]", self._cls) if self._cls is not None else ffi.NULL
         per_job = isinstance(self.divider, np.ndarray)
         cjobs.divider = self._ptr("int64_t[]", self.divider) if per_job else ffi.NULL
@@ -988,10 +1002,7 @@ def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: s
                              f"got {estimate!r}")
         est_kind, est = ESTIMATES[estimate], None
     else:
-        est = _int_array("estimate", estimate, np.int64, n)
-        if est.size and est.min() < 0:
-            i = int(np.flatnonzero(est < 0)[0])
-            raise InputError(f"{jobs.where(i)}: field estimate: negative estimate {est[i]}")
+        est = _estimate_array(estimate, jobs)
         est_kind, estimate = lib.SL_EST_ARRAY, "array"
     keep: list = []
 
@@ -1001,12 +1012,7 @@ def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: s
         keep.append((arr, c))
         return c
 
-    cjobs = ffi.new("sl_jobs *")
-    cjobs.n = n
-    for name in ("submit", "run", "req", "id"):
-        setattr(cjobs, name, ptr("int64_t[]", getattr(jobs, name)))
-    cjobs.procs = ptr("int32_t[]", jobs.procs)
-    cjobs.estimate = ptr("int64_t[]", est) if est is not None else ffi.NULL
+    cjobs = _sl_jobs(jobs, est, ptr)
     cfg = ffi.new("sl_config *")
     cfg.m = m
     cfg.estimate = est_kind
