@@ -114,6 +114,16 @@ enum sl_overrun {
     SL_OVERRUN_RUN = 1      /* runs its full p                       */
 };
 
+/* The order of queued jobs whose keys are equal (csrc/SEMANTICS.md,
+ * "Equal keys").  SL_TIE_NEWEST is freuk/ocst's rule (its stable sort of a
+ * waiting list that holds the newest submission first), a reading of the
+ * papers computed with it, not this engine's semantics. */
+enum sl_tie {
+    SL_TIE_OLDEST = 0,      /* earlier submit time, then smaller id, then
+                               earlier input position first            */
+    SL_TIE_NEWEST = 1       /* each of the three reversed               */
+};
+
 /* Per-job output flags. */
 enum sl_flag {
     SL_BACKFILLED = 1,      /* started by the backfilling step       */
@@ -167,6 +177,10 @@ typedef struct sl_config {
     sl_observe_fn observe;
     void *ctx;
     sl_learned learned;           /* SL_EST_LEARNED                      */
+    int32_t tie;                  /* enum sl_tie: the order of jobs whose keys
+                                     are equal, in every queue (0: oldest
+                                     first, the default); sl_multi_run
+                                     needs SL_TIE_OLDEST                    */
 } sl_config;
 
 /* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
