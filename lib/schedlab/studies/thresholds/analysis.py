@@ -313,7 +313,7 @@ def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
     the weeks of the weekly mean bsld with that reading's constant, per
     policy, at each of ``r.thresholds``; ``thresholds``: the campaign's, in its
     order (the cells' threshold axis)."""
-    from ...thesis_readings import BSLD_VARIABLE, thesis_readings
+    from ...thesis_readings import BSLD_VARIABLE, newest_readings, text_reading, thesis_readings
 
     # the cells give the thresholds in the order of the campaign's ``thresholds`` parameter, without coordinate
     order = list(thresholds)
@@ -324,8 +324,10 @@ def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
     missing = [t for t in r.thresholds if t not in labels]
     if missing:
         raise ValueError(f"thesis readings of {r.trace}: thresholds {missing} not simulated")
-    for name, text, tau, crossing, align in thesis_readings():
-        d = ds[BSLD_VARIABLE[tau]].sel(crossing=crossing, align=align)
+    cands = [(*c, "oldest") for c in thesis_readings()] + \
+        [(*c, "newest") for c in newest_readings([text_reading()] + thesis_readings())]
+    for name, text, tau, crossing, align, tie in cands:
+        d = ds[BSLD_VARIABLE[tau]].sel(crossing=crossing, align=align, tie=tie)
         r.readings[name] = {pol: [float(np.nansum(d.isel(threshold=labels[t]).sel(primary=pol).values))
                                   for t in r.thresholds]
                             for pol in r.policies if pol in d.primary.values}
