@@ -102,6 +102,13 @@ class TrainTest:
     alt_test_gain: float = float("nan")
     train_diff: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     test_diff: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    # other readings of §7.4 (issue 30): each pair's mean weekly AvgWait ratio to the baseline, the
+    # testing weeks' MaxWait of the learned pair, the baseline and the other criterion's pair
+    train_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    test_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    test_max_weeks: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    test_base_max_weeks: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    alt_test_max: float = float("nan")
 
 
 def train_test(names: Sequence[str], train: dict[str, np.ndarray], test: dict[str, np.ndarray],
@@ -137,6 +144,8 @@ def train_test(names: Sequence[str], train: dict[str, np.ndarray], test: dict[st
     with np.errstate(invalid="ignore"):
         tr_diff = np.nanmean(tr_a, axis=1) - np.nanmean(tr_a[b])
         te_diff = np.nanmean(te_a, axis=1) - np.nanmean(te_a[b])
+        tr_ratio = np.array([np.nanmean(stats.relative(tr_a[k], tr_a[b])) for k in range(len(names))])
+        te_ratio = np.array([np.nanmean(stats.relative(te_a[k], te_a[b])) for k in range(len(names))])
     return TrainTest(
         threshold=threshold, pair=names[i], index=i,
         train_avg=float(np.nanmean(tr_a[i])), test_avg=float(np.nanmean(te_a[i])),
@@ -149,7 +158,8 @@ def train_test(names: Sequence[str], train: dict[str, np.ndarray], test: dict[st
         test_gain_weekly=100.0 * (1.0 - float(w_est)),
         test_gain_weekly_ci=(100.0 * (1.0 - float(w_hi)), 100.0 * (1.0 - float(w_lo))),
         alt_pair=names[j], alt_test_gain=100.0 * (1.0 - ratio_of_means(te_a[j], te_a[b])),
-        train_diff=tr_diff, test_diff=te_diff,
+        train_diff=tr_diff, test_diff=te_diff, train_ratio=tr_ratio, test_ratio=te_ratio,
+        test_max_weeks=te_m[i].copy(), test_base_max_weeks=te_m[b].copy(), alt_test_max=float(np.nanmean(te_m[j])),
     )
 
 
