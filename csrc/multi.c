@@ -26,7 +26,8 @@
  * simulation (sl_sim_clone) with their own starts applied.  A group's
  * simulation ends when it has no event left: its schedule is handed to the
  * caller's function with the group's vectors, and it is freed.  Groups are
- * run depth first, so at most one group per pending branch is alive.  A
+ * run depth first, so at most one group per pending branch is alive
+ * (unless re-merging is on: sl_debug_multi_merge, "groups" below).  A
  * group of at most sl_multi_solo vectors (8) finishes vector by vector with
  * the engine's own pass (sl_sim_set_policy, then sl_sim_run).
  *
@@ -606,10 +607,11 @@ int32_t sl_debug_multi_solo(int32_t k)
     return old;
 }
 
-/* Re-merging groups whose live state is identical (1, the default), or the
- * groups run depth first without it (0: tests and bench/bench_multi.py; the
- * same schedules). */
-int32_t sl_multi_merge = 1;
+/* Re-merging groups whose live state is identical (1), or the groups run
+ * depth first without it (0, the default: re-merging measured exact but
+ * slower on three of the mixed study's four logs, issue 33; the same
+ * schedules either way; csrc/SEMANTICS.md, "Many mixed policies at once"). */
+int32_t sl_multi_merge = 0;
 
 int32_t sl_debug_multi_merge(int32_t on)
 {

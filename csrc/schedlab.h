@@ -347,8 +347,8 @@ typedef struct sl_multi_stats {
  * result is the same either way).  Returns the previous value. */
 int32_t sl_debug_multi_solo(int32_t k);
 
-/* Tests and benchmarks only: 1 (default) groups whose live state becomes
- * identical are merged (the groups move through time together); 0: no
+/* Tests and benchmarks only: 1: groups whose live state becomes identical
+ * are merged (the groups move through time together); 0 (default): no
  * merge, groups run depth first (the result is the same either way).
  * Returns the previous value. */
 int32_t sl_debug_multi_merge(int32_t on);

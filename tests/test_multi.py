@@ -55,8 +55,9 @@ def solo(request):
 
 @pytest.fixture(params=[1, 0], ids=["merge", "no-merge"])
 def merge(request):
-    """1 (the default): groups whose live state becomes identical are merged
-    again, the groups moving through time together; 0: depth first, no merge."""
+    """1: groups whose live state becomes identical are merged
+    again, the groups moving through time together; 0 (the default): depth
+    first, no merge."""
     old = lib.sl_debug_multi_merge(request.param)
     yield request.param
     lib.sl_debug_multi_merge(old)
