@@ -21,6 +21,17 @@ OTHER_REPLAYS = {"queued": "online simulations replay only the jobs waiting at t
 #: the CTC-SP2 rows, the log the paper itself uses to show how T and L decide
 #: between gain and loss (§3, Figs. 8-9); predicted: KTH-SP2, SDSC-SP2, SDSC-BLUE.
 FIT_TRACE = "CTC-SP2"
+# Candidate readings of lawson2005 §3-4 not yet computed beside the counted one (issue 30, item 3):
+# * the trigger's measure (params ``trigger``): "cumulative" (counted: every job completed so far) or "week"
+#   (the last week's).  Measured once (2026-11-26, quick profile, ``run_study("multiqueue", profile="quick",
+#   overrides={"trigger": "week"})``): the CTC-SP2 rows reproduced or close 4 -> 4 of 24 (does not beat the
+#   text on the declared fit rows), the other logs' 3 -> 4 of 23: not identified;
+# * how often the test is made: once per week (counted) or at every completion ("whenever", §3.1);
+# * what "best aggregate bounded slowdown for the simulated period L" averages: the replayed jobs (counted),
+#   every job completed in the horizon, or the whole system's aggregate including the past;
+# * the initial P of the online policy (4, counted; 1: single-queue EASY);
+# * the slowdown's bound (10 s) and footnote 4's filter of short jobs with long requests (kept or not);
+# * the weeks: from the first submission (counted) or calendar weeks of the log's origin.
 FIT_LABEL = ("the CTC-SP2 rows (the paper's example of T/L deciding gain or loss, §3 Figs. 8-9); "
              "predicted: KTH-SP2, SDSC-SP2, SDSC-BLUE")
 
