@@ -353,19 +353,12 @@ typedef struct sl_multi_stats {
     int64_t fallbacks;    /* vector-decisions taken vector by vector          */
     int64_t peak_live;    /* most simulations alive at once                  */
     int64_t peak_bytes;   /* ... their memory (about 108 bytes a job each)   */
-    int64_t merges;       /* groups merged into one with the same live state */
 } sl_multi_stats;
 
 /* Tests only: groups of at most k vectors (default 8) finish vector by
  * vector with the engine's pass; 0: every pass is planned by multi.c (the
  * result is the same either way).  Returns the previous value. */
 int32_t sl_debug_multi_solo(int32_t k);
-
-/* Tests and benchmarks only: 1: groups whose live state becomes identical
- * are merged (the groups move through time together); 0 (default): no
- * merge, groups run depth first (the result is the same either way).
- * Returns the previous value. */
-int32_t sl_debug_multi_merge(int32_t on);
 
 int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weights, int32_t nvec,
                  sl_multi_fn fn, void *ctx, sl_multi_stats *stats, char *err, size_t errlen);

@@ -986,7 +986,7 @@ def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: s
     ``on_schedule(vectors, schedule)`` is called once per distinct simulation
     with the indices of its vectors (int32 array) and its :class:`Schedule`
     (its ``policy`` is that of ``vectors[0]``).  Returns the core's counts:
-    schedules, forks, passes, fallbacks, peak_live, peak_bytes, merges."""
+    schedules, forks, passes, fallbacks, peak_live, peak_bytes."""
     m = _checked_jobs(jobs, m)
     if on_schedule is None or not callable(on_schedule):
         raise InputError("simulate_mixed_many: on_schedule must be a function (vectors, schedule)")
@@ -1061,4 +1061,4 @@ def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: s
     global _JOBS_SIMULATED
     _JOBS_SIMULATED += n * int(w6.shape[0])     # each vector's jobs, as if simulated alone
     return {k: int(getattr(stats, k)) for k in ("schedules", "forks", "passes", "fallbacks", "peak_live",
-                                                "peak_bytes", "merges")}
+                                                "peak_bytes")}
