@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.schedlab-installed
 PROFILE ?= quick
 RESULTS := results
 
-CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproject.toml
+CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py pyproject.toml
 # Every dependency, direct and transitive, at an exact version with hashes:
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
@@ -36,7 +36,7 @@ $(STAMP): $(CORE_SRC) $(LOCK) | $(PY)
 	$(BIN)/pip check
 	$(PY) -m schedlab.lockfile check
 	$(PY) -m ipykernel install --sys-prefix --name schedlab --display-name "schedlab" > /dev/null
-	$(PY) -c "import schedlab.sim as s; print('schedlab C core', s.VERSION, 'built')"
+	$(PY) -c "import schedlab.engine.sim as s; print('schedlab C core', s.VERSION, 'built')"
 	@touch $@
 
 # Refreshes the lock on purpose: every package to its newest release allowed by
@@ -70,9 +70,9 @@ fuzz: install
 ASAN_DIR := build/asan
 test-asan: install
 	rm -rf $(ASAN_DIR) && mkdir -p build
-	$(PY) lib/schedlab/_build.py --sanitize $(ASAN_DIR) > build/asan-build.log 2>&1 || (cat build/asan-build.log; exit 1)
+	$(PY) lib/schedlab/engine/_build.py --sanitize $(ASAN_DIR) > build/asan-build.log 2>&1 || (cat build/asan-build.log; exit 1)
 	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
-	$(PY) -c "import schedlab._core as c; assert '$(ASAN_DIR)' in c.__file__, c.__file__; print('sanitised core:', c.__file__)"
+	$(PY) -c "import schedlab.engine._core as c; assert '$(ASAN_DIR)' in c.__file__, c.__file__; print('sanitised core:', c.__file__)"
 	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) \
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
@@ -201,5 +201,5 @@ test-browser: site
 	bash tests/browser/with-chromium.sh $(PY) -m pytest -p no:cacheprovider -q -s tests/browser/check_browser.py
 
 clean:
-	rm -rf $(VENV) build dist lib/*.egg-info lib/schedlab/_core.* .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist lib/*.egg-info lib/schedlab/engine/_core.* .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

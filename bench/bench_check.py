@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from schedlab import check, formats, traces
-from schedlab.sim import simulate
+from schedlab.engine.sim import simulate
 
 POLICIES = (("EASY-FCFS-FCFS", "swf"), ("EASY-SPF-SPF", "batsim-csv"))
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schedlab import sim
+from schedlab.engine import sim
 
 WEEKS = (10, 25, 40, 55)
 CURIE_POLICIES = ("SAF", "SEXP", "LEXP", "FCFS")

@@ -142,7 +142,7 @@ def test_bad_input_names_file_line_and_field(tmp_path, capsys):
 
 
 def test_small_first_candidates_get_the_classifiers_classes(tmp_path):
-    from schedlab import sim
+    from schedlab.engine import sim
     from schedlab.advise.cells import week_classes
 
     log = _log(tmp_path / "short.swf", "short-first")

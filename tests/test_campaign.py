@@ -264,7 +264,7 @@ def test_runner_shares_one_cluster_and_starts_none_for_cached_campaigns(trace, t
 
 
 def test_cache_keys_change_with_the_simulator_code(trace, monkeypatch):
-    from schedlab import _build, sim
+    from schedlab.engine import _build, sim
 
     # The loaded core was built from the C sources of this tree (a stale build would say so).
     assert sim.SOURCE_HASH == _build.source_hash()

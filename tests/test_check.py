@@ -5,7 +5,7 @@ import pytest
 
 from schedlab import check, cli, formats
 from schedlab.errors import InputError
-from schedlab.sim import Jobs, simulate
+from schedlab.engine.sim import Jobs, simulate
 
 # m = 4, EASY-FCFS-FCFS, requested estimates (p~ = p here).  By hand:
 # t=0: job 1 (3 procs) starts.  t=1: job 2 (4 procs) does not fit: head, shadow time 10

@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from schedlab import cli, formats, swf  # noqa: E402
 from schedlab.errors import InputError  # noqa: E402
 from schedlab.formats import intervals  # noqa: E402
-from schedlab.sim import Jobs, simulate  # noqa: E402
+from schedlab.engine.sim import Jobs, simulate  # noqa: E402
 
 
 def _workload(n=400, m=32, seed=5):

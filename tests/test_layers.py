@@ -67,7 +67,7 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         assert str(jobs.Policy.parse("EASY-SPF-FCFS", "2.31d")) == "EASY-SPF-FCFS T=199584s"
         loaded = sorted(m for m in sys.modules if m.startswith("schedlab"))
         print(" ".join(loaded))
-        for forbidden in ("schedlab._core", "schedlab.sim", "schedlab.prediction"):
+        for forbidden in ("schedlab.engine._core", "schedlab.engine.sim", "schedlab.engine.prediction"):
             assert forbidden not in sys.modules, (forbidden, loaded)
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
@@ -76,16 +76,16 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
 
 
 def test_the_simulator_does_not_import_the_prediction_built_on_it():
-    out = subprocess.run([sys.executable, "-c", "import sys, schedlab.sim; print('schedlab.prediction' in sys.modules)"],
+    out = subprocess.run([sys.executable, "-c", "import sys, schedlab.engine.sim; print('schedlab.engine.prediction' in sys.modules)"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
-    sim = _imported(LIB / "schedlab" / "sim.py")
-    assert not any(m == "schedlab.prediction" or m.startswith("schedlab.prediction.") for m in sim), \
-        "schedlab.sim imports schedlab.prediction (even lazily): the two would depend on each other"
+    sim = _imported(LIB / "schedlab" / "engine" / "sim.py")
+    assert not any(m == "schedlab.engine.prediction" or m.startswith("schedlab.engine.prediction.") for m in sim), \
+        "schedlab.engine.sim imports schedlab.engine.prediction (even lazily): the two would depend on each other"
 
 
-@pytest.mark.parametrize("module", ["jobs", "losses"])
+@pytest.mark.parametrize("module", ["jobs", "engine/losses"])
 def test_the_bottom_layer_imports_only_errors(module):
     ours = {m for m in _imported(LIB / "schedlab" / f"{module}.py") if m.startswith("schedlab")}
     assert ours <= {"schedlab.errors", "schedlab.errors.InputError"}, ours

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab import prediction as P
-from schedlab import sim
-from schedlab._core import ffi, lib
+from schedlab.engine import prediction as P
+from schedlab.engine import sim
+from schedlab.engine._core import ffi, lib
 from schedlab.errors import InputError, SimulationError
-from schedlab.sim import Jobs, Learned, Simulation, simulate
+from schedlab.engine.sim import Jobs, Learned, Simulation, simulate
 
 DAY = 86400
 

@@ -5,7 +5,7 @@ from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
 
 from schedlab import check, formats, plots
-from schedlab.sim import Jobs, simulate
+from schedlab.engine.sim import Jobs, simulate
 
 
 def _jobs(n=80, m=16, seed=3):

@@ -13,7 +13,7 @@ import pytest
 
 from schedlab import paths, store
 from schedlab.errors import InputError
-from schedlab.sim import Jobs, simulate
+from schedlab.engine.sim import Jobs, simulate
 from schedlab.studies import classification as study
 from schedlab.swf import write_swf
 

@@ -14,7 +14,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, optim, paths, sim, swf
+from schedlab import campaign, optim, paths, swf
+from schedlab.engine import sim
 from schedlab.declared import validate as read_inputs
 from schedlab.errors import InputError
 from schedlab.studies import mixed as study

@@ -10,7 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, sim, stats, swf
+from schedlab import campaign, paths, stats, swf
+from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import jsonable
 from schedlab.studies import policies as study

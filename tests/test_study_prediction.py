@@ -11,7 +11,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, prediction, reproduce, store
+from schedlab import campaign, paths, reproduce, store
+from schedlab.engine import prediction
 from schedlab.errors import InputError
 from schedlab.studies import prediction as study
 from schedlab.studies.registry import get

@@ -167,7 +167,7 @@ def test_editing_a_cell_or_its_helper_invalidates_exactly_its_cells(code):
     (code / "cells.py").write_text("from . import helper\n\ndef cell(p):\n    return helper.scale(p) + 0\n")
     a3, b3 = _prints()
     assert a3 not in (a, a2) and b3 == b
-    assert "schedlab.metrics" in campaign.module_closure("fakestudy.other")
+    assert "schedlab.engine.metrics" in campaign.module_closure("fakestudy.other")
     assert "fakestudy.tables" not in campaign.module_closure("fakestudy.cells")
 
 
@@ -208,7 +208,7 @@ def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
 def test_the_real_studies_cells_do_not_depend_on_their_figures():
     for cell in ("simulate",):
         mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
-        assert "schedlab.plots" not in mods and "schedlab.sim" in mods and "schedlab.campaign" in mods
+        assert "schedlab.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaign" in mods
 
 
 # ------------------------------------------- every study, one contract --

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
-from schedlab import paths, sim, store
+from schedlab import paths, store
+from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import selection as study
 from schedlab.studies.registry import get

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, sim, store, traces
+from schedlab import campaign, paths, store, traces
+from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
 from schedlab.studies.registry import get

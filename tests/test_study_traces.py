@@ -13,7 +13,7 @@ import pytest
 
 from schedlab import paths, plots
 from schedlab.errors import InputError
-from schedlab.sim import Jobs
+from schedlab.engine.sim import Jobs
 from schedlab.studies import Table
 from schedlab.studies import traces as study
 from schedlab.swf import write_swf

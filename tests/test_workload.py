@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from schedlab import traces, workload
 from schedlab.errors import InputError
-from schedlab.sim import Jobs
+from schedlab.engine.sim import Jobs
 from schedlab.swf import read_swf, write_swf
 from schedlab.workload import (CleaningWarning, Resampled, clean, peak_allocation, period_edges, recorded_finish, resample,
                                resample_weeks, split, weeks)
@@ -556,7 +556,7 @@ def test_a_log_without_waits_gets_simulated_finish_times_and_says_so(tmp_path):
     import warnings as _w
 
     from own_traces import make_log
-    from schedlab import sim as _sim
+    from schedlab.engine import sim as _sim
     from schedlab import traces as _traces
     from schedlab.workload import CleaningWarning, log_finish, recorded_finish
 

@@ -239,7 +239,7 @@ class Campaign:
 
     def key(self, params: dict) -> str:
         """Cache key of one cell: everything its result depends on."""
-        from . import sim
+        from .engine import sim
 
         blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
                 "code": cell_fingerprint(self.cell),
@@ -313,7 +313,7 @@ def cell_fingerprint(cell: str) -> str:
     digits).  Derived from the sources, never a version number bumped by
     hand: edit a cell or a helper it imports and its cached results are
     recomputed; edit a table, a figure or another study and they are not."""
-    from . import sim
+    from .engine import sim
 
     f = _import_cell(cell)
     h = hashlib.sha256(sim.SOURCE_HASH.encode())
@@ -510,7 +510,7 @@ def simulate_cell(q: SimulateInputs) -> dict:
     """EASY-P_R-P_B on a trace (original, its resampled weeks, or its weeks):
     the summary metrics of each job set, over a ``week`` dimension unless
     the workload is the original trace."""
-    from . import sim
+    from .engine import sim
 
     sets, m = workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
                            int(q["seed"]), str(q["half"]))
@@ -648,7 +648,7 @@ def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> tuple[list[tuple[str
 
     from .workload import CleaningWarning
 
-    from .sim import jobs_simulated
+    from .engine.sim import jobs_simulated
 
     from .errors import SchedlabError
 
@@ -924,7 +924,7 @@ def assemble(campaign: Campaign, results: list[tuple[tuple[int, ...], dict]]):
 
 
 def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, n_workers: int) -> dict:
-    from . import sim
+    from .engine import sim
 
     traces = {}
     for _, p in campaign.cells():

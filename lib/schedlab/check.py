@@ -1,7 +1,7 @@
 """``schedlab check``: is a schedule a valid EASY-P_R-P_B schedule?
 
 Given any schedule (SWF with waits, Batsim's jobs.csv, or a simulated
-:class:`schedlab.sim.Schedule`), the machine size ``m`` and the policy it
+:class:`schedlab.engine.sim.Schedule`), the machine size ``m`` and the policy it
 claims, report every violation with the job ids:
 
 ``start-before-submit``
@@ -576,7 +576,7 @@ def _as_file(schedule) -> ScheduleFile:
 def check(schedule, m: int | None = None, policy=None, threshold=None, estimate: str = "requested",
           threshold_backfill: bool | None = None) -> CheckResult:
     """Check a schedule (a path, a :class:`ScheduleFile` or a simulated
-    :class:`~schedlab.sim.Schedule`) on ``m`` processors; with ``policy``
+    :class:`~schedlab.engine.sim.Schedule`) on ``m`` processors; with ``policy``
     (``"EASY-SPF-FCFS"``, a :class:`Policy`) also the EASY rules."""
     t0 = _time.perf_counter()
     sf = _as_file(schedule)

@@ -76,7 +76,7 @@ def machine_or_choice_arg(text):
 
 
 def cmd_simulate(args) -> int:
-    from . import sim
+    from .engine import sim
 
     t0 = time.perf_counter()
     info, trace, jobs, report, m = _load_jobs(args)

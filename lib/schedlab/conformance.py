@@ -102,7 +102,7 @@ def cases(folder=None) -> list[Case]:
 
 def simulate_case(case: Case):
     """This engine's schedule of a case."""
-    from .sim import simulate
+    from .engine.sim import simulate
     return simulate(case.jobs, case.m, case.policy, estimate=case.estimate, overrun=case.overrun)
 
 

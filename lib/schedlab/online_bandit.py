@@ -14,7 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
-from . import campaign, metrics, sim, workload
+from . import campaign, workload
+from .engine import metrics, sim
 from . import traces as _traces
 from .declared import REQUIRED, CellInputs, integer, param, text
 

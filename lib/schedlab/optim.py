@@ -3,7 +3,7 @@
 Shared, hence not inside a study: the mixed-policies study and the advisor
 (``schedlab advise``'s mixed candidates) both search and lattice these weights.
 
-The mixed linear policy (``schedlab.sim.Mixed``) orders jobs by w . x; the
+The mixed linear policy (``schedlab.engine.sim.Mixed``) orders jobs by w . x; the
 order is the same for w and lambda * w (lambda > 0), so the thesis
 (zrigui2021 §5.4) searches the sphere ||w||_1 = 1, whose 2d vertices
 (+-e_i) are the pure policies on the d features.  This module holds what

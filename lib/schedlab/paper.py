@@ -40,7 +40,7 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
     says which, and a quick build's scorecard rows are checked against the
     shipped ones (``quick_check``, ``generated/quick_check.csv``)."""
     from . import lockfile, shipped
-    from .sim import VERSION
+    from .engine.sim import VERSION
     from .traces import sha256_file
 
     gen = paper_dir / "generated"

@@ -10,7 +10,7 @@
   (temporary file, then ``os.replace``) and without timestamps, so
   re-running a study rewrites byte-identical files when nothing changed.
 
-Pictures of a schedule (a simulated :class:`schedlab.sim.Schedule` or a
+Pictures of a schedule (a simulated :class:`schedlab.engine.sim.Schedule` or a
 schedule file read by :func:`schedlab.formats.read`):
 
 * :func:`gantt` -- processor ids x time (ids from the file's

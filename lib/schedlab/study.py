@@ -346,7 +346,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
                   progress=progress)
     ctx.log(f"study {entry.name} ({entry.stem}), profile {label}: outputs in {relpath(out)}")
     cleaning = cleaning_records(mod, params, ctx.log)
-    from .sim import jobs_simulated
+    from .engine.sim import jobs_simulated
     jobs_here = jobs_simulated()
     try:
         result = dict(mod.compute(params, ctx) or {})
@@ -473,7 +473,7 @@ def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_d
     inputs = {item.name: {"path": relpath(item.path), "sha256": item.sha256, "registered": item.registered}
               for item in study_traces(params)}
     try:
-        from .sim import VERSION as core
+        from .engine.sim import VERSION as core
     except ImportError:                 # a study that needs no compiled core
         core = None
     return {"schedlab": __version__, "core": core, "git": paths.git_state(), "study": entry.name,

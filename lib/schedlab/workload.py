@@ -327,7 +327,7 @@ def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str
 
 def _need_jobs(jobs, what: str) -> None:
     if not isinstance(jobs, Jobs):
-        raise InputError(f"{what}: jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+        raise InputError(f"{what}: jobs must be a schedlab.engine.sim.Jobs, got {type(jobs).__name__}")
 
 
 def _integer(x, what: str) -> int:
@@ -816,6 +816,6 @@ def log_finish(trace, jobs: Jobs, m: int) -> tuple[np.ndarray, str]:
     waits = log_waits(trace, jobs, "log_finish")
     if len(jobs) == 0 or np.any(waits >= 0):
         return jobs.submit + np.maximum(waits, 0) + jobs.run, "recorded"
-    from .sim import simulate
+    from .engine.sim import simulate
 
     return np.asarray(simulate(jobs, m, "EASY-FCFS-FCFS").end, dtype=np.int64), "easy-fcfs"

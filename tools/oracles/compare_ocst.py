@@ -203,7 +203,7 @@ def run_ocst(inp: Input, primary: str, backfill: str, swf: Path) -> tuple[np.nda
 def run_engine(inp: Input, policy: str) -> tuple[np.ndarray, np.ndarray]:
     """The engine's start of every job and its 'backfilled' flags."""
     from schedlab.jobs import Jobs
-    from schedlab.sim import simulate
+    from schedlab.engine.sim import simulate
     jobs = Jobs(inp.r, inp.p, inp.pe, inp.q.astype(np.int32), inp.id)
     sched = simulate(jobs, inp.m, f"EASY-{policy}")
     return sched.start.copy(), sched.backfilled.copy()

@@ -46,7 +46,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import paths, sim
+from .. import paths
+from ..engine import sim
 from .. import validators
 from ..errors import InputError
 from ..study import Params, param, relpath, validate

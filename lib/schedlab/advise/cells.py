@@ -35,7 +35,8 @@ import numpy as np
 
 import functools
 
-from .. import campaign, metrics, optim, sim, workload
+from .. import campaign, optim, workload
+from ..engine import metrics, sim
 from ..declared import REQUIRED, CellInputs, integer, one_of, param, text
 from ..errors import InputError
 # the studies' cells modules, not their packages: a cell's cache key follows the code it imports, and
@@ -166,7 +167,7 @@ def mixed_label(weights, threshold: int | None) -> str:
 @functools.lru_cache(maxsize=8)
 def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
     """The mixed policy's feature scales: the means over the training half
-    of the cleaned log (:func:`schedlab.sim.default_scales`), so that a
+    of the cleaned log (:func:`schedlab.engine.sim.default_scales`), so that a
     weight vector is one policy in every resampled week."""
     from .. import traces
 

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from .. import sim
+from ..engine import sim
 from ..study import relpath
 from ..studies import Table
 from ..studies.thresholds import gain_ci

@@ -1,6 +1,6 @@
 """A schedule as the field writes it: SWF with waits, or Batsim's ``jobs.csv``.
 
-Writing (from a :class:`schedlab.sim.Schedule`):
+Writing (from a :class:`schedlab.engine.sim.Schedule`):
 
 * :func:`write_swf` -- the jobs with their simulated ``wait`` and ``run``
   (the header's ``MaxProcs`` is the simulated machine size m);

@@ -29,7 +29,7 @@ which writes them with ``numbers.json``; the notebook
 Choices (where the thesis is silent or ambiguous; each is a parameter
 where it reasonably could be):
 
-* **Policy.** The mixed policy of the engine (``schedlab.sim.Mixed``):
+* **Policy.** The mixed policy of the engine (``schedlab.engine.sim.Mixed``):
   key = sum_i w_i f_i / s_i, *lowest key first*, features f = (q, p~, r,
   p~/q, expansion, p~ q).  Thesis §5.4: "a positive value means that
   shorter/smaller jobs are prioritized" and "FCFS corresponds to
@@ -41,7 +41,7 @@ where it reasonably could be):
   earliest submitted (FCFS = (0,0,1), LCFS = (0,0,-1)); the other three
   features follow the same sign rule (SRF, SEXP, SAF at +1).
 * **Scales.** Features are divided by per-trace scales, the means of
-  :func:`schedlab.sim.default_scales` over *the whole cleaned trace* (not
+  :func:`schedlab.engine.sim.default_scales` over *the whole cleaned trace* (not
   the simulated week, whose means change from week to week): the same w is
   the same policy in every week, which learning and w_greedy need.
 * **Queues.** The policy orders both the primary and the backfilling

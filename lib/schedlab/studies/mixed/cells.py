@@ -13,11 +13,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ... import campaign as _campaign
-from ... import metrics, optim, sim, workload
+from ...engine import metrics, sim
+from ... import optim, workload
 from ... import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, number, one_of, param
 from ...errors import InputError
-from ...sim import Jobs
+from ...engine.sim import Jobs
 
 # The constants the cells need live here, not in params.py: the cells then
 # import nothing of the study's parameters or of the driver, so their cache
@@ -188,7 +189,7 @@ def grid_cell(p: GridInputs) -> dict:
 def grid_bsld(jobs: Jobs, m: int, points, scales, threshold=THRESHOLD, backfill: str = "same") -> np.ndarray:
     """:func:`weekly_bsld` of the mixed policy of every row of ``points``,
     bit for bit, from one call of the core that simulates them together
-    (:func:`schedlab.sim.simulate_mixed_many`: vectors that take the same
+    (:func:`schedlab.engine.sim.simulate_mixed_many`: vectors that take the same
     decisions share one simulation); each distinct schedule's average bsld
     is computed once.  Points with an expansion weight (6 features) take
     the per-vector path (:class:`Period`)."""

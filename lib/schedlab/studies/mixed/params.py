@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ... import optim, sim
+from ... import optim
+from ...engine import sim
 from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams

@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from ... import campaign as _campaign
-from ... import metrics, sim
+from ...engine import metrics, sim
 from ... import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, one_of, param
 from ...errors import InputError

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from .scorecard import rows as scorecard_rows
-from ... import optim, sim
+from ... import optim
+from ...engine import sim
 from ... import traces as _traces
 from ... import validators
 from ...errors import InputError

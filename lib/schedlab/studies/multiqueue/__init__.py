@@ -23,7 +23,7 @@ in C (``csrc/multiqueue.c``; its contract is the last section of
 * :func:`online` -- the online simulation policy (§3.1, Tables 1-3, Figs.
   6-9);
 * :func:`ratio` -- R per job, aggregated and per week
-  (:func:`schedlab.metrics.slowdown_ratio`).
+  (:func:`schedlab.engine.metrics.slowdown_ratio`).
 
 Definitions and choices (lawson2005 leaves them open; each is a parameter
 where it matters):
@@ -34,7 +34,7 @@ where it matters):
   SDSC-SP2 and Blue Horizon); weeks run from the first submission.
 * **Slowdown** s = 1 + wait / max(10 s, runtime) (§2.2, "bounded slowdown")
   and **R** = (s_1 - s_m) / min(s_1, s_m) per job against single-queue EASY-
-  FCFS-FCFS with the same estimates (:func:`schedlab.metrics.slowdown_ratio`;
+  FCFS-FCFS with the same estimates (:func:`schedlab.engine.metrics.slowdown_ratio`;
   jobs that ran under 10 s but requested over a minute are ignored,
   footnote 4).  Aggregate R: the mean over all jobs; weekly R: over the jobs
   submitted in that week.

@@ -42,7 +42,7 @@ Choices where the papers are silent (each is a parameter or written here once):
   primary queue only (lelong2017 §6.1; the thesis' Batsim scheduler is not
   described further).  P_R = P_B = P ("backfill according to the selected
   policy", thesis Algorithm 1).  Premature: p~ >= 100 p (the ratio reading
-  of :func:`schedlab.metrics.premature`).  bsld categories: bsld = 1,
+  of :func:`schedlab.engine.metrics.premature`).  bsld categories: bsld = 1,
   1 < bsld < 10, 10 <= bsld < 100, bsld >= 100.  "Cumulative weekly
   average" at week k: the mean over the jobs *finished* by the end of week
   k (jobs finishing after the last week count in the last one).  The

@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, metrics, sim, workload
+from ... import campaign, workload
+from ...engine import metrics, sim
 from ... import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
-from ...metrics import PREMATURE_FACTOR, premature
+from ...engine.metrics import PREMATURE_FACTOR, premature
 from ... import online_bandit
 
 # The choices the cells read, written once here: the cells import none of the
@@ -55,7 +56,7 @@ def bsld_classes(bsld) -> np.ndarray:
 def premature_ratio(bsld, run, req, factor: float = PREMATURE_FACTOR) -> tuple[float, float, int]:
     """(mean bsld of the premature jobs, mean bsld of the standard jobs,
     number of premature jobs); premature: p~ >= factor * p (thesis §4.3.3,
-    :func:`schedlab.metrics.premature`).  NaN for an empty class."""
+    :func:`schedlab.engine.metrics.premature`).  NaN for an empty class."""
     b = np.asarray(bsld, dtype=float)
     prem = premature(run, req, factor, "ratio")
     if prem.shape != b.shape:

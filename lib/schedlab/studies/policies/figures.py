@@ -7,7 +7,8 @@ import contextlib
 
 import numpy as np
 
-from ... import plots, sim, stats
+from ... import plots, stats
+from ...engine import sim
 from .analysis import BanditTrace, LelongResult, ThesisTrace, _bandit_columns, _swap
 from .params import BSLD_CLASSES, PUBLISHED, SWAPS, TOP
 

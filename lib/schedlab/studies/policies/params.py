@@ -10,7 +10,7 @@ from ..registry import name_of
 from dataclasses import dataclass
 from typing import Any
 
-from ... import sim
+from ...engine import sim
 from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams

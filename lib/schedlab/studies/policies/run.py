@@ -14,7 +14,7 @@ from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_bac
                       figure_thesis_delayed)
 from .readings import all_changes, table_bandit_readings
 from .scorecard import rows as scorecard_rows
-from ...sim import BANDIT_POLICIES
+from ...engine.sim import BANDIT_POLICIES
 from .params import BSLD_CLASSES, PUBLISHED, Params
 from .report import findings, numbers
 from .tables import (table_bandit, table_bandit_ci, table_bandit_mapping, table_claims, table_lelong_backfill,

@@ -9,10 +9,10 @@ kinds of runtime estimates,
 * **EASY++** (AVE_2) -- the mean of the user's last two completed runtimes
   (Tsafrir et al.; computed in the C core);
 * **learned** -- the online polynomial regression of gaussier2015 §4 under each
-  of its 20 losses (:mod:`schedlab.prediction`; E-Loss among them), learned
+  of its 20 losses (:mod:`schedlab.engine.prediction`; E-Loss among them), learned
   inside the simulation from the jobs completed so far (in the C core:
-  :class:`schedlab.sim.Learned`, bit for bit the Python reference
-  :class:`schedlab.prediction.LearnedEstimator`),
+  :class:`schedlab.engine.sim.Learned`, bit for bit the Python reference
+  :class:`schedlab.engine.prediction.LearnedEstimator`),
 
 times the three corrections of an estimate that a running job outlives
 (requested time, incremental, recursive doubling; gaussier2015 §5.2) times two
@@ -54,7 +54,7 @@ Definitions (the choices where the paper is terse are written here, once):
   the defaults: two weeks, five weeks after the first submission); the full
   profile simulates the whole logs.
 * **AVEbsld** (§5.3): mean over the jobs of max((wait + d) / max(d, 10), 1),
-  d the duration run (:func:`schedlab.metrics.bsld`).
+  d the duration run (:func:`schedlab.engine.metrics.bsld`).
 * **EASY** = requested / FCFS backfilling; **EASY++** = AVE_2 / incremental /
   SJBF (gaussier2015 §6.2); **clairvoyant** and **requested** estimates are
   never outlived, so the correction changes nothing for them (the grid

@@ -6,7 +6,8 @@ from ..registry import name_of
 
 from dataclasses import dataclass
 
-from ... import prediction, workload
+from ...engine import prediction
+from ... import workload
 from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams
@@ -19,7 +20,7 @@ STUDY = name_of(__name__)
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
 #: Logs of the paper that we do not have.
 LACKING: tuple[str, ...] = ("Metacentrum",)
-#: Correction mechanisms of gaussier2015 §5.2 (names of ``schedlab.sim``).
+#: Correction mechanisms of gaussier2015 §5.2 (names of ``schedlab.engine.sim``).
 CORRECTIONS: tuple[str, ...] = ("requested", "incremental", "doubling")
 #: Backfilling orders: FCFS (EASY) and SJBF (EASY-SJBF), the primary queue is FCFS.
 BACKFILLS: tuple[str, ...] = ("FCFS", "SJBF")
@@ -29,7 +30,7 @@ _NONE = ("", "none", "null", "all")
 
 
 def _losses(value, name: str) -> tuple[str, ...]:
-    """``"all"`` (the 20 of :data:`schedlab.prediction.LOSSES`) or loss names
+    """``"all"`` (the 20 of :data:`schedlab.engine.prediction.LOSSES`) or loss names
     (``"E-Loss"``, ``"sq/lin/log(qp)"`` ...), each once: canonical names."""
     if isinstance(value, str) and value.strip().lower() == "all":
         return tuple(x.name for x in prediction.LOSSES)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import check, formats, traces
 from ...errors import InputError
-from ...sim import simulate
+from ...engine.sim import simulate
 from .analysis import choose_pass, pass_table, roles
 from .figures import figure_compare, figure_pass, figure_timeline
 from .params import STUDY, Params

@@ -11,7 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import __version__, sim, stats
+from ... import __version__, stats
+from ...engine import sim
 from ...errors import InputError
 from .params import CRITERIA, HOUR, LEVEL, N_BOOT, threshold_label
 

@@ -12,8 +12,9 @@ from typing import Callable
 
 import numpy as np
 
-from ... import campaign, sim, workload
-from ... import metrics as _metrics
+from ... import campaign, workload
+from ...engine import sim
+from ...engine import metrics as _metrics
 from ... import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
@@ -105,7 +106,7 @@ def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="reque
                     threshold_backfill: bool = False) -> list:
     """The schedules of EASY-``primary``-``backfill`` on ``jobs`` at every
     threshold of ``thresholds`` (seconds; None: no threshold), in their
-    order: each one is, bit for bit, what :func:`schedlab.sim.simulate`
+    order: each one is, bit for bit, what :func:`schedlab.engine.sim.simulate`
     gives, but the runs share the part of the schedule that cannot differ.
 
     Why it is exact (``csrc/SEMANTICS.md``, "One pass"): a threshold T
@@ -149,7 +150,7 @@ def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="reque
 
 
 def _summary(sch: "sim.Schedule", names) -> dict:
-    """The metrics ``names`` of :func:`schedlab.metrics.summary`, by the same
+    """The metrics ``names`` of :func:`schedlab.engine.metrics.summary`, by the same
     expressions (the same values, bit for bit), computing only those asked
     for when they are among the four the study records."""
     if not set(names) <= {"jobs", "avg_wait", "max_wait", "mean_bsld"}:

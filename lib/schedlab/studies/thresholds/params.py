@@ -11,7 +11,8 @@ from ..registry import name_of
 from dataclasses import dataclass
 from typing import Any
 
-from ... import sim, workload
+from ...engine import sim
+from ... import workload
 from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams

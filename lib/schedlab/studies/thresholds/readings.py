@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import campaign
-from ... import metrics as _metrics
+from ...engine import metrics as _metrics
 from ... import traces as _traces
 from ...declared import REQUIRED, one_of, param, text
 from ...errors import InputError
@@ -54,7 +54,7 @@ def thesis_readings_cell(q: ReadingsInputs) -> dict:
     """Campaign cell: EASY-P-P (``primary`` orders both queues) on the original
     weeks of a trace cut as one reading says (``crossing``, ``align``), at every
     threshold of ``thresholds`` (labels; :func:`threshold_sweep`, bit for bit
-    what :func:`schedlab.sim.simulate` gives).  Returns the weekly mean bsld
+    what :func:`schedlab.engine.sim.simulate` gives).  Returns the weekly mean bsld
     with each constant of :data:`THESIS_TAUS` (``mean_bsld``, ``mean_bsld_tau60``)
     and the jobs, over (``threshold``, ``week``)."""
     ths = cell_thresholds(q["thresholds"], "thesis readings cell")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import sim
+from ...engine import sim
 from .. import Table
 from .analysis import (ThesisResult, TrainTest, _provenance, generalisation, thesis_reading_sums, thesis_tables,
                        threshold_effect, traintest_dataset)

@@ -6,7 +6,7 @@ from ..registry import name_of
 
 from dataclasses import dataclass
 
-from ... import metrics
+from ...engine import metrics
 from ... import validators
 from ...study import Outputs, Params as StudyParams
 from ...study import param

@@ -23,14 +23,14 @@ submitted, by a model learned online from the jobs that have completed:
   under-prediction, weight log(q p) (:data:`E_LOSS`).
 
 :class:`LearnedEstimator` puts all of it behind the simulator's
-:class:`schedlab.sim.Estimator` interface: ``predict(job, now)`` is called by
+:class:`schedlab.engine.sim.Estimator` interface: ``predict(job, now)`` is called by
 the C core at each submission and ``observe(job, now, runtime)`` at each
 completion, so the model sees exactly what a real scheduler would have seen
 (the runtimes of the jobs completed so far, in completion order).
 
 **Two engines, one estimator.**  This module is the readable reference.
 The C core computes the same estimator itself (``estimate=``
-:class:`schedlab.sim.Learned`, ``csrc/learned.c``): the same features, basis
+:class:`schedlab.engine.sim.Learned`, ``csrc/learned.c``): the same features, basis
 order, NAG update and rounding, in the same floating-point operations and
 order, so that both give the same bits -- the predictions, the raw values
 and the model (``tests/test_learned.py`` checks it on generated and real
@@ -69,8 +69,8 @@ here once):
 * **System-state features** (jobs of the user currently running, their
   resources, elapsed times) need the start times of the running jobs, which
   ``predict`` and ``observe`` do not pass: the simulation attaches its
-  estimator (:meth:`schedlab.sim.Estimator.attach`) and the estimator reads
-  its live :attr:`schedlab.sim.Simulation.start_times`.  "Running" means
+  estimator (:meth:`schedlab.engine.sim.Estimator.attach`) and the estimator reads
+  its live :attr:`schedlab.engine.sim.Simulation.start_times`.  "Running" means
   started and not completed (a job killed as small and requeued is not
   running until it restarts).  An estimator fed by hand, outside any
   simulation, counts the user's jobs *submitted and not yet completed*
@@ -99,7 +99,7 @@ from typing import Iterable
 import numpy as np
 
 from . import sim
-from .errors import InputError
+from ..errors import InputError
 from .losses import (BRANCHES, DEFAULT_ETA, DEFAULT_LAM, E_LOSS, LOSSES, SQUARED_LOSS, WEIGHTS, Loss,
                      loss_by_name)
 from .sim import Learned
@@ -301,7 +301,7 @@ class FeatureTracker:
 
     def __init__(self, jobs: sim.Jobs, start: np.ndarray | None = None):
         if not isinstance(jobs, sim.Jobs):
-            raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+            raise InputError(f"jobs must be a schedlab.engine.sim.Jobs, got {type(jobs).__name__}")
         user = jobs.user if jobs.user is not None else np.zeros(len(jobs), np.int64)
         self._user = user.tolist()
         self._req = jobs.req.astype(np.float64).tolist()
@@ -381,17 +381,17 @@ class LearnedEstimator(sim.Estimator):
     Cost: about 30 us of CPU per job (features and basis in Python, the
     231-term model in numpy: some twenty small numpy calls per job, each
     dominated by call overhead), against about 2 us per job for the same
-    estimator in the C core (:class:`schedlab.sim.Learned`), which computes
+    estimator in the C core (:class:`schedlab.engine.sim.Learned`), which computes
     the same bits: this class is its readable reference.
 
-    A :class:`schedlab.sim.Simulation` attaches it (:meth:`attach`) and it
+    A :class:`schedlab.engine.sim.Simulation` attaches it (:meth:`attach`) and it
     reads the running jobs' start times from there.
     """
 
     def __init__(self, jobs: sim.Jobs, loss=E_LOSS, eta: float = DEFAULT_ETA, lam: float = DEFAULT_LAM,
                  keep_features: bool = False):
         if not isinstance(jobs, sim.Jobs):
-            raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+            raise InputError(f"jobs must be a schedlab.engine.sim.Jobs, got {type(jobs).__name__}")
         self.loss = Loss.parse(loss)
         self.jobs = jobs
         self.tracker = FeatureTracker(jobs)
@@ -411,11 +411,11 @@ class LearnedEstimator(sim.Estimator):
 
     def attach(self, simulation: sim.Simulation) -> "LearnedEstimator":
         """Read the running jobs' start times from ``simulation``'s live
-        :attr:`~schedlab.sim.Simulation.start_times`.  The simulation calls
+        :attr:`~schedlab.engine.sim.Simulation.start_times`.  The simulation calls
         it when it is created (and a clone on its copy of the estimator):
         there is no need to call it."""
         if not isinstance(simulation, sim.Simulation):
-            raise InputError(f"attach: expected a schedlab.sim.Simulation, got {type(simulation).__name__}")
+            raise InputError(f"attach: expected a schedlab.engine.sim.Simulation, got {type(simulation).__name__}")
         if simulation.jobs is not self.jobs and len(simulation.jobs) != len(self.jobs):
             raise InputError("attach: the simulation does not simulate this estimator's jobs")
         super().attach(simulation)
@@ -487,14 +487,14 @@ def simulate_learned(jobs: sim.Jobs, m: int, policy="EASY-FCFS-SJBF", loss=E_LOS
     EASY-SJBF).
 
     ``engine``: ``"c"`` (default) learns inside the C core
-    (:class:`schedlab.sim.Learned`; returns a :class:`TrainedModel`);
+    (:class:`schedlab.engine.sim.Learned`; returns a :class:`TrainedModel`);
     ``"python"`` runs the reference :class:`LearnedEstimator` through the
     callback interface (returns it), 10-15 times slower.  Both give the
     same schedule, predictions and model, bit for bit."""
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {ENGINES}, got {engine!r}")
     if not isinstance(jobs, sim.Jobs):
-        raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+        raise InputError(f"jobs must be a schedlab.engine.sim.Jobs, got {type(jobs).__name__}")
     if jobs.user is None:
         raise InputError("learned predictions need the users of the jobs (Jobs(..., user=...))")
     if engine == "c":

@@ -1,6 +1,6 @@
 """Pythonic face of the C EASY-backfilling core.
 
->>> from schedlab.sim import Jobs, simulate
+>>> from schedlab.engine.sim import Jobs, simulate
 >>> jobs = Jobs(submit=[0, 0, 5], run=[10, 5, 5], req=[20, 10, 5], procs=[2, 2, 1])
 >>> s = simulate(jobs, m=3, policy="EASY-FCFS-FCFS")
 >>> s.start.tolist()
@@ -11,8 +11,8 @@ are checked (dtype, contiguity, length, values) before a pointer to them
 reaches C, and kept referenced for as long as C holds that pointer.
 
 The job table, durations and policy names live in :mod:`schedlab.jobs` (no
-compiled core needed); this module re-exports them (``schedlab.sim.Jobs``,
-``schedlab.sim.Policy``, ``schedlab.sim.parse_duration`` ...) and maps them
+compiled core needed); this module re-exports them (``schedlab.engine.sim.Jobs``,
+``schedlab.engine.sim.Policy``, ``schedlab.engine.sim.parse_duration`` ...) and maps them
 to the core's constants.
 """
 from __future__ import annotations
@@ -26,11 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, SimulationError
-# the job table, durations and policy names, re-exported: schedlab.sim.Jobs, .Policy ... keep working
-from .jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS,  # noqa: F401
-                   TIME_MAX, Jobs, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration,
-                   parse_duration)
+from ..errors import InputError, SimulationError
+# the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
+from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
 try:
@@ -159,14 +157,14 @@ class Learned:
     Pass ``estimate=Learned(loss, eta, lam)`` (or ``estimate="learned"``
     for the defaults); the jobs need their users.
 
-    ``loss``: a :class:`schedlab.prediction.Loss` or its name
+    ``loss``: a :class:`schedlab.engine.prediction.Loss` or its name
     (``"sq/lin/log(qp)"``, ``"E-Loss"``; default E-Loss); ``eta``: NAG's
-    learning rate in seconds (default :data:`schedlab.prediction.DEFAULT_ETA`);
-    ``lam``: the L2 penalty (default :data:`schedlab.prediction.DEFAULT_LAM`).
+    learning rate in seconds (default :data:`schedlab.engine.prediction.DEFAULT_ETA`);
+    ``lam``: the L2 penalty (default :data:`schedlab.engine.prediction.DEFAULT_LAM`).
 
     The C estimator computes, bit for bit, what the readable Python
-    reference :class:`schedlab.prediction.LearnedEstimator` computes (every
-    definition is in :mod:`schedlab.prediction`; the contract in
+    reference :class:`schedlab.engine.prediction.LearnedEstimator` computes (every
+    definition is in :mod:`schedlab.engine.prediction`; the contract in
     ``csrc/SEMANTICS.md``), at a small fraction of its cost.  The model is
     read back with :meth:`Simulation.learned_model`, the predictions before
     rounding with :attr:`Simulation.learned_raw`.
@@ -322,7 +320,7 @@ def _checked_jobs(jobs, m) -> int:
     """The machine size of a simulation, after checking its jobs fit it and
     start at time 0 or later (an error names the job's file and line)."""
     if not isinstance(jobs, Jobs):
-        raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+        raise InputError(f"jobs must be a schedlab.engine.sim.Jobs, got {type(jobs).__name__}")
     m = _as_int("machine size m", m, 1, int(np.iinfo(np.int32).max))
     jobs.validate(m)
     if len(jobs) and jobs.submit[0] < 0:
@@ -747,7 +745,7 @@ class Simulation:
     def learned_model(self) -> dict[str, Any]:
         """The learned model now: ``w`` (weights), ``s`` (NAG's scales, the
         largest |phi_i| seen), ``G`` (sums of squared gradients), ``N`` and
-        ``t`` (steps taken) -- the state of :class:`schedlab.prediction.NAG`."""
+        ``t`` (steps taken) -- the state of :class:`schedlab.engine.prediction.NAG`."""
         h = self._learned_handle()
         dim = lib.SL_LEARNED_DIM
         w, s, g = np.empty(dim), np.empty(dim), np.empty(dim)
@@ -767,7 +765,7 @@ class Simulation:
         return out
 
     def learned_features(self, job: int) -> np.ndarray:
-        """The 20 features (:data:`schedlab.prediction.FEATURES`) of a
+        """The 20 features (:data:`schedlab.engine.prediction.FEATURES`) of a
         submitted job, as the learned estimate computed them."""
         h = self._learned_handle()
         j = _as_int("learned_features: job", job, _I64.min, _I64.max)
@@ -830,7 +828,7 @@ def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estima
     ``estimate``: "requested" (p~), "actual" (clairvoyant), "easy++" (mean
     of the user's last two completed runtimes at submission), "learned" or
     :class:`Learned` (gaussier2015's online regression, in C; its model:
-    :func:`schedlab.prediction.simulate_learned`), a per-job array, or an
+    :func:`schedlab.engine.prediction.simulate_learned`), a per-job array, or an
     :class:`Estimator`; ``correction`` of an estimate a running
     job outlives: "none" (expected to end now), "requested", "incremental",
     "doubling" (gaussier2015 §5.2).
@@ -862,7 +860,7 @@ def simulate_parts(jobs: Jobs, m: int, policy, bounds, overrun: str = "kill") ->
     of each part: use :func:`simulate` on the subsets)."""
     global _JOBS_SIMULATED
     if not isinstance(jobs, Jobs):
-        raise InputError(f"jobs must be a schedlab.sim.Jobs, got {type(jobs).__name__}")
+        raise InputError(f"jobs must be a schedlab.engine.sim.Jobs, got {type(jobs).__name__}")
     m = _as_int("machine size m", m, 1, int(np.iinfo(np.int32).max))
     jobs.validate(m)
     n = len(jobs)

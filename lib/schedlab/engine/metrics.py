@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 TAU = 10  # seconds, the bounded-slowdown constant of the papers
 

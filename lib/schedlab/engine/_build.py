@@ -2,7 +2,7 @@
 
 Run by ``pip install`` through ``setup.py`` (``cffi_modules``).  The cdef is
 ``csrc/schedlab.h`` read verbatim, minus its preprocessor lines: the header is
-the contract.  ``python lib/schedlab/_build.py --sanitize OUTDIR`` builds an
+the contract.  ``python lib/schedlab/engine/_build.py --sanitize OUTDIR`` builds an
 ASan/UBSan copy of the module for ``make test-asan``.
 """
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 
 from cffi import FFI
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CSRC = ROOT / "csrc"
 SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
 
-# Python implementations of the callback estimator (schedlab.sim).
+# Python implementations of the callback estimator (schedlab.engine.sim).
 PYTHON_CALLBACKS = """
 extern "Python" int64_t sl_py_predict(void *, int32_t, int64_t);
 extern "Python" void sl_py_observe(void *, int32_t, int64_t, int64_t);
@@ -55,7 +55,7 @@ def make_builder(sanitize: bool = False) -> FFI:
         cflags += san
         ldflags += san
     ffi.set_source(
-        "schedlab._core",
+        "schedlab.engine._core",
         '#include <stdint.h>\n#include <stddef.h>\n#include "schedlab.h"\n',
         sources=[os.path.relpath(CSRC / s, Path.cwd()) if not sanitize else str(CSRC / s) for s in SOURCES],
         include_dirs=[str(CSRC)],
@@ -70,8 +70,8 @@ ffibuilder = make_builder()
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--sanitize":
-        out = Path(sys.argv[2]) / "schedlab"
+        out = Path(sys.argv[2]) / "schedlab" / "engine"
         out.mkdir(parents=True, exist_ok=True)
-        make_builder(sanitize=True).compile(tmpdir=str(out.parent), verbose=True)
+        make_builder(sanitize=True).compile(tmpdir=str(out.parents[1]), verbose=True)
     else:
         ffibuilder.compile(verbose=True)

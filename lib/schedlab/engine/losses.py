@@ -1,10 +1,10 @@
 """The losses of gaussier2015's learned runtime prediction and the defaults
 of its learning (pure Python and numpy: no compiled core).
 
-Both :mod:`schedlab.sim` (its :class:`~schedlab.sim.Learned` estimate, run
-in C) and :mod:`schedlab.prediction` (the readable Python reference) build
-on this module, which imports neither; :mod:`schedlab.prediction` re-exports
-every name.  See :mod:`schedlab.prediction` for the choices made where the
+Both :mod:`schedlab.engine.sim` (its :class:`~schedlab.engine.sim.Learned` estimate, run
+in C) and :mod:`schedlab.engine.prediction` (the readable Python reference) build
+on this module, which imports neither; :mod:`schedlab.engine.prediction` re-exports
+every name.  See :mod:`schedlab.engine.prediction` for the choices made where the
 paper is silent (branch names, weights floored at 0).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["BRANCHES", "WEIGHTS", "Loss", "LOSSES", "E_LOSS", "SQUARED_LOSS", "loss_by_name",
            "DEFAULT_ETA", "DEFAULT_LAM"]
