@@ -23,7 +23,7 @@ import time
 import warnings
 from pathlib import Path
 
-from schedlab import check, formats, traces
+from schedlab.workloads import check, formats, traces
 from schedlab.engine.sim import simulate
 
 POLICIES = (("EASY-FCFS-FCFS", "swf"), ("EASY-SPF-SPF", "batsim-csv"))

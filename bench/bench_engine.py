@@ -47,7 +47,7 @@ def run_case(trace: str, what: str, repeat: int, estimate: str = "requested") ->
     import numpy as np
 
     from schedlab.engine import prediction, sim
-    from schedlab import traces, workload
+    from schedlab.workloads import traces, workload
 
     info = traces.resolve(trace)
     t0 = time.perf_counter()

@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 from schedlab.engine import sim
-from schedlab import traces, workload
+from schedlab.workloads import traces, workload
 from schedlab.studies.selection import cells as sel
 
 TRACES = {"KTH-SP2": (5, 30), "CTC-SP2": (8, 20), "SDSC-BLUE": (10, 40, 55), "HPC2N": (12, 30),

@@ -25,7 +25,7 @@ settings.load_profile("schedlab")
 # scorecard row (schedlab.study.check_scorecard_coverage).
 os.environ["SCHEDLAB_STRICT_SCORECARD"] = "1"
 
-# The on-disk cache of cleaned workloads (schedlab.traces.Workload.cleaned) of
+# The on-disk cache of cleaned workloads (schedlab.workloads.traces.Workload.cleaned) of
 # the suite's run is its own, never the repository's results/cache.
 os.environ["SCHEDLAB_WORKLOAD_CACHE"] = tempfile.mkdtemp(prefix="schedlab-workloads-")
 

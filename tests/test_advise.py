@@ -12,7 +12,7 @@ from schedlab import cli
 from schedlab.advise import BASELINE, advise
 from schedlab.advise.cells import parse
 from schedlab.errors import InputError
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400
 SMALL = {"weeks": 6, "policies": ["FCFS", "SPF"], "extra": [], "mixed_resolution": 0, "classification": False,

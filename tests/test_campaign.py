@@ -11,7 +11,8 @@ import pytest
 import xarray as xr
 import yaml
 
-from schedlab import campaign, store, swf
+from schedlab import campaign, store
+from schedlab.workloads import swf
 from schedlab.errors import InputError
 
 

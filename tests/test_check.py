@@ -3,7 +3,8 @@ purpose, is reported with its job ids (exit status 1)."""
 import numpy as np
 import pytest
 
-from schedlab import check, cli, formats
+from schedlab.workloads import check, formats
+from schedlab import cli
 from schedlab.errors import InputError
 from schedlab.engine.sim import Jobs, simulate
 
@@ -19,7 +20,7 @@ STARTS = [0, 10, 2, 15]
 
 def _file(starts, runs=None, req=None, tmp_path=None):
     """A schedule file (SWF with waits) of BASE with these starts."""
-    from schedlab import swf
+    from schedlab.workloads import swf
     runs = BASE["run"] if runs is None else runs
     req = BASE["req"] if req is None else req
     n = len(starts)

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from schedlab import check, formats, traces
+from schedlab.workloads import check, formats, traces
 from schedlab.engine.sim import simulate
 
 LARGEST = ("RICC", "CEA-Curie")

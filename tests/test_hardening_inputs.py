@@ -11,7 +11,7 @@ import lzma
 import numpy as np
 import pytest
 
-from schedlab import swf
+from schedlab.workloads import swf
 from schedlab.declared import REQUIRED, param
 from schedlab.errors import InputError, SWFFormatError
 
@@ -235,7 +235,7 @@ def spec_file(tmp_path, text: str):
 
 
 @pytest.mark.parametrize("cell", ["subprocess:run", "os:system", "builtins:eval", "shutil:rmtree",
-                                  "schedlab.studies.policies.cells:np", "schedlab.swf:write_swf",
+                                  "schedlab.studies.policies.cells:np", "schedlab.workloads.swf:write_swf",
                                   "schedlab.studies.policies.cells:campaigns.__globals__", "antigravity:fly",
                                   "schedlab.studies.policies.cells:campaign"])
 def test_a_spec_cannot_run_commands(tmp_path, cell):
@@ -370,7 +370,7 @@ def test_cli_reads_an_unreadable_input(tmp_path):
 # ---------------------------------------------- found by fuzzing: cleaning --
 
 def test_runtime_times_k_of_a_huge_runtime_does_not_wrap_around(tmp_path):
-    from schedlab import workload
+    from schedlab.workloads import workload
 
     p = tmp_path / "huge.swf"
     p.write_text("; MaxProcs: 4\n" + row(run=2**62, req_time=-1) + row(job_id=2, req_time=-1))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from schedlab.engine import sim
-from schedlab import traces, workload
+from schedlab.workloads import traces, workload
 from schedlab.engine._core import lib
 from schedlab.engine.sim import Jobs, Mixed, Policy, Simulation, simulate
 

@@ -53,8 +53,9 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         from schedlab import paths
         # the committed registry only, as for the rest of the suite (tests/conftest.py)
         paths.LOCAL_TRACE_REGISTRY = paths.ROOT / "no-such-dir" / "traces.local.toml"
-        import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.validators, schedlab.workload
-        from schedlab import jobs, traces, validators, workload
+        import schedlab.jobs, schedlab.workloads.swf, schedlab.workloads.traces, schedlab.validators, schedlab.workloads.workload
+        from schedlab import jobs, validators
+        from schedlab.workloads import traces, workload
 
         trace = traces.load("KTH-SP2")
         cleaned, report = workload.clean(trace, m=traces.resolve("KTH-SP2").m)

@@ -6,7 +6,8 @@ import hashlib
 import numpy as np
 import pytest
 
-from schedlab import optim, traces, workload
+from schedlab import optim
+from schedlab.workloads import traces, workload
 from schedlab.engine import sim
 from schedlab.engine._core import lib
 from schedlab.errors import InputError

@@ -4,7 +4,8 @@ import numpy as np
 from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
 
-from schedlab import check, formats, plots
+from schedlab.workloads import check, formats
+from schedlab import plots
 from schedlab.engine.sim import Jobs, simulate
 
 

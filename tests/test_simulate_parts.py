@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from schedlab.engine import sim
-from schedlab import workload
+from schedlab.workloads import workload
 from schedlab.errors import InputError
 
 

@@ -15,7 +15,7 @@ from schedlab import paths, store
 from schedlab.errors import InputError
 from schedlab.engine.sim import Jobs, simulate
 from schedlab.studies import classification as study
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 W = study.WEEK
 NONE = -1.0

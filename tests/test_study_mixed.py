@@ -14,7 +14,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, optim, paths, swf
+from schedlab import campaign, optim, paths
+from schedlab.workloads import swf
 from schedlab.engine import sim
 from schedlab.declared import validate as read_inputs
 from schedlab.errors import InputError
@@ -173,7 +174,7 @@ def test_validate():
         with pytest.raises(InputError, match=msg):
             validate(**kw)
     # map_trace accepts what traces accepts: a path names the same trace
-    from schedlab import traces as registry
+    from schedlab.workloads import traces as registry
     kth = str(registry.resolve("KTH-SP2").path)
     assert validate(["KTH-SP2"], map_trace=kth).map_trace == "KTH-SP2"
     for kw in (dict(workers=2), dict(outdir="x"), dict(scheduler="tcp://h:1")):   # the driver's business
@@ -190,7 +191,7 @@ def test_bundled_weeks_and_a_vertex_on_a_real_week():
     jobs, m, scales, thr, bf = cells._cell_setup(read_inputs(cells.PeriodInputs, cell), "test")
     saf = study.weekly_bsld(jobs, m, study.mixed_policy((0, 0, 0, 0, 0, 1), scales), thr, bf)
     assert saf == pure[study.POLICIES.index("SAF")]
-    from schedlab import traces, workload
+    from schedlab.workloads import traces, workload
     whole, _ = workload.clean(traces.load("SDSC-SP2"), m=128)
     assert scales == sim.default_scales(whole) != sim.default_scales(jobs)    # per trace, not per week
 
@@ -322,7 +323,7 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
         _, p = c.cells()[0]
         assert set(p) - {"metrics"} <= set(campaign.resolve_cell(c.cell).inputs.names())
     # the same cells, hence the same cache entries, as the full profile of the notebook
-    from schedlab import traces
+    from schedlab.workloads import traces
     info = traces.resolve("SDSC-SP2")
     full = {"mixed-grid-sdsc-sp2.yaml": study.make_campaign("grid", info, "week", range(1, 101),
                                                             resolution=100),

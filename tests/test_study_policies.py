@@ -10,7 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, stats, swf
+from schedlab import campaign, paths, stats
+from schedlab.workloads import swf
 from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import jsonable
@@ -387,7 +388,7 @@ def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
     again = {k: v for k, v in jsonable(res["numbers"]).items() if k not in ("provenance", "timing", "scorecard")}
     assert again == science
     assert jsonable(res["numbers"])["scorecard"] == nums["scorecard"]
-    from schedlab import traces, workload
+    from schedlab.workloads import traces, workload
     jobs, _ = workload.clean(traces.load(tiny), overrun="drop")
     direct = sim.simulate(jobs, 16, "EASY-SQF-SQF", estimate="actual").summary()["avg_wait"]
     ds = res["datasets"]["tables"]

@@ -138,7 +138,7 @@ def code(tmp_path, monkeypatch):
         "__init__.py": "",
         "helper.py": "def scale(x):\n    return 2 * x\n",
         "cells.py": "from . import helper\n\ndef cell(p):\n    return helper.scale(p)\n",
-        "other.py": "def cell(p):\n    from schedlab import metrics\n    return p\n",
+        "other.py": "def cell(p):\n    from schedlab.engine import metrics\n    return p\n",
         "tables.py": "from .cells import cell\n\nTITLE = 'a table'\n",
     }
     for name, text in files.items():
@@ -188,7 +188,7 @@ def test_a_changed_trace_file_changes_the_keys_of_its_cells_only(tmp_path):
 def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
     import dataclasses
 
-    from schedlab import traces
+    from schedlab.workloads import traces
 
     c = campaign.Campaign("keys-m", {"primary": ["FCFS"]}, {"trace": "KTH-SP2", "workload": "original"})
     _, params = c.cells()[0]

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from schedlab import check, formats
+from schedlab.workloads import check, formats
 from schedlab.study import run_study
 
 

@@ -12,14 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, store, traces
+from schedlab import campaign, paths, store
+from schedlab.workloads import traces
 from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
 from schedlab.studies.registry import get
 from schedlab.studies.thresholds.analysis import _spearman
 from schedlab.study import profile_params, run_study, validate
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 from test_study_prediction import execute_notebook, shown_markdown
 

@@ -16,7 +16,7 @@ from schedlab.errors import InputError
 from schedlab.engine.sim import Jobs
 from schedlab.studies import Table
 from schedlab.studies import traces as study
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400
 M = 10

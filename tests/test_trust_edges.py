@@ -10,7 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from schedlab import cli, paths, traces, workload
+from schedlab import cli, paths
+from schedlab.workloads import traces, workload
 from schedlab.errors import InputError
 
 KTH = "KTH-SP2"
@@ -120,7 +121,7 @@ def test_a_cell_error_in_a_dask_worker_is_one_line(tmp_path):
 # ---- advise: a log it cannot split says so before any campaign ----
 
 def _log(path, submit, weeks_note=""):
-    from schedlab.swf import write_swf
+    from schedlab.workloads.swf import write_swf
     n = len(submit)
     run = np.full(n, 600)
     fields = {"job_id": np.arange(1, n + 1), "submit": np.asarray(submit), "wait": np.zeros(n, np.int64),
@@ -182,9 +183,10 @@ def test_a_write_past_the_file_size_limit_names_the_file(tmp_path):
 def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
     import xarray as xr
 
-    from schedlab import importers, plots, store
+    from schedlab.workloads import importers
+    from schedlab import plots, store
     from schedlab.campaign import Cache
-    from schedlab.importers import batsim
+    from schedlab.workloads.importers import batsim
     from schedlab.reproduce import write_json_atomic
 
     old = os.umask(mask)

@@ -11,7 +11,7 @@ import numpy as np
 import xarray as xr
 
 from schedlab import online_bandit as ob
-from schedlab import traces as _traces
+from schedlab.workloads import traces as _traces
 from schedlab.scorecard import Reading, Row, identify
 from schedlab.studies.policies import readings as R
 from schedlab.studies.policies.analysis import total_change

@@ -58,7 +58,7 @@ from . import __version__, paths
 from .declared import REQUIRED, CellInputs, flag, integer, one_of, param, text, validate
 from .errors import InputError
 from .files import atomic
-from .workload import OVERRUN_CHOICES as OVERRUNS
+from .workloads.workload import OVERRUN_CHOICES as OVERRUNS
 
 SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
 #: A file to which campaigns (and the study driver) append progress lines:
@@ -332,14 +332,14 @@ def _trace_identity(name_or_path: str) -> dict:
     """What a cell knows of a trace besides its parameters: the file's sha256
     and the machine size the registry gives it (a cell that simulates on the
     registry's m must be recomputed when that m changes)."""
-    from . import traces
+    from .workloads import traces
 
     return {"sha256": _trace_sha(name_or_path), "m": traces.resolve(name_or_path).m}
 
 
 @functools.lru_cache(maxsize=256)
 def _trace_sha(name_or_path: str) -> str:
-    from . import traces
+    from .workloads import traces
 
     info = traces.resolve(name_or_path)
     return info.sha256 or traces.sha256_file(info.path)
@@ -449,7 +449,7 @@ class TraceInputs(CellInputs):
     machine size and the cleaning's overrun choice (a cell redeclares a
     default it changes)."""
 
-    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.traces.text)", check=text)
+    trace: str = param(REQUIRED, help="the trace: its campaign text (schedlab.workloads.traces.text)", check=text)
     m: int | None = param(None, help="machine size (None: the trace's)", unit="processors",
                           check=integer(1, optional=True))
     overrun: str = param("kill", help="what cleaning does with jobs that overran their request",
@@ -488,7 +488,7 @@ DEFAULT_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "utilisat
 def workload_for(trace: str, m: int | None, overrun: str, kind: str, weeks: int, seed: int, half: str):
     """The list of job sets a simulate cell runs on, and m; cached per
     process so that the cells of a worker share one resampling."""
-    from . import traces, workload
+    from .workloads import traces, workload
 
     jobs, _, m, _, _ = traces.cleaned(trace, m=m, overrun=overrun)
     if half != "all":
@@ -646,7 +646,7 @@ def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> tuple[list[tuple[str
     it in provenance) before its campaigns run."""
     import warnings
 
-    from .workload import CleaningWarning
+    from .workloads.workload import CleaningWarning
 
     from .engine.sim import jobs_simulated
 

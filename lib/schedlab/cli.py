@@ -32,7 +32,7 @@ from .errors import SchedlabError
 def _load_jobs(args):
     import warnings
 
-    from . import traces
+    from .workloads import traces
 
     spec = args.trace
     if args.request:
@@ -52,14 +52,14 @@ def _load_jobs(args):
 
 
 def workload_machine(text):
-    from . import workload
+    from .workloads import workload
     return workload.machine_choice(text)
 
 
 def machine_arg(text):
     """argparse type of every integer machine size (-m, --max-procs): the
-    one parser, :func:`schedlab.workload.machine_size`."""
-    from . import workload
+    one parser, :func:`schedlab.workloads.workload.machine_size`."""
+    from .workloads import workload
     try:
         return workload.machine_size(text)
     except SchedlabError as exc:
@@ -68,7 +68,7 @@ def machine_arg(text):
 
 def machine_or_choice_arg(text):
     """argparse type of simulate's -m: a size or header/peak/auto."""
-    from . import workload
+    from .workloads import workload
     try:
         return workload.machine_choice(text)
     except SchedlabError as exc:
@@ -104,7 +104,7 @@ def cmd_simulate(args) -> int:
     print(f"backfilled  {s['backfilled']} jobs; killed at p~ {s['killed']}; forced by threshold {s['forced']}")
     print(f"time        read+clean {t1 - t0:.3f} s, simulate {t2 - t1:.3f} s")
     if args.output:
-        from . import formats
+        from .workloads import formats
         with writing(args.output):
             formats.write(sched, args.output, args.format, trace=trace, workload_name=info.name)
         print(f"wrote       {args.output} ({args.format})")
@@ -112,7 +112,7 @@ def cmd_simulate(args) -> int:
 
 
 def _list_traces() -> int:
-    from . import traces
+    from .workloads import traces
 
     reg = traces.registry()
     print(f"{'name':<12} {'jobs':>8} {'m':>7}  file")
@@ -135,7 +135,7 @@ def _list_traces() -> int:
 
 
 def _fetch_traces(args) -> int:
-    from . import traces
+    from .workloads import traces
 
     if args.all and args.names:
         raise SchedlabError("traces fetch: give trace names or --all, not both")
@@ -164,7 +164,7 @@ def _fetch_traces(args) -> int:
 
 
 def cmd_traces(args) -> int:
-    from . import traces
+    from .workloads import traces
 
     if args.action == "list":
         return _list_traces()
@@ -194,7 +194,7 @@ def cmd_traces(args) -> int:
 
 
 def _import_trace(args) -> int:
-    from . import importers
+    from .workloads import importers
 
     if os.path.exists(args.output) and not args.force:
         raise SchedlabError(f"{args.output}: exists; give --force to replace it")
@@ -206,8 +206,8 @@ def _import_trace(args) -> int:
 
 
 def _export_trace(args) -> int:
-    from . import traces
-    from .importers import batsim
+    from .workloads import traces
+    from .workloads.importers import batsim
 
     info = traces.resolve(args.name)
     trace = traces.load(info)
@@ -278,7 +278,7 @@ def cmd_study(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from . import check
+    from .workloads import check
 
     policy, m, threshold, estimate, case = args.policy, args.m, args.threshold, args.estimate, None
     if args.case:

@@ -22,7 +22,7 @@ its derivation in its header.
 :func:`compare` checks any schedule (a file another simulator wrote: SWF
 with waits or Batsim's jobs.csv, or a simulated schedule) against a case's
 expected starts, job by job (``schedlab check OUT --case CASE`` does this
-and the EASY checks of :mod:`schedlab.check`).
+and the EASY checks of :mod:`schedlab.workloads.check`).
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class Case:
 
 def load(path) -> Case:
     """Read one case file (errors name the file and the header key)."""
-    from .swf import read_swf
+    from .workloads.swf import read_swf
 
     path = Path(path)
     tr = read_swf(path)
@@ -109,9 +109,9 @@ def simulate_case(case: Case):
 def compare(schedule, case: Case) -> list[str]:
     """The jobs whose start differs from the case's expectation (one line
     each; empty when the schedule conforms).  ``schedule`` is a path (SWF
-    with waits or Batsim's jobs.csv), a :class:`~schedlab.formats.ScheduleFile`
+    with waits or Batsim's jobs.csv), a :class:`~schedlab.workloads.formats.ScheduleFile`
     or a simulated schedule; jobs are matched by id."""
-    from .check import _as_file
+    from .workloads.check import _as_file
 
     sf = _as_file(schedule)
     got = {}

@@ -118,7 +118,7 @@ class CellInputs(Params):
 
 def plain(v):
     """A declared value as JSON-friendly data (see :meth:`Params.record`)."""
-    from .traces import TraceInfo
+    from .workloads.traces import TraceInfo
 
     if isinstance(v, TraceInfo):
         return v.name

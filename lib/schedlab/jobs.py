@@ -1,7 +1,7 @@
 """Jobs, durations and policy names: the layer below the simulator.
 
 Pure Python and numpy, no compiled core: reading, cleaning and resampling a
-trace (:mod:`schedlab.swf`, :mod:`schedlab.traces`, :mod:`schedlab.workload`)
+trace (:mod:`schedlab.workloads.swf`, :mod:`schedlab.workloads.traces`, :mod:`schedlab.workloads.workload`)
 and checking parameters (:mod:`schedlab.validators`) need only this module.
 :mod:`schedlab.engine.sim`, the face of the C core, re-exports every name
 (``schedlab.engine.sim.Jobs``, ``schedlab.engine.sim.Policy`` ...) and maps the names to

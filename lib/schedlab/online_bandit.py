@@ -14,16 +14,17 @@ from typing import Sequence
 
 import numpy as np
 
-from . import campaign, workload
+from . import campaign
+from .workloads import workload
 from .engine import metrics, sim
-from . import traces as _traces
+from .workloads import traces as _traces
 from .declared import REQUIRED, CellInputs, integer, param, text
 
 WEEK = workload.WEEK
 #: The 12 policies of online-bandit §4.1, in the order used for indices and ties.
 POLICIES: tuple[str, ...] = sim.BANDIT_POLICIES
 
-#: Cleaning: schedlab.workload.clean with its defaults follows §6.1.1 (jobs
+#: Cleaning: schedlab.workloads.workload.clean with its defaults follows §6.1.1 (jobs
 #: using more processors than the machine removed, a missing processor
 #: count replaced by the other, negative runtimes or submit times removed);
 #: it also removes jobs without a requested time (EASY needs one) and keeps

@@ -41,7 +41,7 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
     shipped ones (``quick_check``, ``generated/quick_check.csv``)."""
     from . import lockfile, shipped
     from .engine.sim import VERSION
-    from .traces import sha256_file
+    from .workloads.traces import sha256_file
 
     gen = paper_dir / "generated"
     numbers = {"meta": {"schedlab_version": __version__, "core_version": VERSION, "git_commit": paths.git_commit(),

@@ -11,13 +11,13 @@
   re-running a study rewrites byte-identical files when nothing changed.
 
 Pictures of a schedule (a simulated :class:`schedlab.engine.sim.Schedule` or a
-schedule file read by :func:`schedlab.formats.read`):
+schedule file read by :func:`schedlab.workloads.formats.read`):
 
 * :func:`gantt` -- processor ids x time (ids from the file's
-  ``allocated_resources``, else :func:`schedlab.formats.intervals.place`),
+  ``allocated_resources``, else :func:`schedlab.workloads.formats.intervals.place`),
   backfilled jobs and jobs killed at their requested time marked, and
   optionally the head job's reservation (its shadow time, from
-  :func:`schedlab.check.explain`);
+  :func:`schedlab.workloads.check.explain`);
 * :func:`utilisation_and_queue` -- busy processors and queued jobs over time;
 * :func:`compare_gantt` -- two schedules of the same jobs side by side, with
   each job's change of start time.
@@ -183,13 +183,13 @@ SCHEDULE_COLORS = {"job": "#9ecae1", "backfilled": "#fdae6b", "killed": "#d62728
 
 def schedule_table(schedule, m: int | None = None) -> dict:
     """The columns the pictures need, from a simulated schedule or a
-    :class:`schedlab.formats.ScheduleFile`: ids (str), submit, start, end,
+    :class:`schedlab.workloads.formats.ScheduleFile`: ids (str), submit, start, end,
     procs, requested, backfilled and killed (booleans; False where a file
     does not say), the processor intervals of each job and m."""
     import numpy as np
 
-    from .formats import intervals
-    from .formats.schedule import ScheduleFile, from_schedule
+    from .workloads.formats import intervals
+    from .workloads.formats.schedule import ScheduleFile, from_schedule
 
     sf = schedule if isinstance(schedule, ScheduleFile) else from_schedule(schedule)
     m = int(m or sf.m or 0)
@@ -209,7 +209,7 @@ def gantt(ax, schedule, m: int | None = None, *, window=None, reservation=None, 
     interval (time on x, processor ids on y); backfilled jobs in orange,
     jobs killed at their requested time hatched in red; ``window`` =
     (t0, t1) limits the time axis; ``reservation`` = a
-    :class:`schedlab.check.PassDecision` whose head's reservation is drawn
+    :class:`schedlab.workloads.check.PassDecision` whose head's reservation is drawn
     (a dashed box from the shadow time for the head's requested time on the
     processors it gets, and the pass time and shadow time as lines).
     Returns the table of :func:`schedule_table`."""

@@ -32,7 +32,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, paths, traces, workload
+from . import __version__, paths
+from .workloads import traces, workload
 from .engine import sim
 from .errors import InputError
 from .files import atomic

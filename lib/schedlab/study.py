@@ -410,7 +410,7 @@ def own_label(traces) -> str:
 def trace_fields(cls: type[Params]) -> dict[str, bool]:
     """The parameters of a study that name traces: name -> whether it takes
     a list (True) or one trace (False); found from the validated defaults."""
-    from . import traces as _traces
+    from .workloads import traces as _traces
 
     defaults = validate(cls, {})
     out = {}
@@ -424,8 +424,8 @@ def trace_fields(cls: type[Params]) -> dict[str, bool]:
 
 
 def study_traces(params: Params) -> list:
-    """The traces (:class:`~schedlab.traces.TraceInfo`) among a study's parameters."""
-    from . import traces as _traces
+    """The traces (:class:`~schedlab.workloads.traces.TraceInfo`) among a study's parameters."""
+    from .workloads import traces as _traces
 
     found = []
     for name in params.names():
@@ -444,8 +444,8 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
     for the provenance of every result."""
     import warnings
 
-    from . import traces as _traces
-    from .workload import CleaningWarning as _CleaningWarning
+    from .workloads import traces as _traces
+    from .workloads.workload import CleaningWarning as _CleaningWarning
 
     overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
     m = getattr(params, "m", None)
@@ -500,7 +500,7 @@ def tiny_log(path, *, n: int = 360, weeks: int = 4, m: int = 32, seed: int = 5) 
     waits), seeded."""
     import numpy as np
 
-    from .swf import write_swf
+    from .workloads.swf import write_swf
 
     rng = np.random.default_rng(seed)
     submit = np.sort(rng.integers(0, weeks * 7 * 86400, n))

@@ -27,7 +27,8 @@ as ocst requires (it asserts p~ >= p).
 """
 from __future__ import annotations
 
-from . import store, workload
+from . import store
+from .workloads import workload
 from .errors import InputError
 
 THESIS_TAUS = (10, 60)

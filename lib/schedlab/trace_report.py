@@ -50,7 +50,7 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
     from . import validators
     from .reproduce import run_notebook
     from .study import own_label
-    from .traces import text
+    from .workloads.traces import text
 
     infos = validators.trace_list(list(specs), "TRACES")
     texts = [text(i) for i in infos]

@@ -31,7 +31,7 @@ TALLY = Tally("campaign spec")
 _tally = TALLY.fixture()
 
 BUNDLED = sorted((paths.ROOT / "campaigns").glob("*.yaml"))
-CELLS = ["simulate", "subprocess:run", "os:system", "builtins:exec", "schedlab.swf:write_swf",
+CELLS = ["simulate", "subprocess:run", "os:system", "builtins:exec", "schedlab.workloads.swf:write_swf",
          "schedlab.studies.mixed.cells:grid_cell", "schedlab.studies.mixed.cells:np",
          "schedlab.campaign:simulate_cell", "schedlab.campaign:run", "policies-thesis", "nope", "a:b:c", ":",
          "schedlab.studies.policies.cells:campaigns.__globals__", "..:x", "antigravity:fly", ""]

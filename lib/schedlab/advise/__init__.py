@@ -71,8 +71,8 @@ def _risk(v, name):
 
 
 def _machine(v, name):
-    """The one machine-size parser (schedlab.workload.machine_size), naming the setting."""
-    from ..workload import machine_size
+    """The one machine-size parser (schedlab.workloads.workload.machine_size), naming the setting."""
+    from ..workloads.workload import machine_size
     try:
         return machine_size(v)
     except InputError as exc:
@@ -158,7 +158,7 @@ class Advice:
 def default_outdir(log: str) -> Path:
     """``results/advise/<the log's name>/``."""
     from ..study import own_label
-    from ..traces import resolve
+    from ..workloads.traces import resolve
 
     return paths.RESULTS / "advise" / own_label([resolve(log)])
 
@@ -175,7 +175,7 @@ def _import(s: Settings, outdir: Path, log: Callable) -> str:
     """The SWF spec of the log (a site accounting file imported first)."""
     if s.format == "swf":
         return s.log
-    from .. import importers
+    from ..workloads import importers
 
     src = Path(s.log.partition("?")[0])
     query = s.log.partition("?")[2]
@@ -207,7 +207,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
     (``results/cache``, shared with the studies)."""
     import sys
 
-    from .. import traces
+    from ..workloads import traces
     from ..studies.thresholds import Params as ThresholdsParams
     from ..studies.thresholds import generalisation, traintest_campaigns, traintest_dataset
     from ..study import Context
@@ -317,7 +317,8 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     campaign and parameters: trained on the weeks before the job's), the
     classes passed to the advisor's cell; None (said) when the log has too
     few weeks."""
-    from .. import campaign, traces
+    from .. import campaign
+    from ..workloads import traces
     from ..studies.classification import MIN_WEEKS, POLICIES, THRESHOLD, campaigns_classify, pack_classes, \
         predictions_from, prepare
     from ..studies.classification import Params as ClassParams
@@ -379,7 +380,7 @@ def _enough_time(name: str, jobs) -> None:
     """Refuse, before any campaign, a log whose halves cannot be resampled:
     its jobs submitted at one instant (the split at the temporal midpoint
     leaves the earlier half empty), or a half without a job."""
-    from .. import workload
+    from ..workloads import workload
 
     train, test = workload.split(jobs)
     span = float(jobs.submit.max() - jobs.submit.min())
@@ -392,7 +393,7 @@ def _enough_time(name: str, jobs) -> None:
 
 def _log_weeks(jobs) -> tuple[float, float, float]:
     """Weeks the cleaned log spans, and in each half (split at the temporal midpoint)."""
-    from .. import workload
+    from ..workloads import workload
 
     span = lambda j: float(j.submit.max() - j.submit.min()) / workload.WEEK if len(j) else 0.0  # noqa: E731
     train, test = workload.split(jobs)

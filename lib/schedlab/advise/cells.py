@@ -35,7 +35,8 @@ import numpy as np
 
 import functools
 
-from .. import campaign, optim, workload
+from .. import campaign, optim
+from ..workloads import workload
 from ..engine import metrics, sim
 from ..declared import REQUIRED, CellInputs, integer, one_of, param, text
 from ..errors import InputError
@@ -169,7 +170,7 @@ def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
     """The mixed policy's feature scales: the means over the training half
     of the cleaned log (:func:`schedlab.engine.sim.default_scales`), so that a
     weight vector is one policy in every resampled week."""
-    from .. import traces
+    from ..workloads import traces
 
     jobs = traces.cleaned(trace, overrun=overrun).jobs
     return sim.default_scales(workload.split(jobs)[0])
@@ -177,7 +178,7 @@ def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
 
 def _log_lines(trace: str, overrun: str) -> np.ndarray:
     """The log lines of the cleaned jobs (what resampled weeks keep)."""
-    from .. import traces
+    from ..workloads import traces
 
     lines = traces.cleaned(trace, overrun=overrun).jobs.lines
     if lines is None:

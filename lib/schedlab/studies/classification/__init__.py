@@ -27,7 +27,7 @@ Definitions and choices (the thesis is silent or ambiguous on each; every
 one is a parameter or written here once):
 
 * **Weeks** are consecutive 7-day periods from the first submission
-  (:func:`schedlab.workload.period_edges`); week k is ``[e_k, e_k+1)`` and
+  (:func:`schedlab.workloads.workload.period_edges`); week k is ``[e_k, e_k+1)`` and
   a job belongs to the week of its submission.  ``weeks=N`` keeps only the
   first N weeks of a trace (for quick runs).
 * **Runtime** p is the log's actual runtime (the thesis' Table 6.1 dividers

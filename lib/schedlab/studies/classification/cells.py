@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, workload
+from ... import campaign
+from ...workloads import workload
 from ...engine import metrics, sim
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, param, text
 from ...errors import InputError
 

@@ -51,9 +51,9 @@ where it reasonably could be):
   Estimates: the requested times; runtimes above the request are killed
   at the request (the project's default cleaning).
 * **Weeks** (§5.2): consecutive 7-day periods from the first submission
-  (:func:`schedlab.workload.weeks`); the first is dropped ("benchmarking
+  (:func:`schedlab.workloads.workload.weeks`); the first is dropped ("benchmarking
   phase"); jobs whose *recorded* finish (the log's submit + wait + run,
-  :func:`schedlab.workload.recorded_finish`) lies after the end of their
+  :func:`schedlab.workloads.workload.recorded_finish`) lies after the end of their
   submission week are removed; then the first 100 weeks of SDSC-SP2 and
   SDSC-BLUE and the first 45 of CTC-SP2 and KTH-SP2.  Weeks are numbered
   1, 2, ... from the first kept one and each is simulated alone, from an

@@ -14,7 +14,7 @@ from ...errors import InputError
 from .params import POLICIES, _thr_label
 
 if TYPE_CHECKING:
-    from ...traces import TraceInfo
+    from ...workloads.traces import TraceInfo
 
 #: Relative tolerance under which two weekly averages count as equal.
 RTOL = 1e-3

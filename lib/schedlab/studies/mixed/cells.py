@@ -14,8 +14,9 @@ import numpy as np
 
 from ... import campaign as _campaign
 from ...engine import metrics, sim
-from ... import optim, workload
-from ... import traces as _traces
+from ... import optim
+from ...workloads import workload
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, number, one_of, param
 from ...errors import InputError
 from ...engine.sim import Jobs
@@ -48,9 +49,9 @@ def _thr_label(t: int | None) -> str:
 @functools.lru_cache(maxsize=16)
 def trace_units(trace: str, period: str = "week", skip_first: int = 1):
     """``(units, m, scales)`` of a trace: its weeks (or 30-day months) as
-    :func:`schedlab.workload.weeks` slices them -- first period dropped,
+    :func:`schedlab.workloads.workload.weeks` slices them -- first period dropped,
     jobs whose recorded finish (an EASY-FCFS simulation's when the log
-    records no wait: :func:`schedlab.workload.log_finish`) lies after their
+    records no wait: :func:`schedlab.workloads.workload.log_finish`) lies after their
     period's end removed --,
     the machine size and the per-trace feature scales (means over the whole
     cleaned trace).  Cached per process: the cells of a worker share it."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import campaign as _campaign
 from ...engine import metrics, sim
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, one_of, param
 from ...errors import InputError
 from ...thesis_readings import BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, reading_weeks

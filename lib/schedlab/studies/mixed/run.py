@@ -12,7 +12,7 @@ import numpy as np
 from .scorecard import rows as scorecard_rows
 from ... import optim
 from ...engine import sim
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ... import validators
 from ...errors import InputError
 from .analysis import RTOL, Analysis, _count, _learning, reading_sums

@@ -28,7 +28,7 @@ in C (``csrc/multiqueue.c``; its contract is the last section of
 Definitions and choices (lawson2005 leaves them open; each is a parameter
 where it matters):
 
-* **Jobs.** Each trace is cleaned by :func:`schedlab.workload.clean` (jobs
+* **Jobs.** Each trace is cleaned by :func:`schedlab.workloads.workload.clean` (jobs
   with p > p~ are kept and killed at p~) and cut to its first ``weeks``
   weeks of submissions (the paper's Table 2: 48 weeks of CTC and KTH, 104 of
   SDSC-SP2 and Blue Horizon); weeks run from the first submission.

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, workload
+from ... import campaign
+from ...workloads import workload
 from ...engine import metrics
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ... import validators
 from ...declared import CellInputs, integer, number, one_of, param
 from ...errors import InputError

@@ -11,8 +11,8 @@ from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams
 from ...study import param
-from ... import traces as _traces
-from ...traces import TraceInfo
+from ...workloads import traces as _traces
+from ...workloads.traces import TraceInfo
 from .cells import CRITERIA, ESTIMATES, PMAX, REPLAYS, TRIGGERS, TraceRef
 
 __all__ = ["STUDY", "DEFAULT_TRACES", "PAPER_WEEKS", "THRESHOLDS", "HORIZONS", "PMAX", "PMAX_LIMIT", "ESTIMATES",

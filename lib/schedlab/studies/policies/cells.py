@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, workload
+from ... import campaign
+from ...workloads import workload
 from ...engine import metrics, sim
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
 from ...engine.metrics import PREMATURE_FACTOR, premature

@@ -15,7 +15,7 @@ from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams
 from ...study import param
-from ...traces import TraceInfo
+from ...workloads.traces import TraceInfo
 from .. import load_published
 from .cells import BSLD_CLASSES, OVERRUN, TABLE_POLICIES, TABLE_VARIANTS, TOP, WEEK
 

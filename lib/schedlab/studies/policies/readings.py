@@ -58,7 +58,7 @@ import numpy as np
 
 from ... import campaign
 from ... import online_bandit as ob
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from .cells import pair_cell  # noqa: F401  (the cell of pair_campaign)
 from .params import SWAPS
 

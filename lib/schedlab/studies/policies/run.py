@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import Table
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from .analysis import TablesResult, _pct, analyse_bandit, analyse_lelong, analyse_thesis, mapping_check
 from .cells import campaigns, largest_waits
 from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_backfill, figure_lelong_bi,

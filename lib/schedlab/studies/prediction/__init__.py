@@ -46,7 +46,7 @@ Definitions (the choices where the paper is terse are written here, once):
   about cleaning, and its job counts are those of the whole PWA files.
   Metacentrum is not in the Parallel Workloads Archive's files we bundle: it
   is left out (the leave-one-log-out selection runs over five logs, not six).
-  Every log goes through :func:`schedlab.workload.clean` with the project's
+  Every log goes through :func:`schedlab.workloads.workload.clean` with the project's
   defaults (jobs with p > p~ are kept and killed at p~ by the simulator, so
   no estimate is ever needed beyond p~); m from the registry (CEA-Curie: the
   80640 cores of its thin nodes, as the paper's Table 4).  ``weeks`` /

@@ -13,9 +13,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import campaign, workload
+from ... import campaign
+from ...workloads import workload
 from ...engine import metrics, prediction, sim
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ...declared import CellInputs, integer, number, one_of, param, text
 from ...errors import InputError
 

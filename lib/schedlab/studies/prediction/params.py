@@ -7,7 +7,7 @@ from ..registry import name_of
 from dataclasses import dataclass
 
 from ...engine import prediction
-from ... import workload
+from ...workloads import workload
 from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams

@@ -14,9 +14,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ... import campaign, workload
+from ... import campaign
+from ...workloads import workload
 from ...engine import metrics, sim
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, number, one_of, param
 from ...errors import InputError
 # online-bandit §6.1.4's fixed-policy runs, shared with the policies study (its Table 2)

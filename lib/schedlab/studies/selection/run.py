@@ -9,7 +9,7 @@ import numpy as np
 
 from .scorecard import rows as scorecard_rows
 from .analysis import analyse
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from .cells import campaigns
 from .figures import figure_fixed, figure_shares, figure_strategies
 from .params import MISSING_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, Params

@@ -12,10 +12,11 @@ from typing import Callable
 
 import numpy as np
 
-from ... import campaign, workload
+from ... import campaign
+from ...workloads import workload
 from ...engine import sim
 from ...engine import metrics as _metrics
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...engine import sim
-from ... import workload
+from ...workloads import workload
 from ... import validators
 from ...errors import InputError
 from ...study import Outputs, Params as StudyParams
 from ...study import param
-from ...traces import TraceInfo
+from ...workloads.traces import TraceInfo
 from .. import load_published
 from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label
 

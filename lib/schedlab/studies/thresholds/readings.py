@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import campaign
 from ...engine import metrics as _metrics
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, one_of, param, text
 from ...errors import InputError
 from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401

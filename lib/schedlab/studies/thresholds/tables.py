@@ -6,8 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import traces as _traces
-from ... import workload
+from ...workloads import traces as _traces
+from ...workloads import workload
 from .. import Table
 from .analysis import Fig5, ThesisResult, TrainTest
 from .params import (PUBLISHED, THESIS_COLUMN_NAMES, THESIS_TABLE_5_6, THESIS_TABLES, THESIS_THRESHOLDS,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...engine import metrics
-from ... import workload
+from ...workloads import workload
 from ...errors import InputError
 from ...jobs import Jobs
 from .params import PREMATURE_FACTOR

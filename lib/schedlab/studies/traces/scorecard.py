@@ -40,7 +40,7 @@ def most_in_window(submit: np.ndarray, seconds: float) -> int:
 
 def _header_procs(name: str) -> int | None:
     """The registry's record of the log's header MaxProcs (None for an unregistered log)."""
-    from ...traces import resolve
+    from ...workloads.traces import resolve
     from ...errors import SchedlabError
 
     try:

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 from . import I64, ConversionReport, Converted, Duplicates, NameMap, bounded, header
-from ..files import atomic
+from ...files import atomic
 
 __all__ = ["read_workload", "write_workload", "workload"]
 

@@ -1,6 +1,6 @@
 """Site accounting to SWF, with a conversion report.
 
->>> from schedlab import importers
+>>> from schedlab.workloads import importers
 >>> result = importers.convert("sacct.psv", "sacct", max_procs=64)
 >>> print(result.report)              # jobs read, written, skipped and why
 >>> result.write("site.swf")          # then: schedlab simulate site.swf ...
@@ -8,10 +8,10 @@
 Formats (:data:`FORMATS`):
 
 * ``sacct`` -- ``sacct --parsable2`` output (``|``-separated, with its header
-  line), with or without steps (:mod:`schedlab.importers.slurm`);
+  line), with or without steps (:mod:`schedlab.workloads.importers.slurm`);
 * ``sacct-json`` -- ``sacct --json`` (Slurm's OpenAPI DB v0.0.38 and later);
 * ``batsim`` -- a Batsim workload JSON (``nb_res``, ``jobs``, ``profiles``);
-  :func:`schedlab.importers.batsim.write_workload` goes the other way.
+  :func:`schedlab.workloads.importers.batsim.write_workload` goes the other way.
 
 Every converter reads the whole input before anything is written; bad input
 raises :class:`~schedlab.errors.InputError` naming the file, the line (or
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ["FORMATS", "DUPLICATES", "ConversionReport", "Converted", "convert", "NameMap", "bounded", "Duplicates"]
 
@@ -44,7 +44,7 @@ FORMATS = ("sacct", "sacct-json", "batsim")
 #: refuse the file (the default) or keep the first and name the others in the report.
 DUPLICATES = ("refuse", "keep-first")
 
-#: The SWF reader's integer bound (schedlab.swf: +-(2**63 - 1)).
+#: The SWF reader's integer bound (schedlab.workloads.swf: +-(2**63 - 1)).
 I64 = 2**63 - 1
 #: The latest instant a time field may take: 9999-12-31T23:59:59 UTC (the header's StartTime is a date).
 LAST_TIME = 253402300799
@@ -185,7 +185,7 @@ def header(report: ConversionReport, *, installation: str, unix_start: int | Non
     """The SWF header of a converted log (PWA's keys; ``MaxProcs`` only when known)."""
     from datetime import datetime, timezone
 
-    from .. import __version__
+    from ... import __version__
 
     lines = ["Version: 2.2", f"Computer: {installation}", f"Installation: {installation}",
              f"Conversion: schedlab {__version__} importer ({report.format}) from {Path(report.source).name}"]

@@ -1,8 +1,8 @@
 """The field's formats for schedules: SWF with waits and Batsim's ``jobs.csv``
 (read by evalys, the field's plotting library), with a deterministic
-processor placement (:mod:`schedlab.formats.intervals`).
+processor placement (:mod:`schedlab.workloads.formats.intervals`).
 
->>> from schedlab import formats
+>>> from schedlab.workloads import formats
 >>> formats.write(schedule, "jobs.csv", "batsim-csv")        # doctest: +SKIP
 >>> back = formats.read("jobs.csv")                           # doctest: +SKIP
 """

@@ -72,9 +72,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from sortedcontainers import SortedList
 
-from .errors import InputError
+from ..errors import InputError
 from .formats.schedule import ScheduleFile, from_schedule, read
-from .jobs import POLICIES, Policy, as_policy
+from ..jobs import POLICIES, Policy, as_policy
 
 __all__ = ["KINDS", "Violation", "CheckResult", "PassDecision", "check", "check_file", "explain", "passes"]
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 from . import intervals
 
 __all__ = ["BATSIM_COLUMNS", "FORMATS", "ScheduleFile", "write", "write_swf", "write_batsim_csv",
@@ -67,7 +67,7 @@ def _finished(schedule) -> None:
 def _atomic_write(path, text: str) -> Path:
     """``text`` to ``path`` atomically (:func:`schedlab.files.write_bytes`):
     an interrupted write never leaves a half file."""
-    from ..files import write_bytes
+    from ...files import write_bytes
 
     return write_bytes(path, text.encode())
 
@@ -98,7 +98,8 @@ def swf_fields(schedule, trace=None) -> dict[str, np.ndarray]:
 
 def write_swf(schedule, path, trace=None, header=None) -> Path:
     """Write a simulated schedule as SWF (see the module docstring)."""
-    from .. import __version__, swf
+    from ... import __version__
+    from .. import swf
 
     lines = list(trace.header_lines) if trace is not None else ["Version: 2.2", f"MaxProcs: {schedule.m}"]
     # MaxProcs is the simulated machine's size (a reader such as schedlab check takes m from it)
@@ -280,7 +281,7 @@ def read_swf_schedule(path) -> ScheduleFile:
     processors = req_procs (alloc_procs where req_procs is missing),
     requested time = req_time; status 0 with run = req_time marks a job
     killed at its requested time."""
-    from ..errors import SWFFormatError
+    from ...errors import SWFFormatError
     from ..swf import read_swf
 
     tr = read_swf(path)

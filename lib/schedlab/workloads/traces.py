@@ -1,7 +1,7 @@
 """The registry of workload traces: the bundled ones (``data/traces.toml``)
 and those fetched from the Parallel Workloads Archive on this machine.
 
->>> from schedlab import traces
+>>> from schedlab.workloads import traces
 >>> info = traces.resolve("kth-sp2")        # name, case-insensitive
 >>> trace = traces.load("KTH-SP2")          # checksum verified, then read
 >>> trace.n, info.m
@@ -42,9 +42,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from . import __version__, paths
-from .errors import ChecksumError, FetchError, InputError
-from .files import atomic
+from .. import __version__, paths
+from ..errors import ChecksumError, FetchError, InputError
+from ..files import atomic
 from .swf import (N_FIELDS, SWFTrace, _open_text_stream, count_jobs, header_max_procs, read_swf,
                   read_swf_header)
 
@@ -269,7 +269,7 @@ SPEC_KEYS = ("request", "m")
 def spec_options(query: str, where: str = "") -> dict:
     """The cleaning choices of a trace spec's query ``request=...&m=...``:
     ``request`` (what a job without a requested time gets, see
-    :data:`schedlab.workload.REQUEST_CHOICES`) and ``m`` (the machine size:
+    :data:`schedlab.workloads.workload.REQUEST_CHOICES`) and ``m`` (the machine size:
     an integer, ``header``, ``peak`` or ``auto``)."""
     from . import workload
 
@@ -410,7 +410,7 @@ WORKLOAD_CACHE_ENV = "SCHEDLAB_WORKLOAD_CACHE"
 def _code_fingerprint() -> str:
     """What the cleaning of a trace depends on: this module, the SWF reader,
     the cleaning and the job arrays, by their source."""
-    from . import jobs as _jobs
+    from .. import jobs as _jobs
     from . import swf as _swf
     from . import workload as _cleaning
 

@@ -22,7 +22,7 @@ status (11)        COMPLETED 1; FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY,
                    BOOT_FAIL, DEADLINE, PREEMPTED 0; CANCELLED 5 (before or
                    after starting: the wait and run tell which); PENDING,
                    RUNNING, REQUEUED, SUSPENDED...: skipped (not finished)
-user, group (12,   names to integers (see :class:`~schedlab.importers.NameMap`)
+user, group (12,   names to integers (see :class:`~schedlab.workloads.importers.NameMap`)
 13), queue (15),   queue = QOS, partition = Partition
 partition (16)
 =================  ==========================================================
@@ -40,7 +40,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 from . import I64, LAST_TIME, ConversionReport, Converted, Duplicates, NameMap, bounded, header
 
 __all__ = ["read_sacct", "read_sacct_json", "parse_timelimit", "STATUS"]

@@ -28,7 +28,7 @@ import bisect
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ["place", "to_string", "parse", "size"]
 

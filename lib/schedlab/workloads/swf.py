@@ -49,8 +49,8 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .files import write_bytes
-from .errors import InputError, SWFFormatError
+from ..files import write_bytes
+from ..errors import InputError, SWFFormatError
 
 __all__ = [
     "FIELDS", "FLOAT_FIELDS", "INT_FIELDS", "N_FIELDS", "SWFTrace",

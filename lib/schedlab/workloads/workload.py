@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import InputError
-from .jobs import Jobs, parse_duration
+from ..errors import InputError
+from ..jobs import Jobs, parse_duration
 
 #: Seconds in a day, a week, and a calendar-free "month" (30 days).
 DAY = 86400
@@ -219,7 +219,7 @@ def _requested_times(f, missing, choice: str) -> np.ndarray:
 
 def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str = "auto",
           warn_share: float = WARN_SHARE, m_source: str = "given") -> tuple[Jobs, CleanReport]:
-    """Jobs from an SWF trace (``schedlab.swf.SWFTrace``), cleaned.
+    """Jobs from an SWF trace (``schedlab.workloads.swf.SWFTrace``), cleaned.
 
     * q = requested processors, or allocated when the request is missing
       (<= 0); jobs with neither are removed (online-bandit §6.1.1 (2));
@@ -816,6 +816,6 @@ def log_finish(trace, jobs: Jobs, m: int) -> tuple[np.ndarray, str]:
     waits = log_waits(trace, jobs, "log_finish")
     if len(jobs) == 0 or np.any(waits >= 0):
         return jobs.submit + np.maximum(waits, 0) + jobs.run, "recorded"
-    from .engine.sim import simulate
+    from ..engine.sim import simulate
 
     return np.asarray(simulate(jobs, m, "EASY-FCFS-FCFS").end, dtype=np.int64), "easy-fcfs"
