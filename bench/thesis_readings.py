@@ -22,7 +22,7 @@ import argparse
 import math
 import sys
 
-from schedlab.campaign import Runner
+from schedlab.campaigns.campaign import Runner
 from schedlab.study import validate
 from schedlab.scorecard import GOOD
 from schedlab.studies.thresholds import Params

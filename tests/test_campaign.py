@@ -11,7 +11,7 @@ import pytest
 import xarray as xr
 import yaml
 
-from schedlab import campaign, store
+from schedlab.campaigns import campaign, store
 from schedlab.workloads import swf
 from schedlab.errors import InputError
 
@@ -80,7 +80,7 @@ def test_rerun_is_served_from_cache_without_a_cluster(trace, tmp_path):
 
 SLOW_CELL = """
 import time
-from schedlab.campaign import simulate_cell
+from schedlab.campaigns.campaign import simulate_cell
 
 def slow(p):
     time.sleep(0.4)

@@ -64,7 +64,7 @@ def test_every_study_passes_the_protocol_check_and_keeps_a_cleaning_choice_in_ev
     the study follows the protocol, runs, a second run computes 0 cells -- and
     every campaign cell that names the log names it with the choice (a bare
     path would clean it with the default)."""
-    from schedlab import campaign
+    from schedlab.campaigns import campaign
     from schedlab.study import check_study
 
     path = make_log(tmp_path / "site.swf", "base", seed=3)

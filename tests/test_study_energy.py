@@ -162,7 +162,7 @@ def test_methods_and_synthetic_in_numbers(result):
 
 
 def test_profiles_dataset(result):
-    from schedlab.store import read_dataset
+    from schedlab.campaigns.store import read_dataset
     ds = read_dataset(result["outdir"] / "profiles.nc")
     a = result["analysis"]
     assert ds.sizes["profile"] == len(a)

@@ -14,7 +14,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, optim, paths
+from schedlab.campaigns import campaign
+from schedlab import optim, paths
 from schedlab.workloads import swf
 from schedlab.engine import sim
 from schedlab.declared import validate as read_inputs

@@ -227,7 +227,7 @@ def test_notebook_runs_on_a_generated_trace(tmp_path):
     prov = doc["provenance"]
     assert prov["inputs"]["gen"]["sha256"] and prov["parameters"]["fig8_trace"] is None
     assert "parameters" not in doc and "wall_s" not in doc and doc["timing"]["cells_computed"] > 0
-    from schedlab.store import read_dataset
+    from schedlab.campaigns.store import read_dataset
     ds = read_dataset(out / "datasets" / "online.nc")
     assert ds.online_tests.sel(trace="gen", threshold=1000.0).values.max() == 0
     assert ds.weekly_partitions.dtype == np.int64

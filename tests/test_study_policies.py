@@ -10,7 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, stats
+from schedlab.campaigns import campaign
+from schedlab import paths, stats
 from schedlab.workloads import swf
 from schedlab.engine import sim
 from schedlab.errors import InputError

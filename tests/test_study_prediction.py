@@ -11,7 +11,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, reproduce, store
+from schedlab.campaigns import campaign, store
+from schedlab import paths, reproduce
 from schedlab.engine import prediction
 from schedlab.errors import InputError
 from schedlab.studies import prediction as study

@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from schedlab import campaign, paths, study
+from schedlab.campaigns import campaign
+from schedlab import paths, study
 from schedlab.errors import InputError, SchedlabError
 from schedlab.studies import registry
 from schedlab.studies.registry import STUDIES
@@ -208,7 +209,7 @@ def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
 def test_the_real_studies_cells_do_not_depend_on_their_figures():
     for cell in ("simulate",):
         mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
-        assert "schedlab.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaign" in mods
+        assert "schedlab.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.campaign" in mods
 
 
 # ------------------------------------------- every study, one contract --
@@ -248,7 +249,8 @@ def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatc
     tiny = "{'wekes': 1}" if kind == "bad_tiny" else "{}"
     (pkg / "__init__.py").write_text(f"""
 from dataclasses import dataclass
-from schedlab import campaign, validators
+from schedlab.campaigns import campaign
+from schedlab import validators
 from schedlab.study import Outputs, Params as _Base, param
 TINY = {tiny}
 OUTPUTS = Outputs()
@@ -268,7 +270,7 @@ def compute(params, ctx):
     decl = "" if kind == "undeclared_cell" else "@campaign.cell('broken-{kind}', Inputs)\n"
     (pkg / "cells.py").write_text(f"""
 from dataclasses import dataclass
-from schedlab import campaign
+from schedlab.campaigns import campaign
 from schedlab.declared import param
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, store
+from schedlab.campaigns import campaign, store
+from schedlab import paths
 from schedlab.workloads import traces
 from schedlab.engine import sim
 from schedlab.errors import InputError

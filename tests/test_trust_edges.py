@@ -55,7 +55,7 @@ def test_a_repeated_parameter_is_refused_in_every_command(tmp_path, capsys):
 # ---- Ctrl-C: one line, exit 130 ----
 
 def test_ctrl_c_in_a_campaign_is_one_line_and_exit_130(monkeypatch, tmp_path, capsys):
-    from schedlab import campaign
+    from schedlab.campaigns import campaign
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
@@ -148,8 +148,9 @@ _WRITES = textwrap.dedent("""
     import numpy as np
     import xarray as xr
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    from schedlab import plots, store
-    from schedlab.campaign import Cache
+    from schedlab import plots
+    from schedlab.campaigns import store
+    from schedlab.campaigns.campaign import Cache
     from schedlab.cli import os_error_line
     out = sys.argv[1]
     resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
@@ -184,8 +185,9 @@ def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
     import xarray as xr
 
     from schedlab.workloads import importers
-    from schedlab import plots, store
-    from schedlab.campaign import Cache
+    from schedlab import plots
+    from schedlab.campaigns import store
+    from schedlab.campaigns.campaign import Cache
     from schedlab.workloads.importers import batsim
     from schedlab.reproduce import write_json_atomic
 

@@ -219,7 +219,7 @@ def _export_trace(args) -> int:
 
 
 def cmd_campaign(args) -> int:
-    from . import campaign, store
+    from .campaigns import campaign, store
 
     spec = campaign.Campaign.from_yaml(args.spec)
     ds = campaign.run(spec, scheduler=args.scheduler, workers=args.workers, cache_dir=args.cache,

@@ -27,7 +27,7 @@ as ocst requires (it asserts p~ >= p).
 """
 from __future__ import annotations
 
-from . import store
+from .campaigns import store
 from .workloads import workload
 from .errors import InputError
 
@@ -36,7 +36,7 @@ THESIS_CROSSINGS = ("recorded", "run", "req", "keep")
 THESIS_ALIGNS = ("first", "origin")
 #: the paper's text: tau = 10 s, crossing by the log's finish, weeks from the first submission
 THESIS_TEXT_READING = (10, "recorded", "first")
-#: the campaign variable (:data:`schedlab.store.VARIABLES`) of the mean bsld under each constant
+#: the campaign variable (:data:`schedlab.campaigns.store.VARIABLES`) of the mean bsld under each constant
 BSLD_VARIABLE = {10: "mean_bsld", 60: "mean_bsld_tau60"}
 # Declared here, beside its only producers (the readings cells), rather than in
 # store.py: every campaign cell's cache key follows store.py's code, so an edit

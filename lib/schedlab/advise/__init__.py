@@ -260,7 +260,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
             ds = traintest_dataset([ctx.campaign(c) for c in camps], tp.policies, ths)
         consistency = generalisation(ds, "mean", s.seed)
         # -- the other candidates, on the same weeks
-        from .. import campaign
+        from ..campaigns import campaign
 
         base = {"trace": traces.text(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
         others = list(s.extra)
@@ -317,7 +317,7 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     campaign and parameters: trained on the weeks before the job's), the
     classes passed to the advisor's cell; None (said) when the log has too
     few weeks."""
-    from .. import campaign
+    from ..campaigns import campaign
     from ..workloads import traces
     from ..studies.classification import MIN_WEEKS, POLICIES, THRESHOLD, campaigns_classify, pack_classes, \
         predictions_from, prepare
@@ -350,7 +350,8 @@ def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
     """The mixed policy learned on the training weeks (thesis §5.5.2's
     w*_train: the lattice point with the lowest mean objective over them,
     the thresholds study's :func:`select`), as a candidate label."""
-    from .. import campaign, optim
+    from ..campaigns import campaign
+    from .. import optim
     from ..studies.mixed import THRESHOLD
     from ..studies.thresholds import select
     from .cells import mixed_label

@@ -1,6 +1,6 @@
 """The advisor's campaign cell: one candidate configuration on the resampled
 weeks of one half of a log (the weeks of the thresholds study's train/test
-protocol, :func:`schedlab.campaign.workload_for`), with the waits the
+protocol, :func:`schedlab.campaigns.campaign.workload_for`), with the waits the
 summary metrics do not give (the worst 1 %).
 
 A candidate is named by a label, so that it can be a campaign dimension:
@@ -35,7 +35,8 @@ import numpy as np
 
 import functools
 
-from .. import campaign, optim
+from ..campaigns import campaign
+from .. import optim
 from ..workloads import workload
 from ..engine import metrics, sim
 from ..declared import REQUIRED, CellInputs, integer, one_of, param, text

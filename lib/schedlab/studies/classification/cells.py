@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign
+from ...campaigns import campaign
 from ...workloads import workload
 from ...engine import metrics, sim
 from ...workloads import traces as _traces

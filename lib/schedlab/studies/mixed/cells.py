@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import campaign as _campaign
+from ...campaigns import campaign as _campaign
 from ...engine import metrics, sim
 from ... import optim
 from ...workloads import workload

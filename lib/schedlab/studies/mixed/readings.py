@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import campaign as _campaign
+from ...campaigns import campaign as _campaign
 from ...engine import metrics, sim
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, one_of, param

@@ -191,7 +191,7 @@ def traintest_dataset(parts, policies: Sequence[str], thresholds: Sequence[int |
     primaries'): the FCFS-primary pairs are repeated over every threshold."""
     import xarray as xr
 
-    from ...store import COORDS
+    from ...campaigns.store import COORDS
 
     grid, fcfs = parts
     labels = [threshold_label(t) for t in thresholds]

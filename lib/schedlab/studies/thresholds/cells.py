@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ... import campaign
+from ...campaigns import campaign
 from ...workloads import workload
 from ...engine import sim
 from ...engine import metrics as _metrics

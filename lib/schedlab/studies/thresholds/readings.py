@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import campaign
+from ...campaigns import campaign
 from ...engine import metrics as _metrics
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, one_of, param, text

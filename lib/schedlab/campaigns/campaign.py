@@ -18,7 +18,7 @@ A campaign spec (YAML or a dict)::
 
 A cell function takes the cell's parameters (``dims`` labels and ``params``
 merged) and returns ``{variable: (extra_dims, array)}``; the variables must
-be declared in :data:`schedlab.store.VARIABLES`.  A spec chooses among known
+be declared in :data:`schedlab.campaigns.store.VARIABLES`.  A spec chooses among known
 computations and cannot run anything else: its cell must be registered
 (:func:`cell`) or a function defined in a module named by ``$SCHEDLAB_CELL_MODULES`` /
 :func:`allow_cell_modules` (see :func:`resolve_cell`); every key is checked
@@ -54,11 +54,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import __version__, paths
-from .declared import REQUIRED, CellInputs, flag, integer, one_of, param, text, validate
-from .errors import InputError
-from .files import atomic
-from .workloads.workload import OVERRUN_CHOICES as OVERRUNS
+from .. import __version__, paths
+from ..declared import REQUIRED, CellInputs, flag, integer, one_of, param, text, validate
+from ..errors import InputError
+from ..files import atomic
+from ..workloads.workload import OVERRUN_CHOICES as OVERRUNS
 
 SCHEDULER_ENV = "SCHEDLAB_SCHEDULER"
 #: A file to which campaigns (and the study driver) append progress lines:
@@ -144,7 +144,7 @@ def _check_spec(d: dict, source: str) -> None:
         unknown = [m for m in metrics if m not in VARIABLES]
         if unknown:
             raise InputError(f"{source}: metrics: {[m[:60] for m in unknown[:5]]} not declared in "
-                             "schedlab.store.VARIABLES")
+                             "schedlab.campaigns.store.VARIABLES")
 
 
 @dataclass
@@ -239,7 +239,7 @@ class Campaign:
 
     def key(self, params: dict) -> str:
         """Cache key of one cell: everything its result depends on."""
-        from .engine import sim
+        from ..engine import sim
 
         blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
                 "code": cell_fingerprint(self.cell),
@@ -313,7 +313,7 @@ def cell_fingerprint(cell: str) -> str:
     digits).  Derived from the sources, never a version number bumped by
     hand: edit a cell or a helper it imports and its cached results are
     recomputed; edit a table, a figure or another study and they are not."""
-    from .engine import sim
+    from ..engine import sim
 
     f = _import_cell(cell)
     h = hashlib.sha256(sim.SOURCE_HASH.encode())
@@ -332,14 +332,14 @@ def _trace_identity(name_or_path: str) -> dict:
     """What a cell knows of a trace besides its parameters: the file's sha256
     and the machine size the registry gives it (a cell that simulates on the
     registry's m must be recomputed when that m changes)."""
-    from .workloads import traces
+    from ..workloads import traces
 
     return {"sha256": _trace_sha(name_or_path), "m": traces.resolve(name_or_path).m}
 
 
 @functools.lru_cache(maxsize=256)
 def _trace_sha(name_or_path: str) -> str:
-    from .workloads import traces
+    from ..workloads import traces
 
     info = traces.resolve(name_or_path)
     return info.sha256 or traces.sha256_file(info.path)
@@ -488,7 +488,7 @@ DEFAULT_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "utilisat
 def workload_for(trace: str, m: int | None, overrun: str, kind: str, weeks: int, seed: int, half: str):
     """The list of job sets a simulate cell runs on, and m; cached per
     process so that the cells of a worker share one resampling."""
-    from .workloads import traces, workload
+    from ..workloads import traces, workload
 
     jobs, _, m, _, _ = traces.cleaned(trace, m=m, overrun=overrun)
     if half != "all":
@@ -510,7 +510,7 @@ def simulate_cell(q: SimulateInputs) -> dict:
     """EASY-P_R-P_B on a trace (original, its resampled weeks, or its weeks):
     the summary metrics of each job set, over a ``week`` dimension unless
     the workload is the original trace."""
-    from .engine import sim
+    from ..engine import sim
 
     sets, m = workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
                            int(q["seed"]), str(q["half"]))
@@ -646,11 +646,11 @@ def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> tuple[list[tuple[str
     it in provenance) before its campaigns run."""
     import warnings
 
-    from .workloads.workload import CleaningWarning
+    from ..workloads.workload import CleaningWarning
 
-    from .engine.sim import jobs_simulated
+    from ..engine.sim import jobs_simulated
 
-    from .errors import SchedlabError
+    from ..errors import SchedlabError
 
     f = _import_cell(cell)
     before = jobs_simulated()
@@ -897,7 +897,7 @@ def assemble(campaign: Campaign, results: list[tuple[tuple[int, ...], dict]]):
     layout = {}
     for name, (dims, arr) in first.items():
         if name not in VARIABLES:
-            raise InputError(f"cell output {name!r} is not declared in schedlab.store.VARIABLES")
+            raise InputError(f"cell output {name!r} is not declared in schedlab.campaigns.store.VARIABLES")
         layout[name] = (tuple(dims), np.shape(arr))
     data = {name: np.full(shape + s, VARIABLES[name].fill, dtype=np.float64 if VARIABLES[name].is_int else VARIABLES[name].dtype)
             for name, (_, s) in layout.items()}
@@ -924,7 +924,7 @@ def assemble(campaign: Campaign, results: list[tuple[tuple[int, ...], dict]]):
 
 
 def provenance(campaign: Campaign, n_cached: int, n_computed: int, wall: float, n_workers: int) -> dict:
-    from .engine import sim
+    from ..engine import sim
 
     traces = {}
     for _, p in campaign.cells():

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from .files import atomic
+from ..files import atomic
 
 
 @dataclass(frozen=True)
