@@ -1,7 +1,7 @@
 """Thesis Tables 5.2-5.5 under every candidate reading of the protocol
 (issue 30, item 2; DESIGN §10): the thresholds study's own campaigns (the
 counted one and the readings one, cached under results/cache like a study
-run), its scorecard rows, and :func:`schedlab.scorecard.identify` with the
+run), its scorecard rows, and :func:`schedlab.protocol.scorecard.identify` with the
 declared fit (the SDSC-SP2 rows).  Prints
 
 1. ours / published for every reading, trace, threshold column and policy;
@@ -23,8 +23,8 @@ import math
 import sys
 
 from schedlab.campaigns.campaign import Runner
-from schedlab.study import validate
-from schedlab.scorecard import GOOD
+from schedlab.protocol.study import validate
+from schedlab.protocol.scorecard import GOOD
 from schedlab.studies.thresholds import Params
 from schedlab.studies.thresholds.analysis import thesis_reading_sums, thesis_tables
 from schedlab.studies.thresholds.cells import thesis_campaign
@@ -119,7 +119,7 @@ def table51() -> int:
 
     import numpy as np
 
-    from schedlab.scorecard import Reading, Row, identify
+    from schedlab.protocol.scorecard import Reading, Row, identify
     from schedlab.studies.mixed.analysis import reading_sums
     from schedlab.studies.mixed.cells import POLICIES, THRESHOLD
     from schedlab.studies.mixed.readings import readings_campaign

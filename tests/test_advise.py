@@ -78,7 +78,7 @@ def test_consistent_with_the_thresholds_study(tmp_path):
     """The same log and protocol: the thresholds study's learned pair and
     held-out gain at T are the advisor's, and the advisor learns the same
     pair when its candidates are the study's."""
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     log = _log(tmp_path / "short.swf", "short-first", seed=4)
     res = run_study("thresholds", traces=[str(log)], overrides={

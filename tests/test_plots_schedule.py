@@ -5,7 +5,7 @@ from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
 
 from schedlab.workloads import check, formats
-from schedlab import plots
+from schedlab.protocol import plots
 from schedlab.engine.sim import Jobs, simulate
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from schedlab import paper, shipped
 from schedlab.errors import InputError
-from schedlab.scorecard import COLUMNS
+from schedlab.protocol.scorecard import COLUMNS
 from schedlab.studies import Table
 
 
@@ -124,7 +124,7 @@ def test_quick_check_judges_each_row_by_the_intervals(tmp_path):
 
 def test_the_paper_reads_shipped_studies_and_checks_the_quick_run(tmp_path, paper_copy):
     from test_study_traces import write_tiny
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     trace = write_tiny(tmp_path / "tiny.swf")
     full, quick = tmp_path / "results" / "full", tmp_path / "results" / "quick"

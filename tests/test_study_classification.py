@@ -349,7 +349,7 @@ def test_schedule_outputs():
 # ----------------------------------------------------------- parameters --
 
 def validate(**kw):
-    from schedlab.study import validate as protocol_validate
+    from schedlab.protocol.study import validate as protocol_validate
     return protocol_validate(study.Params, kw)
 
 

@@ -151,7 +151,7 @@ def test_learning_sums():
 # ----------------------------------------------------------- parameters --
 
 def validate(traces=None, **kw):
-    from schedlab.study import validate as protocol_validate
+    from schedlab.protocol.study import validate as protocol_validate
     return protocol_validate(study.Params, kw if traces is None else {"traces": traces, **kw})
 
 
@@ -221,7 +221,7 @@ TINY = dict(weeks=8, months="all", grid_resolution=3, threshold_resolution=2, mo
 
 def run(trace, cache, outdir, **kw):
     """The study through its driver, on one trace."""
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
     return run_study("mixed", overrides={**TINY, "traces": [str(trace)], "map_trace": "gen"}, outdir=outdir,
                      workers=1, cache_dir=cache, log=None, **kw)
 

@@ -18,7 +18,7 @@ from schedlab.errors import InputError
 from schedlab.studies import jsonable
 from schedlab.studies import policies as study
 from schedlab.studies.registry import get
-from schedlab.study import profile_params, run_study, validate
+from schedlab.protocol.study import profile_params, run_study, validate
 
 from test_study_prediction import execute_notebook, shown_markdown
 

@@ -17,7 +17,7 @@ from schedlab.engine import prediction
 from schedlab.errors import InputError
 from schedlab.studies import prediction as study
 from schedlab.studies.registry import get
-from schedlab.study import profile_params, validate
+from schedlab.protocol.study import profile_params, validate
 from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400

@@ -1,4 +1,4 @@
-"""The study protocol (schedlab.study): the registry agrees with the
+"""The study protocol (schedlab.protocol.study): the registry agrees with the
 notebooks, parameter files, paper and README; parameters are declared once
 and read by their validators, with errors naming file, line and parameter;
 the one driver runs a study into the folder of its profile with provenance
@@ -10,7 +10,8 @@ import textwrap
 import pytest
 
 from schedlab.campaigns import campaign
-from schedlab import paths, study
+from schedlab import paths
+from schedlab.protocol import study
 from schedlab.errors import InputError, SchedlabError
 from schedlab.studies import registry
 from schedlab.studies.registry import STUDIES
@@ -41,7 +42,7 @@ def test_registry_matches_the_paper():
 
 def test_registry_matches_the_readme():
     readme = (paths.ROOT / "README.md").read_text()
-    assert registry.readme_table() in readme, "README's study table: python -m schedlab.study readme-table"
+    assert registry.readme_table() in readme, "README's study table: python -m schedlab.protocol.study readme-table"
 
 
 def test_registry_lookup():
@@ -209,14 +210,14 @@ def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
 def test_the_real_studies_cells_do_not_depend_on_their_figures():
     for cell in ("simulate",):
         mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
-        assert "schedlab.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.campaign" in mods
+        assert "schedlab.protocol.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.campaign" in mods
 
 
 # ------------------------------------------- every study, one contract --
 
 @pytest.mark.parametrize("entry", STUDIES, ids=lambda e: e.name)
 def test_every_study_follows_the_protocol(entry):
-    """The static part of schedlab.study.check_study (the behavioural part runs
+    """The static part of schedlab.protocol.study.check_study (the behavioural part runs
     in tests/test_own_traces.py, on a site's log)."""
     assert study.check_study(entry, run=False) == {}
 
@@ -251,7 +252,7 @@ def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatc
 from dataclasses import dataclass
 from schedlab.campaigns import campaign
 from schedlab import validators
-from schedlab.study import Outputs, Params as _Base, param
+from schedlab.protocol.study import Outputs, Params as _Base, param
 TINY = {tiny}
 OUTPUTS = Outputs()
 

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from schedlab.workloads import check, formats
-from schedlab.study import run_study
+from schedlab.protocol.study import run_study
 
 
 @pytest.fixture(scope="module")

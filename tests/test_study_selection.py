@@ -18,7 +18,7 @@ from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import selection as study
 from schedlab.studies.registry import get
-from schedlab.study import profile_params, validate
+from schedlab.protocol.study import profile_params, validate
 from schedlab.workloads.swf import write_swf
 
 from test_study_prediction import execute_notebook, shown_markdown

@@ -20,7 +20,7 @@ from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
 from schedlab.studies.registry import get
 from schedlab.studies.thresholds.analysis import _spearman
-from schedlab.study import profile_params, run_study, validate
+from schedlab.protocol.study import profile_params, run_study, validate
 from schedlab.workloads.swf import write_swf
 
 from test_study_prediction import execute_notebook, shown_markdown

@@ -148,7 +148,7 @@ _WRITES = textwrap.dedent("""
     import numpy as np
     import xarray as xr
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    from schedlab import plots
+    from schedlab.protocol import plots
     from schedlab.campaigns import store
     from schedlab.campaigns.campaign import Cache
     from schedlab.cli import os_error_line
@@ -185,7 +185,7 @@ def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
     import xarray as xr
 
     from schedlab.workloads import importers
-    from schedlab import plots
+    from schedlab.protocol import plots
     from schedlab.campaigns import store
     from schedlab.campaigns.campaign import Cache
     from schedlab.workloads.importers import batsim

@@ -54,13 +54,13 @@ def run_one(study: str, log: Path, out: Path, cache: Path, notebook: bool) -> No
     from own_traces import TINY
 
     if not notebook:
-        from schedlab.study import run_study
+        from schedlab.protocol.study import run_study
         run_study(study, overrides=TINY[study], traces=[str(log)], outdir=out, workers=1, cache_dir=cache,
                   log=None, progress=False)
         return
     import papermill
 
-    from schedlab.study import trace_fields, study_module
+    from schedlab.protocol.study import trace_fields, study_module
     from schedlab.studies.registry import get
 
     entry = get(study)

@@ -266,13 +266,13 @@ def _settings(items) -> dict:
 def cmd_study(args) -> int:
     if args.action == "list":
         return _study_list()
-    from .study import run_study
+    from .protocol.study import run_study
 
     result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
                        traces=args.trace,
                        workers=args.workers, scheduler=args.scheduler, cache_dir=args.cache,
                        progress=not args.no_progress)
-    from .study import relpath
+    from .protocol.study import relpath
     print(f"outputs in {relpath(result['outdir'])} ({len(result['files'])} files, {result['seconds']:.1f} s)")
     return 0
 

@@ -119,7 +119,7 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None, overrides:
     """Execute one notebook with papermill into ``results/<profile>/``:
     the executed copy in ``notebooks/``, its HTML in ``html/``, and the
     study's outputs in ``<stem>/``.  A study on the protocol
-    (:mod:`schedlab.study`) gets its profile's name and values and its driver
+    (:mod:`schedlab.protocol.study`) gets its profile's name and values and its driver
     chooses the folder; its progress lines reach this terminal while papermill
     keeps the kernel's output for the notebook.  ``overrides``: parameter
     values that replace the profile's (the user's traces)."""
@@ -165,7 +165,7 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
 
 
 def _on_protocol(stem: str) -> bool:
-    """Whether the study of notebook ``stem`` runs through the driver (schedlab.study)."""
+    """Whether the study of notebook ``stem`` runs through the driver (schedlab.protocol.study)."""
     import importlib
 
     from .studies.registry import BY_STEM
@@ -321,7 +321,7 @@ def main(argv=None) -> int:
 def print_verdicts(numbers: dict) -> None:
     """The scorecard's counts as the paper's opening table gives them: by
     verdict under the papers' text, and under the identified readings."""
-    from .scorecard import UNCOUNTED, VERDICTS
+    from .protocol.scorecard import UNCOUNTED, VERDICTS
 
     cards = {k: v["scorecard"] for k, v in numbers.items() if isinstance(v, dict) and "scorecard" in v}
     if not cards:

@@ -308,7 +308,7 @@ def notebook_for_shipping(src: Path) -> str:
     import nbformat
     from PIL import Image
 
-    from .plots import RC
+    from .protocol.plots import RC
 
     nb = nbformat.read(str(src), as_version=4)
     for cell in nb.cells:
@@ -532,7 +532,7 @@ def agree(quick: dict, full: dict) -> tuple[str, str]:
     interval (a claim: the same outcome); ``disagree`` otherwise;
     ``not comparable``: the quick profile's protocol differs for this row
     (its verdict is "not compared") or the full row is not compared."""
-    from .scorecard import NOT_COMPARED
+    from .protocol.scorecard import NOT_COMPARED
 
     if NOT_COMPARED in (quick["verdict"], full["verdict"]):
         return "not comparable", "a protocol that differs from the paper's (not compared in the scorecard)"

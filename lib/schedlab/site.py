@@ -221,7 +221,7 @@ def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: 
 
 
 def _scorecard_rows(studies, sections_by_stem, log) -> tuple[list[list[str]], list[str]]:
-    from .scorecard import VERDICTS
+    from .protocol.scorecard import VERDICTS
     from .studies.registry import BY_STEM
 
     rows, sources = [], []
@@ -254,7 +254,7 @@ def _short(v: str) -> str:
 def build(out: Path = SITE, log=print) -> dict:
     """Build the site into ``out`` (replaced whole); returns what it holds."""
 
-    from .scorecard import VERDICTS
+    from .protocol.scorecard import VERDICTS
     from .studies.registry import BY_STEM
 
     t0 = time.perf_counter()

@@ -31,7 +31,7 @@ def trace_studies():
     """The registry entries of the studies that take traces (and their
     trace parameters: name -> whether it takes a list)."""
     from .studies.registry import STUDIES
-    from .study import study_module, trace_fields
+    from .protocol.study import study_module, trace_fields
 
     out = []
     for entry in STUDIES:
@@ -49,7 +49,7 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
     returns the path of ``report.html``."""
     from . import validators
     from .reproduce import run_notebook
-    from .study import own_label
+    from .protocol.study import own_label
     from .workloads.traces import text
 
     infos = validators.trace_list(list(specs), "TRACES")
@@ -201,7 +201,7 @@ def main(argv=None) -> int:
     import argparse
     import time
 
-    from .study import PROFILES
+    from .protocol.study import PROFILES
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("logs", nargs="+", help="the logs: SWF paths, registry names or PATH?request=..&m=..")

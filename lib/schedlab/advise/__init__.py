@@ -50,7 +50,7 @@ from .. import paths
 from ..engine import sim
 from .. import validators
 from ..errors import InputError
-from ..study import Params, param, relpath, validate
+from ..protocol.study import Params, param, relpath, validate
 from .analysis import BASELINE, OBJECTIVES, Decision, decide
 from .cells import pair_label, parse
 
@@ -157,7 +157,7 @@ class Advice:
 
 def default_outdir(log: str) -> Path:
     """``results/advise/<the log's name>/``."""
-    from ..study import own_label
+    from ..protocol.study import own_label
     from ..workloads.traces import resolve
 
     return paths.RESULTS / "advise" / own_label([resolve(log)])
@@ -210,7 +210,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
     from ..workloads import traces
     from ..studies.thresholds import Params as ThresholdsParams
     from ..studies.thresholds import generalisation, traintest_campaigns, traintest_dataset
-    from ..study import Context
+    from ..protocol.study import Context
     from . import page
 
     t0 = time.perf_counter()

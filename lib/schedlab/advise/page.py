@@ -1,5 +1,5 @@
 """The advisor's outputs: key numbers, tables and figures (through the
-driver's :class:`~schedlab.study.Context`), the operator terms, the limits,
+driver's :class:`~schedlab.protocol.study.Context`), the operator terms, the limits,
 and ``report.html`` -- one self-contained page built with the trace
 report's machinery (:mod:`schedlab.trace_report`: its style, tables,
 cleaning summary and study section)."""
@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from ..engine import sim
-from ..study import relpath
+from ..protocol.study import relpath
 from ..studies import Table
 from ..studies.thresholds import gain_ci
 from .analysis import BASELINE
@@ -199,7 +199,7 @@ def _round2(x):
 
 def outputs(adv, ctx, train, test, names) -> None:
     """Tables and figures of the evidence, written through ``ctx``."""
-    from .. import plots
+    from ..protocol import plots
 
     d = adv.decision
     r2 = _round2

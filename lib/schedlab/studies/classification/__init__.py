@@ -117,7 +117,7 @@ The package: :mod:`.params` (defaults, choices, :func:`validate`),
 the weekly forest, the scheduling variants; the cells and campaigns),
 :mod:`.analysis` (scores and per-trace results), :mod:`.tables`,
 :mod:`.figures`, :mod:`.report` (:func:`numbers`, :func:`findings`),
-:mod:`.run` (:func:`compute`, run by the driver :func:`schedlab.study.run_study`) and ``published.toml`` (the thesis' values, with
+:mod:`.run` (:func:`compute`, run by the driver :func:`schedlab.protocol.study.run_study`) and ``published.toml`` (the thesis' values, with
 their sources).
 """
 from __future__ import annotations
@@ -136,7 +136,7 @@ from .params import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, 
 from .report import findings, numbers
 from .tables import (CLAIMS, PUBLISHED, SMALL_LARGE_CLAIM, THESIS, table_6_4, table_6_5, table_6_6,
                      table_dividers, table_gains, table_small_large, table_totals, table_weekly_summary)
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import MIN_WEEKS, compute
 
 __all__ = [

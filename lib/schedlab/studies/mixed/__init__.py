@@ -22,7 +22,7 @@ Every simulation runs in a campaign cell (:func:`pure_cell`,
 :func:`grid_cell`, :func:`search_cell`) on dask.distributed, cached by
 :mod:`schedlab.campaigns.campaign` under a key of its inputs: a re-run recomputes only
 what changed (the key follows the cells' code).  :func:`compute` hands
-tables, figures and datasets to the driver (:func:`schedlab.study.run_study`),
+tables, figures and datasets to the driver (:func:`schedlab.protocol.study.run_study`),
 which writes them with ``numbers.json``; the notebook
 ``notebooks/03-mixed-policies.ipynb`` holds its parameters and calls the driver.
 
@@ -105,7 +105,7 @@ from .params import (BACKFILL_CHOICES, DEFAULT_OPTIMISERS, DEFAULT_TRACES, FEATU
 from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute, main, time_optimisation
 
 __all__ = [

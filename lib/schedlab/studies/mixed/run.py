@@ -1,5 +1,5 @@
 """The mixed-policies study: :func:`compute` runs the campaigns and hands
-datasets, tables and figures to the driver (:func:`schedlab.study.run_study`);
+datasets, tables and figures to the driver (:func:`schedlab.protocol.study.run_study`);
 :func:`time_optimisation` times one weekly optimisation (``python -m
 schedlab.studies.mixed time``)."""
 from __future__ import annotations

@@ -96,6 +96,6 @@ from .params import (CRITERIA, DEFAULT_TRACES, ESTIMATES, FIG8_PARAMS, FIG8_TRAC
                      REPLAYS, STUDY, THRESHOLDS, TRIGGERS, Params)
 from .published import PAPER, PAPER_NAMES, PUBLISHED, PUBLISHED_NOTES
 from .report import numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import table_fig4, table_fig6, table_table1, table_table2, table_table3

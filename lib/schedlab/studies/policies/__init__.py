@@ -70,7 +70,7 @@ What is checked where we differ from the papers (each is an output):
   smallest/largest labels (:data:`SWAPS`, ``bandit_mapping``), and every
   cell carries the candidate readings of :mod:`.readings` (the label maps
   ocst ran in 2017, each queue separately; table ``bandit_readings``),
-  judged by :func:`schedlab.scorecard.identify` on declared fit rows (the
+  judged by :func:`schedlab.protocol.scorecard.identify` on declared fit rows (the
   KTH-SP2 row) and held-out rows (the other logs).
 
 Campaigns (one per part and trace, :func:`campaigns`) share one local dask
@@ -106,7 +106,7 @@ from .cells import campaigns, largest_waits, same_policy_cell, schedule_outputs,
 from .params import (BANDIT, BSLD_CLASSES, CLAIMS, LELONG, OVERRUN, PUBLISHED, SWAPS, TABLE_POLICIES, THESIS,
                      Params)
 from .report import findings, numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 
 __all__ = [

@@ -110,7 +110,7 @@ from .figures import FIG_ESTIMATES, figure_errors, figure_predicted, figure_trip
 from .params import BACKFILLS, CORRECTIONS, DEFAULT_TRACES, LACKING, STUDY, Params
 from .published import COLUMNS, GAUSSIER, PUBLISHED, PUBLISHED_NAMES, T6_ROWS
 from .report import numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import (table1, table4, table6, table7, table8, table_correlations, table_selected,
                      table_slowdown)

@@ -10,8 +10,8 @@ from ...engine import prediction
 from ...workloads import workload
 from ... import validators
 from ...errors import InputError
-from ...study import Outputs, Params as StudyParams
-from ...study import param
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
 from .cells import estimate_labels
 
 STUDY = name_of(__name__)
@@ -96,7 +96,7 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'losses': ['E-Loss'],
  'corrections': ['requested', 'incremental'],
  'backfills': ['FCFS', 'SJBF'],
@@ -105,7 +105,7 @@ TINY = {'losses': ['E-Loss'],
  'max_jobs': 150}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("correlations", "selected", "slowdown", "table1", "table4", "table6", "table7", "table8"),

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from .analysis import choose_pass, pass_table, roles
 from .params import STUDY, Params
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 
 __all__ = ["STUDY", "Params", "compute", "choose_pass", "pass_table", "roles"]

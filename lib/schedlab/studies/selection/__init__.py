@@ -113,7 +113,7 @@ from .figures import POLICY_COLORS, STRATEGY_COLORS, figure_fixed, figure_shares
 from .params import DAY, MISSING_TRACES, PAPER_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, WEEK, Params
 from .published import PAPER, PUBLISHED_TABLE2, TABLE2_COLUMNS
 from .report import numbers, table2_agreement
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import data_curves, data_shares, table2, table2_ci, table3, table3_ci, tables
 

@@ -263,4 +263,4 @@ def table_thesis_readings(results: list[ThesisResult]) -> Table:
                         "the log's origin (origin: ocst subtrace.ml).",
                         "each cell: our sum over the thesis' weeks of the weekly mean bsld / the thesis' value.",
                         "the scorecard chooses a reading on the SDSC-SP2 rows only and judges it on the other "
-                        "traces' rows (schedlab.scorecard.identify; DESIGN §10)."])
+                        "traces' rows (schedlab.protocol.scorecard.identify; DESIGN §10)."])

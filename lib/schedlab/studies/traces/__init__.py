@@ -74,7 +74,7 @@ from .figures import figure_runtimes, figure_weekly
 from .params import DEFAULT_TRACES, PREMATURE_FACTOR, READINGS, STUDY, Params
 from .published import PUBLISHED, PUBLISHED_NOTES, THESIS, published_for
 from .report import numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import (data_histograms, data_weekly, table_areas, table_classes, table_cleaning, table_premature,
                      table_traces, table_weekly, tables)

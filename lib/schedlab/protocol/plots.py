@@ -31,7 +31,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from .files import atomic
+from ..files import atomic
 
 
 def _choose_backend() -> None:
@@ -188,8 +188,8 @@ def schedule_table(schedule, m: int | None = None) -> dict:
     does not say), the processor intervals of each job and m."""
     import numpy as np
 
-    from .workloads.formats import intervals
-    from .workloads.formats.schedule import ScheduleFile, from_schedule
+    from ..workloads.formats import intervals
+    from ..workloads.formats.schedule import ScheduleFile, from_schedule
 
     sf = schedule if isinstance(schedule, ScheduleFile) else from_schedule(schedule)
     m = int(m or sf.m or 0)

@@ -7,7 +7,7 @@ A study is a package ``schedlab.studies.<name>`` (registered in
   declared once with :func:`param` (default = the quick profile's value,
   unit, help text, validator).  ``params/<profile>/<stem>.yaml`` holds the
   values of another profile that differ, the notebook's parameters cell is
-  generated from it (``python -m schedlab.study cells``), the command line's
+  generated from it (``python -m schedlab.protocol.study cells``), the command line's
   ``--set key=value`` is read by the same validators.
 * ``compute(params, ctx) -> dict``: the study itself.  It runs its campaigns
   through ``ctx.campaign`` (local cluster or any scheduler, the cache,
@@ -39,11 +39,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from . import __version__, paths
-from .campaigns.campaign import PROGRESS_ENV
-from .declared import Params, param, plain, validate
-from .errors import InputError, SchedlabError
-from .studies.registry import STUDIES, Entry, get
+from .. import __version__, paths
+from ..campaigns.campaign import PROGRESS_ENV
+from ..declared import Params, param, plain, validate
+from ..errors import InputError, SchedlabError
+from ..studies.registry import STUDIES, Entry, get
 
 __all__ = ["param", "Params", "Context", "run_study", "load_profile", "validate", "PROFILES", "relpath",
            "check_study", "tiny_log", "ProtocolError", "Outputs"]
@@ -147,7 +147,7 @@ class Context:
 
     def __init__(self, entry: Entry, profile: str, outdir: Path, *, workers: int, scheduler: str | None,
                  cache_dir: Path, log: Callable[[str], None], progress: bool):
-        from .campaigns import campaign
+        from ..campaigns import campaign
 
         self.entry, self.profile, self.outdir = entry, profile, Path(outdir)
         self.files: list[Path] = []
@@ -166,7 +166,7 @@ class Context:
         self.progress_line(text)
 
     def progress_line(self, text: str) -> None:
-        from .campaigns.campaign import progress_line
+        from ..campaigns.campaign import progress_line
 
         progress_line(text)
 
@@ -198,7 +198,7 @@ class Context:
 
     def data(self, name: str, table):
         """A table of data behind a figure, as CSV only (``data/<name>.csv``)."""
-        from .studies import write_text
+        from ..studies import write_text
 
         self.files.append(write_text(self.path("data", f"{name}.csv"), table.to_csv()))
         self.written["data"].add(name)
@@ -215,7 +215,7 @@ class Context:
     def dataset(self, name: str, ds, folder: str = "datasets") -> Path:
         """A dataset as netCDF (``<folder>/<name>.nc``), its provenance
         completed with the versions and commit (no machine paths)."""
-        from .campaigns import store
+        from ..campaigns import store
 
         ds.attrs.setdefault("schedlab_version", __version__)
         ds.attrs.setdefault("git_commit", paths.git_commit())
@@ -225,7 +225,7 @@ class Context:
         return p
 
     def json(self, relname: str, obj) -> Path:
-        from .studies import write_json
+        from ..studies import write_json
 
         p = write_json(self.path(relname), obj)
         self.files.append(p)
@@ -248,7 +248,7 @@ STRICT_SCORECARD = "SCHEDLAB_STRICT_SCORECARD"
 
 def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: dict, log=None) -> list[str]:
     """Every table of the study with a published column feeds a scorecard row
-    (:func:`schedlab.scorecard.uncovered`, with the study's ``scorecard.FEEDS``).
+    (:func:`schedlab.protocol.scorecard.uncovered`, with the study's ``scorecard.FEEDS``).
     The tables that do not are recorded under ``numbers.scorecard.uncovered``
     and said; with :data:`STRICT_SCORECARD` set they are an error."""
     from . import scorecard as _scorecard
@@ -275,7 +275,7 @@ def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> li
     set (the test suite) it is an error."""
     outputs = getattr(mod, "OUTPUTS", None)
     if not isinstance(outputs, Outputs):
-        missing = [f"{entry.module} declares no OUTPUTS (schedlab.study.Outputs)"]
+        missing = [f"{entry.module} declares no OUTPUTS (schedlab.protocol.study.Outputs)"]
     else:
         missing = [f"{entry.module}: {name} written but not declared in its OUTPUTS"
                    for name in outputs.undeclared(written)]
@@ -314,7 +314,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     entry = study if isinstance(study, Entry) else get(study)
     mod = study_module(entry)
     if not entry.module.startswith("schedlab."):    # a site's own study: the runner may call its cells
-        from .campaigns.campaign import allow_cell_modules
+        from ..campaigns.campaign import allow_cell_modules
         allow_cell_modules(entry.module)
     ns = dict(namespace or {})
     own = None
@@ -346,7 +346,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
                   progress=progress)
     ctx.log(f"study {entry.name} ({entry.stem}), profile {label}: outputs in {relpath(out)}")
     cleaning = cleaning_records(mod, params, ctx.log)
-    from .engine.sim import jobs_simulated
+    from ..engine.sim import jobs_simulated
     jobs_here = jobs_simulated()
     try:
         result = dict(mod.compute(params, ctx) or {})
@@ -354,7 +354,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         ctx.close()
     wall = time.perf_counter() - t0
     numbers = dict(result.get("numbers") or {})
-    if result.get("scorecard"):         # published beside ours, one row each (schedlab.scorecard)
+    if result.get("scorecard"):         # published beside ours, one row each (schedlab.protocol.scorecard)
         from . import scorecard as _scorecard
         ctx.table("scorecard", _scorecard.table(result["scorecard"]))
         numbers["scorecard"] = _scorecard.numbers(result["scorecard"])
@@ -392,7 +392,7 @@ def _stale_files(out: Path, written) -> list[Path]:
 
 
 def _as_trace_list(traces) -> list:
-    from . import validators
+    from .. import validators
 
     return validators.trace_list(traces, "traces")
 
@@ -410,7 +410,7 @@ def own_label(traces) -> str:
 def trace_fields(cls: type[Params]) -> dict[str, bool]:
     """The parameters of a study that name traces: name -> whether it takes
     a list (True) or one trace (False); found from the validated defaults."""
-    from .workloads import traces as _traces
+    from ..workloads import traces as _traces
 
     defaults = validate(cls, {})
     out = {}
@@ -425,7 +425,7 @@ def trace_fields(cls: type[Params]) -> dict[str, bool]:
 
 def study_traces(params: Params) -> list:
     """The traces (:class:`~schedlab.workloads.traces.TraceInfo`) among a study's parameters."""
-    from .workloads import traces as _traces
+    from ..workloads import traces as _traces
 
     found = []
     for name in params.names():
@@ -444,8 +444,8 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
     for the provenance of every result."""
     import warnings
 
-    from .workloads import traces as _traces
-    from .workloads.workload import CleaningWarning as _CleaningWarning
+    from ..workloads import traces as _traces
+    from ..workloads.workload import CleaningWarning as _CleaningWarning
 
     overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
     m = getattr(params, "m", None)
@@ -473,7 +473,7 @@ def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_d
     inputs = {item.name: {"path": relpath(item.path), "sha256": item.sha256, "registered": item.registered}
               for item in study_traces(params)}
     try:
-        from .engine.sim import VERSION as core
+        from ..engine.sim import VERSION as core
     except ImportError:                 # a study that needs no compiled core
         core = None
     return {"schedlab": __version__, "core": core, "git": paths.git_state(), "study": entry.name,
@@ -500,7 +500,7 @@ def tiny_log(path, *, n: int = 360, weeks: int = 4, m: int = 32, seed: int = 5) 
     waits), seeded."""
     import numpy as np
 
-    from .workloads.swf import write_swf
+    from ..workloads.swf import write_swf
 
     rng = np.random.default_rng(seed)
     submit = np.sort(rng.integers(0, weeks * 7 * 86400, n))
@@ -511,7 +511,7 @@ def tiny_log(path, *, n: int = 360, weeks: int = 4, m: int = 32, seed: int = 5) 
     fields = {"job_id": np.arange(1, n + 1), "submit": submit, "wait": rng.integers(0, 20000, n), "run": run,
               "alloc_procs": procs, "req_procs": procs, "req_time": run * rng.choice([1, 1, 2, 3, 10], n),
               "status": np.ones(n, np.int64), "user": user, "group": user, "partition": np.ones(n, np.int64)}
-    return write_swf(path, fields, header_lines=["Version: 2.2", "Computer: generated (schedlab.study.tiny_log)",
+    return write_swf(path, fields, header_lines=["Version: 2.2", "Computer: generated (schedlab.protocol.study.tiny_log)",
                                                  "UnixStartTime: 0", "TimeZoneString: UTC", f"MaxProcs: {m}"])
 
 
@@ -523,7 +523,7 @@ def _as_entry(study) -> Entry:
     if isinstance(study, Entry):
         return study
     name = study.__name__ if isinstance(study, types.ModuleType) else str(study)
-    from .studies.registry import BY_NAME
+    from ..studies.registry import BY_NAME
     for e in STUDIES + tuple(BY_NAME.values()):
         if name in (e.name, e.module, e.stem):
             return e
@@ -597,7 +597,7 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
         findings.append(f"{entry.module}: a second way to run or validate the study besides the driver")
     P = mod.Params
     if not (isinstance(P, type) and issubclass(P, Params) and dataclasses.is_dataclass(P)):
-        raise ProtocolError(f"{entry.module}.Params is not a dataclass subclassing schedlab.study.Params")
+        raise ProtocolError(f"{entry.module}.Params is not a dataclass subclassing schedlab.protocol.study.Params")
     for f in dataclasses.fields(P):
         if not f.metadata.get("help"):
             findings.append(f"{entry.module}.Params.{f.name}: no help text")
@@ -606,7 +606,7 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
         if f.name in DRIVER_NAMES:
             findings.append(f"{entry.module}.Params.{f.name}: the driver's business, not the study's")
     if not isinstance(getattr(mod, "OUTPUTS", None), Outputs):
-        findings.append(f"{entry.module}: no OUTPUTS (schedlab.study.Outputs: what it writes, by name)")
+        findings.append(f"{entry.module}: no OUTPUTS (schedlab.protocol.study.Outputs: what it writes, by name)")
     tiny = getattr(mod, "TINY", None)
     if not isinstance(tiny, dict):
         findings.append(f"{entry.module}: no TINY dict (the parameters of a tiny run, for this check)")
@@ -623,7 +623,7 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
             except InputError as exc:
                 findings.append(str(exc))
         findings += _notebook_findings(entry)
-        from .studies import load_published
+        from ..studies import load_published
         for name, table in load_published(entry.module).items():
             if not (isinstance(table, dict) and table.get("source")):
                 findings.append(f"{entry.module} published.toml [{name}]: no source")
@@ -690,7 +690,7 @@ def _notebook_findings(entry: Entry) -> list[str]:
     cell = next((c for c in nb.cells if "parameters" in c.metadata.get("tags", [])), None)
     found = []
     if cell is None or cell.source != parameters_cell(entry).rstrip("\n"):
-        found.append(f"{entry.notebook}: parameters cell out of date (python -m schedlab.study cells)")
+        found.append(f"{entry.notebook}: parameters cell out of date (python -m schedlab.protocol.study cells)")
     if not any(f'run_study("{entry.name}", globals())' in c.source for c in nb.cells if c.cell_type == "code"):
         found.append(f"{entry.notebook}: does not run the study through the driver")
     outputs = getattr(importlib.import_module(entry.module), "OUTPUTS", None)
@@ -719,7 +719,7 @@ def parameters_cell(entry: Entry) -> str:
     mod = study_module(entry)
     values, _, _ = load_profile(entry, "quick")
     defaults = mod.Params.defaults()
-    lines = ["# Parameters (generated by `python -m schedlab.study cells` from the study's Params and",
+    lines = ["# Parameters (generated by `python -m schedlab.protocol.study cells` from the study's Params and",
              f"# params/quick/{entry.stem}.yaml; papermill replaces them with another profile's).",
              "# Change a value and the results go to results/custom/ instead of results/quick/.",
              'profile = "quick"']
@@ -764,10 +764,10 @@ def main(argv=None) -> int:
             print(f"rewrote the parameters cell of notebooks/{stem}.ipynb")
         return 0
     if argv[:1] == ["readme-table"]:
-        from .studies.registry import readme_table
+        from ..studies.registry import readme_table
         print(readme_table(), end="")
         return 0
-    print("usage: python -m schedlab.study cells | readme-table", file=sys.stderr)
+    print("usage: python -m schedlab.protocol.study cells | readme-table", file=sys.stderr)
     return 2
 
 

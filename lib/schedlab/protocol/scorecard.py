@@ -2,7 +2,7 @@
 rules stated once (:data:`RULES`).
 
 A study's ``compute`` returns ``"scorecard": [Row, ...]``; the driver
-(:func:`schedlab.study.run_study`) writes them as ``tables/scorecard.csv``
+(:func:`schedlab.protocol.study.run_study`) writes them as ``tables/scorecard.csv``
 and puts their counts by verdict under ``numbers.scorecard``, which the
 paper's opening summary reads.  A row says which paper, table, figure or
 claim it compares; the trace and metric; the published value; ours and our
@@ -339,7 +339,7 @@ def counts(rows, identified: bool = False) -> dict:
 
 def table(rows, title: str = "Scorecard: every published value beside ours"):
     """The rows as a :class:`schedlab.studies.Table`."""
-    from .studies import Table
+    from ..studies import Table
 
     return Table(COLUMNS, [r.as_list() for r in rows], title=title, default_digits=2,
                  notes=[f"{name}: {text}" for name, text in {**RULES, **NOTES}.items()])
