@@ -33,7 +33,7 @@ CURIE_POLICIES = ("SAF", "SEXP", "LEXP", "FCFS")
 
 
 def prep(out: Path) -> None:
-    from schedlab import optim
+    from schedlab.science import optim
     from schedlab.studies.mixed import cells
     from schedlab.studies.selection import cells as sel
 

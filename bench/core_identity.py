@@ -191,7 +191,7 @@ def multi(trace: str = "SDSC-BLUE", week: int = 10, resolution: int = 100) -> No
     import hashlib
     import time
 
-    from schedlab import optim
+    from schedlab.science import optim
     from schedlab.studies.mixed import cells as mixed
 
     def digest(s) -> bytes:

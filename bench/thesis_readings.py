@@ -128,7 +128,7 @@ def table51() -> int:
     from schedlab.studies.mixed.scorecard import (TABLE_5_1_FIT, TABLE_5_1_FIT_LABEL, TABLE_5_1_GROUP, THESIS,
                                                   TEXT_READING)
     from schedlab.studies.mixed.tables import PUBLISHED as MPUB
-    from schedlab.thesis_readings import BSLD_VARIABLE
+    from schedlab.science.thesis_readings import BSLD_VARIABLE
 
     p = validate(MixedParams, {"traces": ["SDSC-SP2"]}, source="bench/thesis_readings.py")
     info = p.traces[0]

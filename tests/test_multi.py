@@ -6,7 +6,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from schedlab import optim
+from schedlab.science import optim
 from schedlab.workloads import traces, workload
 from schedlab.engine import sim
 from schedlab.engine._core import lib

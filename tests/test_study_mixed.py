@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from schedlab.campaigns import campaign
-from schedlab import optim, paths
+from schedlab.science import optim
+from schedlab import paths
 from schedlab.workloads import swf
 from schedlab.engine import sim
 from schedlab.declared import validate as read_inputs
@@ -399,7 +400,7 @@ def test_table_5_1_rows_carry_the_readings_fitted_on_the_training_column():
 
     from schedlab.studies.mixed.scorecard import rows
     from schedlab.studies.mixed.tables import PUBLISHED
-    from schedlab.thesis_readings import thesis_readings
+    from schedlab.science.thesis_readings import thesis_readings
 
     units = np.arange(1, 101)
     pts = optim.l1_lattice(3, 100)[:3]

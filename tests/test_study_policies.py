@@ -187,7 +187,7 @@ def test_pair_cell_is_primary_only_threshold(tiny):
     """The pair cell runs EASY-P_R-P_B on the fixed cells' resample, the
     threshold in the primary queue only (ocst's); on the diagonal without a
     threshold it equals the fixed cell."""
-    from schedlab import online_bandit as ob
+    from schedlab.science import online_bandit as ob
     base = {"trace": tiny, "weeks": 2, "seed": 4, "sample": 0, "threshold": None}
     a = study.cells.pair_cell({**base, "config": "SPF-SPF"})
     b = ob.fixed_cell({**base, "policy": "SPF"})

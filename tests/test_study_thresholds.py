@@ -289,7 +289,7 @@ def _thesis_result(trace, scale_text, readings):
     published ones x ``readings[name]``."""
     from schedlab.studies.thresholds.analysis import ThesisResult
     from schedlab.studies.thresholds.cells import THESIS_WEEKS
-    from schedlab.thesis_readings import thesis_readings
+    from schedlab.science.thesis_readings import thesis_readings
 
     pub = study.PUBLISHED["thesis"][trace]
     ths = list(study.params.THESIS_THRESHOLDS)
@@ -309,7 +309,7 @@ def test_thesis_rows_carry_the_readings_and_identify_on_sdsc_sp2():
     one right on SDSC-SP2 only is chosen but not identified, and one right on
     the held-out traces only is never chosen."""
     from schedlab.studies.thresholds.scorecard import thesis_rows
-    from schedlab.thesis_readings import thesis_readings
+    from schedlab.science.thesis_readings import thesis_readings
 
     p = validate(study.Params, {"thesis_traces": []})
     names = [x[0] for x in thesis_readings()]

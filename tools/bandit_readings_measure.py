@@ -10,7 +10,7 @@ import time
 import numpy as np
 import xarray as xr
 
-from schedlab import online_bandit as ob
+from schedlab.science import online_bandit as ob
 from schedlab.workloads import traces as _traces
 from schedlab.protocol.scorecard import Reading, Row, identify
 from schedlab.studies.policies import readings as R

@@ -351,7 +351,7 @@ def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
     w*_train: the lattice point with the lowest mean objective over them,
     the thresholds study's :func:`select`), as a candidate label."""
     from ..campaigns import campaign
-    from .. import optim
+    from ..science import optim
     from ..studies.mixed import THRESHOLD
     from ..studies.thresholds import select
     from .cells import mixed_label

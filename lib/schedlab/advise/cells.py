@@ -36,7 +36,7 @@ import numpy as np
 import functools
 
 from ..campaigns import campaign
-from .. import optim
+from ..science import optim
 from ..workloads import workload
 from ..engine import metrics, sim
 from ..declared import REQUIRED, CellInputs, integer, one_of, param, text
@@ -280,7 +280,7 @@ GRID_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld")
 @campaign.cell("advise-mixed-grid", GridInputs)
 def mixed_grid_cell(q: GridInputs) -> dict:
     """Campaign cell: every point of the mixed study's lattice
-    (:func:`schedlab.optim.l1_lattice` with 3 features, ``resolution``) on
+    (:func:`schedlab.science.optim.l1_lattice` with 3 features, ``resolution``) on
     training week ``week``: :data:`GRID_METRICS` over ``point``."""
     sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
                                     int(q["seed"]), "train")

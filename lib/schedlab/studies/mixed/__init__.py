@@ -7,7 +7,7 @@ SDSC-SP2, SDSC-BLUE, CTC-SP2 and KTH-SP2, or of any SWF trace:
 1. the 12 pure policies week by week (§5.3, Figs. 5.1, 5.2);
 2. the weekly optimum w* of the 3-feature mix (q, p~, r) found by a uniform
    discretisation of ||w||_1 = 1 (§5.5.1), and by black-box search -- xNES
-   (:func:`schedlab.optim.xnes`, written from the published algorithm) and
+   (:func:`schedlab.science.optim.xnes`, written from the published algorithm) and
    CMA-ES (the ``cma`` library) -- with 3 and 6 features (§5.6, Fig. 5.5);
 3. learning (§5.5.2): w*_train, the grid point with the lowest sum of
    weekly average bsld over the training weeks, evaluated on the testing
@@ -60,7 +60,7 @@ where it reasonably could be):
   empty machine.  The objective is the week's average bounded slowdown
   (tau = 10 s) over its jobs.  Months: 30-day periods, same rules.
 * **Grid** (§5.5.1): every w with ||w||_1 = 1 whose components are
-  multiples of 1/n (:func:`schedlab.optim.l1_lattice`: 4n^2 + 2 points);
+  multiples of 1/n (:func:`schedlab.science.optim.l1_lattice`: 4n^2 + 2 points);
   n = 100 is the thesis' 0.01 step (its "100 points per dimension and
   sign", normalised).
 * **Ties.** Light weeks leave many grid points with the same value; the
@@ -83,7 +83,7 @@ where it reasonably could be):
   10,000 points of a 0.02-step grid), where a single run converges to a
   local optimum; so a run that has not improved for ``patience``
   generations restarts from a random point with a doubled population
-  (IPOP, :func:`schedlab.optim.minimise_l1`).  ``random3`` / ``random6``
+  (IPOP, :func:`schedlab.science.optim.minimise_l1`).  ``random3`` / ``random6``
   (uniform points on the sphere, same budget) are the baseline that tells
   what the evolution strategies add.
 

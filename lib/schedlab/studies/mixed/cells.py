@@ -14,7 +14,7 @@ import numpy as np
 
 from ...campaigns import campaign as _campaign
 from ...engine import metrics, sim
-from ... import optim
+from ...science import optim
 from ...workloads import workload
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, number, one_of, param
@@ -179,7 +179,7 @@ def pure_cell(p: PeriodInputs) -> dict:
 @_campaign.cell("mixed-grid", GridInputs)
 def grid_cell(p: GridInputs) -> dict:
     """Every point of the lattice (``features``, ``resolution``) on one
-    period: ``mean_bsld`` (point), in :func:`schedlab.optim.l1_lattice` order."""
+    period: ``mean_bsld`` (point), in :func:`schedlab.science.optim.l1_lattice` order."""
     jobs, m, scales, thr, bf = _cell_setup(p, "grid")
     points = optim.l1_lattice(p.features, p.resolution)
     if len(jobs) == 0:

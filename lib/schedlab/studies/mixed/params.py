@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ... import optim
+from ...science import optim
 from ...engine import sim
 from ... import validators
 from ...errors import InputError

@@ -1,7 +1,7 @@
 """The simulations of the policies study: the campaign cells
 (:func:`thesis_cell`, :func:`same_policy_cell`; the lelong2017 pairs use the
 campaign's built-in ``simulate`` cell, the online-bandit part the fixed-policy
-cells it shares with the selection study (:mod:`schedlab.online_bandit`)), the
+cells it shares with the selection study (:mod:`schedlab.science.online_bandit`)), the
 workloads they run on, the campaigns of a run (:func:`campaigns`) and the
 one direct simulation behind the MaxWait table (:func:`largest_waits`)."""
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ...workloads import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
 from ...engine.metrics import PREMATURE_FACTOR, premature
-from ... import online_bandit
+from ...science import online_bandit
 
 # The choices the cells read, written once here: the cells import none of the
 # study's parameters, tables or figures, so their cache keys follow this code only.
@@ -105,7 +105,7 @@ def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
 
 
 #: Spawn key of the thesis part's resamples (before the sample index); the
-#: online-bandit part's are those of :mod:`schedlab.online_bandit`.
+#: online-bandit part's are those of :mod:`schedlab.science.online_bandit`.
 _THESIS_STREAM = 1
 
 
@@ -231,7 +231,7 @@ def pair_cell(p: PairInputs) -> dict:
     """One (trace, resample, pair): EASY-P_R-P_B with the threshold in the
     primary queue only (ocst's ``fixed --threshold``; ``config``
     "P_R-P_B/none": without a threshold) on the same resampled
-    trace as the fixed-policy cells (:func:`schedlab.online_bandit.resampled`).
+    trace as the fixed-policy cells (:func:`schedlab.science.online_bandit.resampled`).
     Outputs: jobs, the total wait and the cell's compute time."""
     t0 = _time.process_time()
     config, _, none = str(p["config"]).partition("/")

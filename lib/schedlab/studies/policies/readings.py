@@ -57,7 +57,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...campaigns import campaign
-from ... import online_bandit as ob
+from ...science import online_bandit as ob
 from ...workloads import traces as _traces
 from .cells import pair_cell  # noqa: F401  (the cell of pair_campaign)
 from .params import SWAPS

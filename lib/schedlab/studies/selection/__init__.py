@@ -104,7 +104,7 @@ their Table 2 rows are the published values only.
 """
 from __future__ import annotations
 
-from ...online_bandit import CLEANING, FIXED_CELL, cumulative_by_week, fixed_cell
+from ...science.online_bandit import CLEANING, FIXED_CELL, cumulative_by_week, fixed_cell
 from .analysis import SWAP_PQA, TraceResult, analyse, change, change_ci, curve, shares, swapped
 from .cells import (STRATEGY_CELL, EpsilonGreedy, FinishedTracker, StrategyRun, campaigns, daily_choices, easy,
                     finished_in, period_bounds, period_costs, period_edges, resampled, run_stepped, run_strategy,

@@ -314,7 +314,7 @@ def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
     the weeks of the weekly mean bsld with that reading's constant, per
     policy, at each of ``r.thresholds``; ``thresholds``: the campaign's, in its
     order (the cells' threshold axis)."""
-    from ...thesis_readings import BSLD_VARIABLE, thesis_readings
+    from ...science.thesis_readings import BSLD_VARIABLE, thesis_readings
 
     # the cells give the thresholds in the order of the campaign's ``thresholds`` parameter, without coordinate
     order = list(thresholds)

@@ -1,5 +1,5 @@
 """The candidate readings of thesis Tables 5.2-5.5 (issue 30, DESIGN §10;
-the readings are defined in :mod:`schedlab.thesis_readings`): the readings
+the readings are defined in :mod:`schedlab.science.thesis_readings`): the readings
 cell (:func:`thesis_readings_cell`) and its campaign.  Kept apart from
 :mod:`.cells` so that the cache keys of the study's other cells (which follow
 their module's code) do not move with it."""
@@ -15,8 +15,7 @@ from ...engine import metrics as _metrics
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, one_of, param, text
 from ...errors import InputError
-from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
-                                THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
+from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
 from .cells import WeeksInputs, _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",

@@ -236,7 +236,7 @@ def table_thesis_readings(results: list[ThesisResult]) -> Table:
     """Thesis Tables 5.2-5.5 under every candidate reading of the protocol:
     ours / published, per trace, reading, threshold and policy (the paper's
     text first)."""
-    from ...thesis_readings import THESIS_TEXT_READING, reading_name
+    from ...science.thesis_readings import THESIS_TEXT_READING, reading_name
 
     rows = []
     text_name = reading_name(*THESIS_TEXT_READING)

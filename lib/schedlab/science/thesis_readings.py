@@ -27,9 +27,9 @@ as ocst requires (it asserts p~ >= p).
 """
 from __future__ import annotations
 
-from .campaigns import store
-from .workloads import workload
-from .errors import InputError
+from ..campaigns import store
+from ..workloads import workload
+from ..errors import InputError
 
 THESIS_TAUS = (10, 60)
 THESIS_CROSSINGS = ("recorded", "run", "req", "keep")

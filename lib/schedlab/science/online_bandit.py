@@ -14,11 +14,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .campaigns import campaign
-from .workloads import workload
-from .engine import metrics, sim
-from .workloads import traces as _traces
-from .declared import REQUIRED, CellInputs, integer, param, text
+from ..campaigns import campaign
+from ..workloads import workload
+from ..engine import metrics, sim
+from ..workloads import traces as _traces
+from ..declared import REQUIRED, CellInputs, integer, param, text
 
 WEEK = workload.WEEK
 #: The 12 policies of online-bandit §4.1, in the order used for indices and ties.
@@ -104,7 +104,7 @@ def fixed_cell(p: FixedInputs) -> dict:
     out["compute_time"] = ((), time.process_time() - t0)
     return out
 
-FIXED_CELL = "schedlab.online_bandit:fixed_cell"
+FIXED_CELL = "schedlab.science.online_bandit:fixed_cell"
 
 
 

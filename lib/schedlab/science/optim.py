@@ -40,7 +40,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["Result", "normalise", "l1_lattice", "lattice_size", "vertices", "uniform_l1", "xnes",
            "xnes_defaults", "cmaes", "minimise_l1", "METHODS"]
