@@ -151,12 +151,12 @@ EXECUTED := $(STEMS:%=$(OUT)/notebooks/%.ipynb)
 LIBSRC   := $(shell find lib/schedlab -name '*.py' -not -path '*/__pycache__/*')
 
 $(OUT)/notebooks/%.ipynb: notebooks/%.ipynb params/$(PROFILE)/%.yaml $(LIBSRC) | $(STAMP)
-	$(PY) -m schedlab.reproduce notebook $* --profile $(PROFILE)
+	$(PY) -m schedlab.publish.reproduce notebook $* --profile $(PROFILE)
 
 notebooks: $(EXECUTED)
 
 paper: install
-	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
+	$(PY) -m schedlab.publish.reproduce paper --profile $(PROFILE)
 
 # Studies run NOTEBOOK_JOBS at a time (each also starts its own 2-worker dask
 # cluster): many of their steps are serial, so two at once keep both cores busy.
@@ -166,12 +166,12 @@ NOTEBOOK_JOBS ?= 2
 TRACES ?=
 reproduce: install
 ifneq ($(strip $(TRACES)),)
-	$(PY) -m schedlab.trace_report $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
+	$(PY) -m schedlab.publish.trace_report $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
 else
 	$(BIN)/schedlab traces verify --bundled
-	$(PY) -m schedlab.reproduce baseline
+	$(PY) -m schedlab.publish.reproduce baseline
 	$(MAKE) --output-sync=line -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
-	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
+	$(PY) -m schedlab.publish.reproduce paper --profile $(PROFILE)
 endif
 
 # JupyterLab (in the lock) on notebooks/, with the `schedlab` kernel that
@@ -188,8 +188,8 @@ lab: install
 # built first when missing: from the shipped results alone on a fresh clone),
 # the set-up, the conformance cases.
 site: install
-	@if [ ! -f paper/paper.pdf ]; then mkdir -p $(OUT) && $(PY) -m schedlab.reproduce paper --profile $(PROFILE); fi
-	$(PY) -m schedlab.site
+	@if [ ! -f paper/paper.pdf ]; then mkdir -p $(OUT) && $(PY) -m schedlab.publish.reproduce paper --profile $(PROFILE); fi
+	$(PY) -m schedlab.publish.site
 
 # JupyterLab and the site in headless Chromium (not part of make test): as root,
 # installs Debian's chromium with apt-get when missing; starts make lab's

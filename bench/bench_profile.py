@@ -13,7 +13,7 @@ computed (the "cached" column; e.g. the selection study's fixed-policy runs
 are the policies study's online-bandit part).  ``--cold-each`` empties it
 before every study instead.  Its products go where the driver puts them,
 ``results/<profile>/<NN-study>/``, so that a full run can be shipped
-afterwards (``python -m schedlab.reproduce ship``).  The figures are also
+afterwards (``python -m schedlab.publish.reproduce ship``).  The figures are also
 written to ``results/bench/profile-<profile>.json``.
 
 Usage: python bench/bench_profile.py [--profile full] [--studies a,b] [--cache DIR]

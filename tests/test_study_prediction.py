@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from schedlab.campaigns import campaign, store
-from schedlab import paths, reproduce
+from schedlab import paths
+from schedlab.publish import reproduce
 from schedlab.engine import prediction
 from schedlab.errors import InputError
 from schedlab.studies import prediction as study

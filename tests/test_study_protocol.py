@@ -30,7 +30,7 @@ def test_registry_matches_notebooks_and_parameter_files():
 
 
 def test_registry_matches_the_paper():
-    from schedlab import paper
+    from schedlab.publish import paper
 
     text = (paths.PAPER / "paper.typ").read_text()
     sections = re.findall(r'^#section\("([^"]+)", "([^"]+)", "([^"]+)", "([^"]+)"\)', text, flags=re.M)
@@ -293,7 +293,7 @@ class Inputs(campaign.SimulateInputs):
 
 def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys):
     # papermill keeps the kernel's output in the notebook; the progress file reaches the terminal
-    from schedlab import reproduce
+    from schedlab.publish import reproduce
 
     f = tmp_path / "p.log"
     f.write_text("")

@@ -189,7 +189,7 @@ def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
     from schedlab.campaigns import store
     from schedlab.campaigns.campaign import Cache
     from schedlab.workloads.importers import batsim
-    from schedlab.reproduce import write_json_atomic
+    from schedlab.publish.reproduce import write_json_atomic
 
     old = os.umask(mask)
     try:

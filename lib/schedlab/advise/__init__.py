@@ -453,7 +453,7 @@ def run_notebook(log, *, out=None, **values) -> Path:
     lines reach this terminal.  ``values``: the notebook's other
     parameters (:class:`Settings`, ``scheduler``, ``workers``,
     ``cache_dir``).  Returns the executed notebook."""
-    from ..reproduce import execute
+    from ..publish.reproduce import execute
 
     log = _absolute(log)
     fmt = values.get("format", "swf")

@@ -1,7 +1,7 @@
 """The advisor's outputs: key numbers, tables and figures (through the
 driver's :class:`~schedlab.protocol.study.Context`), the operator terms, the limits,
 and ``report.html`` -- one self-contained page built with the trace
-report's machinery (:mod:`schedlab.trace_report`: its style, tables,
+report's machinery (:mod:`schedlab.publish.trace_report`: its style, tables,
 cleaning summary and study section)."""
 from __future__ import annotations
 
@@ -318,7 +318,7 @@ def too_few_weeks(train, test) -> str | None:
 
 def write(adv):
     """``report.html``: the answer, its stability, operator terms, limits, then the evidence."""
-    from .. import trace_report as tr
+    from ..publish import trace_report as tr
 
     d, n = adv.decision, adv.numbers
     esc = html.escape

@@ -1,4 +1,4 @@
-"""A static site of the compendium (``make site``, ``python -m schedlab.site``):
+"""A static site of the compendium (``make site``, ``python -m schedlab.publish.site``):
 plain HTML files in ``build/site/`` that work from ``file://`` and from any
 static host, built offline from the repository alone.
 
@@ -34,9 +34,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import paths, shipped
-from .errors import InputError
-from .files import atomic_folder
+from .. import paths
+from . import shipped
+from ..errors import InputError
+from ..files import atomic_folder
 
 SITE = paths.ROOT / "build" / "site"
 
@@ -221,8 +222,8 @@ def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: 
 
 
 def _scorecard_rows(studies, sections_by_stem, log) -> tuple[list[list[str]], list[str]]:
-    from .protocol.scorecard import VERDICTS
-    from .studies.registry import BY_STEM
+    from ..protocol.scorecard import VERDICTS
+    from ..studies.registry import BY_STEM
 
     rows, sources = [], []
     for stem, (csv_path, origin) in sorted(studies.items()):
@@ -254,8 +255,8 @@ def _short(v: str) -> str:
 def build(out: Path = SITE, log=print) -> dict:
     """Build the site into ``out`` (replaced whole); returns what it holds."""
 
-    from .protocol.scorecard import VERDICTS
-    from .studies.registry import BY_STEM
+    from ..protocol.scorecard import VERDICTS
+    from ..studies.registry import BY_STEM
 
     t0 = time.perf_counter()
     out = Path(out)
@@ -288,7 +289,7 @@ def _write_site(tmp: Path, VERDICTS, BY_STEM, log) -> tuple:
             kind = "full"
         else:
             src, banner = paths.NOTEBOOKS / f"{stem}.ipynb", (
-                "Not shipped with its executed notebook yet (<code>python -m schedlab.reproduce ship --profile "
+                "Not shipped with its executed notebook yet (<code>python -m schedlab.publish.reproduce ship --profile "
                 "full</code> adds it): the notebook's text and code only, without outputs.  Its full-size tables and "
                 f"figures are in <code>shipped/full/{stem}/</code> and the paper.")
             kind = "source"

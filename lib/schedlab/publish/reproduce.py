@@ -7,16 +7,16 @@
    ``results/<profile>/notebooks/``, its HTML in ``results/<profile>/html/``,
    the study's tables, figures, datasets and numbers in
    ``results/<profile>/<notebook>/``;
-3. the paper (``schedlab.paper``): ``paper/paper.pdf``.
+3. the paper (``schedlab.publish.paper``): ``paper/paper.pdf``.
 
-Usage: ``python -m schedlab.reproduce [all|baseline|notebook [STEM ...]|paper]
+Usage: ``python -m schedlab.publish.reproduce [all|baseline|notebook [STEM ...]|paper]
 [--profile quick|full] [--from shipped|run]``; ``ship [STEM ...] --profile full``
 copies a finished full run's small products into ``shipped/full/``
-(:mod:`schedlab.shipped`), ``verify-shipped`` checks every file under it
+(:mod:`schedlab.publish.shipped`), ``verify-shipped`` checks every file under it
 (``migrate-shipped``: a format-1 manifest to format 2; ``ship-files F ...``:
 benchmark JSONs beside the studies); or ``traces LOG [LOG ...] [--studies a,b]``: every
 trace-based study on the user's logs with a one-page report
-(:mod:`schedlab.trace_report`, ``make reproduce TRACES="..."``); the Makefile runs the notebooks as separate targets
+(:mod:`schedlab.publish.trace_report`, ``make reproduce TRACES="..."``); the Makefile runs the notebooks as separate targets
 so that ``make -j`` runs independent studies in parallel.
 Each output is written to a temporary file and renamed when complete, so an
 interrupted run never leaves a half-written result.
@@ -32,11 +32,11 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, paths
-from .workloads import traces, workload
-from .engine import sim
-from .errors import InputError
-from .files import atomic
+from .. import __version__, paths
+from ..workloads import traces, workload
+from ..engine import sim
+from ..errors import InputError
+from ..files import atomic
 
 PROFILES = ("quick", "full")
 #: The Jupyter kernel every notebook names and runs in: this environment,
@@ -142,7 +142,7 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
     this terminal (with ``prefix``) while it runs."""
     import papermill
 
-    from .campaigns.campaign import PROGRESS_ENV
+    from ..campaigns.campaign import PROGRESS_ENV
 
     old = os.environ.get(PROGRESS_ENV)
     progress_file.parent.mkdir(parents=True, exist_ok=True)
@@ -168,7 +168,7 @@ def _on_protocol(stem: str) -> bool:
     """Whether the study of notebook ``stem`` runs through the driver (schedlab.protocol.study)."""
     import importlib
 
-    from .studies.registry import BY_STEM
+    from ..studies.registry import BY_STEM
 
     entry = BY_STEM.get(stem)
     return entry is not None and hasattr(importlib.import_module(entry.module), "compute")
@@ -227,7 +227,7 @@ def main(argv=None) -> int:
                     choices=["all", "baseline", "notebook", "paper", "ship", "ship-files", "verify-shipped",
                              "migrate-shipped"])
     ap.add_argument("stems", nargs="*", help="notebook stems for 'notebook' (default: all); the user's logs go "
-                                             "to python -m schedlab.trace_report")
+                                             "to python -m schedlab.publish.trace_report")
     ap.add_argument("--profile", default="quick", choices=PROFILES)
     ap.add_argument("--from", dest="source", default="shipped", choices=["shipped", "run"],
                     help="for 'paper' and 'all': read each study from the full-size results shipped in shipped/full/ "
@@ -321,7 +321,7 @@ def main(argv=None) -> int:
 def print_verdicts(numbers: dict) -> None:
     """The scorecard's counts as the paper's opening table gives them: by
     verdict under the papers' text, and under the identified readings."""
-    from .protocol.scorecard import UNCOUNTED, VERDICTS
+    from ..protocol.scorecard import UNCOUNTED, VERDICTS
 
     cards = {k: v["scorecard"] for k, v in numbers.items() if isinstance(v, dict) and "scorecard" in v}
     if not cards:

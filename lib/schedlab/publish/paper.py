@@ -16,8 +16,8 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, paths
-from .files import atomic, atomic_folder
+from .. import __version__, paths
+from ..files import atomic, atomic_folder
 
 STEM = re.compile(r"^\d+-(?P<study>[a-z0-9_-]+)$")
 
@@ -25,7 +25,7 @@ STEM = re.compile(r"^\d+-(?P<study>[a-z0-9_-]+)$")
 def study_name(stem: str) -> str:
     """'01-policy-comparison' -> 'policies' (the registry's name: the study's
     key in numbers.json and paper/generated/)."""
-    from .studies.registry import BY_STEM
+    from ..studies.registry import BY_STEM
 
     return BY_STEM[stem].name if stem in BY_STEM else stem
 
@@ -35,13 +35,14 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
     """Copy figures/tables and merge numbers; returns the numbers written.
 
     Each study is read from the full-size results shipped with the
-    repository (:mod:`schedlab.shipped`) when there are some and
+    repository (:mod:`schedlab.publish.shipped`) when there are some and
     ``use_shipped``, else from this build's ``results``; ``meta.sources``
     says which, and a quick build's scorecard rows are checked against the
     shipped ones (``quick_check``, ``generated/quick_check.csv``)."""
-    from . import lockfile, shipped
-    from .engine.sim import VERSION
-    from .workloads.traces import sha256_file
+    from .. import lockfile
+    from . import shipped
+    from ..engine.sim import VERSION
+    from ..workloads.traces import sha256_file
 
     gen = paper_dir / "generated"
     numbers = {"meta": {"schedlab_version": __version__, "core_version": VERSION, "git_commit": paths.git_commit(),
@@ -79,7 +80,7 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
     if profile != "full" and use_shipped and Path(results).exists():
         rows, counts = shipped.quick_check(results, root=shipped_root)
         if rows:
-            from .studies import Table
+            from ..studies import Table
             disagree = [r for r in rows if r[7] == "disagree"]
             gen.mkdir(parents=True, exist_ok=True)
             Table(shipped.QUICK_CHECK_COLUMNS, rows).write(gen / "quick_check")

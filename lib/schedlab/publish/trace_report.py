@@ -1,7 +1,7 @@
 """Every trace-based study on a user's own logs, and one page to read it.
 
 ``make reproduce TRACES="a.swf b.swf?request=runtime"`` (or ``python -m
-schedlab.trace_report a.swf ...``) runs each study whose parameters
+schedlab.publish.trace_report a.swf ...``) runs each study whose parameters
 name traces through its notebook (papermill, kernel ``schedlab``, the
 profile's sizes) with every trace parameter set to those logs, into
 ``results/traces/<their names>/``: ``<NN-study>/`` (tables, figures,
@@ -22,16 +22,16 @@ import time
 import traceback
 from pathlib import Path
 
-from . import paths
-from .errors import InputError
-from .files import atomic
+from .. import paths
+from ..errors import InputError
+from ..files import atomic
 
 
 def trace_studies():
     """The registry entries of the studies that take traces (and their
     trace parameters: name -> whether it takes a list)."""
-    from .studies.registry import STUDIES
-    from .protocol.study import study_module, trace_fields
+    from ..studies.registry import STUDIES
+    from ..protocol.study import study_module, trace_fields
 
     out = []
     for entry in STUDIES:
@@ -47,10 +47,10 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
     traces ``specs`` (registry names, SWF paths or trace specs with cleaning
     choices) into ``out`` (default ``results/traces/<their names>/``);
     returns the path of ``report.html``."""
-    from . import validators
+    from .. import validators
     from .reproduce import run_notebook
-    from .protocol.study import own_label
-    from .workloads.traces import text
+    from ..protocol.study import own_label
+    from ..workloads.traces import text
 
     infos = validators.trace_list(list(specs), "TRACES")
     texts = [text(i) for i in infos]
@@ -196,12 +196,12 @@ def write(root: Path, entries, names, profile: str, status: dict | None = None) 
 
 
 def main(argv=None) -> int:
-    """``python -m schedlab.trace_report LOG ... [--profile P] [--studies a,b]``
+    """``python -m schedlab.publish.trace_report LOG ... [--profile P] [--studies a,b]``
     (``make reproduce TRACES="..."``): every trace-based study on the logs."""
     import argparse
     import time
 
-    from .protocol.study import PROFILES
+    from ..protocol.study import PROFILES
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("logs", nargs="+", help="the logs: SWF paths, registry names or PATH?request=..&m=..")

@@ -17,7 +17,7 @@ folder that the manifest does not list (a study dropped from it, a stray
 file) are each a problem.  :func:`migrate` brings a manifest of format 1
 (no checksum, no ``files``) to format 2, after checking its studies.
 
-* :func:`ship` copies a finished run in (``python -m schedlab.reproduce ship
+* :func:`ship` copies a finished run in (``python -m schedlab.publish.reproduce ship
   [STEM ...] --profile full``), one study at a time if need be, with the run's
   executed notebook (``results/<profile>/notebooks/<stem>.ipynb``) as
   ``shipped/<profile>/notebooks/<stem>.ipynb``: outputs embedded, figures
@@ -26,7 +26,7 @@ file) are each a problem.  :func:`migrate` brings a manifest of format 1
   the manifest gives its sha256 under the study's ``notebook``;
 * :func:`sources` says, per study, where the paper reads it from: the shipped
   results by default, this run's when a study is not shipped or when asked
-  (``python -m schedlab.reproduce paper --from run``);
+  (``python -m schedlab.publish.reproduce paper --from run``);
 * :func:`quick_check` compares a quick run's scorecard rows with the shipped
   full ones: agreeing within their intervals, or listed as disagreements.
 """
@@ -40,9 +40,9 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import paths
-from .errors import InputError
-from .files import atomic, atomic_folder
+from .. import paths
+from ..errors import InputError
+from ..files import atomic, atomic_folder
 
 SHIPPED = paths.ROOT / "shipped"
 MANIFEST = "MANIFEST.json"
@@ -308,7 +308,7 @@ def notebook_for_shipping(src: Path) -> str:
     import nbformat
     from PIL import Image
 
-    from .protocol.plots import RC
+    from ..protocol.plots import RC
 
     nb = nbformat.read(str(src), as_version=4)
     for cell in nb.cells:
@@ -337,7 +337,7 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
     replacing what was there, and record them in the manifest.  A run of
     other values than the profile's (``results/custom``) cannot be given:
     the driver only writes ``results/<profile>/`` for the profile's own."""
-    from .studies.registry import STUDIES, get
+    from ..studies.registry import STUDIES, get
 
     results = Path(results or paths.RESULTS / profile)
     entries = [get(s) for s in stems] if stems else [e for e in STUDIES if (results / e.stem / "numbers.json").exists()]
@@ -359,7 +359,7 @@ def ship(stems=None, profile: str = "full", results: Path | None = None, root: P
         nb_src = results / NOTEBOOKS / f"{e.stem}.ipynb"
         if not nb_src.exists():
             raise InputError(f"{paths.relative(nb_src)}: missing: study {e.name}'s executed notebook (run it with "
-                             f"python -m schedlab.reproduce notebook {e.stem} --profile {profile}, or make reproduce "
+                             f"python -m schedlab.publish.reproduce notebook {e.stem} --profile {profile}, or make reproduce "
                              f"PROFILE={profile}; schedlab study run writes no notebook)")
         nb_problems = notebook_problems(nb_src, src / "tables")
         if nb_problems:
@@ -406,7 +406,7 @@ def verify(profile: str = "full", root: Path | None = None, *, _migrating: bool 
     if not _migrating:
         if "checksum" not in manifest:
             problems.append(f"{rel_manifest}: no checksum (format {manifest.get('format', 1)}): migrate it with "
-                            "python -m schedlab.reproduce migrate-shipped")
+                            "python -m schedlab.publish.reproduce migrate-shipped")
         elif manifest["checksum"] != checksum(manifest):
             problems.append(f"{rel_manifest}: its checksum does not match its entries (the manifest was edited)")
     if not manifest.get("studies"):
@@ -532,7 +532,7 @@ def agree(quick: dict, full: dict) -> tuple[str, str]:
     interval (a claim: the same outcome); ``disagree`` otherwise;
     ``not comparable``: the quick profile's protocol differs for this row
     (its verdict is "not compared") or the full row is not compared."""
-    from .protocol.scorecard import NOT_COMPARED
+    from ..protocol.scorecard import NOT_COMPARED
 
     if NOT_COMPARED in (quick["verdict"], full["verdict"]):
         return "not comparable", "a protocol that differs from the paper's (not compared in the scorecard)"
@@ -563,7 +563,7 @@ def quick_check(quick_results: Path, root: Path | None = None) -> tuple[list[lis
     """Every scorecard row of a quick run beside the shipped full row:
     returns the rows ``[study, paper, item, trace, metric, full, quick, status,
     why]`` and the counts by study and status."""
-    from .studies.registry import BY_STEM
+    from ..studies.registry import BY_STEM
 
     base = folder("full", root)
     rows, counts = [], {}
