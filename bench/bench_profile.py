@@ -39,7 +39,7 @@ TARGET_S = 3600.0
 
 
 def run_one(entry, profile: str, cache: Path, workers: int | None) -> dict:
-    cmd = [sys.executable, "-m", "schedlab.cli", "study", "run", entry.name, "--profile", profile,
+    cmd = [sys.executable, "-m", "schedlab.tools.cli", "study", "run", entry.name, "--profile", profile,
            "--cache", str(cache), "--no-progress"]
     if workers:
         cmd += ["--workers", str(workers)]

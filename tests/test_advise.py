@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import cli
-from schedlab.advise import BASELINE, advise
-from schedlab.advise.cells import parse
+from schedlab.tools import cli
+from schedlab.tools.advise import BASELINE, advise
+from schedlab.tools.advise.cells import parse
 from schedlab.errors import InputError
 from schedlab.workloads.swf import write_swf
 
@@ -143,7 +143,7 @@ def test_bad_input_names_file_line_and_field(tmp_path, capsys):
 
 def test_small_first_candidates_get_the_classifiers_classes(tmp_path):
     from schedlab.engine import sim
-    from schedlab.advise.cells import week_classes
+    from schedlab.tools.advise.cells import week_classes
 
     log = _log(tmp_path / "short.swf", "short-first")
     adv = advise(log, out=tmp_path / "out", cache_dir=tmp_path / "cache", **{**SMALL, "weeks": 3,

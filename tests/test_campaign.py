@@ -97,7 +97,7 @@ def test_killed_campaign_resumes_to_the_same_dataset(trace, tmp_path, monkeypatc
     spec_file.write_text(yaml.safe_dump(d))
     cache = tmp_path / "cache"
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    proc = subprocess.Popen([sys.executable, "-m", "schedlab.cli", "campaign", str(spec_file), "--workers", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "schedlab.tools.cli", "campaign", str(spec_file), "--workers", "1",
                              "--batch", "1", "--cache", str(cache), "--no-progress", "-o", str(tmp_path / "x.nc")],
                             env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     def complete():   # finished cells (temporary files are hidden: ".*.tmp.npz")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from schedlab.workloads import check, formats
-from schedlab import cli
+from schedlab.tools import cli
 from schedlab.errors import InputError
 from schedlab.engine.sim import Jobs, simulate
 

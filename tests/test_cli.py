@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from schedlab import cli
+from schedlab.tools import cli
 from schedlab.workloads import swf
 
 

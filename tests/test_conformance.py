@@ -6,7 +6,7 @@ import pytest
 from reference import reference_simulate
 
 from schedlab.workloads import check, formats
-from schedlab import cli, conformance
+from schedlab.tools import cli, conformance
 from schedlab.errors import InputError
 
 CASES = conformance.cases()

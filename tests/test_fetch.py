@@ -16,7 +16,8 @@ import urllib.request
 import numpy as np
 import pytest
 
-from schedlab import cli, paths
+from schedlab.tools import cli
+from schedlab import paths
 from schedlab.workloads import traces
 from schedlab.errors import ChecksumError, FetchError, InputError
 from schedlab.workloads.swf import count_jobs, read_swf, write_swf

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from schedlab import cli
+from schedlab.tools import cli
 from schedlab.workloads import formats, swf  # noqa: E402
 from schedlab.errors import InputError  # noqa: E402
 from schedlab.workloads.formats import intervals  # noqa: E402

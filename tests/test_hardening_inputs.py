@@ -325,7 +325,7 @@ def tiny_trace(tmp_path):
 
 
 def run_cli(args, **kw):
-    return subprocess.run([sys.executable, "-m", "schedlab.cli", *args], capture_output=True, text=True, **kw)
+    return subprocess.run([sys.executable, "-m", "schedlab.tools.cli", *args], capture_output=True, text=True, **kw)
 
 
 def one_line_error(proc, *names):

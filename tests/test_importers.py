@@ -7,7 +7,7 @@ import pytest
 
 from schedlab.workloads import importers, traces
 from schedlab import paths
-from schedlab.cli import main
+from schedlab.tools.cli import main
 from schedlab.errors import InputError
 from schedlab.workloads.importers import batsim
 from schedlab.workloads.importers.slurm import parse_timelimit

@@ -135,7 +135,7 @@ def test_the_study_import_check_sees_relative_and_absolute_imports():
 
 
 def test_the_advisor_uses_the_studies_public_names_only():
-    """schedlab.advise takes from a study only names its package exports
+    """schedlab.tools.advise takes from a study only names its package exports
     (``__all__``), from the package or (for cells, whose cache keys follow the
     code they import) from its ``cells`` module."""
     import importlib

@@ -313,7 +313,7 @@ def test_campaign_provenance_records_repository_paths_only():
 
 
 def test_the_command_line_runs_the_same_driver(tmp_path, capsys):
-    from schedlab import cli
+    from schedlab.tools import cli
     from test_study_traces import write_tiny
 
     trace = write_tiny(tmp_path / "tiny.swf")

@@ -10,7 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from schedlab import cli, paths
+from schedlab.tools import cli
+from schedlab import paths
 from schedlab.workloads import traces, workload
 from schedlab.errors import InputError
 
@@ -83,7 +84,7 @@ def test_ctrl_c_on_a_real_campaign_prints_one_line(tmp_path):
         metrics: [avg_wait]
     """))
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "schedlab.cli", "campaign", str(spec), "--workers", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "schedlab.tools.cli", "campaign", str(spec), "--workers", "1",
                              "--cache", str(tmp_path / "cache"), "-o", str(tmp_path / "c.nc"), "--batch", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             start_new_session=True)
@@ -110,7 +111,7 @@ def test_a_cell_error_in_a_dask_worker_is_one_line(tmp_path):
                                      "metrics: [avg_wait]\n")
     env = dict(os.environ, SCHEDLAB_CELL_MODULES="failcell",
                PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-m", "schedlab.cli", "campaign", str(tmp_path / "c.yaml"), "--workers", "1",
+    r = subprocess.run([sys.executable, "-m", "schedlab.tools.cli", "campaign", str(tmp_path / "c.yaml"), "--workers", "1",
                         "--cache", str(tmp_path / "cache"), "-o", str(tmp_path / "o.nc"), "--no-progress"],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 2
@@ -151,7 +152,7 @@ _WRITES = textwrap.dedent("""
     from schedlab.protocol import plots
     from schedlab.campaigns import store
     from schedlab.campaigns.campaign import Cache
-    from schedlab.cli import os_error_line
+    from schedlab.tools.cli import os_error_line
     out = sys.argv[1]
     resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
     fig = plots.figure(4, 3)

@@ -7,7 +7,7 @@ import pytest
 
 from schedlab.workloads import importers
 from schedlab import paths
-from schedlab.cli import main
+from schedlab.tools.cli import main
 from schedlab.errors import InputError
 from schedlab.workloads.importers import batsim
 

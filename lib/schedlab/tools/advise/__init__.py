@@ -46,11 +46,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import paths
-from ..engine import sim
-from .. import validators
-from ..errors import InputError
-from ..protocol.study import Params, param, relpath, validate
+from ... import paths
+from ...engine import sim
+from ... import validators
+from ...errors import InputError
+from ...protocol.study import Params, param, relpath, validate
 from .analysis import BASELINE, OBJECTIVES, Decision, decide
 from .cells import pair_label, parse
 
@@ -72,7 +72,7 @@ def _risk(v, name):
 
 def _machine(v, name):
     """The one machine-size parser (schedlab.workloads.workload.machine_size), naming the setting."""
-    from ..workloads.workload import machine_size
+    from ...workloads.workload import machine_size
     try:
         return machine_size(v)
     except InputError as exc:
@@ -122,7 +122,7 @@ class Settings(Params):
     policies: tuple = param(sim.LELONG_POLICIES, check=validators.policy_names,
                             help="policies of both queues (the pairs are their product)")
     extra: tuple = param(EXTRA_CANDIDATES, check=_candidates,
-                         help="candidates besides the pairs (labels: see schedlab.advise.cells)")
+                         help="candidates besides the pairs (labels: see schedlab.tools.advise.cells)")
     classification: bool = param(True, check=lambda v, n: _flag(v, n),
                                  help="small-first candidates with the classification study's weekly classifier "
                                       "(when the log has 2 weeks or more)")
@@ -157,14 +157,14 @@ class Advice:
 
 def default_outdir(log: str) -> Path:
     """``results/advise/<the log's name>/``."""
-    from ..protocol.study import own_label
-    from ..workloads.traces import resolve
+    from ...protocol.study import own_label
+    from ...workloads.traces import resolve
 
     return paths.RESULTS / "advise" / own_label([resolve(log)])
 
 
 def _entry():
-    from ..studies.registry import Entry
+    from ...studies.registry import Entry
 
     return Entry("advise", 10, "advise", "Which configuration for this machine?",
                  "train on the earlier weeks, test on the later ones, against EASY-FCFS-FCFS",
@@ -175,7 +175,7 @@ def _import(s: Settings, outdir: Path, log: Callable) -> str:
     """The SWF spec of the log (a site accounting file imported first)."""
     if s.format == "swf":
         return s.log
-    from ..workloads import importers
+    from ...workloads import importers
 
     src = Path(s.log.partition("?")[0])
     query = s.log.partition("?")[2]
@@ -207,10 +207,10 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
     (``results/cache``, shared with the studies)."""
     import sys
 
-    from ..workloads import traces
-    from ..studies.thresholds import Params as ThresholdsParams
-    from ..studies.thresholds import generalisation, traintest_campaigns, traintest_dataset
-    from ..protocol.study import Context
+    from ...workloads import traces
+    from ...studies.thresholds import Params as ThresholdsParams
+    from ...studies.thresholds import generalisation, traintest_campaigns, traintest_dataset
+    from ...protocol.study import Context
     from . import page
 
     t0 = time.perf_counter()
@@ -260,7 +260,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
             ds = traintest_dataset([ctx.campaign(c) for c in camps], tp.policies, ths)
         consistency = generalisation(ds, "mean", s.seed)
         # -- the other candidates, on the same weeks
-        from ..campaigns import campaign
+        from ...campaigns import campaign
 
         base = {"trace": traces.text(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
         others = list(s.extra)
@@ -272,7 +272,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
             with ctx.timer("other candidates"):
                 extra = ctx.campaign(campaign.Campaign(
                     f"advise-{_slug(info.name)}", {"half": ["train", "test"], "candidate": others}, base,
-                    cell="schedlab.advise.cells:candidate_cell"))
+                    cell="schedlab.tools.advise.cells:candidate_cell"))
         classes, packed = _classes_campaign(ctx, info, spec, base, s) if s.classification else (None, None)
         names, families, train, test = _arrays(ds, [x for x in (extra, classes) if x is not None], s)
         decision = decide(names, families, train, test, s.objective, s.max_wait_risk, s.seed)
@@ -288,7 +288,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
                     continue
                 det = ctx.campaign(campaign.Campaign(
                     f"{prefix}-{_slug(info.name)}", {"candidate": group}, {**base, **extra_params, "half": "test"},
-                    cell="schedlab.advise.cells:candidate_cell"))
+                    cell="schedlab.tools.advise.cells:candidate_cell"))
                 detail.update({str(c): {k: det[k].sel(candidate=c).values for k in det.data_vars}
                                for c in det.candidate.values})
         detail = {c: detail[c] for c in keep}
@@ -317,11 +317,10 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     campaign and parameters: trained on the weeks before the job's), the
     classes passed to the advisor's cell; None (said) when the log has too
     few weeks."""
-    from ..campaigns import campaign
-    from ..workloads import traces
-    from ..studies.classification import MIN_WEEKS, POLICIES, THRESHOLD, campaigns_classify, pack_classes, \
-        predictions_from, prepare
-    from ..studies.classification import Params as ClassParams
+    from ...campaigns import campaign
+    from ...workloads import traces
+    from ...studies.classification import (MIN_WEEKS, POLICIES, THRESHOLD, campaigns_classify, pack_classes, predictions_from, prepare)
+    from ...studies.classification import Params as ClassParams
 
     cp = validate(ClassParams, {"traces": [spec]}, source="advise (the classification study's parameters)")
     t = cp.traces[0]
@@ -343,23 +342,23 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     with ctx.timer("small-first"):
         return ctx.campaign(campaign.Campaign(
             f"advise-classes-{_slug(info.name)}", {"half": ["train", "test"], "candidate": labels},
-            {**base, "classes": packed}, cell="schedlab.advise.cells:candidate_cell")), packed
+            {**base, "classes": packed}, cell="schedlab.tools.advise.cells:candidate_cell")), packed
 
 
 def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
     """The mixed policy learned on the training weeks (thesis §5.5.2's
     w*_train: the lattice point with the lowest mean objective over them,
     the thresholds study's :func:`select`), as a candidate label."""
-    from ..campaigns import campaign
-    from ..science import optim
-    from ..studies.mixed import THRESHOLD
-    from ..studies.thresholds import select
+    from ...campaigns import campaign
+    from ...science import optim
+    from ...studies.mixed import THRESHOLD
+    from ...studies.thresholds import select
     from .cells import mixed_label
 
     grid = ctx.campaign(campaign.Campaign(
         f"advise-mixed-{_slug(info.name)}", {"week": list(range(s.weeks))},
         {**base, "resolution": s.mixed_resolution, "threshold": THRESHOLD},
-        cell="schedlab.advise.cells:mixed_grid_cell"))
+        cell="schedlab.tools.advise.cells:mixed_grid_cell"))
     cost = grid[OBJECTIVES[s.objective]].transpose("point", "week").values
     points = optim.l1_lattice(3, s.mixed_resolution)
     with np.errstate(all="ignore"):
@@ -381,7 +380,7 @@ def _enough_time(name: str, jobs) -> None:
     """Refuse, before any campaign, a log whose halves cannot be resampled:
     its jobs submitted at one instant (the split at the temporal midpoint
     leaves the earlier half empty), or a half without a job."""
-    from ..workloads import workload
+    from ...workloads import workload
 
     train, test = workload.split(jobs)
     span = float(jobs.submit.max() - jobs.submit.min())
@@ -394,7 +393,7 @@ def _enough_time(name: str, jobs) -> None:
 
 def _log_weeks(jobs) -> tuple[float, float, float]:
     """Weeks the cleaned log spans, and in each half (split at the temporal midpoint)."""
-    from ..workloads import workload
+    from ...workloads import workload
 
     span = lambda j: float(j.submit.max() - j.submit.min()) / workload.WEEK if len(j) else 0.0  # noqa: E731
     train, test = workload.split(jobs)
@@ -453,7 +452,7 @@ def run_notebook(log, *, out=None, **values) -> Path:
     lines reach this terminal.  ``values``: the notebook's other
     parameters (:class:`Settings`, ``scheduler``, ``workers``,
     ``cache_dir``).  Returns the executed notebook."""
-    from ..publish.reproduce import execute
+    from ...publish.reproduce import execute
 
     log = _absolute(log)
     fmt = values.get("format", "swf")
@@ -467,7 +466,7 @@ def run_notebook(log, *, out=None, **values) -> Path:
 
 
 def cli_run(args) -> int:
-    """``schedlab advise`` (see :mod:`schedlab.cli`): through the notebook
+    """``schedlab advise`` (see :mod:`schedlab.tools.cli`): through the notebook
     (the executed notebook beside the report), or the function alone with
     ``--no-notebook``; prints the answer."""
     import json

@@ -13,10 +13,10 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from ..engine import sim
-from ..protocol.study import relpath
-from ..studies import Table
-from ..studies.thresholds import gain_ci
+from ...engine import sim
+from ...protocol.study import relpath
+from ...studies import Table
+from ...studies.thresholds import gain_ci
 from .analysis import BASELINE
 from .cells import parse
 
@@ -199,7 +199,7 @@ def _round2(x):
 
 def outputs(adv, ctx, train, test, names) -> None:
     """Tables and figures of the evidence, written through ``ctx``."""
-    from ..protocol import plots
+    from ...protocol import plots
 
     d = adv.decision
     r2 = _round2
@@ -318,7 +318,7 @@ def too_few_weeks(train, test) -> str | None:
 
 def write(adv):
     """``report.html``: the answer, its stability, operator terms, limits, then the evidence."""
-    from ..publish import trace_report as tr
+    from ...publish import trace_report as tr
 
     d, n = adv.decision, adv.numbers
     esc = html.escape
@@ -343,7 +343,7 @@ def write(adv):
             "objective is the average wait.</p>",
             tr._study_html(_entry_for_page(), adv.outdir, None)]
     page = adv.outdir / "report.html"
-    from ..studies import write_text
+    from ...studies import write_text
 
     write_text(page, f"<!doctype html><html><head><meta charset='utf-8'><title>schedlab advise: {esc(n['log'])}"
                      f"</title><style>{tr._CSS}</style></head><body>" + "\n".join(body) + "</body></html>")

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
-from ..studies.thresholds import gain_ci, ratio_of_means, select
+from ...errors import InputError
+from ...studies.thresholds import gain_ci, ratio_of_means, select
 
 #: objective -> the metric of a week it averages
 OBJECTIVES = {"avgwait": "avg_wait", "bsld": "mean_bsld", "ppbsld": "mean_ppbsld"}

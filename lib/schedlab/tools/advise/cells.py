@@ -35,16 +35,16 @@ import numpy as np
 
 import functools
 
-from ..campaigns import campaign
-from ..science import optim
-from ..workloads import workload
-from ..engine import metrics, sim
-from ..declared import REQUIRED, CellInputs, integer, one_of, param, text
-from ..errors import InputError
+from ...campaigns import campaign
+from ...science import optim
+from ...workloads import workload
+from ...engine import metrics, sim
+from ...declared import REQUIRED, CellInputs, integer, one_of, param, text
+from ...errors import InputError
 # the studies' cells modules, not their packages: a cell's cache key follows the code it imports, and
 # a figure of the mixed study must not invalidate the advisor's cells
-from ..studies.mixed import cells as mixed_study
-from ..studies.selection import cells as selection_study
+from ...studies.mixed import cells as mixed_study
+from ...studies.selection import cells as selection_study
 
 #: what each cell records, per week
 METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "p99_wait", "top1_wait", "jobs")
@@ -171,7 +171,7 @@ def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
     """The mixed policy's feature scales: the means over the training half
     of the cleaned log (:func:`schedlab.engine.sim.default_scales`), so that a
     weight vector is one policy in every resampled week."""
-    from ..workloads import traces
+    from ...workloads import traces
 
     jobs = traces.cleaned(trace, overrun=overrun).jobs
     return sim.default_scales(workload.split(jobs)[0])
@@ -179,7 +179,7 @@ def training_scales(trace: str, overrun: str) -> tuple[float, ...]:
 
 def _log_lines(trace: str, overrun: str) -> np.ndarray:
     """The log lines of the cleaned jobs (what resampled weeks keep)."""
-    from ..workloads import traces
+    from ...workloads import traces
 
     lines = traces.cleaned(trace, overrun=overrun).jobs.lines
     if lines is None:
@@ -243,7 +243,7 @@ def candidate_cell(q: CandidateInputs) -> dict:
     scales = training_scales(str(q["trace"]), q["overrun"]) if c.kind == "mixed" else None
     small = None
     if q["classes"] is not None:
-        from ..studies.classification.cells import unpack_classes
+        from ...studies.classification.cells import unpack_classes
 
         lines = _log_lines(str(q["trace"]), q["overrun"])
         bits = unpack_classes(q["classes"])

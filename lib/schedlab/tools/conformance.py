@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import paths
-from .errors import InputError
-from .jobs import Jobs, Policy
+from .. import paths
+from ..errors import InputError
+from ..jobs import Jobs, Policy
 
 __all__ = ["CASES", "Case", "cases", "load", "simulate_case", "compare"]
 
@@ -59,7 +59,7 @@ class Case:
 
 def load(path) -> Case:
     """Read one case file (errors name the file and the header key)."""
-    from .workloads.swf import read_swf
+    from ..workloads.swf import read_swf
 
     path = Path(path)
     tr = read_swf(path)
@@ -102,7 +102,7 @@ def cases(folder=None) -> list[Case]:
 
 def simulate_case(case: Case):
     """This engine's schedule of a case."""
-    from .engine.sim import simulate
+    from ..engine.sim import simulate
     return simulate(case.jobs, case.m, case.policy, estimate=case.estimate, overrun=case.overrun)
 
 
@@ -111,7 +111,7 @@ def compare(schedule, case: Case) -> list[str]:
     each; empty when the schedule conforms).  ``schedule`` is a path (SWF
     with waits or Batsim's jobs.csv), a :class:`~schedlab.workloads.formats.ScheduleFile`
     or a simulated schedule; jobs are matched by id."""
-    from .workloads.check import _as_file
+    from ..workloads.check import _as_file
 
     sf = _as_file(schedule)
     got = {}

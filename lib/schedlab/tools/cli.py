@@ -25,14 +25,14 @@ import time
 
 import numpy as np
 
-from . import __version__
-from .errors import SchedlabError
+from .. import __version__
+from ..errors import SchedlabError
 
 
 def _load_jobs(args):
     import warnings
 
-    from .workloads import traces
+    from ..workloads import traces
 
     spec = args.trace
     if args.request:
@@ -52,14 +52,14 @@ def _load_jobs(args):
 
 
 def workload_machine(text):
-    from .workloads import workload
+    from ..workloads import workload
     return workload.machine_choice(text)
 
 
 def machine_arg(text):
     """argparse type of every integer machine size (-m, --max-procs): the
     one parser, :func:`schedlab.workloads.workload.machine_size`."""
-    from .workloads import workload
+    from ..workloads import workload
     try:
         return workload.machine_size(text)
     except SchedlabError as exc:
@@ -68,7 +68,7 @@ def machine_arg(text):
 
 def machine_or_choice_arg(text):
     """argparse type of simulate's -m: a size or header/peak/auto."""
-    from .workloads import workload
+    from ..workloads import workload
     try:
         return workload.machine_choice(text)
     except SchedlabError as exc:
@@ -76,7 +76,7 @@ def machine_or_choice_arg(text):
 
 
 def cmd_simulate(args) -> int:
-    from .engine import sim
+    from ..engine import sim
 
     t0 = time.perf_counter()
     info, trace, jobs, report, m = _load_jobs(args)
@@ -104,7 +104,7 @@ def cmd_simulate(args) -> int:
     print(f"backfilled  {s['backfilled']} jobs; killed at p~ {s['killed']}; forced by threshold {s['forced']}")
     print(f"time        read+clean {t1 - t0:.3f} s, simulate {t2 - t1:.3f} s")
     if args.output:
-        from .workloads import formats
+        from ..workloads import formats
         with writing(args.output):
             formats.write(sched, args.output, args.format, trace=trace, workload_name=info.name)
         print(f"wrote       {args.output} ({args.format})")
@@ -112,7 +112,7 @@ def cmd_simulate(args) -> int:
 
 
 def _list_traces() -> int:
-    from .workloads import traces
+    from ..workloads import traces
 
     reg = traces.registry()
     print(f"{'name':<12} {'jobs':>8} {'m':>7}  file")
@@ -135,7 +135,7 @@ def _list_traces() -> int:
 
 
 def _fetch_traces(args) -> int:
-    from .workloads import traces
+    from ..workloads import traces
 
     if args.all and args.names:
         raise SchedlabError("traces fetch: give trace names or --all, not both")
@@ -164,7 +164,7 @@ def _fetch_traces(args) -> int:
 
 
 def cmd_traces(args) -> int:
-    from .workloads import traces
+    from ..workloads import traces
 
     if args.action == "list":
         return _list_traces()
@@ -194,7 +194,7 @@ def cmd_traces(args) -> int:
 
 
 def _import_trace(args) -> int:
-    from .workloads import importers
+    from ..workloads import importers
 
     if os.path.exists(args.output) and not args.force:
         raise SchedlabError(f"{args.output}: exists; give --force to replace it")
@@ -206,8 +206,8 @@ def _import_trace(args) -> int:
 
 
 def _export_trace(args) -> int:
-    from .workloads import traces
-    from .workloads.importers import batsim
+    from ..workloads import traces
+    from ..workloads.importers import batsim
 
     info = traces.resolve(args.name)
     trace = traces.load(info)
@@ -219,7 +219,7 @@ def _export_trace(args) -> int:
 
 
 def cmd_campaign(args) -> int:
-    from .campaigns import campaign, store
+    from ..campaigns import campaign, store
 
     spec = campaign.Campaign.from_yaml(args.spec)
     ds = campaign.run(spec, scheduler=args.scheduler, workers=args.workers, cache_dir=args.cache,
@@ -234,7 +234,7 @@ def cmd_campaign(args) -> int:
 def _study_list() -> int:
     import importlib
 
-    from .studies.registry import STUDIES
+    from ..studies.registry import STUDIES
 
     print(f"{'name':<15} {'notebook':<38} {'protocol':<9} papers")
     for e in STUDIES:
@@ -266,19 +266,19 @@ def _settings(items) -> dict:
 def cmd_study(args) -> int:
     if args.action == "list":
         return _study_list()
-    from .protocol.study import run_study
+    from ..protocol.study import run_study
 
     result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
                        traces=args.trace,
                        workers=args.workers, scheduler=args.scheduler, cache_dir=args.cache,
                        progress=not args.no_progress)
-    from .protocol.study import relpath
+    from ..protocol.study import relpath
     print(f"outputs in {relpath(result['outdir'])} ({len(result['files'])} files, {result['seconds']:.1f} s)")
     return 0
 
 
 def cmd_check(args) -> int:
-    from .workloads import check
+    from ..workloads import check
 
     policy, m, threshold, estimate, case = args.policy, args.m, args.threshold, args.estimate, None
     if args.case:
@@ -305,7 +305,7 @@ def cmd_check(args) -> int:
 
 
 def paths_results():
-    from . import paths
+    from .. import paths
     return paths.RESULTS
 
 
@@ -475,7 +475,7 @@ def interrupted_line(args) -> str:
     """What Ctrl-C leaves: for the commands that cache their cells, where
     the cells computed so far are kept and how to resume."""
     if getattr(args, "func", None) in (cmd_campaign, cmd_study, cmd_advise):
-        from . import paths
+        from .. import paths
         cache = getattr(args, "cache", None) or paths.relative(paths.RESULTS / "cache")
         return (f"schedlab: interrupted: the cells computed so far are kept in the cache ({cache}); "
                 "run the same command again to resume from them")
