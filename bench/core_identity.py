@@ -15,7 +15,8 @@ saved, then compared exactly.
 
 One build against itself: every weight vector of a real week's grid (the
 mixed study's: 3 features, threshold 200000 s, P_B = P_R; also P_B = FCFS)
-simulated together by sim.simulate_mixed_many (csrc/multi.c) and alone by
+simulated together by sim.simulate_mixed_many (csrc/multi.c, with and without
+re-merging groups whose live state is identical) and alone by
 sim.simulate, every schedule hashed both ways (issue 33 item 1):
 
   python bench/core_identity.py multi [TRACE WEEK RESOLUTION]   # default SDSC-BLUE 10 100
@@ -203,30 +204,42 @@ def multi(trace: str = "SDSC-BLUE", week: int = 10, resolution: int = 100) -> No
     units, m, scales = mixed.trace_units(trace)
     jobs = units[week - 1]
     points = optim.l1_lattice(3, resolution)
+    from schedlab.engine._core import lib
+
     for bf in ("same", "FCFS"):
-        many: dict[int, bytes] = {}
+        runs = {}
+        for merge in (1, 0):        # groups re-merged when their live state is identical, or not
+            many: dict[int, bytes] = {}
 
-        def got(vectors, s):
-            d = digest(s)
-            for v in vectors:
-                many[int(v)] = d
+            def got(vectors, s, many=many):
+                d = digest(s)
+                for v in vectors:
+                    many[int(v)] = d
 
-        t0 = time.perf_counter()
-        stats = sim.simulate_mixed_many(jobs, m, points, scales, backfill=bf, threshold=mixed.THRESHOLD, on_schedule=got)
+            old = lib.sl_debug_multi_merge(merge)
+            try:
+                t0 = time.perf_counter()
+                stats = sim.simulate_mixed_many(jobs, m, points, scales, backfill=bf, threshold=mixed.THRESHOLD,
+                                                on_schedule=got)
+                runs[merge] = (many, time.perf_counter() - t0, stats)
+            finally:
+                lib.sl_debug_multi_merge(old)
         t1 = time.perf_counter()
-        bad, distinct = [], set()
+        bad, distinct = {1: [], 0: []}, set()
         for v, w in enumerate(points):
             p = sim.Mixed(tuple(w.tolist()), tuple(scales))
             d = digest(sim.simulate(jobs, m, sim.Policy(p, p if bf == "same" else "FCFS", mixed.THRESHOLD)))
             distinct.add(d)
-            if many.get(v) != d:
-                bad.append(v)
+            for merge, (many, _, _) in runs.items():
+                if many.get(v) != d:
+                    bad[merge].append(v)
         t2 = time.perf_counter()
-        print(f"{trace} week {week} ({len(jobs)} jobs), {len(points)} vectors, P_B={bf}: "
-              f"{len(points) - len(bad)} identical schedules, {len(bad)} different; {len(distinct)} distinct; "
-              f"together {t1 - t0:.1f} s, alone {t2 - t1:.1f} s; {stats}", flush=True)
-        if bad:
-            sys.exit(f"schedules differ for vectors {bad[:10]}")
+        for merge, (many, wall, stats) in runs.items():
+            print(f"{trace} week {week} ({len(jobs)} jobs), {len(points)} vectors, P_B={bf}, merge={merge}: "
+                  f"{len(points) - len(bad[merge])} identical schedules, {len(bad[merge])} different; "
+                  f"{len(distinct)} distinct; together {wall:.1f} s, alone {t2 - t1:.1f} s; {stats}", flush=True)
+        if bad[0] or bad[1]:
+            sys.exit(f"schedules differ for vectors {(bad[1] or bad[0])[:10]}")
 
 
 if __name__ == "__main__":

@@ -447,6 +447,10 @@ static int check_config(const sl_config *C, char *err, size_t errlen)
         sl_set_err(err, errlen, "unknown correction kind %d", (int)C->correction);
         return SL_EINVAL;
     }
+    if (C->tie != SL_TIE_OLDEST && C->tie != SL_TIE_NEWEST) {
+        sl_set_err(err, errlen, "unknown tie order %d", (int)C->tie);
+        return SL_EINVAL;
+    }
     if (C->overrun != SL_OVERRUN_KILL && C->overrun != SL_OVERRUN_RUN) {
         sl_set_err(err, errlen, "unknown overrun kind %d", (int)C->overrun);
         return SL_EINVAL;

@@ -26,7 +26,8 @@
  * simulation (sl_sim_clone) with their own starts applied.  A group's
  * simulation ends when it has no event left: its schedule is handed to the
  * caller's function with the group's vectors, and it is freed.  Groups are
- * run depth first, so at most one group per pending branch is alive.  A
+ * run depth first, so at most one group per pending branch is alive
+ * (unless re-merging is on: sl_debug_multi_merge, "groups" below).  A
  * group of at most sl_multi_solo vectors (8) finishes vector by vector with
  * the engine's own pass (sl_sim_set_policy, then sl_sim_run).
  *
@@ -52,14 +53,8 @@ typedef struct mleaf {
     int32_t lo, hi;     /* range of perm */
     int32_t off, cnt;   /* its starts in the pool */
     int32_t cls;
+    int32_t comp;       /* the component of its group it came from */
 } mleaf;
-
-typedef struct mgroup {
-    sl_sim *s;
-    int64_t *start, *end;
-    uint8_t *flags;
-    int32_t lo, hi;
-} mgroup;
 
 typedef struct mbox {
     double lo[SL_NFEATURES], hi[SL_NFEATURES], mx[SL_NFEATURES];
@@ -93,6 +88,7 @@ typedef struct mctx {
     uint8_t *outs;          /* distinct greedy outcomes (fallback) */
     int64_t capouts;
     int64_t t;
+    int32_t comp;           /* the component being planned */
     sl_multi_stats *stats;
     int oom;
 } mctx;
@@ -225,6 +221,7 @@ static void leaf(mctx *M, int32_t lo, int32_t hi)
     L->off = M->npool;
     L->cnt = M->nst;
     L->cls = -1;
+    L->comp = M->comp;
     memcpy(M->pool + M->npool, M->st, (size_t)M->nst * sizeof *M->st);
     M->npool += M->nst;
 }
@@ -552,11 +549,10 @@ static void plan_c(mctx *M, const sl_sim *s, int32_t lo, int32_t hi, const mbox 
     }
 }
 
-/* The pass at t for the group [lo, hi): leaves in M->leaves. */
+/* The pass at t for the vectors perm[lo, hi) (box B): leaves added to
+ * M->leaves. */
 static void plan_pass(mctx *M, const sl_sim *s, int32_t lo, int32_t hi, const mbox *B)
 {
-    M->nleaves = 0;
-    M->npool = 0;
     M->nst = 0;
     int64_t nfree = (int64_t)M->m - s->used;
     /* No queued job fits (none_fits of easy.c): nothing starts. */
@@ -611,6 +607,19 @@ int32_t sl_debug_multi_solo(int32_t k)
     return old;
 }
 
+/* Re-merging groups whose live state is identical (1), or the groups run
+ * depth first without it (0, the default: re-merging measured exact but
+ * slower on three of the mixed study's four logs, issue 33; the same
+ * schedules either way; csrc/SEMANTICS.md, "Many mixed policies at once"). */
+int32_t sl_multi_merge = 0;
+
+int32_t sl_debug_multi_merge(int32_t on)
+{
+    const int32_t old = sl_multi_merge;
+    sl_multi_merge = on != 0;
+    return old;
+}
+
 static int cmp_start(const void *a, const void *b)
 {
     const mstart *x = a, *y = b;
@@ -637,23 +646,109 @@ static void apply(sl_sim *s, const mctx *M, const mleaf *L, int64_t t)
     sl_queue_tidy(s, &s->pq);
 }
 
+/* What a merged group's vectors recorded before the merge, where it differs
+ * from the group they joined: jobs started before the merge (they never
+ * change after their start), with their own start, end and flags. */
+typedef struct movl {
+    int32_t cnt, refs;
+    int32_t *j;
+    int64_t *start, *end;
+    uint8_t *flags;
+} movl;
+
+/* A vector's overlays, newest first (shared, reference counted: by the
+ * vectors whose chain starts here and by the nodes whose next it is). */
+typedef struct mchain {
+    movl *ov;
+    struct mchain *next;
+    int64_t refs;
+    int64_t fwd_merge;      /* during merge number fwd_merge: the node made for
+                               this chain (fwd); 0: none */
+    struct mchain *fwd;
+} mchain;
+
+static void chain_release(mchain *c)
+{
+    while (c != NULL && --c->refs == 0) {
+        mchain *next = c->next;
+        if (--c->ov->refs == 0)
+            free(c->ov);
+        free(c);
+        c = next;
+    }
+}
+
+typedef struct mcomp {
+    int32_t lo, hi;
+    mbox B;
+    int boxok;
+} mcomp;
+
+typedef struct mgroup {
+    sl_sim *s;
+    int64_t *start, *end;
+    uint8_t *flags;
+    int32_t *vec;           /* its vectors */
+    int32_t nv;
+    int64_t next;           /* its next event time */
+    int64_t seq;            /* creation order (ties) */
+    uint64_t hash;          /* of its live state, when in the table */
+    struct mgroup *hnext;   /* the table's chain */
+    /* Its components: ranges of vec planned each with its own box (a merged
+     * group keeps the boxes of its parts: one box over both would certify
+     * few decisions). */
+    struct mcomp *comp;
+    int32_t ncomp, capcomp;
+} mgroup;
+
 static void group_free(mgroup *g)
 {
+    if (g == NULL)
+        return;
     sl_sim_free(g->s);
     free(g->start);
     free(g->end);
     free(g->flags);
-    g->s = NULL;
+    free(g->vec);
+    free(g->comp);
+    free(g);
 }
 
-static int group_alloc(mgroup *g, int32_t n)
+/* Room for k components. */
+static int comp_room(mgroup *g, int32_t k)
 {
+    if (k <= g->capcomp)
+        return 1;
+    const int32_t cap = k > 2 * g->capcomp ? k : 2 * g->capcomp;
+    mcomp *c = realloc(g->comp, (size_t)cap * sizeof *c);
+    if (c == NULL)
+        return 0;
+    g->comp = c;
+    g->capcomp = cap;
+    return 1;
+}
+
+static mgroup *group_new(int32_t n, int32_t nv, int64_t seq)
+{
+    mgroup *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return NULL;
     const size_t m = n > 0 ? (size_t)n : 1;
     g->start = malloc(m * sizeof *g->start);
     g->end = malloc(m * sizeof *g->end);
     g->flags = malloc(m);
-    g->s = NULL;
-    return g->start && g->end && g->flags;
+    g->vec = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *g->vec);
+    g->nv = nv;
+    g->seq = seq;
+    if (!g->start || !g->end || !g->flags || !g->vec || !comp_room(g, 1)) {
+        group_free(g);
+        return NULL;
+    }
+    g->ncomp = 1;
+    g->comp[0].lo = 0;
+    g->comp[0].hi = nv;
+    g->comp[0].boxok = 0;
+    return g;
 }
 
 static sl_out group_out(mgroup *g)
@@ -664,6 +759,527 @@ static sl_out group_out(mgroup *g)
     o.end = g->end;
     o.flags = g->flags;
     return o;
+}
+
+/* A clone of g's simulation with the vectors vec[0, nv). */
+static mgroup *group_clone(const mgroup *g, int32_t n, const int32_t *vec, int32_t nv, int64_t seq)
+{
+    mgroup *h = group_new(n, nv, seq);
+    if (h == NULL)
+        return NULL;
+    sl_out ho = group_out(h);
+    if (sl_sim_clone(g->s, &ho, &h->s) != SL_OK) {
+        group_free(h);
+        return NULL;
+    }
+    memcpy(h->vec, vec, (size_t)nv * sizeof *vec);
+    return h;
+}
+
+/* The live state of a simulation after a pass: what decides the rest of
+ * the schedule of any vector (static orders, no classes, no correction, an
+ * estimate a function of the job): the jobs submitted so far (next_sub),
+ * the running jobs with their starts (their ends and estimated ends follow),
+ * the queued jobs (a static order is a function of the queued set).  Jobs
+ * done matter no more.  The hash is a sum, so independent of the order. */
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94d049bb133111eb);
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t state_hash(const sl_sim *s)
+{
+    uint64_t h = mix64((uint64_t)s->next_sub * UINT64_C(0x9e3779b97f4a7c15) + 1);
+    for (int32_t k = 0; k < s->nrun; k++) {
+        const int32_t j = s->run[k];
+        h += mix64(((uint64_t)(uint32_t)j << 1 | 1) ^ mix64((uint64_t)s->O.start[j]));
+    }
+    for (int32_t i = s->fq.first; i < s->fq.len; i++) {
+        const int32_t j = s->fq.idx[i];
+        if (s->state[j] == SL_QUEUED)
+            h += mix64((uint64_t)(uint32_t)j << 1);
+    }
+    return h;
+}
+
+/* The full check: the same live state. */
+static int same_state(const sl_sim *a, const sl_sim *b)
+{
+    if (a->next_sub != b->next_sub || a->nrun != b->nrun || a->nqueued != b->nqueued || a->used != b->used ||
+        a->nheap != b->nheap)
+        return 0;
+    /* run is sorted by (estimated end, index): equal sets are equal lists
+     * once the starts are equal. */
+    for (int32_t k = 0; k < a->nrun; k++) {
+        const int32_t j = a->run[k];
+        if (b->run[k] != j || a->O.start[j] != b->O.start[j] || a->O.end[j] != b->O.end[j] ||
+            a->rend[j] != b->rend[j] || b->state[j] != SL_RUNNING)
+            return 0;
+    }
+    /* The queued jobs, in FCFS order in both. */
+    int32_t i = a->fq.first, k = b->fq.first;
+    for (;;) {
+        while (i < a->fq.len && a->state[a->fq.idx[i]] != SL_QUEUED)
+            i++;
+        while (k < b->fq.len && b->state[b->fq.idx[k]] != SL_QUEUED)
+            k++;
+        if (i == a->fq.len || k == b->fq.len)
+            return i == a->fq.len && k == b->fq.len;
+        const int32_t j = a->fq.idx[i];
+        if (j != b->fq.idx[k] || a->est[j] != b->est[j])
+            return 0;
+        i++;
+        k++;
+    }
+}
+
+/* The pending groups: a binary heap by (next event, creation) when merging
+ * (all groups move through time together, so that equal states meet), by
+ * latest creation otherwise (depth first). */
+typedef struct mheap {
+    mgroup **a;
+    int32_t n, cap;
+    int bytime;
+} mheap;
+
+static inline int hbefore(const mheap *H, const mgroup *x, const mgroup *y)
+{
+    if (H->bytime && x->next != y->next)
+        return x->next < y->next;
+    return H->bytime ? x->seq < y->seq : x->seq > y->seq;
+}
+
+static int heap_add(mheap *H, mgroup *g)
+{
+    if (H->n == H->cap) {
+        const int32_t cap = H->cap ? 2 * H->cap : 64;
+        mgroup **p = realloc(H->a, (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return 0;
+        H->a = p;
+        H->cap = cap;
+    }
+    int32_t i = H->n++;
+    while (i > 0 && hbefore(H, g, H->a[(i - 1) / 2])) {
+        H->a[i] = H->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    H->a[i] = g;
+    return 1;
+}
+
+static mgroup *heap_take(mheap *H)
+{
+    mgroup *top = H->a[0], *last = H->a[--H->n];
+    int32_t i = 0;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= H->n)
+            break;
+        if (c + 1 < H->n && hbefore(H, H->a[c + 1], H->a[c]))
+            c++;
+        if (!hbefore(H, H->a[c], last))
+            break;
+        H->a[i] = H->a[c];
+        i = c;
+    }
+    if (H->n > 0)
+        H->a[i] = last;
+    return top;
+}
+
+/* The groups pending by the hash of their live state. */
+typedef struct mtable {
+    mgroup **b;
+    int32_t cap, n;         /* cap a power of two */
+} mtable;
+
+static int table_add(mtable *T, mgroup *g)
+{
+    if (2 * (T->n + 1) > T->cap) {
+        const int32_t cap = T->cap ? 2 * T->cap : 256;
+        mgroup **b = calloc((size_t)cap, sizeof *b);
+        if (b == NULL)
+            return 0;
+        for (int32_t i = 0; i < T->cap; i++)
+            for (mgroup *x = T->b[i], *nx; x != NULL; x = nx) {
+                nx = x->hnext;
+                x->hnext = b[x->hash & (uint64_t)(cap - 1)];
+                b[x->hash & (uint64_t)(cap - 1)] = x;
+            }
+        free(T->b);
+        T->b = b;
+        T->cap = cap;
+    }
+    mgroup **slot = &T->b[g->hash & (uint64_t)(T->cap - 1)];
+    g->hnext = *slot;
+    *slot = g;
+    T->n++;
+    return 1;
+}
+
+static void table_remove(mtable *T, mgroup *g)
+{
+    if (T->cap == 0)
+        return;
+    for (mgroup **p = &T->b[g->hash & (uint64_t)(T->cap - 1)]; *p != NULL; p = &(*p)->hnext)
+        if (*p == g) {
+            *p = g->hnext;
+            g->hnext = NULL;
+            T->n--;
+            return;
+        }
+}
+
+static mgroup *table_find(const mtable *T, const mgroup *g)
+{
+    if (T->cap == 0)
+        return NULL;
+    for (mgroup *x = T->b[g->hash & (uint64_t)(T->cap - 1)]; x != NULL; x = x->hnext)
+        if (x->hash == g->hash && same_state(x->s, g->s))
+            return x;
+    return NULL;
+}
+
+/* The run's state beside mctx. */
+typedef struct mrun {
+    mctx *M;
+    const sl_jobs *jobs;
+    const sl_config *cfg;
+    const double *weights;
+    int32_t n;
+    sl_multi_fn fn;
+    void *ctx;
+    sl_multi_stats *stats;
+    mchain **chain;         /* per vector, or NULL: no merge behind it */
+    int64_t *ostart, *oend; /* n: a schedule with overlays applied */
+    uint8_t *oflags;
+    int32_t *tmpv;          /* nvec scratch */
+    int64_t nlive, seq;
+    char *err;
+    size_t errlen;
+} mrun;
+
+static int cmp_chain(const void *a, const void *b, const mrun *R)
+{
+    const uintptr_t x = (uintptr_t)R->chain[*(const int32_t *)a], y = (uintptr_t)R->chain[*(const int32_t *)b];
+    if (x != y) return x < y ? -1 : 1;
+    return *(const int32_t *)a < *(const int32_t *)b ? -1 : *(const int32_t *)a > *(const int32_t *)b;
+}
+
+static const mrun *sort_run;
+static int cmp_chain_q(const void *a, const void *b)
+{
+    return cmp_chain(a, b, sort_run);
+}
+
+/* vec sorted by chain (vectors with the same overlays side by side). */
+static void sort_by_chain(mrun *R, int32_t *vec, int32_t nv)
+{
+    int all_null = 1;
+    for (int32_t p = 0; p < nv && all_null; p++)
+        all_null = R->chain[vec[p]] == NULL;
+    if (all_null)
+        return;
+    sort_run = R;
+    qsort(vec, (size_t)nv, sizeof *vec, cmp_chain_q);
+}
+
+/* The schedule of g's simulation, ended, handed to the caller for the
+ * vectors vec[0, nv): for each set of vectors with the same overlays, the
+ * group's outputs with them applied, newest merge first. */
+static int deliver(mrun *R, const mgroup *g, int32_t *vec, int32_t nv)
+{
+    sort_by_chain(R, vec, nv);
+    int rc = SL_OK;
+    for (int32_t p = 0; p < nv;) {
+        int32_t q = p + 1;
+        mchain *c = R->chain[vec[p]];
+        while (q < nv && R->chain[vec[q]] == c)
+            q++;
+        const int64_t *st = g->start, *en = g->end;
+        const uint8_t *fl = g->flags;
+        if (c != NULL) {
+            memcpy(R->ostart, g->start, (size_t)R->n * sizeof *R->ostart);
+            memcpy(R->oend, g->end, (size_t)R->n * sizeof *R->oend);
+            memcpy(R->oflags, g->flags, (size_t)R->n);
+            for (const mchain *x = c; x != NULL; x = x->next)
+                for (int32_t i = 0; i < x->ov->cnt; i++) {
+                    const int32_t j = x->ov->j[i];
+                    R->ostart[j] = x->ov->start[i];
+                    R->oend[j] = x->ov->end[i];
+                    R->oflags[j] = x->ov->flags[i];
+                }
+            st = R->ostart;
+            en = R->oend;
+            fl = R->oflags;
+        }
+        R->stats->schedules++;
+        if (rc == SL_OK && R->fn(R->ctx, vec + p, q - p, st, en, fl) != 0) {
+            sl_set_err(R->err, R->errlen, "sl_multi_run: stopped by the caller's function");
+            rc = SL_EINVAL;
+        }
+        for (int32_t k = p; k < q; k++) {
+            chain_release(R->chain[vec[k]]);
+            R->chain[vec[k]] = NULL;
+        }
+        p = q;
+    }
+    return rc;
+}
+
+/* Merge r into x (the same live state): r's vectors join x's; each keeps
+ * what r recorded before, where it differs from x's record. */
+static int merge_into(mrun *R, mgroup *x, mgroup *r)
+{
+    const sl_sim *s = r->s;
+    int32_t cnt = 0;
+    for (int32_t j = 0; j < s->next_sub; j++)
+        if (s->state[j] >= SL_RUNNING &&
+            (r->start[j] != x->start[j] || r->end[j] != x->end[j] || r->flags[j] != x->flags[j]))
+            cnt++;
+    int32_t *nv = realloc(x->vec, (size_t)(x->nv + r->nv) * sizeof *nv);
+    if (nv == NULL)
+        return SL_ENOMEM;
+    x->vec = nv;
+    if (!comp_room(x, x->ncomp + r->ncomp))
+        return SL_ENOMEM;
+    if (cnt > 0) {
+        const size_t sz = sizeof(movl) + (size_t)cnt * (sizeof(int32_t) + 2 * sizeof(int64_t) + 1);
+        movl *o = malloc(sz);
+        if (o == NULL)
+            return SL_ENOMEM;
+        o->start = (int64_t *)(o + 1);
+        o->end = o->start + cnt;
+        o->j = (int32_t *)(o->end + cnt);
+        o->flags = (uint8_t *)(o->j + cnt);
+        o->cnt = cnt;
+        o->refs = 0;
+        int32_t i = 0;
+        for (int32_t j = 0; j < s->next_sub; j++)
+            if (s->state[j] >= SL_RUNNING &&
+                (r->start[j] != x->start[j] || r->end[j] != x->end[j] || r->flags[j] != x->flags[j])) {
+                o->j[i] = j;
+                o->start[i] = r->start[j];
+                o->end[i] = r->end[j];
+                o->flags[i] = r->flags[j];
+                i++;
+            }
+        /* One new node per distinct chain of r's vectors: o, then it. */
+        mchain *fromnull = NULL;
+        for (int32_t p = 0; p < r->nv; p++) {
+            mchain *old = R->chain[r->vec[p]];
+            mchain *c = old == NULL ? fromnull : old->fwd_merge == R->stats->merges + 1 ? old->fwd : NULL;
+            if (c == NULL) {
+                c = malloc(sizeof *c);
+                if (c == NULL) {
+                    if (o->refs == 0)
+                        free(o);
+                    return SL_ENOMEM;
+                }
+                c->ov = o;
+                o->refs++;
+                c->next = old;
+                c->refs = 0;
+                c->fwd_merge = 0;
+                c->fwd = NULL;
+                if (old == NULL) {
+                    fromnull = c;
+                } else {
+                    old->refs++;            /* c's reference */
+                    old->fwd_merge = R->stats->merges + 1;
+                    old->fwd = c;
+                }
+            }
+            if (old != NULL)
+                old->refs--;                /* the vector's, moved to c */
+            c->refs++;
+            R->chain[r->vec[p]] = c;
+        }
+    }
+    for (int32_t k = 0; k < r->ncomp; k++) {
+        x->comp[x->ncomp] = r->comp[k];
+        x->comp[x->ncomp].lo += x->nv;
+        x->comp[x->ncomp].hi += x->nv;
+        x->ncomp++;
+    }
+    memcpy(x->vec + x->nv, r->vec, (size_t)r->nv * sizeof *r->vec);
+    x->nv += r->nv;
+    R->stats->merges++;
+    return SL_OK;
+}
+
+/* A group this small: each vector's own simulation, by the engine, from the
+ * shared state (set_policy applies from the next event; a static order
+ * depends on the queued set only).  g is freed. */
+static int run_solo(mrun *R, mgroup *g)
+{
+    int rc = SL_OK;
+    for (int32_t p = 0; p < g->nv && rc == SL_OK; p++) {
+        mgroup *h = g;
+        if (p + 1 < g->nv) {
+            h = group_clone(g, R->n, g->vec + p, 1, 0);
+            if (h == NULL) {
+                rc = SL_ENOMEM;
+                break;
+            }
+            R->stats->forks++;
+        }
+        const int32_t v = g->vec[p];
+        sl_policy prim = R->cfg->primary, back;
+        memcpy(prim.weights, R->weights + (size_t)v * SL_NFEATURES, sizeof prim.weights);
+        memset(&back, 0, sizeof back);
+        back.kind = SL_FCFS;
+        if (R->M->same)
+            back = prim;
+        if (sl_sim_set_policy(h->s, &prim, &back, R->cfg->threshold, R->cfg->threshold_backfill) != SL_OK ||
+            sl_sim_run(h->s, INT64_MAX) != SL_OK) {
+            sl_set_err(R->err, R->errlen, "%s", h->s->err);
+            rc = SL_EINVAL;
+        }
+        int32_t one = v;
+        if (rc == SL_OK)
+            rc = deliver(R, h, &one, 1);
+        if (h != g)
+            group_free(h);
+    }
+    group_free(g);
+    R->nlive--;
+    return rc;
+}
+
+/* The events and the pass at g's next event time t; g goes on with the
+ * first class of vectors, the others are new groups (out[0, *nout)).  g
+ * and every new group are at t, after the pass. */
+static int step(mrun *R, mgroup *g, mgroup ***out, int32_t *nout, int32_t *capout)
+{
+    mctx *M = R->M;
+    const int64_t t = g->next;
+    *nout = 0;
+    if (sl_engine_events(g->s, t) != SL_OK) {
+        sl_set_err(R->err, R->errlen, "%s", g->s->err);
+        return SL_EINVAL;
+    }
+    if (g->s->nqueued == 0)
+        return SL_OK;
+    R->stats->passes++;
+    M->t = t;
+    M->perm = g->vec;
+    M->nleaves = 0;
+    M->npool = 0;
+    for (int32_t k = 0; k < g->ncomp; k++) {
+        mcomp *c = &g->comp[k];
+        if (!c->boxok) {
+            box_of(M, c->lo, c->hi, &c->B);
+            c->boxok = 1;
+        }
+        M->comp = k;
+        plan_pass(M, g->s, c->lo, c->hi, &c->B);
+        if (M->oom)
+            return SL_ENOMEM;
+    }
+    for (int32_t i = 0; i < M->nleaves; i++)
+        qsort(M->pool + M->leaves[i].off, (size_t)M->leaves[i].cnt, sizeof *M->pool, cmp_start);
+    /* Classes of leaves with the same starts, in leaf order (their first
+     * leaf stands for them). */
+    mleaf *cls = malloc((size_t)M->nleaves * sizeof *cls);
+    if (cls == NULL)
+        return SL_ENOMEM;
+    int32_t ncls = 0;
+    for (int32_t i = 0; i < M->nleaves; i++) {
+        int32_t c = 0;
+        while (c < ncls && !same_outcome(M, &cls[c], &M->leaves[i]))
+            c++;
+        if (c == ncls)
+            cls[ncls++] = M->leaves[i];
+        M->leaves[i].cls = c;
+    }
+    if (ncls == 1) {
+        /* One outcome: the components stay (a component's leaves are
+         * ranges of it, their vectors reordered within it). */
+        apply(g->s, M, &cls[0], t);
+        free(cls);
+        return SL_OK;
+    }
+    int rc = SL_OK;
+    if (ncls > *capout) {
+        mgroup **o = realloc(*out, (size_t)ncls * sizeof *o);
+        if (o == NULL) {
+            free(cls);
+            return SL_ENOMEM;
+        }
+        *out = o;
+        *capout = ncls;
+    }
+    /* Each class's vectors into tmpv (class by class, and within a class
+     * component by component: the leaves are in component order), and its
+     * components: the part of each old component it has. */
+    mcomp *cc = malloc((size_t)M->nleaves * sizeof *cc);
+    int32_t *cfirst = malloc((size_t)(ncls + 1) * sizeof *cfirst);
+    if (cc == NULL || cfirst == NULL) {
+        free(cls); free(cc); free(cfirst);
+        return SL_ENOMEM;
+    }
+    int32_t p = 0, ncc = 0;
+    for (int32_t c = 0; c < ncls; c++) {
+        cls[c].lo = p;
+        cfirst[c] = ncc;
+        int32_t last = -1;
+        for (int32_t i = 0; i < M->nleaves; i++) {
+            const mleaf *L = &M->leaves[i];
+            if (L->cls != c || L->hi == L->lo)
+                continue;
+            if (L->comp != last) {
+                if (last >= 0 && cc[ncc - 1].hi - cc[ncc - 1].lo == g->comp[last].hi - g->comp[last].lo)
+                    cc[ncc - 1].B = g->comp[last].B, cc[ncc - 1].boxok = g->comp[last].boxok;
+                cc[ncc].lo = p - cls[c].lo;
+                cc[ncc].boxok = 0;
+                ncc++;
+                last = L->comp;
+            }
+            for (int32_t k = L->lo; k < L->hi; k++)
+                R->tmpv[p++] = g->vec[k];
+            cc[ncc - 1].hi = p - cls[c].lo;
+        }
+        /* A component all of whose vectors are in this class keeps its box. */
+        if (last >= 0 && cc[ncc - 1].hi - cc[ncc - 1].lo == g->comp[last].hi - g->comp[last].lo)
+            cc[ncc - 1].B = g->comp[last].B, cc[ncc - 1].boxok = g->comp[last].boxok;
+        cls[c].hi = p;
+    }
+    cfirst[ncls] = ncc;
+    /* Forks for classes 1.. (clones before g's own starts), then class 0
+     * goes on in g. */
+    for (int32_t c = 1; c < ncls; c++) {
+        mgroup *h = group_clone(g, R->n, R->tmpv + cls[c].lo, cls[c].hi - cls[c].lo, ++R->seq);
+        if (h == NULL || !comp_room(h, cfirst[c + 1] - cfirst[c])) {
+            group_free(h);
+            rc = SL_ENOMEM;
+            break;
+        }
+        h->ncomp = cfirst[c + 1] - cfirst[c];
+        memcpy(h->comp, cc + cfirst[c], (size_t)h->ncomp * sizeof *cc);
+        apply(h->s, M, &cls[c], t);
+        h->next = t;
+        (*out)[(*nout)++] = h;
+        R->nlive++;
+        R->stats->forks++;
+    }
+    if (rc == SL_OK && !comp_room(g, cfirst[1] - cfirst[0]))
+        rc = SL_ENOMEM;
+    if (rc == SL_OK) {
+        apply(g->s, M, &cls[0], t);
+        memcpy(g->vec, R->tmpv + cls[0].lo, (size_t)(cls[0].hi - cls[0].lo) * sizeof *g->vec);
+        g->nv = cls[0].hi - cls[0].lo;
+        g->ncomp = cfirst[1] - cfirst[0];
+        memcpy(g->comp, cc, (size_t)g->ncomp * sizeof *cc);
+    }
+    free(cls); free(cc); free(cfirst);
+    return rc;
 }
 
 int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weights, int32_t nvec,
@@ -709,27 +1325,24 @@ int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weight
                    "easy++ estimate");
         return SL_EINVAL;
     }
+    /* Merging needs a live state that is all of the future: with easy++ the
+     * estimates of jobs to come depend on the users' past completions. */
+    const int merging = sl_multi_merge && cfg->estimate != SL_EST_EASYPP;
     sl_config base = *cfg;
     memset(&base.primary, 0, sizeof base.primary);
     base.primary.kind = SL_FCFS;
     base.backfill = base.primary;
-    mgroup root;
-    memset(&root, 0, sizeof root);
     const int32_t n = (int32_t)(jobs->n > 0 ? jobs->n : 0);
-    if (!group_alloc(&root, n)) {
-        group_free(&root);
+    mgroup *root = group_new(n, nvec, 0);
+    if (root == NULL) {
         sl_set_err(err, errlen, "out of memory for %d jobs", (int)n);
         return SL_ENOMEM;
     }
-    sl_out o = group_out(&root);
-    int rc = sl_sim_new(jobs, &base, &o, &root.s, err, errlen);
-    if (rc != SL_OK) {
-        group_free(&root);
+    sl_out o = group_out(root);
+    int rc = sl_sim_new(jobs, &base, &o, &root->s, err, errlen);
+    if (rc != SL_OK || nvec == 0) {
+        group_free(root);
         return rc;
-    }
-    if (nvec == 0) {
-        group_free(&root);
-        return SL_OK;
     }
     mctx M;
     memset(&M, 0, sizeof M);
@@ -742,9 +1355,20 @@ int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weight
     M.threshold_backfill = cfg->threshold_backfill;
     M.m = cfg->m;
     M.stats = stats;
+    mrun R;
+    memset(&R, 0, sizeof R);
+    R.M = &M;
+    R.jobs = jobs;
+    R.cfg = cfg;
+    R.weights = weights;
+    R.n = n;
+    R.fn = fn;
+    R.ctx = ctx;
+    R.stats = stats;
+    R.err = err;
+    R.errlen = errlen;
     const size_t nn = n > 0 ? (size_t)n : 1;
     M.G = malloc(nn * SL_NFEATURES * sizeof *M.G);
-    M.perm = malloc((size_t)nvec * sizeof *M.perm);
     M.tmp = malloc((size_t)nvec * sizeof *M.tmp);
     M.lab = malloc((size_t)nvec * sizeof *M.lab);
     M.mark = calloc(nn, 1);
@@ -755,12 +1379,20 @@ int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weight
     M.st = malloc(nn * sizeof *M.st);
     M.c0 = malloc(nn * sizeof *M.c0);
     M.c1 = malloc(nn * sizeof *M.c1);
-    int32_t capstack = 64, nstack = 0;
-    mgroup *stack = malloc((size_t)capstack * sizeof *stack);
-    mleaf *cls = NULL;
-    int32_t *order = NULL;
-    if (!M.G || !M.perm || !M.tmp || !M.lab || !M.mark || !M.Q || !M.N || !M.klo || !M.khi || !M.st || !M.c0 ||
-        !M.c1 || !stack) {
+    R.chain = calloc((size_t)nvec, sizeof *R.chain);
+    R.ostart = malloc(nn * sizeof *R.ostart);
+    R.oend = malloc(nn * sizeof *R.oend);
+    R.oflags = malloc(nn);
+    R.tmpv = malloc((size_t)nvec * sizeof *R.tmpv);
+    mheap H;
+    memset(&H, 0, sizeof H);
+    H.bytime = merging;
+    mtable T;
+    memset(&T, 0, sizeof T);
+    mgroup **out = NULL;
+    int32_t nout = 0, capout = 0;
+    if (!M.G || !M.tmp || !M.lab || !M.mark || !M.Q || !M.N || !M.klo || !M.khi || !M.st || !M.c0 || !M.c1 ||
+        !R.chain || !R.ostart || !R.oend || !R.oflags || !R.tmpv) {
         rc = SL_ENOMEM;
         goto done;
     }
@@ -780,176 +1412,100 @@ int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weight
             M.G[(size_t)j * SL_NFEATURES + (size_t)i] = f[i] / sc[i];
     }
     for (int32_t v = 0; v < nvec; v++)
-        M.perm[v] = v;
-    root.lo = 0;
-    root.hi = nvec;
-    stack[nstack++] = root;
-    memset(&root, 0, sizeof root);
+        root->vec[v] = v;
+    root->next = sl_engine_next_event(root->s);
+    if (!heap_add(&H, root)) {
+        rc = SL_ENOMEM;
+        goto done;
+    }
+    root = NULL;
+    R.nlive = 1;
     stats->peak_live = 1;
     const int64_t per_group = (int64_t)nn * 108;   /* sl_sim arrays (83 bytes a job) and outputs */
-    while (nstack > 0 && rc == SL_OK) {
-        mgroup g = stack[--nstack];
-        mbox B;
-        box_of(&M, g.lo, g.hi, &B);
+    /* One group at a time, the earliest (merging) or the newest (depth
+     * first); its events and pass at its next event time, then each group
+     * that comes out of it: run alone if small, delivered if ended, merged
+     * into a pending group with the same live state, or pending. */
+    while (H.n > 0 && rc == SL_OK) {
+        mgroup *g = heap_take(&H);
+        if (merging)
+            table_remove(&T, g);
         for (;;) {
-            if (g.hi - g.lo <= sl_multi_solo) {
-                /* A group this small: each vector's own simulation, by the
-                 * engine, from the shared state (set_policy applies from
-                 * the next event; a static order depends on the queued set
-                 * only). */
-                for (int32_t p = g.lo; p < g.hi && rc == SL_OK; p++) {
-                    mgroup h = g;
-                    if (p + 1 < g.hi) {
-                        memset(&h, 0, sizeof h);
-                        sl_out ho;
-                        if (!group_alloc(&h, n) || (ho = group_out(&h), sl_sim_clone(g.s, &ho, &h.s)) != SL_OK) {
-                            group_free(&h);
-                            rc = SL_ENOMEM;
-                            break;
-                        }
-                        stats->forks++;
+            if (g->nv <= sl_multi_solo) {
+                rc = run_solo(&R, g);
+                break;
+            }
+            if (g->next == INT64_MAX) {
+                rc = deliver(&R, g, g->vec, g->nv);
+                group_free(g);
+                R.nlive--;
+                break;
+            }
+            rc = step(&R, g, &out, &nout, &capout);
+            if (R.nlive > stats->peak_live)
+                stats->peak_live = R.nlive;
+            /* g and the new groups, all at the same time after the pass. */
+            int gone = 0;
+            int32_t i = -1;
+            for (; i < nout && rc == SL_OK; i++) {
+                mgroup *h = i < 0 ? g : out[i];
+                h->next = sl_engine_next_event(h->s);
+                if (h->nv <= sl_multi_solo || h->next == INT64_MAX) {
+                    if (h->nv <= sl_multi_solo) {
+                        rc = run_solo(&R, h);
+                    } else {
+                        rc = deliver(&R, h, h->vec, h->nv);
+                        group_free(h);
+                        R.nlive--;
                     }
-                    sl_policy prim = cfg->primary, back;
-                    memcpy(prim.weights, weights + (size_t)M.perm[p] * SL_NFEATURES, sizeof prim.weights);
-                    memset(&back, 0, sizeof back);
-                    back.kind = SL_FCFS;
-                    if (M.same)
-                        back = prim;
-                    if (sl_sim_set_policy(h.s, &prim, &back, cfg->threshold, cfg->threshold_backfill) != SL_OK ||
-                        sl_sim_run(h.s, INT64_MAX) != SL_OK) {
-                        sl_set_err(err, errlen, "%s", h.s->err);
-                        rc = SL_EINVAL;
-                    }
-                    stats->schedules++;
-                    if (rc == SL_OK && fn(ctx, M.perm + p, 1, h.start, h.end, h.flags) != 0) {
-                        sl_set_err(err, errlen, "sl_multi_run: stopped by the caller's function");
-                        rc = SL_EINVAL;
-                    }
-                    if (p + 1 < g.hi)
-                        group_free(&h);
+                    gone |= i < 0;
+                    continue;
                 }
-                group_free(&g);
-                break;
-            }
-            const int64_t t = sl_engine_next_event(g.s);
-            if (t == INT64_MAX) {
-                stats->schedules++;
-                if (fn(ctx, M.perm + g.lo, g.hi - g.lo, g.start, g.end, g.flags) != 0) {
-                    sl_set_err(err, errlen, "sl_multi_run: stopped by the caller's function");
-                    rc = SL_EINVAL;
+                if (i < 0 && (!merging || (nout == 0 && H.n == 0)))
+                    continue;           /* g goes on: depth first, or alone */
+                gone |= i < 0;          /* g pending, or merged */
+                if (!merging) {
+                    if (!heap_add(&H, h)) { rc = SL_ENOMEM; group_free(h); R.nlive--; }
+                    continue;
                 }
-                group_free(&g);
-                break;
-            }
-            if (sl_engine_events(g.s, t) != SL_OK) {
-                sl_set_err(err, errlen, "%s", g.s->err);
-                group_free(&g);
-                rc = SL_EINVAL;
-                break;
-            }
-            if (g.s->nqueued == 0)
-                continue;
-            stats->passes++;
-            M.t = t;
-            plan_pass(&M, g.s, g.lo, g.hi, &B);
-            if (M.oom) {
-                group_free(&g);
-                rc = SL_ENOMEM;
-                break;
-            }
-            for (int32_t i = 0; i < M.nleaves; i++)
-                qsort(M.pool + M.leaves[i].off, (size_t)M.leaves[i].cnt, sizeof *M.pool, cmp_start);
-            if (M.nleaves == 1) {
-                apply(g.s, &M, &M.leaves[0], t);
-                continue;
-            }
-            /* Classes of leaves with the same starts, in leaf order. */
-            int32_t ncls = 0;
-            free(cls);
-            cls = malloc((size_t)M.nleaves * sizeof *cls);
-            free(order);
-            order = malloc((size_t)M.nleaves * sizeof *order);
-            if (cls == NULL || order == NULL) {
-                group_free(&g);
-                rc = SL_ENOMEM;
-                break;
-            }
-            for (int32_t i = 0; i < M.nleaves; i++) {
-                int32_t c = 0;
-                while (c < ncls && !same_outcome(&M, &cls[c], &M.leaves[i]))
-                    c++;
-                if (c == ncls)
-                    cls[ncls++] = M.leaves[i];
-                M.leaves[i].cls = c;
-            }
-            /* perm[g.lo, g.hi) regrouped class by class. */
-            int32_t p = g.lo;
-            for (int32_t c = 0; c < ncls; c++) {
-                cls[c].lo = p;
-                for (int32_t i = 0; i < M.nleaves; i++)
-                    if (M.leaves[i].cls == c)
-                        for (int32_t k = M.leaves[i].lo; k < M.leaves[i].hi; k++)
-                            M.tmp[p++] = M.perm[k];
-                cls[c].hi = p;
-            }
-            memcpy(M.perm + g.lo, M.tmp + g.lo, (size_t)(g.hi - g.lo) * sizeof *M.perm);
-            if (ncls == 1) {
-                apply(g.s, &M, &cls[0], t);
-                continue;
-            }
-            /* Forks for classes 1.., then class 0 goes on in g. */
-            for (int32_t c = 1; c < ncls && rc == SL_OK; c++) {
-                mgroup h;
-                memset(&h, 0, sizeof h);
-                if (!group_alloc(&h, n)) {
-                    group_free(&h);
-                    rc = SL_ENOMEM;
-                    break;
+                h->hash = state_hash(h->s);
+                mgroup *x = table_find(&T, h);
+                if (x != NULL) {
+                    rc = merge_into(&R, x, h);
+                    group_free(h);
+                    R.nlive--;
+                    continue;
                 }
-                sl_out ho = group_out(&h);
-                if (sl_sim_clone(g.s, &ho, &h.s) != SL_OK) {
-                    group_free(&h);
-                    rc = SL_ENOMEM;
-                    break;
-                }
-                apply(h.s, &M, &cls[c], t);
-                h.lo = cls[c].lo;
-                h.hi = cls[c].hi;
-                if (nstack == capstack) {
-                    mgroup *ns = realloc(stack, (size_t)capstack * 2 * sizeof *stack);
-                    if (ns == NULL) {
-                        group_free(&h);
-                        rc = SL_ENOMEM;
-                        break;
-                    }
-                    stack = ns;
-                    capstack *= 2;
-                }
-                stack[nstack++] = h;
-                stats->forks++;
+                if (!table_add(&T, h)) { rc = SL_ENOMEM; group_free(h); R.nlive--; continue; }
+                if (!heap_add(&H, h)) { rc = SL_ENOMEM; table_remove(&T, h); group_free(h); R.nlive--; }
             }
-            if (nstack + 1 > stats->peak_live)
-                stats->peak_live = nstack + 1;
             if (rc != SL_OK) {
-                group_free(&g);
+                /* The groups not yet placed (g too if still held). */
+                for (int32_t k = i < 0 ? 0 : i; k < nout; k++) {
+                    group_free(out[k]);
+                    R.nlive--;
+                }
+                if (!gone)
+                    group_free(g);
                 break;
             }
-            apply(g.s, &M, &cls[0], t);
-            g.lo = cls[0].lo;
-            g.hi = cls[0].hi;
-            box_of(&M, g.lo, g.hi, &B);
+            if (gone)
+                break;
         }
     }
     stats->peak_bytes = stats->peak_live * per_group;
 done:
-    for (int32_t i = 0; i < nstack; i++)
-        group_free(&stack[i]);
-    if (root.s != NULL || root.start != NULL)
-        group_free(&root);
+    while (H.n > 0)
+        group_free(heap_take(&H));
+    group_free(root);
+    if (R.chain != NULL)
+        for (int32_t v = 0; v < nvec; v++)
+            chain_release(R.chain[v]);
     if (rc == SL_ENOMEM && err && errlen && err[0] == '\0')
         sl_set_err(err, errlen, "sl_multi_run: out of memory");
-    free(stack); free(cls); free(order);
-    free(M.G); free(M.perm); free(M.tmp); free(M.lab); free(M.mark); free(M.Q); free(M.N);
+    free(H.a); free(T.b); free(out);
+    free(R.chain); free(R.ostart); free(R.oend); free(R.oflags); free(R.tmpv);
+    free(M.G); free(M.tmp); free(M.lab); free(M.mark); free(M.Q); free(M.N);
     free(M.klo); free(M.khi); free(M.st); free(M.c0); free(M.c1); free(M.leaves); free(M.pool); free(M.outs);
     return rc;
 }

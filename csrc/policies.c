@@ -139,17 +139,26 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     }
 }
 
+/* The order of two jobs whose keys differ in neither class nor key:
+ * submit time, id, input order; each reversed under SL_TIE_NEWEST (the
+ * newest first; sl_config.tie). */
+static inline int tie_before(const sl_sim *s, int32_t a, int32_t b)
+{
+    const int newest = s->C.tie == SL_TIE_NEWEST;
+    if (s->J.submit[a] != s->J.submit[b]) return (s->J.submit[a] < s->J.submit[b]) != newest;
+    if (s->J.id[a] != s->J.id[b]) return (s->J.id[a] < s->J.id[b]) != newest;
+    return (a < b) != newest;
+}
+
 /* Strict order: small jobs first (with classes; not in the FCFS queue,
- * whose over-threshold prefix ignores classes), then key, then submit time,
- * then id, then input order. */
+ * whose over-threshold prefix ignores classes), then key, then
+ * tie_before. */
 static inline int before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
 {
     const double *key = q->key;
     if (s->cls != NULL && q != &s->fq && s->cls[a] != s->cls[b]) return s->cls[a] > s->cls[b];
     if (key[a] != key[b]) return key[a] < key[b];
-    if (s->J.submit[a] != s->J.submit[b]) return s->J.submit[a] < s->J.submit[b];
-    if (s->J.id[a] != s->J.id[b]) return s->J.id[a] < s->J.id[b];
-    return a < b;
+    return tie_before(s, a, b);
 }
 
 int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
@@ -225,14 +234,6 @@ static inline __attribute__((always_inline)) double dynamic_key(const sl_sim *s,
     return kind == SL_SEXP ? expansion(s, j, t) : kind == SL_LEXP ? -expansion(s, j, t) : sl_policy_key(s, &q->pol, j, t);
 }
 
-/* before() for a queue other than fq once the keys differ in neither
- * class nor key: submit time, id, input order. */
-static inline int tie_before(const sl_sim *s, int32_t a, int32_t b)
-{
-    if (s->J.submit[a] != s->J.submit[b]) return s->J.submit[a] < s->J.submit[b];
-    if (s->J.id[a] != s->J.id[b]) return s->J.id[a] < s->J.id[b];
-    return a < b;
-}
 
 /* A dynamic queue (never fq) re-keyed at t and re-sorted, in one sweep:
  * each queued entry in turn (started ones dropped, as sl_queue_compact

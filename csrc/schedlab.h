@@ -114,6 +114,16 @@ enum sl_overrun {
     SL_OVERRUN_RUN = 1      /* runs its full p                       */
 };
 
+/* The order of queued jobs whose keys are equal (csrc/SEMANTICS.md,
+ * "Equal keys").  SL_TIE_NEWEST is freuk/ocst's rule (its stable sort of a
+ * waiting list that holds the newest submission first), a reading of the
+ * papers computed with it, not this engine's semantics. */
+enum sl_tie {
+    SL_TIE_OLDEST = 0,      /* earlier submit time, then smaller id, then
+                               earlier input position first            */
+    SL_TIE_NEWEST = 1       /* each of the three reversed               */
+};
+
 /* Per-job output flags. */
 enum sl_flag {
     SL_BACKFILLED = 1,      /* started by the backfilling step       */
@@ -167,6 +177,10 @@ typedef struct sl_config {
     sl_observe_fn observe;
     void *ctx;
     sl_learned learned;           /* SL_EST_LEARNED                      */
+    int32_t tie;                  /* enum sl_tie: the order of jobs whose keys
+                                     are equal, in every queue (0: oldest
+                                     first, the default); sl_multi_run
+                                     needs SL_TIE_OLDEST                    */
 } sl_config;
 
 /* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
@@ -339,12 +353,19 @@ typedef struct sl_multi_stats {
     int64_t fallbacks;    /* vector-decisions taken vector by vector          */
     int64_t peak_live;    /* most simulations alive at once                  */
     int64_t peak_bytes;   /* ... their memory (about 108 bytes a job each)   */
+    int64_t merges;       /* groups merged into one with the same live state */
 } sl_multi_stats;
 
 /* Tests only: groups of at most k vectors (default 8) finish vector by
  * vector with the engine's pass; 0: every pass is planned by multi.c (the
  * result is the same either way).  Returns the previous value. */
 int32_t sl_debug_multi_solo(int32_t k);
+
+/* Tests and benchmarks only: 1: groups whose live state becomes identical
+ * are merged (the groups move through time together); 0 (default): no
+ * merge, groups run depth first (the result is the same either way).
+ * Returns the previous value. */
+int32_t sl_debug_multi_merge(int32_t on);
 
 int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weights, int32_t nvec,
                  sl_multi_fn fn, void *ctx, sl_multi_stats *stats, char *err, size_t errlen);

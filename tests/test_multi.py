@@ -55,6 +55,26 @@ def solo(request):
     lib.sl_debug_multi_solo(old)
 
 
+@pytest.fixture(params=[1, 0], ids=["merge", "no-merge"])
+def merge(request):
+    """1: groups whose live state becomes identical are merged
+    again, the groups moving through time together; 0 (the default): depth
+    first, no merge."""
+    old = lib.sl_debug_multi_merge(request.param)
+    yield request.param
+    lib.sl_debug_multi_merge(old)
+
+
+def _check_counts(stats, merge):
+    """Every group ends once: forks + 1 - merges of them; each delivers at
+    least once (more when its vectors' pasts differ)."""
+    if merge:
+        assert stats["forks"] + 1 - stats["merges"] <= stats["schedules"]
+    else:
+        assert stats["merges"] == 0
+        assert stats["forks"] == stats["schedules"] - 1
+
+
 def _week(trace="SDSC-SP2", unit=10):
     """Week ``unit`` of a bundled log (workload.weeks), its machine size and
     the mixed policy's default scales of the whole cleaned log."""
@@ -63,7 +83,7 @@ def _week(trace="SDSC-SP2", unit=10):
     return workload.weeks(jobs)[unit], info.m, sim.default_scales(jobs)
 
 
-def test_real_week_grid_bit_identical(solo):
+def test_real_week_grid_bit_identical(solo, merge):
     """Every vector of a real week's 0.1 grid (402 points): the same schedule both ways."""
     jobs, m, scales = _week()
     pts = optim.l1_lattice(3, 10)
@@ -71,22 +91,48 @@ def test_real_week_grid_bit_identical(solo):
     bad = [v for v in alone if many[v] != alone[v]]
     assert not bad, f"{len(bad)} vectors differ, first {bad[:5]}"
     assert stats["schedules"] >= len(set(alone.values()))
-    assert stats["forks"] == stats["schedules"] - 1
+    _check_counts(stats, merge)
+    if merge:
+        assert stats["merges"] > 0      # the merges are exercised, not only allowed
 
 
 @pytest.mark.parametrize("trace,unit", [("KTH-SP2", 5), ("CTC-SP2", 7), ("SDSC-BLUE", 3)])
 @pytest.mark.parametrize("kw", [dict(threshold=THRESHOLD), dict(), dict(backfill="FCFS", threshold=THRESHOLD),
                                 dict(threshold=20 * 3600, threshold_backfill=True), dict(estimate="actual")])
-def test_variants_bit_identical(trace, unit, kw, solo):
+def test_variants_bit_identical(trace, unit, kw, solo, merge):
     jobs, m, scales = _week(trace, unit)
     rng = np.random.default_rng(unit)
     six = rng.normal(size=(10, 6))
     six[:, 4] = 0.0                      # no expansion weight
     pts = np.vstack([np.c_[optim.l1_lattice(3, 4), np.zeros((66, 3))],
                      np.c_[rng.normal(size=(20, 3)), np.zeros((20, 3))], six])
-    many, alone, _ = _both_ways(jobs, m, pts, scales, **kw)
+    many, alone, stats = _both_ways(jobs, m, pts, scales, **kw)
     bad = [v for v in alone if many[v] != alone[v]]
     assert not bad, f"{len(bad)} vectors differ, first {bad[:5]}"
+    _check_counts(stats, merge)
+
+
+@pytest.mark.parametrize("trace,unit,res", [("SDSC-SP2", 10, 25), ("KTH-SP2", 10, 20), ("SDSC-BLUE", 10, 20)])
+def test_merges_with_different_pasts(trace, unit, res, merge):
+    """A finer grid of real weeks with every pass planned (solo 0), so that
+    many groups merge: vectors that joined another group after a different
+    past keep their own starts up to the merge (their schedule is delivered
+    apart), and every schedule is the one simulated alone."""
+    jobs, m, scales = _week(trace, unit)
+    pts = optim.l1_lattice(3, res)
+    old = lib.sl_debug_multi_solo(0)
+    try:
+        many, alone, stats = _both_ways(jobs, m, pts, scales, threshold=THRESHOLD)
+    finally:
+        lib.sl_debug_multi_solo(old)
+    bad = [v for v in alone if many[v] != alone[v]]
+    assert not bad, f"{len(bad)} of {len(pts)} vectors differ, first {bad[:5]}"
+    _check_counts(stats, merge)
+    if merge:
+        # Merges happened, and some merged group delivered several schedules:
+        # its vectors' pasts differed, so the overlays were applied.
+        assert stats["merges"] > 0
+        assert stats["schedules"] > stats["forks"] + 1 - stats["merges"]
 
 
 def test_ties_and_duplicates(solo):

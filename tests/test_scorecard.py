@@ -396,3 +396,31 @@ def test_every_declared_feed_names_a_real_study_and_item():
                 assert fed.study in BY_NAME, (entry.name, name, fed)
                 src = inspect.getsource(importlib.import_module(f"{BY_NAME[fed.study].module}.scorecard"))
                 assert f'"{fed.item}"' in src, (entry.name, name, fed)       # the item that study's rows carry
+
+
+def test_a_miss_that_says_only_unexplained_is_found_and_refused(monkeypatch):
+    """DESIGN §10: a not-reproduced row names the readings tried or a reason;
+    the driver refuses a study whose scorecard has a bare one (strict: the
+    test suite, so every study a test runs is checked) and records it."""
+    from schedlab.protocol import study
+    from schedlab.errors import SchedlabError
+    from schedlab.protocol.scorecard import Reading
+    from schedlab.studies.registry import BY_NAME
+
+    bare = Row("p", "Table 1", "KTH-SP2", "AvgWait", 100.0, 300.0)
+    assert bare.verdict == "not reproduced" and bare.full_explanation() == "unexplained"
+    tried = Row("p", "Table 1", "CTC-SP2", "AvgWait", 100.0, 300.0, readings=[Reading("tau60", "tau = 60 s", 250.0)])
+    assert tried.full_explanation().startswith("unexplained after: tau60: 250")
+    reason = Row("p", "Table 1", "SDSC-SP2", "AvgWait", 100.0, 300.0, explanation="the log is not bundled")
+    shown = Row("p", "Table 1", "mine", "AvgWait", 100.0, 300.0, comparable=False)
+    good = Row("p", "Table 1", "HPC2N", "AvgWait", 100.0, 101.0)
+    empty = Row("p", "Table 1", "LANL", "AvgWait", 100.0, 300.0, explanation="")
+    assert scorecard.bare([bare, tried, reason, shown, good, empty]) == [bare, empty]
+    numbers = {}
+    with pytest.raises(SchedlabError, match="say only 'unexplained'.*KTH-SP2"):
+        study.check_scorecard_explained(BY_NAME["energy"], [bare, tried], numbers)
+    monkeypatch.setenv(study.STRICT_SCORECARD, "")
+    assert study.check_scorecard_explained(BY_NAME["energy"], [bare, tried, reason], numbers) == \
+        ["p | Table 1 | KTH-SP2 | AvgWait"]
+    assert numbers["scorecard"]["bare"] == ["p | Table 1 | KTH-SP2 | AvgWait"]
+    assert study.check_scorecard_explained(BY_NAME["energy"], [tried, reason, shown], {}) == []

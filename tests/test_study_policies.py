@@ -157,7 +157,9 @@ def test_bandit_label_maps_are_ocsts():
     assert m("S/L P,Q,A", "SRF") == ("SRF", "SRF") and m("S/L P,Q,A", "SAF") == ("LAF", "LAF")
     assert m("S/L P,Q,A,R,EXP", "SEXP") == ("LEXP", "LEXP")
     cfgs = rd.pair_configs()
-    assert "LCFS-FCFS" in cfgs and "SPF-SPF" in cfgs and len(cfgs) == len(set(cfgs)) == 48
+    assert "LCFS-FCFS" in cfgs and "SPF-SPF" in cfgs and len(cfgs) == len(set(cfgs)) == 48 + 12
+    # ocst-07-19 with ocst's order of equal keys: its 12 pairs again, "/newest"
+    assert m("ocst-07-19 newest", "SPF") == ("SPF", "SPF") and "SPF-SPF/newest" in cfgs
     # before 80b608e (2017-07-18) ocst's fixed command had no threshold: the same maps, "/none"
     assert m("ocst-05-09 no threshold", "FCFS") == ("LCFS", "FCFS") and "LCFS-FCFS/none" in cfgs
 
@@ -202,6 +204,12 @@ def test_pair_cell_is_primary_only_threshold(tiny):
         study.cells.pair_cell({**base, "config": "SPF-SPF/always"})
     # "/none": no threshold, whatever the campaign's
     assert study.cells.pair_cell({**base, "threshold": 3600, "config": "SPF-SPF/none"})["sum_wait"] == a["sum_wait"]
+    # "/newest": ocst's order of equal keys (sim tie="newest")
+    s = sim.simulate(jobs, m, sim.Policy("SPF", "SPF", 3600, threshold_backfill=False), tie="newest")
+    assert study.cells.pair_cell({**base, "threshold": 3600, "config": "SPF-SPF/newest"})["sum_wait"][1] == \
+        s.summary()["sum_wait"]
+    with pytest.raises(InputError, match="PRIMARY-BACKFILL"):
+        study.cells.pair_cell({**base, "config": "SPF-SPF/newest/newest"})
 
 
 def test_published_values_are_quoted():

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from schedlab.campaigns import campaign, store
+from schedlab.engine import metrics, sim
 from schedlab import paths
 from schedlab.workloads import traces
-from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
 from schedlab.studies.registry import get
@@ -281,6 +281,17 @@ def test_thesis_readings_cell_computes_every_reading(tiny, tmp_path):
         cells.thesis_readings_cell({"trace": str(tiny), "thresholds": ["none"], "crossing": "start"})
     with pytest.raises(InputError, match="thresholds"):
         cells.thesis_readings_cell({"trace": str(tiny)})
+    with pytest.raises(InputError, match="tie"):
+        cells.thesis_readings_cell({"trace": str(tiny), "thresholds": ["none"], "tie": "latest"})
+    # ocst's order of equal keys: each threshold's schedule is simulate(..., tie="newest")'s
+    newest = cells.thesis_readings_cell({"trace": str(tiny), "primary": "SAF", "n_weeks": 3, "thresholds": ths,
+                                         "tie": "newest"})
+    weeks, m = cells._reading_weeks(str(tiny), None, "drop", 1, 3, "recorded", "first")
+    for k, t in enumerate(ths):
+        thr = None if t == "none" else sim.parse_duration(t)
+        for i, jobs in enumerate(weeks):
+            s = sim.simulate(jobs, m, sim.Policy("SAF", "SAF", thr), tie="newest")
+            assert newest["mean_bsld"][1][k, i] == pytest.approx(float(np.mean(metrics.bsld(s)[metrics._started(s)])))
 
 
 def _thesis_result(trace, scale_text, readings):

@@ -49,6 +49,8 @@ LEARNED = "learned"
 CORRECTIONS = {"none": lib.SL_CORR_NOW, "requested": lib.SL_CORR_REQUESTED,
                "incremental": lib.SL_CORR_INCREMENTAL, "doubling": lib.SL_CORR_DOUBLING}
 OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
+#: the order of queued jobs with equal keys (sl_config.tie; csrc/SEMANTICS.md)
+TIES = {"oldest": lib.SL_TIE_OLDEST, "newest": lib.SL_TIE_NEWEST}
 VERSION = ffi.string(lib.sl_version()).decode()
 #: sha256 (16 hex digits) of the C sources the loaded core was built from.
 SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
@@ -351,7 +353,7 @@ class Simulation:
                  estimate="requested", overrun: str = "kill", threshold_backfill=None,
                  *, classes=None, divider=None, correction: str = "none",
                  partitions=None, criteria=None, recompute=None, recompute_origin=None,
-                 _clone_of: "Simulation | None" = None):
+                 tie: str = "oldest", _clone_of: "Simulation | None" = None):
         self._handle = None
         # One call at a time (cffi releases the GIL inside the core): a second
         # one -- another thread, or the estimator re-entering -- is refused.
@@ -370,6 +372,12 @@ class Simulation:
         if not isinstance(correction, str) or correction not in CORRECTIONS:
             raise InputError(f"correction must be one of {sorted(CORRECTIONS)}, got {correction!r}")
         self.correction = correction
+        if not isinstance(tie, str) or tie not in TIES:
+            raise InputError(f"tie must be one of {sorted(TIES)}, got {tie!r}")
+        if tie != "oldest" and partitions is not None:
+            raise InputError(f"tie={tie!r} is for the single queue pair; multiple queues (partitions) keep "
+                             f"their FCFS order (tie='oldest')")
+        self.tie = tie
         if isinstance(estimate, Estimator):
             self.estimate, self._est_kind, self._est = "callback", lib.SL_EST_CALLBACK, None
             self._estimator = estimate
@@ -405,6 +413,7 @@ class Simulation:
         cfg.overrun = OVERRUNS[overrun]
         cfg.divider = -1 if self.divider is None or per_job else self.divider
         cfg.correction = CORRECTIONS[correction]
+        cfg.tie = TIES[tie]
         if self.learned is not None:
             self.learned._fill(cfg.learned)
         if self._estimator is not None:
@@ -541,7 +550,7 @@ class Simulation:
         self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
         self.learned = src.learned
         self._cls, self.divider = src._cls, src.divider
-        self.correction = src.correction
+        self.correction, self.tie = src.correction, src.tie
         self._keep = list(src._keep)            # the shared, read-only inputs stay alive
         self._cjobs, self._cfg = src._cjobs, src._cfg
         self._alloc_outputs(len(self.jobs))
@@ -814,7 +823,7 @@ class Simulation:
 def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estimate="requested",
              overrun: str = "kill", threshold_backfill=None, *, classes=None, divider=None,
              correction: str = "none", partitions=None, criteria=None, recompute=None,
-             recompute_origin=None) -> Schedule:
+             recompute_origin=None, tie: str = "oldest") -> Schedule:
     """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end.
 
     ``classes`` (optional, True = small) orders the queues small first
@@ -834,10 +843,15 @@ def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estima
     "doubling" (gaussier2015 §5.2).
 
     ``partitions`` (P), ``criteria`` and ``recompute`` select lawson2005's
-    multiple-queue backfilling (see :meth:`Simulation.set_partitions`)."""
+    multiple-queue backfilling (see :meth:`Simulation.set_partitions`).
+
+    ``tie``: the order of queued jobs with equal keys, in every queue:
+    "oldest" (earlier submission, then smaller id, first: this engine's
+    semantics) or "newest" (each reversed: freuk/ocst's rule, a reading of
+    the papers computed with it; csrc/SEMANTICS.md, "Other simulators")."""
     with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill,
                     classes=classes, divider=divider, correction=correction, partitions=partitions,
-                    criteria=criteria, recompute=recompute, recompute_origin=recompute_origin) as sim:
+                    criteria=criteria, recompute=recompute, recompute_origin=recompute_origin, tie=tie) as sim:
         sim.run()
         return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags,
                         sim._first, sim._pred,
@@ -970,7 +984,7 @@ def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: s
     ``on_schedule(vectors, schedule)`` is called once per distinct simulation
     with the indices of its vectors (int32 array) and its :class:`Schedule`
     (its ``policy`` is that of ``vectors[0]``).  Returns the core's counts:
-    schedules, forks, passes, fallbacks, peak_live, peak_bytes."""
+    schedules, forks, passes, fallbacks, peak_live, peak_bytes, merges."""
     m = _checked_jobs(jobs, m)
     if on_schedule is None or not callable(on_schedule):
         raise InputError("simulate_mixed_many: on_schedule must be a function (vectors, schedule)")
@@ -1045,4 +1059,4 @@ def simulate_mixed_many(jobs: Jobs, m: int, weights, scales=None, *, backfill: s
     global _JOBS_SIMULATED
     _JOBS_SIMULATED += n * int(w6.shape[0])     # each vector's jobs, as if simulated alone
     return {k: int(getattr(stats, k)) for k in ("schedules", "forks", "passes", "fallbacks", "peak_live",
-                                                "peak_bytes")}
+                                                "peak_bytes", "merges")}

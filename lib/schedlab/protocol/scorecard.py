@@ -337,6 +337,14 @@ def counts(rows, identified: bool = False) -> dict:
     return out
 
 
+def bare(rows) -> list[Row]:
+    """The counted rows not reproduced whose explanation says nothing: only
+    "unexplained" (or nothing), no reading tried, no reason (DESIGN §10: a
+    miss names what was tried or why nothing could be)."""
+    return [r for r in rows if r.verdict == VERDICTS[-1]
+            and (r.construction or r.full_explanation()).strip() in ("", "unexplained")]
+
+
 def table(rows, title: str = "Scorecard: every published value beside ours"):
     """The rows as a :class:`schedlab.studies.Table`."""
     from ..studies import Table

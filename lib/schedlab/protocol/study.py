@@ -269,6 +269,25 @@ def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: di
     return missing
 
 
+def check_scorecard_explained(entry: Entry, rows: list, numbers: dict, log=None) -> list[str]:
+    """No counted row that is not reproduced says only "unexplained"
+    (:func:`schedlab.protocol.scorecard.bare`): each names the readings tried or a
+    reason.  The bare ones are recorded under ``numbers.scorecard.bare`` and
+    said; with :data:`STRICT_SCORECARD` set (the test suite) they are an error."""
+    from . import scorecard as _scorecard
+
+    found = [f"{r.paper} | {r.item} | {r.trace} | {r.metric}" for r in _scorecard.bare(rows)]
+    if found:
+        numbers.setdefault("scorecard", {})["bare"] = found
+        msg = (f"study {entry.name}: {len(found)} not-reproduced row(s) say only 'unexplained' (give them the "
+               f"readings tried or a reason; DESIGN §10): " + "; ".join(found))
+        if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
+            raise SchedlabError(msg)
+        if log:
+            log(f"warning: {msg}")
+    return found
+
+
 def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> list[str]:
     """Every output a run wrote is declared in the study's ``OUTPUTS``
     (:class:`Outputs`); what is not is said, and with :data:`STRICT_SCORECARD`
@@ -359,6 +378,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         ctx.table("scorecard", _scorecard.table(result["scorecard"]))
         numbers["scorecard"] = _scorecard.numbers(result["scorecard"])
     check_scorecard_coverage(entry, ctx.tables, result.get("scorecard") or [], numbers, ctx.log)
+    check_scorecard_explained(entry, result.get("scorecard") or [], numbers, ctx.log)
     check_outputs(entry, mod, ctx.written, ctx.log)
     numbers["provenance"] = provenance(entry, label, params, out, cache_dir, scheduler)
     for name, record in cleaning.items():

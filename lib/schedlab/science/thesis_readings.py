@@ -19,6 +19,12 @@ Three choices the thesis leaves open or that its own simulator makes:
   604800 s from the log's time origin (``origin``: ocst's ``subtrace.ml`` and
   ``trimmer.ml``, week = r / 604800).
 
+A fourth choice is the simulator's: ``tie``, the order of queued jobs whose
+keys are equal, the engine's (``oldest`` first: the counted reading) or
+ocst's (``newest`` first, csrc/SEMANTICS.md "Other simulators", rule 1: it
+moves CTC-SP2 EASY-SAF-SAF's AvgWait by 27 %); every reading above exists
+under both (:func:`newest_readings`).
+
 In every reading the first week is skipped (thesis §5.2).  A study whose
 counted cleaning keeps the jobs that overran their request (killed at p~,
 the mixed study) also has the cleaning as a candidate
@@ -34,6 +40,8 @@ from ..errors import InputError
 THESIS_TAUS = (10, 60)
 THESIS_CROSSINGS = ("recorded", "run", "req", "keep")
 THESIS_ALIGNS = ("first", "origin")
+#: the order of jobs with equal keys (schedlab.engine.sim.TIES): the engine's, then ocst's
+THESIS_TIES = ("oldest", "newest")
 #: the paper's text: tau = 10 s, crossing by the log's finish, weeks from the first submission
 THESIS_TEXT_READING = (10, "recorded", "first")
 #: the campaign variable (:data:`schedlab.campaigns.store.VARIABLES`) of the mean bsld under each constant
@@ -51,8 +59,10 @@ _ALIGN_TEXT = {"first": "weeks from the first submission",
                "origin": "weeks at multiples of 604800 s from the log's origin (ocst subtrace.ml)"}
 _TAU_TEXT = {10: "bsld with tau = 10 s (thesis Eq. 3.3)", 60: "bsld with tau = 60 s (ocst statistics.ml)"}
 
-__all__ = ["THESIS_TAUS", "THESIS_CROSSINGS", "THESIS_ALIGNS", "THESIS_TEXT_READING", "BSLD_VARIABLE",
-           "reading_name", "thesis_readings", "cleaning_readings", "reading_weeks"]
+_TIE_TEXT = "equal keys: newest submission first (freuk/ocst's stable sort; csrc/SEMANTICS.md rule 1)"
+
+__all__ = ["THESIS_TAUS", "THESIS_CROSSINGS", "THESIS_ALIGNS", "THESIS_TIES", "THESIS_TEXT_READING", "BSLD_VARIABLE",
+           "reading_name", "thesis_readings", "cleaning_readings", "newest_readings", "reading_weeks"]
 
 
 def reading_name(tau: int, crossing: str, align: str) -> str:
@@ -73,6 +83,19 @@ def thesis_readings() -> list[tuple[str, str, int, str, str]]:
                             f"{_TAU_TEXT[tau]}; {_CROSSING_TEXT[crossing]}; {_ALIGN_TEXT[align]}",
                             tau, crossing, align))
     return out
+
+
+def newest_readings(readings: list) -> list:
+    """The same readings (name, text, *choices) simulated with ocst's tie
+    order (``tie="newest"``): names suffixed ``-newest``."""
+    return [(f"{name}-newest", f"{text}; {_TIE_TEXT}", *rest) for name, text, *rest in readings]
+
+
+def text_reading() -> tuple[str, str, int, str, str]:
+    """The paper's text as a reading tuple (name, text, tau, crossing, align)."""
+    tau, crossing, align = THESIS_TEXT_READING
+    return (reading_name(tau, crossing, align),
+            f"{_TAU_TEXT[tau]}; {_CROSSING_TEXT[crossing]}; {_ALIGN_TEXT[align]}", tau, crossing, align)
 
 
 def cleaning_readings(overrun: str) -> list[tuple[str, str, int, str, str]]:

@@ -213,15 +213,19 @@ def reading_sums(ds, lr: Learning) -> tuple[dict, dict]:
     :func:`schedlab.science.thesis_readings.thesis_readings`, per pure policy, the
     (training, testing) sums of the weekly mean bsld over ``lr``'s masks.
     Returns (sums, texts)."""
-    from ...science.thesis_readings import BSLD_VARIABLE, cleaning_readings, thesis_readings
+    from ...science.thesis_readings import (BSLD_VARIABLE, cleaning_readings, newest_readings, text_reading, thesis_readings)
 
     if ds.sizes["unit"] != len(lr.units):
         raise ValueError(f"readings of {lr.trace}: {ds.sizes['unit']} weeks simulated, {len(lr.units)} expected")
     sums, texts = {}, {}
     # the study's cleaning (jobs with p > p~ killed at p~), then the same readings with them removed
-    cands = [(*c, "kill") for c in thesis_readings()] + [(*c, "drop") for c in cleaning_readings("drop")]
-    for name, text, tau, crossing, align, overrun in cands:
-        d = np.asarray(ds[BSLD_VARIABLE[tau]].sel(overrun=overrun, crossing=crossing, align=align)
+    # ... and every one of these, the text's included, with ocst's order of equal keys (tie="newest")
+    kill, drop = thesis_readings(), cleaning_readings("drop")
+    cands = [(*c, "kill", "oldest") for c in kill] + [(*c, "drop", "oldest") for c in drop] + \
+        [(*c, "kill", "newest") for c in newest_readings([text_reading()] + kill)] + \
+        [(*c, "drop", "newest") for c in newest_readings(drop)]
+    for name, text, tau, crossing, align, overrun, tie in cands:
+        d = np.asarray(ds[BSLD_VARIABLE[tau]].sel(overrun=overrun, crossing=crossing, align=align, tie=tie)
                        .transpose("unit", "policy").values)
         sums[name] = {pol: (float(np.nansum(d[lr.train, k])), float(np.nansum(d[lr.test, k])))
                       for k, pol in enumerate(POLICIES)}

@@ -16,7 +16,7 @@ from ...engine import metrics, sim
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, one_of, param
 from ...errors import InputError
-from ...science.thesis_readings import BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, reading_weeks
+from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TIES, reading_weeks)
 from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, _thr_label, trace_units
 
 __all__ = ["READING_OVERRUNS", "reading_units", "readings_cell", "readings_campaign"]
@@ -54,6 +54,7 @@ class ReadingsInputs(CellInputs):
                          check=one_of(*READING_OVERRUNS))
     threshold: object = param(_thr_label(THRESHOLD), help="the waiting-time threshold (none: none)", unit="s")
     backfill: str = param("same", help="the backfilling queue's policy", check=one_of(*BACKFILL_CHOICES))
+    tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.engine.sim.TIES)", check=one_of(*THESIS_TIES))
 
 
 #: the readings cell's parameters and their defaults
@@ -84,7 +85,7 @@ def readings_cell(q: ReadingsInputs) -> dict:
         if len(jobs) == 0:
             continue
         for k, pol in enumerate(POLICIES):
-            sch = sim.simulate(jobs, m, _policy(pol, threshold, backfill))
+            sch = sim.simulate(jobs, m, _policy(pol, threshold, backfill), tie=q.tie)
             for t in THESIS_TAUS:
                 out[BSLD_VARIABLE[t]][k, i] = float(np.mean(metrics.bsld(sch, t)))
     res = {k: (("policy", "unit"), v) for k, v in out.items()}
@@ -93,11 +94,11 @@ def readings_cell(q: ReadingsInputs) -> dict:
 
 
 def readings_campaign(info: _traces.TraceInfo, units: Sequence[int], threshold, backfill: str) -> _campaign.Campaign:
-    """Every reading's weeks (cleaning x crossing x align) of one trace, the
-    12 pure policies on ``units`` at ``threshold``."""
+    """Every reading's weeks (cleaning x crossing x align) of one trace
+    under both tie orders, the 12 pure policies on ``units`` at ``threshold``."""
     return _campaign.Campaign(f"mixed-readings-{_slug(info.name)}-week",
                               {"overrun": list(READING_OVERRUNS), "crossing": list(THESIS_CROSSINGS),
-                               "align": list(THESIS_ALIGNS)},
+                               "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES)},
                               {"trace": _traces.text(info), "skip_first": 1, "units": [int(u) for u in units],
                                "threshold": _thr_label(threshold), "backfill": backfill},
                               "schedlab.studies.mixed.readings:readings_cell")

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ...campaigns import campaign
-from ...workloads import workload
 from ...engine import metrics, sim
+from ...workloads import workload
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
@@ -222,25 +222,27 @@ _SAME_CELL = "schedlab.studies.policies.cells:same_policy_cell"
 class PairInputs(online_bandit.ResampleInputs):
     """The pair cell's inputs."""
 
-    config: str = param(REQUIRED, help="the pair: PRIMARY-BACKFILL, or PRIMARY-BACKFILL/none without threshold",
-                        check=text)
+    config: str = param(REQUIRED, help="the pair: PRIMARY-BACKFILL, then /none without threshold, /newest with "
+                        "ocst's order of equal keys (sim.TIES)", check=text)
 
 
 @campaign.cell("online-bandit-pair", PairInputs)
 def pair_cell(p: PairInputs) -> dict:
     """One (trace, resample, pair): EASY-P_R-P_B with the threshold in the
     primary queue only (ocst's ``fixed --threshold``; ``config``
-    "P_R-P_B/none": without a threshold) on the same resampled
+    "P_R-P_B/none": without a threshold; ".../newest": with ocst's order of
+    equal keys, ``tie="newest"``) on the same resampled
     trace as the fixed-policy cells (:func:`schedlab.science.online_bandit.resampled`).
     Outputs: jobs, the total wait and the cell's compute time."""
     t0 = _time.process_time()
-    config, _, none = str(p["config"]).partition("/")
-    if none not in ("", "none") or config.count("-") != 1:
-        raise InputError(f"online-bandit-pair cell: config {p['config']!r} is not PRIMARY-BACKFILL[/none]")
+    config, *flags = str(p["config"]).split("/")
+    if config.count("-") != 1 or not set(flags) <= {"none", "newest"} or len(set(flags)) != len(flags):
+        raise InputError(f"online-bandit-pair cell: config {p['config']!r} is not PRIMARY-BACKFILL[/none][/newest]")
     pr, bf = config.split("-")
     jobs, m = online_bandit.resampled(p.trace, p.m, p.weeks, p.seed, p.sample)
-    threshold = None if none else p.get("threshold")
-    s = sim.simulate(jobs, m, sim.Policy(pr, bf, threshold, threshold_backfill=False))
+    threshold = None if "none" in flags else p.get("threshold")
+    s = sim.simulate(jobs, m, sim.Policy(pr, bf, threshold, threshold_backfill=False),
+                     tie="newest" if "newest" in flags else "oldest")
     summ = s.summary()
     return {"jobs": ((), summ["jobs"]), "sum_wait": ((), summ["sum_wait"]),
             "compute_time": ((), _time.process_time() - t0)}

@@ -102,6 +102,12 @@ RELABELS = {
 NO_THRESHOLD = {"ocst-04-28 no threshold": "ocst-04-28", "ocst-05-09 no threshold": "ocst-05-09",
                 "ocst-06-08 no threshold": "ocst-06-08"}
 NONE = "/none"
+#: ocst's order of equal keys (newest submission first; csrc/SEMANTICS.md "Other simulators", rule 1) with
+#: a version's labels: exact for the versions that run one policy in both queues (ocst-07-19), where ocst's
+#: backfilling ties follow its primary order.  Added after the first measurement (issue 30, 2026-11-26);
+#: the fit rows stay the declared ones.
+NEWEST = {"ocst-07-19 newest": "ocst-07-19"}
+TIE = "/newest"
 READING_TEXT = {
     "ocst-04-28": "labels as ocst ran them 2017-04-28..05-08 (1d193fb-5d1c689): S/L swapped for P, Q, R, A "
                   "in both queues",
@@ -113,13 +119,15 @@ READING_TEXT = {
     "S/L P,Q,A": "labels S/L swapped for P, Q, A in both queues (the whole-table comparison's best)",
     **{k: f"the labels of {v}, without a threshold (ocst's fixed command before 80b608e, 2017-07-18)"
        for k, v in NO_THRESHOLD.items()},
+    **{k: f"ocst as {v} (labels as named, threshold in the primary queue only) with ocst's order of equal "
+          f"keys: the newest submission first (csrc/SEMANTICS.md rule 1)" for k, v in NEWEST.items()},
     "S/L P,Q,A,R,EXP": "labels S/L swapped for P, Q, A, R, EXP in both queues",
 }
 
 
 def version_map(version: str, name: str) -> tuple[str, str]:
     """(primary, backfill) that ``name`` ran under ``version``."""
-    version = NO_THRESHOLD.get(version, version)
+    version = NO_THRESHOLD.get(version, NEWEST.get(version, version))
     if version in VERSIONS:
         pr, bf = VERSIONS[version]
         return pr(name), bf(name)
@@ -142,9 +150,9 @@ def pair_configs(policies=ob.POLICIES) -> list[str]:
             c = _config(*version_map(v, n))
             if c not in out:
                 out.append(c)
-    for v in NO_THRESHOLD:
+    for v, sfx in [*((v, NONE) for v in NO_THRESHOLD), *((v, TIE) for v in NEWEST)]:
         for n in policies:
-            c = _config(*version_map(v, n)) + NONE
+            c = _config(*version_map(v, n)) + sfx
             if c not in out:
                 out.append(c)
     return out
@@ -182,7 +190,7 @@ def pair_changes(pairs_ds, version: str, names, seed: int) -> dict[str, tuple[fl
     """A simulated version's Table 2: Eq. 11 of each name's pair against the
     pair the version's "FCFS" ran, over the pair campaign's samples."""
     from .analysis import total_change
-    sfx = NONE if version in NO_THRESHOLD else ""
+    sfx = NONE if version in NO_THRESHOLD else TIE if version in NEWEST else ""
     base = pairs_ds.sum_wait.sel(config=_config(*version_map(version, "FCFS")) + sfx).values
     return {n: total_change(pairs_ds.sum_wait.sel(config=_config(*version_map(version, n)) + sfx).values, base,
                             seed=seed) for n in names}
@@ -199,7 +207,7 @@ def all_changes(bandit_traces, pair_datasets: dict, seed: int) -> dict[str, dict
             per[v] = relabel_changes({n: None for n in names}, t.dataset, v, seed)
         ds = pair_datasets.get(t.trace)
         if ds is not None:
-            for v in [*VERSIONS, *NO_THRESHOLD]:
+            for v in [*VERSIONS, *NO_THRESHOLD, *NEWEST]:
                 if v not in RELABELS:
                     per[v] = pair_changes(ds, v, names, seed)
         out[t.trace] = {v: per[v] for v in READING_TEXT if v in per}

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...protocol.scorecard import Reading, Row, identify
-from .analysis import _closest_rank, thesis_claim_values
+from .analysis import _closest_rank, _spf_ties, thesis_claim_values
 from .params import CLAIMS, DEFAULT_TRACES, PUBLISHED, TABLE_VARIANTS
 from .readings import FIT_LABEL, FIT_TRACE, READING_TEXT
 
@@ -94,6 +94,7 @@ def lelong_52_rows(lel, **kw) -> list[Row]:
     spread_p, spread_b = max(by_primary) - min(by_primary), max(by_backfill) - min(by_backfill)
     best = {a: lel.best_backfill(a) for a in pols}
     spf = [a for a in pols if best[a] == "SPF"]
+    ties = _spf_ties(lel)
     return [Row("lelong2017 §5.1", "claim: the main factor is the primary queue policy, not the backfilling one",
                 lel.trace, "range of the mean AvgWait ratio to EASY-FCFS-FCFS over primary policies (averaged over "
                 "backfilling ones) vs over backfilling policies (test: the first is larger)", "primary > backfill",
@@ -104,7 +105,11 @@ def lelong_52_rows(lel, **kw) -> list[Row]:
                 f"SPF for all {len(pols)}", f"SPF for {len(spf)} of {len(pols)}"
                 + ("" if len(spf) == len(pols) else " (" + ", ".join(f"{a}: {best[a]}" for a in pols
                                                                      if best[a] != "SPF") + ")"),
-                rule="claim", holds=len(spf) == len(pols), source="lelong_pairs", **kw)]
+                rule="claim", holds=len(spf) == len(pols), source="lelong_pairs", **kw,
+                readings=[Reading("best within the CI", "SPF counts as the best when the paired 95 % CI of its "
+                                  "weekly difference to the best backfilling policy holds 0 (the best by point "
+                                  "estimate among policies our weeks cannot tell apart)",
+                                  f"SPF for {ties} of {len(pols)}", holds=ties == len(pols))])]
 
 
 def sqf_rows(th, **kw) -> list[Row]:

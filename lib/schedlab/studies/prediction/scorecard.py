@@ -87,6 +87,24 @@ def summary_rows(corr, t8, kw: dict) -> list[Row]:
     return out
 
 
+def _learning_readings(ds, trace: str, key: str) -> list[Reading]:
+    """Table 6's "learning <backfill> best/worst" read over the learned
+    predictions under one correction each (the paper's §6.2 pairs each
+    prediction with a correction; counted: over every correction)."""
+    _, b, which = key.split()
+    learned = [str(e) for e in ds.estimate.values if str(e).startswith("learned")]
+    if not learned or b not in [str(x) for x in ds.backfill.values]:
+        return []
+    f = np.nanmax if which == "worst" else np.nanmin
+    out = []
+    for c in (str(x) for x in ds.correction.values):
+        v = np.asarray(ds.mean_bsld.sel(trace=trace, backfill=b, estimate=learned, correction=c).values, float)
+        if np.isfinite(v).any():
+            out.append(Reading(f"{c} correction", f"the {which} over the learned predictions with the {c} "
+                               f"correction only", float(f(v))))
+    return out
+
+
 def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
     whole = p.weeks is None and p.skip_weeks == 0 and p.max_jobs is None
     why = "" if whole else ("this run simulates a window of each log (quick profile), the paper whole logs: "
@@ -113,6 +131,8 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
                         req = _easypp(ds, t, EASYPP_OTHER[0])
                         k.update(reading=EASYPP_READING,
                                  readings=[Reading(*EASYPP_OTHER, req)] if np.isfinite(req) else [])
+                    if key.startswith("learning "):
+                        k["readings"] = _learning_readings(ds, t, key)
                     out.append(Row(f"{PAPER} §6.3", "Table 6", t, f"AVEbsld {key}", pub6[i], vals[t][key], **k))
     t1 = [t for t in traces if PUBLISHED["table1"].get(t)]
     if t1:

@@ -103,6 +103,13 @@ class TrainTest:
     alt_test_gain: float = float("nan")
     train_diff: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     test_diff: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    # other readings of §7.4 (issue 30): each pair's mean weekly AvgWait ratio to the baseline, the
+    # testing weeks' MaxWait of the learned pair, the baseline and the other criterion's pair
+    train_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    test_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    test_max_weeks: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    test_base_max_weeks: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    alt_test_max: float = float("nan")
 
 
 def train_test(names: Sequence[str], train: dict[str, np.ndarray], test: dict[str, np.ndarray],
@@ -138,6 +145,8 @@ def train_test(names: Sequence[str], train: dict[str, np.ndarray], test: dict[st
     with np.errstate(invalid="ignore"):
         tr_diff = np.nanmean(tr_a, axis=1) - np.nanmean(tr_a[b])
         te_diff = np.nanmean(te_a, axis=1) - np.nanmean(te_a[b])
+        tr_ratio = np.array([np.nanmean(stats.relative(tr_a[k], tr_a[b])) for k in range(len(names))])
+        te_ratio = np.array([np.nanmean(stats.relative(te_a[k], te_a[b])) for k in range(len(names))])
     return TrainTest(
         threshold=threshold, pair=names[i], index=i,
         train_avg=float(np.nanmean(tr_a[i])), test_avg=float(np.nanmean(te_a[i])),
@@ -150,7 +159,8 @@ def train_test(names: Sequence[str], train: dict[str, np.ndarray], test: dict[st
         test_gain_weekly=100.0 * (1.0 - float(w_est)),
         test_gain_weekly_ci=(100.0 * (1.0 - float(w_hi)), 100.0 * (1.0 - float(w_lo))),
         alt_pair=names[j], alt_test_gain=100.0 * (1.0 - ratio_of_means(te_a[j], te_a[b])),
-        train_diff=tr_diff, test_diff=te_diff,
+        train_diff=tr_diff, test_diff=te_diff, train_ratio=tr_ratio, test_ratio=te_ratio,
+        test_max_weeks=te_m[i].copy(), test_base_max_weeks=te_m[b].copy(), alt_test_max=float(np.nanmean(te_m[j])),
     )
 
 
@@ -314,7 +324,7 @@ def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
     the weeks of the weekly mean bsld with that reading's constant, per
     policy, at each of ``r.thresholds``; ``thresholds``: the campaign's, in its
     order (the cells' threshold axis)."""
-    from ...science.thesis_readings import BSLD_VARIABLE, thesis_readings
+    from ...science.thesis_readings import BSLD_VARIABLE, newest_readings, text_reading, thesis_readings
 
     # the cells give the thresholds in the order of the campaign's ``thresholds`` parameter, without coordinate
     order = list(thresholds)
@@ -325,8 +335,10 @@ def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
     missing = [t for t in r.thresholds if t not in labels]
     if missing:
         raise ValueError(f"thesis readings of {r.trace}: thresholds {missing} not simulated")
-    for name, text, tau, crossing, align in thesis_readings():
-        d = ds[BSLD_VARIABLE[tau]].sel(crossing=crossing, align=align)
+    cands = [(*c, "oldest") for c in thesis_readings()] + \
+        [(*c, "newest") for c in newest_readings([text_reading()] + thesis_readings())]
+    for name, text, tau, crossing, align, tie in cands:
+        d = ds[BSLD_VARIABLE[tau]].sel(crossing=crossing, align=align, tie=tie)
         r.readings[name] = {pol: [float(np.nansum(d.isel(threshold=labels[t]).sel(primary=pol).values))
                                   for t in r.thresholds]
                             for pol in r.policies if pol in d.primary.values}

@@ -104,7 +104,7 @@ def thesis_cell(q: ThesisWeeksInputs) -> dict:
 
 
 def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="requested",
-                    threshold_backfill: bool = False) -> list:
+                    threshold_backfill: bool = False, tie: str = "oldest") -> list:
     """The schedules of EASY-``primary``-``backfill`` on ``jobs`` at every
     threshold of ``thresholds`` (seconds; None: no threshold), in their
     order: each one is, bit for bit, what :func:`schedlab.engine.sim.simulate`
@@ -120,14 +120,15 @@ def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="reque
     run's state at u_T (cloned) continued under T.  With J_T empty the two
     runs are one.  u_T grows with T, so one run without threshold, stepped
     to each u_T in turn and cloned there, serves every T; only the part
-    after u_T is simulated again."""
+    after u_T is simulated again.  ``tie``: the order of equal keys
+    (:func:`schedlab.engine.sim.simulate`); the argument holds under either."""
     ths = list(thresholds)
     if len(ths) == 1:
         # nothing to share: the run without threshold would be extra work
         return [sim.simulate(jobs, m, sim.Policy(primary, backfill, ths[0], threshold_backfill),
-                             estimate=estimate)]
+                             estimate=estimate, tie=tie)]
     base_policy = sim.Policy(primary, backfill, None, threshold_backfill)
-    with sim.Simulation(jobs, m, base_policy, estimate=estimate) as proto:
+    with sim.Simulation(jobs, m, base_policy, estimate=estimate, tie=tie) as proto:
         with proto.clone() as free:
             free.run()
             none = _schedule(free, jobs, m)

@@ -15,7 +15,7 @@ from ...engine import metrics as _metrics
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, one_of, param, text
 from ...errors import InputError
-from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TEXT_READING, reading_name, reading_weeks, thesis_readings)
+from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TEXT_READING, THESIS_TIES, reading_name, reading_weeks, thesis_readings)
 from .cells import WeeksInputs, _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
@@ -44,6 +44,7 @@ class ReadingsInputs(WeeksInputs):
     crossing: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*THESIS_CROSSINGS))
     align: str = param("first", help="where the weeks start", check=one_of(*THESIS_ALIGNS))
     primary: str = param("FCFS", help="the policy of both queues", check=text)
+    tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.engine.sim.TIES)", check=one_of(*THESIS_TIES))
     thresholds: tuple = param(REQUIRED, help="the thresholds, as labels (20h, none)")
     metrics: tuple | None = param(None, help="the variables to return (None: all)")
 
@@ -70,7 +71,7 @@ def thesis_readings_cell(q: ReadingsInputs) -> dict:
             out["jobs"][:, i] = 0
             continue
         done: dict[int, dict] = {}
-        for k, sch in enumerate(threshold_sweep(jobs, m, q["primary"], q["primary"], ths)):
+        for k, sch in enumerate(threshold_sweep(jobs, m, q["primary"], q["primary"], ths, tie=q.tie)):
             s = done.get(id(sch.start))
             if s is None:
                 ok = _metrics._started(sch)
@@ -87,11 +88,12 @@ def thesis_readings_cell(q: ReadingsInputs) -> dict:
 
 def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
     """Every reading's weeks (:data:`THESIS_CROSSINGS` x :data:`THESIS_ALIGNS`)
-    x the thesis' policies, each cell at every thesis threshold (both constants
-    of :data:`THESIS_TAUS` recorded)."""
+    x both tie orders (:data:`THESIS_TIES`) x the thesis' policies, each cell
+    at every thesis threshold (both constants of :data:`THESIS_TAUS` recorded)."""
     return campaign.Campaign(
         f"thresholds-thesis-readings-{ref.name}",
-        {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "primary": list(p.thesis_policies)},
+        {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES),
+         "primary": list(p.thesis_policies)},
         {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "thresholds": [threshold_label(t) for t in p.thesis_thresholds]},
         cell="schedlab.studies.thresholds.readings:thesis_readings_cell", metrics=[BSLD_VARIABLE[t] for t in THESIS_TAUS] + ["jobs"])

@@ -260,7 +260,8 @@ def table_thesis_readings(results: list[ThesisResult]) -> Table:
                         "60 s: ocst statistics.ml); the jobs crossing their week's end removed when the log's "
                         "finish (recorded), r + p (run) or r + p~ (req) is after it, or kept (keep: ocst "
                         "subtrace.ml); weeks from the first submission (first) or at multiples of 604800 s from "
-                        "the log's origin (origin: ocst subtrace.ml).",
+                        "the log's origin (origin: ocst subtrace.ml); a -newest suffix: simulated with ocst's "
+                        "order of jobs with equal keys (newest submission first; csrc/SEMANTICS.md rule 1).",
                         "each cell: our sum over the thesis' weeks of the weekly mean bsld / the thesis' value.",
                         "the scorecard chooses a reading on the SDSC-SP2 rows only and judges it on the other "
                         "traces' rows (schedlab.protocol.scorecard.identify; DESIGN §10)."])
