@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.schedlab-installed
 PROFILE ?= quick
 RESULTS := results
 
-CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/_build.py setup.py pyproject.toml
+CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py pyproject.toml
 # Every dependency, direct and transitive, at an exact version with hashes:
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
@@ -36,7 +36,7 @@ $(STAMP): $(CORE_SRC) $(LOCK) | $(PY)
 	$(BIN)/pip check
 	$(PY) -m schedlab.lockfile check
 	$(PY) -m ipykernel install --sys-prefix --name schedlab --display-name "schedlab" > /dev/null
-	$(PY) -c "import schedlab.sim as s; print('schedlab C core', s.VERSION, 'built')"
+	$(PY) -c "import schedlab.engine.sim as s; print('schedlab C core', s.VERSION, 'built')"
 	@touch $@
 
 # Refreshes the lock on purpose: every package to its newest release allowed by
@@ -70,9 +70,9 @@ fuzz: install
 ASAN_DIR := build/asan
 test-asan: install
 	rm -rf $(ASAN_DIR) && mkdir -p build
-	$(PY) lib/schedlab/_build.py --sanitize $(ASAN_DIR) > build/asan-build.log 2>&1 || (cat build/asan-build.log; exit 1)
+	$(PY) lib/schedlab/engine/_build.py --sanitize $(ASAN_DIR) > build/asan-build.log 2>&1 || (cat build/asan-build.log; exit 1)
 	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
-	$(PY) -c "import schedlab._core as c; assert '$(ASAN_DIR)' in c.__file__, c.__file__; print('sanitised core:', c.__file__)"
+	$(PY) -c "import schedlab.engine._core as c; assert '$(ASAN_DIR)' in c.__file__, c.__file__; print('sanitised core:', c.__file__)"
 	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) \
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
@@ -151,12 +151,12 @@ EXECUTED := $(STEMS:%=$(OUT)/notebooks/%.ipynb)
 LIBSRC   := $(shell find lib/schedlab -name '*.py' -not -path '*/__pycache__/*')
 
 $(OUT)/notebooks/%.ipynb: notebooks/%.ipynb params/$(PROFILE)/%.yaml $(LIBSRC) | $(STAMP)
-	$(PY) -m schedlab.reproduce notebook $* --profile $(PROFILE)
+	$(PY) -m schedlab.publish.reproduce notebook $* --profile $(PROFILE)
 
 notebooks: $(EXECUTED)
 
 paper: install
-	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
+	$(PY) -m schedlab.publish.reproduce paper --profile $(PROFILE)
 
 # Studies run NOTEBOOK_JOBS at a time (each also starts its own 2-worker dask
 # cluster): many of their steps are serial, so two at once keep both cores busy.
@@ -166,12 +166,12 @@ NOTEBOOK_JOBS ?= 2
 TRACES ?=
 reproduce: install
 ifneq ($(strip $(TRACES)),)
-	$(PY) -m schedlab.trace_report $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
+	$(PY) -m schedlab.publish.trace_report $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
 else
 	$(BIN)/schedlab traces verify --bundled
-	$(PY) -m schedlab.reproduce baseline
+	$(PY) -m schedlab.publish.reproduce baseline
 	$(MAKE) --output-sync=line -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
-	$(PY) -m schedlab.reproduce paper --profile $(PROFILE)
+	$(PY) -m schedlab.publish.reproduce paper --profile $(PROFILE)
 endif
 
 # JupyterLab (in the lock) on notebooks/, with the `schedlab` kernel that
@@ -188,8 +188,8 @@ lab: install
 # built first when missing: from the shipped results alone on a fresh clone),
 # the set-up, the conformance cases.
 site: install
-	@if [ ! -f paper/paper.pdf ]; then mkdir -p $(OUT) && $(PY) -m schedlab.reproduce paper --profile $(PROFILE); fi
-	$(PY) -m schedlab.site
+	@if [ ! -f paper/paper.pdf ]; then mkdir -p $(OUT) && $(PY) -m schedlab.publish.reproduce paper --profile $(PROFILE); fi
+	$(PY) -m schedlab.publish.site
 
 # JupyterLab and the site in headless Chromium (not part of make test): as root,
 # installs Debian's chromium with apt-get when missing; starts make lab's
@@ -201,5 +201,5 @@ test-browser: site
 	bash tests/browser/with-chromium.sh $(PY) -m pytest -p no:cacheprovider -q -s tests/browser/check_browser.py
 
 clean:
-	rm -rf $(VENV) build dist lib/*.egg-info lib/schedlab/_core.* .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist lib/*.egg-info lib/schedlab/engine/_core.* .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

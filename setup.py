@@ -2,4 +2,4 @@
 # out-of-line); everything else is declared in pyproject.toml.
 from setuptools import setup
 
-setup(cffi_modules=["lib/schedlab/_build.py:ffibuilder"])
+setup(cffi_modules=["lib/schedlab/engine/_build.py:ffibuilder"])

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from schedlab.advise import advise
+from schedlab.tools.advise import advise
 
 TARGET_S = 300.0
 

@@ -13,7 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from schedlab import campaign, paths
+from schedlab.campaigns import campaign
+from schedlab import paths
 
 TARGET_S = 180.0
 

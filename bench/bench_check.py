@@ -23,8 +23,8 @@ import time
 import warnings
 from pathlib import Path
 
-from schedlab import check, formats, traces
-from schedlab.sim import simulate
+from schedlab.workloads import check, formats, traces
+from schedlab.engine.sim import simulate
 
 POLICIES = (("EASY-FCFS-FCFS", "swf"), ("EASY-SPF-SPF", "batsim-csv"))
 

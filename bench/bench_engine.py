@@ -5,7 +5,7 @@ targets are reported, not asserted.
 Targets (this 2-core machine): the whole CEA-Curie log in under 0.5 s;
 at least 2 million jobs/s on KTH-SP2.
 
-Learned runtime estimates (gaussier2015; schedlab.prediction): the whole
+Learned runtime estimates (gaussier2015; schedlab.engine.prediction): the whole
 KTH-SP2 and CEA-Curie logs with the paper's heuristic triple (E-Loss,
 incremental correction, EASY-FCFS-SJBF), the estimator in the C core
 (sim.Learned); "x req." is the wall time over that of the same simulation
@@ -46,7 +46,8 @@ LEARNED_POLICY, LEARNED_CORRECTION = "EASY-FCFS-SJBF", "incremental"
 def run_case(trace: str, what: str, repeat: int, estimate: str = "requested") -> dict:
     import numpy as np
 
-    from schedlab import prediction, sim, traces, workload
+    from schedlab.engine import prediction, sim
+    from schedlab.workloads import traces, workload
 
     info = traces.resolve(trace)
     t0 = time.perf_counter()

@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from schedlab import optim, sim
+from schedlab.science import optim
+from schedlab.engine import sim
 from schedlab.studies.mixed import cells
 from schedlab.studies.mixed.params import DEFAULT_TRACES
 

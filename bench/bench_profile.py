@@ -13,7 +13,7 @@ computed (the "cached" column; e.g. the selection study's fixed-policy runs
 are the policies study's online-bandit part).  ``--cold-each`` empties it
 before every study instead.  Its products go where the driver puts them,
 ``results/<profile>/<NN-study>/``, so that a full run can be shipped
-afterwards (``python -m schedlab.reproduce ship``).  The figures are also
+afterwards (``python -m schedlab.publish.reproduce ship``).  The figures are also
 written to ``results/bench/profile-<profile>.json``.
 
 Usage: python bench/bench_profile.py [--profile full] [--studies a,b] [--cache DIR]
@@ -39,7 +39,7 @@ TARGET_S = 3600.0
 
 
 def run_one(entry, profile: str, cache: Path, workers: int | None) -> dict:
-    cmd = [sys.executable, "-m", "schedlab.cli", "study", "run", entry.name, "--profile", profile,
+    cmd = [sys.executable, "-m", "schedlab.tools.cli", "study", "run", entry.name, "--profile", profile,
            "--cache", str(cache), "--no-progress"]
     if workers:
         cmd += ["--workers", str(workers)]

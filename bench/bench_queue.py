@@ -25,7 +25,7 @@ MIXED_EXP = (0.3, -0.2, 0.1, 0.0, 0.4, 0.0)   # q, p~, r - r0, p~/q, expansion, 
 def jobs_at_once(n: int, seed: int = 17):
     import numpy as np
 
-    from schedlab.sim import Jobs
+    from schedlab.engine.sim import Jobs
 
     rng = np.random.default_rng(seed)
     run = rng.integers(1, 10_001, n)
@@ -34,7 +34,7 @@ def jobs_at_once(n: int, seed: int = 17):
 
 
 def policy_of(name: str):
-    from schedlab import sim
+    from schedlab.engine import sim
 
     if name == "MIXED-EXP":
         mp = sim.Mixed(MIXED_EXP)
@@ -52,8 +52,8 @@ def main(argv=None) -> None:
     ap.add_argument("--old", action="store_true", help="time-varying keys re-sorted at every pass (the old path)")
     ap.add_argument("--target", type=float, default=5.0, help="seconds (issue 33: 5)")
     args = ap.parse_args(argv)
-    from schedlab._core import lib
-    from schedlab.sim import simulate
+    from schedlab.engine._core import lib
+    from schedlab.engine.sim import simulate
 
     old_mode = lib.sl_debug_kinetic(0 if args.old else 1)
     print(f"{'policy':<16} {'jobs':>9} {'wall s':>8} {'cpu s':>7} {'jobs/s':>11} {'makespan':>11}  wall < {args.target:g} s")

@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from schedlab import campaign, paths
+from schedlab.campaigns import campaign
+from schedlab import paths
 
 SPEC = paths.ROOT / "campaigns" / "lelong2017-kth.yaml"
 

@@ -26,14 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from schedlab import sim
+from schedlab.engine import sim
 
 WEEKS = (10, 25, 40, 55)
 CURIE_POLICIES = ("SAF", "SEXP", "LEXP", "FCFS")
 
 
 def prep(out: Path) -> None:
-    from schedlab import optim
+    from schedlab.science import optim
     from schedlab.studies.mixed import cells
     from schedlab.studies.selection import cells as sel
 

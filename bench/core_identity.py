@@ -26,7 +26,8 @@ import sys
 
 import numpy as np
 
-from schedlab import sim, traces, workload
+from schedlab.engine import sim
+from schedlab.workloads import traces, workload
 from schedlab.studies.selection import cells as sel
 
 TRACES = {"KTH-SP2": (5, 30), "CTC-SP2": (8, 20), "SDSC-BLUE": (10, 40, 55), "HPC2N": (12, 30),
@@ -70,7 +71,7 @@ def long_queue_cases():
     on every queue with sl_debug_tree_min(0)), and mixed policies whose keys
     are huge but finite (scales near 0, weights near the bound the core accepts,
     csrc/SEMANTICS.md; beyond it keys could be inf or NaN and are refused)."""
-    from schedlab._core import lib
+    from schedlab.engine._core import lib
     rng = np.random.default_rng(17)
     n = 3000
     run = rng.integers(0, 5000, n)
@@ -190,7 +191,7 @@ def multi(trace: str = "SDSC-BLUE", week: int = 10, resolution: int = 100) -> No
     import hashlib
     import time
 
-    from schedlab import optim
+    from schedlab.science import optim
     from schedlab.studies.mixed import cells as mixed
 
     def digest(s) -> bytes:

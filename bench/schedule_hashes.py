@@ -7,7 +7,8 @@ Usage: python bench/schedule_hashes.py KTH-SP2 CTC-SP2 [...]
 """
 import hashlib, sys, time
 import numpy as np
-from schedlab import traces, workload, sim
+from schedlab.workloads import traces, workload
+from schedlab.engine import sim
 CASES = [("EASY-FCFS-FCFS", {}), ("EASY-SPF-SPF", {}), ("EASY-LEXP-LEXP", {"threshold": "20h"}),
          ("EASY-LEXP-FCFS", {"threshold": "5h", "threshold_backfill": True}),
          ("EASY-FCFS-SJBF", {"estimate": "learned", "correction": "incremental"}),

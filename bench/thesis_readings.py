@@ -1,7 +1,7 @@
 """Thesis Tables 5.2-5.5 under every candidate reading of the protocol
 (issue 30, item 2; DESIGN §10): the thresholds study's own campaigns (the
 counted one and the readings one, cached under results/cache like a study
-run), its scorecard rows, and :func:`schedlab.scorecard.identify` with the
+run), its scorecard rows, and :func:`schedlab.protocol.scorecard.identify` with the
 declared fit (the SDSC-SP2 rows).  Prints
 
 1. ours / published for every reading, trace, threshold column and policy;
@@ -22,9 +22,9 @@ import argparse
 import math
 import sys
 
-from schedlab.campaign import Runner
-from schedlab.study import validate
-from schedlab.scorecard import GOOD
+from schedlab.campaigns.campaign import Runner
+from schedlab.protocol.study import validate
+from schedlab.protocol.scorecard import GOOD
 from schedlab.studies.thresholds import Params
 from schedlab.studies.thresholds.analysis import thesis_reading_sums, thesis_tables
 from schedlab.studies.thresholds.cells import thesis_campaign
@@ -119,7 +119,7 @@ def table51() -> int:
 
     import numpy as np
 
-    from schedlab.scorecard import Reading, Row, identify
+    from schedlab.protocol.scorecard import Reading, Row, identify
     from schedlab.studies.mixed.analysis import reading_sums
     from schedlab.studies.mixed.cells import POLICIES, THRESHOLD
     from schedlab.studies.mixed.readings import readings_campaign
@@ -128,7 +128,7 @@ def table51() -> int:
     from schedlab.studies.mixed.scorecard import (TABLE_5_1_FIT, TABLE_5_1_FIT_LABEL, TABLE_5_1_GROUP, THESIS,
                                                   TEXT_READING)
     from schedlab.studies.mixed.tables import PUBLISHED as MPUB
-    from schedlab.thesis_readings import BSLD_VARIABLE
+    from schedlab.science.thesis_readings import BSLD_VARIABLE
 
     p = validate(MixedParams, {"traces": ["SDSC-SP2"]}, source="bench/thesis_readings.py")
     info = p.traces[0]

@@ -22,10 +22,10 @@ settings.load_profile("schedlab")
 
 # Every study a test runs (in process or in a notebook kernel, which inherits
 # the environment) fails if a table of it with published values feeds no
-# scorecard row (schedlab.study.check_scorecard_coverage).
+# scorecard row (schedlab.protocol.study.check_scorecard_coverage).
 os.environ["SCHEDLAB_STRICT_SCORECARD"] = "1"
 
-# The on-disk cache of cleaned workloads (schedlab.traces.Workload.cleaned) of
+# The on-disk cache of cleaned workloads (schedlab.workloads.traces.Workload.cleaned) of
 # the suite's run is its own, never the repository's results/cache.
 os.environ["SCHEDLAB_WORKLOAD_CACHE"] = tempfile.mkdtemp(prefix="schedlab-workloads-")
 

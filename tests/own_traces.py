@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400
 M = 32

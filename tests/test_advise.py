@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import cli
-from schedlab.advise import BASELINE, advise
-from schedlab.advise.cells import parse
+from schedlab.tools import cli
+from schedlab.tools.advise import BASELINE, advise
+from schedlab.tools.advise.cells import parse
 from schedlab.errors import InputError
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400
 SMALL = {"weeks": 6, "policies": ["FCFS", "SPF"], "extra": [], "mixed_resolution": 0, "classification": False,
@@ -78,7 +78,7 @@ def test_consistent_with_the_thresholds_study(tmp_path):
     """The same log and protocol: the thresholds study's learned pair and
     held-out gain at T are the advisor's, and the advisor learns the same
     pair when its candidates are the study's."""
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     log = _log(tmp_path / "short.swf", "short-first", seed=4)
     res = run_study("thresholds", traces=[str(log)], overrides={
@@ -142,8 +142,8 @@ def test_bad_input_names_file_line_and_field(tmp_path, capsys):
 
 
 def test_small_first_candidates_get_the_classifiers_classes(tmp_path):
-    from schedlab import sim
-    from schedlab.advise.cells import week_classes
+    from schedlab.engine import sim
+    from schedlab.tools.advise.cells import week_classes
 
     log = _log(tmp_path / "short.swf", "short-first")
     adv = advise(log, out=tmp_path / "out", cache_dir=tmp_path / "cache", **{**SMALL, "weeks": 3,

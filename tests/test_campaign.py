@@ -11,7 +11,8 @@ import pytest
 import xarray as xr
 import yaml
 
-from schedlab import campaign, store, swf
+from schedlab.campaigns import campaign, store
+from schedlab.workloads import swf
 from schedlab.errors import InputError
 
 
@@ -79,7 +80,7 @@ def test_rerun_is_served_from_cache_without_a_cluster(trace, tmp_path):
 
 SLOW_CELL = """
 import time
-from schedlab.campaign import simulate_cell
+from schedlab.campaigns.campaign import simulate_cell
 
 def slow(p):
     time.sleep(0.4)
@@ -96,7 +97,7 @@ def test_killed_campaign_resumes_to_the_same_dataset(trace, tmp_path, monkeypatc
     spec_file.write_text(yaml.safe_dump(d))
     cache = tmp_path / "cache"
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    proc = subprocess.Popen([sys.executable, "-m", "schedlab.cli", "campaign", str(spec_file), "--workers", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "schedlab.tools.cli", "campaign", str(spec_file), "--workers", "1",
                              "--batch", "1", "--cache", str(cache), "--no-progress", "-o", str(tmp_path / "x.nc")],
                             env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     def complete():   # finished cells (temporary files are hidden: ".*.tmp.npz")
@@ -264,7 +265,7 @@ def test_runner_shares_one_cluster_and_starts_none_for_cached_campaigns(trace, t
 
 
 def test_cache_keys_change_with_the_simulator_code(trace, monkeypatch):
-    from schedlab import _build, sim
+    from schedlab.engine import _build, sim
 
     # The loaded core was built from the C sources of this tree (a stale build would say so).
     assert sim.SOURCE_HASH == _build.source_hash()

@@ -3,9 +3,10 @@ purpose, is reported with its job ids (exit status 1)."""
 import numpy as np
 import pytest
 
-from schedlab import check, cli, formats
+from schedlab.workloads import check, formats
+from schedlab.tools import cli
 from schedlab.errors import InputError
-from schedlab.sim import Jobs, simulate
+from schedlab.engine.sim import Jobs, simulate
 
 # m = 4, EASY-FCFS-FCFS, requested estimates (p~ = p here).  By hand:
 # t=0: job 1 (3 procs) starts.  t=1: job 2 (4 procs) does not fit: head, shadow time 10
@@ -19,7 +20,7 @@ STARTS = [0, 10, 2, 15]
 
 def _file(starts, runs=None, req=None, tmp_path=None):
     """A schedule file (SWF with waits) of BASE with these starts."""
-    from schedlab import swf
+    from schedlab.workloads import swf
     runs = BASE["run"] if runs is None else runs
     req = BASE["req"] if req is None else req
     n = len(starts)

@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from schedlab import check, formats, traces
-from schedlab.sim import simulate
+from schedlab.workloads import check, formats, traces
+from schedlab.engine.sim import simulate
 
 LARGEST = ("RICC", "CEA-Curie")
 LOGS = [n for n, info in traces.registry().items() if info.origin == "bundled" and n not in LARGEST]

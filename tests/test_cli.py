@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from schedlab import cli, swf
+from schedlab.tools import cli
+from schedlab.workloads import swf
 
 
 @pytest.fixture

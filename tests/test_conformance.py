@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from reference import reference_simulate
 
-from schedlab import check, cli, conformance, formats
+from schedlab.workloads import check, formats
+from schedlab.tools import cli, conformance
 from schedlab.errors import InputError
 
 CASES = conformance.cases()

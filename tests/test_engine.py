@@ -1,12 +1,12 @@
 """Hand-worked schedules, API behaviour and bad-input errors of the C core
-(through schedlab.sim).  Each expected schedule is worked out in a comment."""
+(through schedlab.engine.sim).  Each expected schedule is worked out in a comment."""
 import numpy as np
 import pytest
 
-from schedlab import metrics
+from schedlab.engine import metrics
 from schedlab.errors import InputError, SimulationError
-from schedlab.sim import Jobs, Mixed, Policy, Simulation, parse_duration, simulate
-from schedlab._core import ffi, lib
+from schedlab.engine.sim import Jobs, Mixed, Policy, Simulation, parse_duration, simulate
+from schedlab.engine._core import ffi, lib
 
 
 def J(rows, **kw):
@@ -432,7 +432,7 @@ def test_per_job_divider_errors_name_the_field_and_the_job(divider, match):
 
 
 def test_core_refuses_bad_per_job_divider():
-    # The C core checks the array itself (a caller other than schedlab.sim).
+    # The C core checks the array itself (a caller other than schedlab.engine.sim).
     n = 2
     arrs = {k: ffi.new("int64_t[]", v) for k, v in
             (("submit", [0, 5]), ("run", [25, 3]), ("req", [100, 3]), ("id", [7, 8]))}
@@ -489,7 +489,7 @@ def test_easy_plus_plus_predictions_by_hand():
         simulate(J(rows2), 4, estimate="easy++")
 
 
-class Recorder(__import__("schedlab.sim", fromlist=["Estimator"]).Estimator):
+class Recorder(__import__("schedlab.engine.sim", fromlist=["Estimator"]).Estimator):
     """A callback estimator that returns fixed values and records calls."""
 
     def __init__(self, values):
@@ -588,7 +588,7 @@ def test_sjbf_backfills_shortest_estimate_first():
 
 
 def test_jobs_simulated_counts_each_completed_job_once():
-    from schedlab import sim as S
+    from schedlab.engine import sim as S
     jobs = Jobs(submit=[0, 0, 5, 9], run=[10, 5, 5, 3], req=[20, 10, 5, 3], procs=[2, 2, 1, 1])
     before = S.jobs_simulated()
     s = S.Simulation(jobs, m=3)

@@ -1,4 +1,4 @@
-"""The C core (through ``schedlab.sim``) against the pure-Python reference.
+"""The C core (through ``schedlab.engine.sim``) against the pure-Python reference.
 
 Hypothesis generates small workloads with many ties (submit gaps of 0,
 zero runtimes, requests below the runtime, full-machine jobs, duplicate ids)
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from reference import PURE_POLICIES, reference_simulate
 
-from schedlab.sim import Estimator, Jobs, Mixed, Policy, Simulation, simulate
+from schedlab.engine.sim import Estimator, Jobs, Mixed, Policy, Simulation, simulate
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 PAIR_EXAMPLES = 16          # per (P_R, P_B) pair: 169 pairs
@@ -155,7 +155,7 @@ class LastRuntime(Estimator):
 # ------------------------------------------------------------- adapters --
 
 def to_sim(p):
-    """Policy spec -> what schedlab.sim accepts."""
+    """Policy spec -> what schedlab.engine.sim accepts."""
     return p if isinstance(p, str) else Mixed(p[1], p[2])
 
 

@@ -16,9 +16,11 @@ import urllib.request
 import numpy as np
 import pytest
 
-from schedlab import cli, paths, traces
+from schedlab.tools import cli
+from schedlab import paths
+from schedlab.workloads import traces
 from schedlab.errors import ChecksumError, FetchError, InputError
-from schedlab.swf import count_jobs, read_swf, write_swf
+from schedlab.workloads.swf import count_jobs, read_swf, write_swf
 
 FILE = "TEST-Log-2020-1.swf.gz"
 KTH_FILE = "KTH-SP2-1996-2.1-cln.swf.gz"

@@ -10,10 +10,11 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from schedlab import cli, formats, swf  # noqa: E402
+from schedlab.tools import cli
+from schedlab.workloads import formats, swf  # noqa: E402
 from schedlab.errors import InputError  # noqa: E402
-from schedlab.formats import intervals  # noqa: E402
-from schedlab.sim import Jobs, simulate  # noqa: E402
+from schedlab.workloads.formats import intervals  # noqa: E402
+from schedlab.engine.sim import Jobs, simulate  # noqa: E402
 
 
 def _workload(n=400, m=32, seed=5):

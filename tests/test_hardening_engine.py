@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from schedlab.errors import InputError, SchedlabError, SimulationError
-from schedlab.sim import TIME_MAX, Estimator, Jobs, Simulation, simulate
-from schedlab._core import lib
+from schedlab.engine.sim import TIME_MAX, Estimator, Jobs, Simulation, simulate
+from schedlab.engine._core import lib
 
 
 def J(rows, **kw):

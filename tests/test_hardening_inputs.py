@@ -11,7 +11,7 @@ import lzma
 import numpy as np
 import pytest
 
-from schedlab import swf
+from schedlab.workloads import swf
 from schedlab.declared import REQUIRED, param
 from schedlab.errors import InputError, SWFFormatError
 
@@ -117,7 +117,7 @@ import zipfile  # noqa: E402
 import xarray as xr  # noqa: E402
 import yaml  # noqa: E402
 
-from schedlab import campaign  # noqa: E402
+from schedlab.campaigns import campaign  # noqa: E402
 
 KEY = "ab" + "0123456789abcdef" * 3 + "01234567890123"
 RESULT = {"avg_wait": ((), np.float64(12.5)), "jobs": ((), np.int64(7)),
@@ -235,7 +235,7 @@ def spec_file(tmp_path, text: str):
 
 
 @pytest.mark.parametrize("cell", ["subprocess:run", "os:system", "builtins:eval", "shutil:rmtree",
-                                  "schedlab.studies.policies.cells:np", "schedlab.swf:write_swf",
+                                  "schedlab.studies.policies.cells:np", "schedlab.workloads.swf:write_swf",
                                   "schedlab.studies.policies.cells:campaigns.__globals__", "antigravity:fly",
                                   "schedlab.studies.policies.cells:campaign"])
 def test_a_spec_cannot_run_commands(tmp_path, cell):
@@ -255,7 +255,7 @@ def test_a_spec_cannot_run_commands(tmp_path, cell):
 
 def test_registered_cells_and_allowed_modules_are_accepted(tmp_path, monkeypatch):
     assert campaign.resolve_cell("simulate") is campaign.simulate_cell
-    assert campaign.resolve_cell("schedlab.campaign:simulate_cell") is campaign.simulate_cell
+    assert campaign.resolve_cell("schedlab.campaigns.campaign:simulate_cell") is campaign.simulate_cell
     from schedlab.studies.mixed import cells
     assert campaign.resolve_cell("schedlab.studies.mixed.cells:grid_cell") is cells.grid_cell
     (tmp_path / "sitecells.py").write_text("def mine(p):\n    return {}\n")
@@ -325,7 +325,7 @@ def tiny_trace(tmp_path):
 
 
 def run_cli(args, **kw):
-    return subprocess.run([sys.executable, "-m", "schedlab.cli", *args], capture_output=True, text=True, **kw)
+    return subprocess.run([sys.executable, "-m", "schedlab.tools.cli", *args], capture_output=True, text=True, **kw)
 
 
 def one_line_error(proc, *names):
@@ -370,7 +370,7 @@ def test_cli_reads_an_unreadable_input(tmp_path):
 # ---------------------------------------------- found by fuzzing: cleaning --
 
 def test_runtime_times_k_of_a_huge_runtime_does_not_wrap_around(tmp_path):
-    from schedlab import workload
+    from schedlab.workloads import workload
 
     p = tmp_path / "huge.swf"
     p.write_text("; MaxProcs: 4\n" + row(run=2**62, req_time=-1) + row(job_id=2, req_time=-1))
@@ -396,7 +396,7 @@ def test_a_trace_parameter_of_any_type_gives_a_schedlab_error_in_the_cache_key()
 FULL_DISK_DATASET = """
 import resource, sys
 import numpy as np, xarray as xr
-from schedlab import store
+from schedlab.campaigns import store
 resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
 ds = xr.Dataset({"avg_wait": (("week",), np.arange(5000.0))})
 try:

@@ -5,12 +5,13 @@ import json
 import numpy as np
 import pytest
 
-from schedlab import importers, paths, traces
-from schedlab.cli import main
+from schedlab.workloads import importers, traces
+from schedlab import paths
+from schedlab.tools.cli import main
 from schedlab.errors import InputError
-from schedlab.importers import batsim
-from schedlab.importers.slurm import parse_timelimit
-from schedlab.swf import read_swf, write_swf
+from schedlab.workloads.importers import batsim
+from schedlab.workloads.importers.slurm import parse_timelimit
+from schedlab.workloads.swf import read_swf, write_swf
 
 SITE = paths.ROOT / "data" / "site-logs" / "slurm-22.05"
 

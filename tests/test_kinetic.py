@@ -9,9 +9,10 @@ that time (a pair out of order counts in sl_debug_kinetic_count(0))."""
 import numpy as np
 import pytest
 
-from schedlab import sim, traces, workload
-from schedlab._core import lib
-from schedlab.sim import Jobs, Mixed, Policy, Simulation, simulate
+from schedlab.engine import sim
+from schedlab.workloads import traces, workload
+from schedlab.engine._core import lib
+from schedlab.engine.sim import Jobs, Mixed, Policy, Simulation, simulate
 
 DYNAMIC = ["SEXP", "LEXP", "WFP", Mixed((0.3, -0.2, 0.1, 0.0, 0.4, 0.0)), Mixed((0.0, 0.0, 0.0, 0.0, -1.0, 0.0)),
            Mixed((0.5, 0.1, -0.2, 0.3, 0.7, -0.4))]

@@ -9,7 +9,8 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-from schedlab import paths, reproduce
+from schedlab import paths
+from schedlab.publish import reproduce
 
 
 def test_the_schedlab_kernel_is_this_environment():

@@ -1,7 +1,9 @@
 """Dependencies point one way (DESIGN §1): the job table, durations and policy
 names (``schedlab.jobs``) are below the simulator, so reading, cleaning and
 resampling a trace never loads the compiled core; the simulator does not
-import the prediction module built on it; and no study imports another."""
+import the prediction module built on it; no study imports another; and the
+library's folders are its layers, bottom up (LAYER_ORDER): a module imports
+only from its own layer and those below."""
 import ast
 import subprocess
 import sys
@@ -53,8 +55,9 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         from schedlab import paths
         # the committed registry only, as for the rest of the suite (tests/conftest.py)
         paths.LOCAL_TRACE_REGISTRY = paths.ROOT / "no-such-dir" / "traces.local.toml"
-        import schedlab.jobs, schedlab.swf, schedlab.traces, schedlab.validators, schedlab.workload
-        from schedlab import jobs, traces, validators, workload
+        import schedlab.jobs, schedlab.workloads.swf, schedlab.workloads.traces, schedlab.validators, schedlab.workloads.workload
+        from schedlab import jobs, validators
+        from schedlab.workloads import traces, workload
 
         trace = traces.load("KTH-SP2")
         cleaned, report = workload.clean(trace, m=traces.resolve("KTH-SP2").m)
@@ -67,7 +70,7 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
         assert str(jobs.Policy.parse("EASY-SPF-FCFS", "2.31d")) == "EASY-SPF-FCFS T=199584s"
         loaded = sorted(m for m in sys.modules if m.startswith("schedlab"))
         print(" ".join(loaded))
-        for forbidden in ("schedlab._core", "schedlab.sim", "schedlab.prediction"):
+        for forbidden in ("schedlab.engine._core", "schedlab.engine.sim", "schedlab.engine.prediction"):
             assert forbidden not in sys.modules, (forbidden, loaded)
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
@@ -76,16 +79,16 @@ def test_reading_cleaning_and_resampling_a_trace_needs_no_compiled_core():
 
 
 def test_the_simulator_does_not_import_the_prediction_built_on_it():
-    out = subprocess.run([sys.executable, "-c", "import sys, schedlab.sim; print('schedlab.prediction' in sys.modules)"],
+    out = subprocess.run([sys.executable, "-c", "import sys, schedlab.engine.sim; print('schedlab.engine.prediction' in sys.modules)"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
-    sim = _imported(LIB / "schedlab" / "sim.py")
-    assert not any(m == "schedlab.prediction" or m.startswith("schedlab.prediction.") for m in sim), \
-        "schedlab.sim imports schedlab.prediction (even lazily): the two would depend on each other"
+    sim = _imported(LIB / "schedlab" / "engine" / "sim.py")
+    assert not any(m == "schedlab.engine.prediction" or m.startswith("schedlab.engine.prediction.") for m in sim), \
+        "schedlab.engine.sim imports schedlab.engine.prediction (even lazily): the two would depend on each other"
 
 
-@pytest.mark.parametrize("module", ["jobs", "losses"])
+@pytest.mark.parametrize("module", ["jobs", "engine/losses"])
 def test_the_bottom_layer_imports_only_errors(module):
     ours = {m for m in _imported(LIB / "schedlab" / f"{module}.py") if m.startswith("schedlab")}
     assert ours <= {"schedlab.errors", "schedlab.errors.InputError"}, ours
@@ -134,14 +137,16 @@ def test_the_study_import_check_sees_relative_and_absolute_imports():
 
 
 def test_the_advisor_uses_the_studies_public_names_only():
-    """schedlab.advise takes from a study only names its package exports
+    """schedlab.tools.advise takes from a study only names its package exports
     (``__all__``), from the package or (for cells, whose cache keys follow the
     code they import) from its ``cells`` module."""
     import importlib
 
     names = {e.name for e in STUDIES}
     bad = []
-    for f in sorted((LIB / "schedlab" / "advise").rglob("*.py")):
+    files = sorted((LIB / "schedlab" / "tools" / "advise").rglob("*.py"))
+    assert files
+    for f in files:
         for node in ast.walk(ast.parse(f.read_text())):
             if not isinstance(node, ast.ImportFrom) or not node.module:
                 continue
@@ -211,3 +216,83 @@ def test_no_two_units_of_the_library_import_each_other():
                 edges.setdefault(_unit(name), set()).add(_unit(target))
     assert _unit_cycles(edges) == []
     assert _unit_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]   # it sees one
+
+
+#: The layers of the library, bottom up: the folders of lib/schedlab ("" is
+#: the top level, the floor).  A module imports only from its own layer and
+#: the layers before it (README, "Layout"; tools/layer_lines.py counts them).
+#: The study package's shared names and its registry (studies/__init__.py,
+#: studies/registry.py) are the protocol's: the driver reads them.
+LAYER_ORDER = ["", "engine", "workloads", "campaigns", "protocol", "science", "studies", "publish", "tools"]
+PROTOCOL_MODULES = {"schedlab.studies", "schedlab.studies.registry"}
+
+#: Imports that go up a layer, each made inside a function (never at import
+#: time) and each with its reason.  Remove an entry when its import goes; the
+#: test fails on a new one and on an entry that no longer happens.
+UPWARD: dict = {
+    ("schedlab.declared", "schedlab.workloads.traces"):
+        "Params.record/plain write a TraceInfo value by its name (isinstance)",
+    ("schedlab.declared", "schedlab.studies"):
+        "Params.describe returns the parameters as a studies.Table",
+    ("schedlab.validators", "schedlab.workloads.traces"):
+        "trace_list/as_record resolve and name trace parameters",
+}
+
+
+def _layer(module: str) -> int:
+    """The rank of a schedlab module's layer in LAYER_ORDER."""
+    if module in PROTOCOL_MODULES:
+        return LAYER_ORDER.index("protocol")
+    parts = module.split(".")
+    folder = parts[1] if len(parts) > 2 or (len(parts) == 2 and (LIB / "schedlab" / parts[1]).is_dir()) else ""
+    return LAYER_ORDER.index(folder)
+
+
+def _upward_imports() -> dict[tuple[str, str], bool]:
+    """(module, imported module) -> whether it happens at import time, for
+    every import of a higher layer, lazy ones included."""
+    files = {_module_name(f): f for f in (LIB / "schedlab").rglob("*.py")}
+    found: dict[tuple[str, str], bool] = {}
+    for name, f in sorted(files.items()):
+        tree = ast.parse(f.read_text())
+        top = {id(n) for n in tree.body}
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            one = ast.Module(body=[node], type_ignores=[])
+            targets = set()
+            for mod in _imported(f, ast.unparse(one)):
+                parts = mod.split(".")
+                targets.add(next((".".join(parts[:k]) for k in range(len(parts), 0, -1)
+                                  if ".".join(parts[:k]) in files), None))
+            # `from package import module` imports the module (and runs the package's __init__)
+            targets = {t for t in targets if t and not any(o.startswith(t + ".") for o in targets)}
+            for target in targets:
+                if target == "schedlab" or _layer(target) <= _layer(name):
+                    continue
+                found[(name, target)] = found.get((name, target), False) or id(node) in top
+    return found
+
+
+def test_every_folder_of_the_library_is_a_layer():
+    folders = {p.name for p in (LIB / "schedlab").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(LAYER_ORDER) - {""}, "place the new folder in LAYER_ORDER (and tools/layer_lines.py)"
+
+
+def test_each_layer_imports_only_from_its_floor_and_below():
+    found = _upward_imports()
+    at_import = sorted(k for k, eager in found.items() if eager)
+    assert not at_import, f"imports of a higher layer at import time: {at_import}"
+    new = sorted(set(found) - set(UPWARD))
+    assert not new, "a layer imports a higher one (move the code down or the import up):\n" + \
+        "\n".join(f"{a} -> {b}" for a, b in new)
+    stale = sorted(set(UPWARD) - set(found))
+    assert not stale, f"UPWARD lists imports that no longer happen (remove them): {stale}"
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert _layer("schedlab.engine.sim") < _layer("schedlab.campaigns.campaign") < _layer("schedlab.studies.mixed.cells")
+    assert _layer("schedlab.studies.registry") == _layer("schedlab.protocol.study") < _layer("schedlab.studies.mixed")
+    assert _layer("schedlab.errors") == 0 and _layer("schedlab.tools.cli") == len(LAYER_ORDER) - 1
+    sim = LIB / "schedlab" / "engine" / "sim.py"
+    assert "schedlab.campaigns.campaign" in _imported(sim, "from ..campaigns import campaign\n")

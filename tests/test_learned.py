@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab import prediction as P
-from schedlab import sim
-from schedlab._core import ffi, lib
+from schedlab.engine import prediction as P
+from schedlab.engine import sim
+from schedlab.engine._core import ffi, lib
 from schedlab.errors import InputError, SimulationError
-from schedlab.sim import Jobs, Learned, Simulation, simulate
+from schedlab.engine.sim import Jobs, Learned, Simulation, simulate
 
 DAY = 86400
 
@@ -23,7 +23,7 @@ def log_window(trace: str, skip_weeks: int, n: int):
     """The first n cleaned jobs of a bundled log from its week skip_weeks on,
     and m (as the runtime-prediction study loads them; not importing the
     study keeps matplotlib out of the sanitised test run)."""
-    from schedlab import traces, workload
+    from schedlab.workloads import traces, workload
     info = traces.resolve(trace)
     jobs, _ = workload.clean(traces.load(info), m=info.m, overrun="kill")
     jobs = jobs.subset(jobs.submit >= jobs.submit[0] + skip_weeks * 7 * DAY)

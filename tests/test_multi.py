@@ -1,4 +1,4 @@
-"""sl_multi_run (csrc/multi.c, schedlab.sim.simulate_mixed_many): many mixed
+"""sl_multi_run (csrc/multi.c, schedlab.engine.sim.simulate_mixed_many): many mixed
 policies of one workload in one call, each vector's schedule bit-identical to
 its simulation alone (issue 33 item 1)."""
 import hashlib
@@ -6,8 +6,10 @@ import hashlib
 import numpy as np
 import pytest
 
-from schedlab import optim, sim, traces, workload
-from schedlab._core import lib
+from schedlab.science import optim
+from schedlab.workloads import traces, workload
+from schedlab.engine import sim
+from schedlab.engine._core import lib
 from schedlab.errors import InputError
 
 # The mixed study's threshold (studies.mixed.THRESHOLD; not imported:

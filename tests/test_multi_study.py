@@ -2,7 +2,7 @@
 per-vector path's values, bit for bit (issue 33 item 1)."""
 import numpy as np
 
-from schedlab import optim
+from schedlab.science import optim
 from schedlab.declared import validate
 from schedlab.studies.mixed import cells
 

@@ -25,7 +25,7 @@ from reference import reference_simulate
 from reference_multiqueue import DelayError, balanced_criteria, reference_multiqueue, uniform_criteria
 
 from schedlab.errors import InputError, SimulationError
-from schedlab.sim import Jobs, Simulation, simulate
+from schedlab.engine.sim import Jobs, Simulation, simulate
 
 SETTINGS = dict(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow])

@@ -6,7 +6,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from schedlab import paths, reproduce
+from schedlab import paths
+from schedlab.publish import reproduce
 from schedlab.errors import InputError
 
 NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("*.ipynb"))

@@ -1,4 +1,4 @@
-"""schedlab.optim: the ||w||_1 = 1 sphere (normalisation, lattice, vertices,
+"""schedlab.science.optim: the ||w||_1 = 1 sphere (normalisation, lattice, vertices,
 uniform draws), xNES on functions with known minima, CMA-ES through the cma
 library, and the search on the sphere with its budget and restarts."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from schedlab import optim
+from schedlab.science import optim
 from schedlab.errors import InputError
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 from own_traces import TINY, logs, make_log
-from schedlab.study import run_study
+from schedlab.protocol.study import run_study
 
 STUDIES = list(TINY)
 
@@ -60,12 +60,12 @@ def test_every_study_runs_to_its_end_on_hostile_logs(study, log, tmp_path_factor
 @pytest.mark.parametrize("study", STUDIES)
 def test_every_study_passes_the_protocol_check_and_keeps_a_cleaning_choice_in_every_cell(study, tmp_path,
                                                                                           monkeypatch):
-    """schedlab.study.check_study on a site's log given as ``site.swf?request=runtime``:
+    """schedlab.protocol.study.check_study on a site's log given as ``site.swf?request=runtime``:
     the study follows the protocol, runs, a second run computes 0 cells -- and
     every campaign cell that names the log names it with the choice (a bare
     path would clean it with the default)."""
-    from schedlab import campaign
-    from schedlab.study import check_study
+    from schedlab.campaigns import campaign
+    from schedlab.protocol.study import check_study
 
     path = make_log(tmp_path / "site.swf", "base", seed=3)
     seen: list = []

@@ -63,14 +63,14 @@ def test_a_lock_line_that_is_not_pinned_is_refused(tmp_path):
 
 
 def test_versions_agree():
-    from schedlab import sim
+    from schedlab.engine import sim
     py = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert schedlab.__version__ == py == sim.VERSION
 
 
 def test_cdef_is_the_header():
-    from schedlab._build import cdef_text
-    from schedlab._core import lib
+    from schedlab.engine._build import cdef_text
+    from schedlab.engine._core import lib
     text = cdef_text()
     for name in re.findall(r"\b(sl_\w+)\s*\(", text):
         assert hasattr(lib, name), name

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from schedlab import paper
-from schedlab.study import run_study
+from schedlab.publish import paper
+from schedlab.protocol.study import run_study
 
 from test_study_traces import write_tiny
 

@@ -76,7 +76,7 @@ def test_as_record_is_json_friendly(tmp_path):
     import json
     from dataclasses import dataclass
 
-    from schedlab import traces
+    from schedlab.workloads import traces
 
     @dataclass
     class P:

@@ -4,8 +4,9 @@ import numpy as np
 from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
 
-from schedlab import check, formats, plots
-from schedlab.sim import Jobs, simulate
+from schedlab.workloads import check, formats
+from schedlab.protocol import plots
+from schedlab.engine.sim import Jobs, simulate
 
 
 def _jobs(n=80, m=16, seed=3):

@@ -1,4 +1,4 @@
-"""Learned runtime prediction (schedlab.prediction, gaussier2015 §4): the NAG
+"""Learned runtime prediction (schedlab.engine.prediction, gaussier2015 §4): the NAG
 learner, the 20 losses and their gradients, E-Loss's asymmetry, the features
 of Table 2 on a hand-made trace, and the estimator's plumbing through the
 simulator."""
@@ -10,9 +10,9 @@ import zlib
 import numpy as np
 import pytest
 
-from schedlab import prediction as P
+from schedlab.engine import prediction as P
 from schedlab.errors import InputError
-from schedlab.sim import Jobs, Simulation, simulate
+from schedlab.engine.sim import Jobs, Simulation, simulate
 
 
 # ---------------------------------------------------------------- the learner --

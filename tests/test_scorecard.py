@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from schedlab import scorecard
-from schedlab.scorecard import Row
+from schedlab.protocol import scorecard
+from schedlab.protocol.scorecard import Row
 
 
 @pytest.mark.parametrize("pub,ours,low,high,baseline,verdict", [
@@ -114,7 +114,7 @@ def test_claims_uncomparable_rows_and_counts():
 @pytest.mark.slow
 def test_the_driver_writes_a_studys_scorecard(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     params = {**TINY["policies"], "table_traces": ["CTC-SP2"], "lelong_trace": "KTH-SP2",
               "thesis_traces": ["KTH-SP2"], "bandit_traces": ["KTH-SP2"]}
@@ -141,7 +141,7 @@ def test_the_driver_writes_a_studys_scorecard(tmp_path):
 @pytest.mark.slow
 def test_the_thresholds_study_states_fig8_and_its_maxwait_claim(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     params = {**TINY["thresholds"], "traces": ["KTH-SP2", "CEA-Curie"], "weeks": 2, "sweep_traces": ["KTH-SP2"],
               "thesis_traces": [], "fig5_trace": None}
@@ -186,7 +186,7 @@ def test_the_traces_study_counts_the_jobs_the_thesis_counted():
 @pytest.mark.slow
 def test_the_prediction_study_compares_whole_logs_only(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -208,7 +208,7 @@ def test_the_prediction_study_compares_whole_logs_only(tmp_path):
 @pytest.mark.slow
 def test_the_multiqueue_study_counts_only_the_papers_weeks(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -226,7 +226,7 @@ def test_the_multiqueue_study_counts_only_the_papers_weeks(tmp_path):
 @pytest.mark.slow
 def test_the_mixed_study_compares_pure_sums_and_keeps_coarse_grid_optima_aside(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -244,7 +244,7 @@ def test_the_mixed_study_compares_pure_sums_and_keeps_coarse_grid_optima_aside(t
 @pytest.mark.slow
 def test_the_classification_study_states_tables_6_4_to_6_6_and_its_claims(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -277,7 +277,7 @@ def test_the_classification_study_states_tables_6_4_to_6_6_and_its_claims(tmp_pa
 @pytest.mark.slow
 def test_the_thresholds_study_counts_thesis_tables_5_2_to_5_5_on_the_thesis_weeks_only(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     params = {**TINY["thresholds"], "traces": ["KTH-SP2"], "weeks": 2, "sweep_traces": ["KTH-SP2"],
               "fig5_trace": None, "thesis_traces": ["KTH-SP2"], "thesis_policies": ["FCFS", "SAF"]}
@@ -297,7 +297,7 @@ def test_the_thresholds_study_counts_thesis_tables_5_2_to_5_5_on_the_thesis_week
 @pytest.mark.slow
 def test_the_selection_study_states_the_abstracts_two_claims(tmp_path):
     from own_traces import TINY
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -366,7 +366,7 @@ def test_a_published_table_that_feeds_no_row_is_found():
 
 
 def test_the_driver_refuses_a_study_whose_published_table_feeds_no_row(monkeypatch):
-    from schedlab import study
+    from schedlab.protocol import study
     from schedlab.errors import SchedlabError
     from schedlab.studies import Table
     from schedlab.studies.registry import BY_NAME
@@ -402,9 +402,9 @@ def test_a_miss_that_says_only_unexplained_is_found_and_refused(monkeypatch):
     """DESIGN §10: a not-reproduced row names the readings tried or a reason;
     the driver refuses a study whose scorecard has a bare one (strict: the
     test suite, so every study a test runs is checked) and records it."""
-    from schedlab import study
+    from schedlab.protocol import study
     from schedlab.errors import SchedlabError
-    from schedlab.scorecard import Reading
+    from schedlab.protocol.scorecard import Reading
     from schedlab.studies.registry import BY_NAME
 
     bare = Row("p", "Table 1", "KTH-SP2", "AvgWait", 100.0, 300.0)

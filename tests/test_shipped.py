@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 
-from schedlab import paper, shipped
+from schedlab.publish import paper, shipped
 from schedlab.errors import InputError
-from schedlab.scorecard import COLUMNS
+from schedlab.protocol.scorecard import COLUMNS
 from schedlab.studies import Table
 
 
@@ -124,7 +124,7 @@ def test_quick_check_judges_each_row_by_the_intervals(tmp_path):
 
 def test_the_paper_reads_shipped_studies_and_checks_the_quick_run(tmp_path, paper_copy):
     from test_study_traces import write_tiny
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     trace = write_tiny(tmp_path / "tiny.swf")
     full, quick = tmp_path / "results" / "full", tmp_path / "results" / "quick"
@@ -175,7 +175,7 @@ def _shipped_copy(tmp_path):
 
 
 def _verify_cli(root, monkeypatch, capsys):
-    from schedlab import reproduce
+    from schedlab.publish import reproduce
     monkeypatch.setattr(shipped, "SHIPPED", root)
     try:
         rc = reproduce.main(["verify-shipped"])
@@ -327,7 +327,8 @@ def test_ship_refuses_a_study_without_its_executed_notebook(tmp_path):
 
 
 def test_a_trial_ship_of_a_quick_run_goes_into_the_folder_given(tmp_path, monkeypatch, capsys):
-    from schedlab import paths, reproduce
+    from schedlab import paths
+    from schedlab.publish import reproduce
     write_study(tmp_path / "results" / "quick", "00-traces", [row("Table 4.1", 3.5)], profile="quick")
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
     before = shipped._sha256(shipped.SHIPPED / "full" / "MANIFEST.json")
@@ -347,7 +348,7 @@ def test_the_repository_s_shipped_notebooks_show_their_study_s_tables():
         assert shipped.notebook_problems(nbp, base / nbp.stem / "tables") == []
     missing = shipped.without_notebook("full")
     if missing:
-        pytest.skip(f"shipped before the notebooks were, not re-shipped yet (python -m schedlab.reproduce ship "
+        pytest.skip(f"shipped before the notebooks were, not re-shipped yet (python -m schedlab.publish.reproduce ship "
                     f"--profile full after make reproduce PROFILE=full): {', '.join(missing)}; "
                     f"{len(nbs)} shipped notebooks checked")
 

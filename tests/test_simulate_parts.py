@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab import sim, workload
+from schedlab.engine import sim
+from schedlab.workloads import workload
 from schedlab.errors import InputError
 
 

@@ -1,4 +1,4 @@
-"""make site: the static site of build/site/ (schedlab.site), built here into a
+"""make site: the static site of build/site/ (schedlab.publish.site), built here into a
 temporary folder: every notebook a page, the scorecard of every study one
 table with every row, nothing loaded from the network."""
 import csv
@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from schedlab import paths, shipped, site
+from schedlab import paths
+from schedlab.publish import shipped, site
 
 
 @pytest.fixture(scope="module")

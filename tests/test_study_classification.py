@@ -11,11 +11,12 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import paths, store
+from schedlab import paths
+from schedlab.campaigns import store
 from schedlab.errors import InputError
-from schedlab.sim import Jobs, simulate
+from schedlab.engine.sim import Jobs, simulate
 from schedlab.studies import classification as study
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 W = study.WEEK
 NONE = -1.0
@@ -348,7 +349,7 @@ def test_schedule_outputs():
 # ----------------------------------------------------------- parameters --
 
 def validate(**kw):
-    from schedlab.study import validate as protocol_validate
+    from schedlab.protocol.study import validate as protocol_validate
     return protocol_validate(study.Params, kw)
 
 
@@ -435,7 +436,7 @@ def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
 
 
 def test_campaign_spec_loads():
-    from schedlab import campaign
+    from schedlab.campaigns import campaign
     c = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "classification-kth.yaml")
     assert c.shape == (len(study.POLICIES), len(study.VARIANTS))
     assert campaign.resolve_cell(c.cell) is study.schedule_cell

@@ -57,12 +57,12 @@ TINY = {"hosts": "all", "sensitivity": {"stationarity": [0.05, 0.1], "min_shift"
 
 def run(outdir, **kw):
     """The study through its driver, into ``outdir``."""
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
     return run_study("energy", overrides=kw, outdir=outdir, log=None)
 
 
 def validate(**kw):
-    from schedlab import study as protocol
+    from schedlab.protocol import study as protocol
     return protocol.validate(study.Params, kw)
 
 
@@ -162,7 +162,7 @@ def test_methods_and_synthetic_in_numbers(result):
 
 
 def test_profiles_dataset(result):
-    from schedlab.store import read_dataset
+    from schedlab.campaigns.store import read_dataset
     ds = read_dataset(result["outdir"] / "profiles.nc")
     a = result["analysis"]
     assert ds.sizes["profile"] == len(a)
@@ -175,7 +175,7 @@ def test_profiles_dataset(result):
 # ---------------------------------------------------------------- notebook --
 
 def test_params_files_are_valid():
-    from schedlab import study as protocol
+    from schedlab.protocol import study as protocol
     from schedlab.studies.registry import get
     assert protocol.profile_params(get("energy"), "quick").hosts == study.params.QUICK_HOSTS
     assert protocol.profile_params(get("energy"), "full").hosts == "dahu"

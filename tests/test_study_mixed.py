@@ -14,7 +14,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, optim, paths, sim, swf
+from schedlab.campaigns import campaign
+from schedlab.science import optim
+from schedlab import paths
+from schedlab.workloads import swf
+from schedlab.engine import sim
 from schedlab.declared import validate as read_inputs
 from schedlab.errors import InputError
 from schedlab.studies import mixed as study
@@ -148,7 +152,7 @@ def test_learning_sums():
 # ----------------------------------------------------------- parameters --
 
 def validate(traces=None, **kw):
-    from schedlab.study import validate as protocol_validate
+    from schedlab.protocol.study import validate as protocol_validate
     return protocol_validate(study.Params, kw if traces is None else {"traces": traces, **kw})
 
 
@@ -172,7 +176,7 @@ def test_validate():
         with pytest.raises(InputError, match=msg):
             validate(**kw)
     # map_trace accepts what traces accepts: a path names the same trace
-    from schedlab import traces as registry
+    from schedlab.workloads import traces as registry
     kth = str(registry.resolve("KTH-SP2").path)
     assert validate(["KTH-SP2"], map_trace=kth).map_trace == "KTH-SP2"
     for kw in (dict(workers=2), dict(outdir="x"), dict(scheduler="tcp://h:1")):   # the driver's business
@@ -189,7 +193,7 @@ def test_bundled_weeks_and_a_vertex_on_a_real_week():
     jobs, m, scales, thr, bf = cells._cell_setup(read_inputs(cells.PeriodInputs, cell), "test")
     saf = study.weekly_bsld(jobs, m, study.mixed_policy((0, 0, 0, 0, 0, 1), scales), thr, bf)
     assert saf == pure[study.POLICIES.index("SAF")]
-    from schedlab import traces, workload
+    from schedlab.workloads import traces, workload
     whole, _ = workload.clean(traces.load("SDSC-SP2"), m=128)
     assert scales == sim.default_scales(whole) != sim.default_scales(jobs)    # per trace, not per week
 
@@ -218,7 +222,7 @@ TINY = dict(weeks=8, months="all", grid_resolution=3, threshold_resolution=2, mo
 
 def run(trace, cache, outdir, **kw):
     """The study through its driver, on one trace."""
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
     return run_study("mixed", overrides={**TINY, "traces": [str(trace)], "map_trace": "gen"}, outdir=outdir,
                      workers=1, cache_dir=cache, log=None, **kw)
 
@@ -321,7 +325,7 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
         _, p = c.cells()[0]
         assert set(p) - {"metrics"} <= set(campaign.resolve_cell(c.cell).inputs.names())
     # the same cells, hence the same cache entries, as the full profile of the notebook
-    from schedlab import traces
+    from schedlab.workloads import traces
     info = traces.resolve("SDSC-SP2")
     full = {"mixed-grid-sdsc-sp2.yaml": study.make_campaign("grid", info, "week", range(1, 101),
                                                             resolution=100),
@@ -402,7 +406,7 @@ def test_table_5_1_rows_carry_the_readings_fitted_on_the_training_column():
 
     from schedlab.studies.mixed.scorecard import rows
     from schedlab.studies.mixed.tables import PUBLISHED
-    from schedlab.thesis_readings import thesis_readings
+    from schedlab.science.thesis_readings import thesis_readings
 
     units = np.arange(1, 101)
     pts = optim.l1_lattice(3, 100)[:3]

@@ -14,11 +14,11 @@ from reference_multiqueue import balanced_criteria as ref_balanced
 
 from schedlab import paths
 from schedlab.errors import InputError
-from schedlab.sim import Jobs, Policy, Schedule
+from schedlab.engine.sim import Jobs, Policy, Schedule
 from schedlab.studies import multiqueue as study
 from schedlab.studies.registry import get
-from schedlab.study import profile_params, validate
-from schedlab.swf import write_swf
+from schedlab.protocol.study import profile_params, validate
+from schedlab.workloads.swf import write_swf
 
 from test_study_prediction import execute_notebook, shown_markdown
 
@@ -121,7 +121,7 @@ def test_lawson_slowdown_at_a_time_hand_worked():
     # at t = 1000: A started at 100 after 100 s of wait (s = 1 + 100/50); B not
     # started yet (start -1), 900 s waited so far for a 5 s job (d -> 10 s);
     # C starts after t (2000): counted with its wait so far, 1000 - 400.
-    from schedlab.metrics import lawson_slowdown_at
+    from schedlab.engine.metrics import lawson_slowdown_at
     s = lawson_slowdown_at([0, 100, 400], [100, -1, 2000], [50, 5, 300], 1000)
     assert s.tolist() == pytest.approx([3.0, 91.0, 3.0])
 
@@ -227,7 +227,7 @@ def test_notebook_runs_on_a_generated_trace(tmp_path):
     prov = doc["provenance"]
     assert prov["inputs"]["gen"]["sha256"] and prov["parameters"]["fig8_trace"] is None
     assert "parameters" not in doc and "wall_s" not in doc and doc["timing"]["cells_computed"] > 0
-    from schedlab.store import read_dataset
+    from schedlab.campaigns.store import read_dataset
     ds = read_dataset(out / "datasets" / "online.nc")
     assert ds.online_tests.sel(trace="gen", threshold=1000.0).values.max() == 0
     assert ds.weekly_partitions.dtype == np.int64

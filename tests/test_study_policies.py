@@ -10,12 +10,15 @@ import re
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, sim, stats, swf
+from schedlab.campaigns import campaign
+from schedlab import paths, stats
+from schedlab.workloads import swf
+from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import jsonable
 from schedlab.studies import policies as study
 from schedlab.studies.registry import get
-from schedlab.study import profile_params, run_study, validate
+from schedlab.protocol.study import profile_params, run_study, validate
 
 from test_study_prediction import execute_notebook, shown_markdown
 
@@ -186,7 +189,7 @@ def test_pair_cell_is_primary_only_threshold(tiny):
     """The pair cell runs EASY-P_R-P_B on the fixed cells' resample, the
     threshold in the primary queue only (ocst's); on the diagonal without a
     threshold it equals the fixed cell."""
-    from schedlab import online_bandit as ob
+    from schedlab.science import online_bandit as ob
     base = {"trace": tiny, "weeks": 2, "seed": 4, "sample": 0, "threshold": None}
     a = study.cells.pair_cell({**base, "config": "SPF-SPF"})
     b = ob.fixed_cell({**base, "policy": "SPF"})
@@ -394,7 +397,7 @@ def test_notebook_runs_on_a_generated_trace(tiny, tmp_path):
     again = {k: v for k, v in jsonable(res["numbers"]).items() if k not in ("provenance", "timing", "scorecard")}
     assert again == science
     assert jsonable(res["numbers"])["scorecard"] == nums["scorecard"]
-    from schedlab import traces, workload
+    from schedlab.workloads import traces, workload
     jobs, _ = workload.clean(traces.load(tiny), overrun="drop")
     direct = sim.simulate(jobs, 16, "EASY-SQF-SQF", estimate="actual").summary()["avg_wait"]
     ds = res["datasets"]["tables"]

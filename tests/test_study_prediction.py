@@ -11,12 +11,15 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import campaign, paths, prediction, reproduce, store
+from schedlab.campaigns import campaign, store
+from schedlab import paths
+from schedlab.publish import reproduce
+from schedlab.engine import prediction
 from schedlab.errors import InputError
 from schedlab.studies import prediction as study
 from schedlab.studies.registry import get
-from schedlab.study import profile_params, validate
-from schedlab.swf import write_swf
+from schedlab.protocol.study import profile_params, validate
+from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400
 NOTEBOOK = paths.NOTEBOOKS / "06-runtime-prediction.ipynb"

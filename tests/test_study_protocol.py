@@ -1,4 +1,4 @@
-"""The study protocol (schedlab.study): the registry agrees with the
+"""The study protocol (schedlab.protocol.study): the registry agrees with the
 notebooks, parameter files, paper and README; parameters are declared once
 and read by their validators, with errors naming file, line and parameter;
 the one driver runs a study into the folder of its profile with provenance
@@ -9,7 +9,9 @@ import textwrap
 
 import pytest
 
-from schedlab import campaign, paths, study
+from schedlab.campaigns import campaign
+from schedlab import paths
+from schedlab.protocol import study
 from schedlab.errors import InputError, SchedlabError
 from schedlab.studies import registry
 from schedlab.studies.registry import STUDIES
@@ -28,7 +30,7 @@ def test_registry_matches_notebooks_and_parameter_files():
 
 
 def test_registry_matches_the_paper():
-    from schedlab import paper
+    from schedlab.publish import paper
 
     text = (paths.PAPER / "paper.typ").read_text()
     sections = re.findall(r'^#section\("([^"]+)", "([^"]+)", "([^"]+)", "([^"]+)"\)', text, flags=re.M)
@@ -40,7 +42,7 @@ def test_registry_matches_the_paper():
 
 def test_registry_matches_the_readme():
     readme = (paths.ROOT / "README.md").read_text()
-    assert registry.readme_table() in readme, "README's study table: python -m schedlab.study readme-table"
+    assert registry.readme_table() in readme, "README's study table: python -m schedlab.protocol.study readme-table"
 
 
 def test_registry_lookup():
@@ -138,7 +140,7 @@ def code(tmp_path, monkeypatch):
         "__init__.py": "",
         "helper.py": "def scale(x):\n    return 2 * x\n",
         "cells.py": "from . import helper\n\ndef cell(p):\n    return helper.scale(p)\n",
-        "other.py": "def cell(p):\n    from schedlab import metrics\n    return p\n",
+        "other.py": "def cell(p):\n    from schedlab.engine import metrics\n    return p\n",
         "tables.py": "from .cells import cell\n\nTITLE = 'a table'\n",
     }
     for name, text in files.items():
@@ -167,7 +169,7 @@ def test_editing_a_cell_or_its_helper_invalidates_exactly_its_cells(code):
     (code / "cells.py").write_text("from . import helper\n\ndef cell(p):\n    return helper.scale(p) + 0\n")
     a3, b3 = _prints()
     assert a3 not in (a, a2) and b3 == b
-    assert "schedlab.metrics" in campaign.module_closure("fakestudy.other")
+    assert "schedlab.engine.metrics" in campaign.module_closure("fakestudy.other")
     assert "fakestudy.tables" not in campaign.module_closure("fakestudy.cells")
 
 
@@ -188,7 +190,7 @@ def test_a_changed_trace_file_changes_the_keys_of_its_cells_only(tmp_path):
 def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
     import dataclasses
 
-    from schedlab import traces
+    from schedlab.workloads import traces
 
     c = campaign.Campaign("keys-m", {"primary": ["FCFS"]}, {"trace": "KTH-SP2", "workload": "original"})
     _, params = c.cells()[0]
@@ -208,14 +210,14 @@ def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
 def test_the_real_studies_cells_do_not_depend_on_their_figures():
     for cell in ("simulate",):
         mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
-        assert "schedlab.plots" not in mods and "schedlab.sim" in mods and "schedlab.campaign" in mods
+        assert "schedlab.protocol.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.campaign" in mods
 
 
 # ------------------------------------------- every study, one contract --
 
 @pytest.mark.parametrize("entry", STUDIES, ids=lambda e: e.name)
 def test_every_study_follows_the_protocol(entry):
-    """The static part of schedlab.study.check_study (the behavioural part runs
+    """The static part of schedlab.protocol.study.check_study (the behavioural part runs
     in tests/test_own_traces.py, on a site's log)."""
     assert study.check_study(entry, run=False) == {}
 
@@ -248,8 +250,9 @@ def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatc
     tiny = "{'wekes': 1}" if kind == "bad_tiny" else "{}"
     (pkg / "__init__.py").write_text(f"""
 from dataclasses import dataclass
-from schedlab import campaign, validators
-from schedlab.study import Outputs, Params as _Base, param
+from schedlab.campaigns import campaign
+from schedlab import validators
+from schedlab.protocol.study import Outputs, Params as _Base, param
 TINY = {tiny}
 OUTPUTS = Outputs()
 
@@ -268,7 +271,7 @@ def compute(params, ctx):
     decl = "" if kind == "undeclared_cell" else "@campaign.cell('broken-{kind}', Inputs)\n"
     (pkg / "cells.py").write_text(f"""
 from dataclasses import dataclass
-from schedlab import campaign
+from schedlab.campaigns import campaign
 from schedlab.declared import param
 
 @dataclass(frozen=True)
@@ -290,7 +293,7 @@ class Inputs(campaign.SimulateInputs):
 
 def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys):
     # papermill keeps the kernel's output in the notebook; the progress file reaches the terminal
-    from schedlab import reproduce
+    from schedlab.publish import reproduce
 
     f = tmp_path / "p.log"
     f.write_text("")
@@ -310,7 +313,7 @@ def test_campaign_provenance_records_repository_paths_only():
 
 
 def test_the_command_line_runs_the_same_driver(tmp_path, capsys):
-    from schedlab import cli
+    from schedlab.tools import cli
     from test_study_traces import write_tiny
 
     trace = write_tiny(tmp_path / "tiny.swf")

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from schedlab import check, formats
-from schedlab.study import run_study
+from schedlab.workloads import check, formats
+from schedlab.protocol.study import run_study
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,14 @@ import numpy as np
 import pytest
 import yaml
 
-from schedlab import paths, sim, store
+from schedlab import paths
+from schedlab.campaigns import store
+from schedlab.engine import sim
 from schedlab.errors import InputError
 from schedlab.studies import selection as study
 from schedlab.studies.registry import get
-from schedlab.study import profile_params, validate
-from schedlab.swf import write_swf
+from schedlab.protocol.study import profile_params, validate
+from schedlab.workloads.swf import write_swf
 
 from test_study_prediction import execute_notebook, shown_markdown
 
@@ -287,7 +289,7 @@ def test_params_files_validate_and_campaign_specs_match_the_full_profile():
     specs = sorted([*(paths.ROOT / "campaigns").glob("selection-*.yaml"),
                     *(paths.ROOT / "campaigns").glob("online-bandit-fixed-*.yaml")])
     assert specs
-    from schedlab import campaign
+    from schedlab.campaigns import campaign
     for f in specs:
         c = campaign.Campaign.from_yaml(f)
         kind = "fixed" if "-fixed-" in c.name else "strategies"

@@ -12,13 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import campaign, metrics, paths, sim, store, traces
+from schedlab.campaigns import campaign, store
+from schedlab.engine import metrics, sim
+from schedlab import paths
+from schedlab.workloads import traces
 from schedlab.errors import InputError
 from schedlab.studies import thresholds as study
 from schedlab.studies.registry import get
 from schedlab.studies.thresholds.analysis import _spearman
-from schedlab.study import profile_params, run_study, validate
-from schedlab.swf import write_swf
+from schedlab.protocol.study import profile_params, run_study, validate
+from schedlab.workloads.swf import write_swf
 
 from test_study_prediction import execute_notebook, shown_markdown
 
@@ -297,7 +300,7 @@ def _thesis_result(trace, scale_text, readings):
     published ones x ``readings[name]``."""
     from schedlab.studies.thresholds.analysis import ThesisResult
     from schedlab.studies.thresholds.cells import THESIS_WEEKS
-    from schedlab.thesis_readings import thesis_readings
+    from schedlab.science.thesis_readings import thesis_readings
 
     pub = study.PUBLISHED["thesis"][trace]
     ths = list(study.params.THESIS_THRESHOLDS)
@@ -317,7 +320,7 @@ def test_thesis_rows_carry_the_readings_and_identify_on_sdsc_sp2():
     one right on SDSC-SP2 only is chosen but not identified, and one right on
     the held-out traces only is never chosen."""
     from schedlab.studies.thresholds.scorecard import thesis_rows
-    from schedlab.thesis_readings import thesis_readings
+    from schedlab.science.thesis_readings import thesis_readings
 
     p = validate(study.Params, {"thesis_traces": []})
     names = [x[0] for x in thesis_readings()]

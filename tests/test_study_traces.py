@@ -11,12 +11,13 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab import paths, plots
+from schedlab import paths
+from schedlab.protocol import plots
 from schedlab.errors import InputError
-from schedlab.sim import Jobs
+from schedlab.engine.sim import Jobs
 from schedlab.studies import Table
 from schedlab.studies import traces as study
-from schedlab.swf import write_swf
+from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400
 M = 10
@@ -234,7 +235,7 @@ def test_table_text():
 
 
 def test_run_writes_everything(tiny, tmp_path):
-    from schedlab.study import run_study
+    from schedlab.protocol.study import run_study
 
     out = tmp_path / "out"
     res = run_study("traces", overrides={"traces": [str(tiny)]}, outdir=out, log=None)

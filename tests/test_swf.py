@@ -1,4 +1,4 @@
-"""Tests of schedlab.swf: reading, writing and the errors of bad SWF files."""
+"""Tests of schedlab.workloads.swf: reading, writing and the errors of bad SWF files."""
 from __future__ import annotations
 
 import bz2
@@ -16,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedlab import paths, swf
+from schedlab import paths
+from schedlab.workloads import swf
 from schedlab.errors import InputError, SWFFormatError
-from schedlab.swf import FIELDS, read_swf, write_swf
+from schedlab.workloads.swf import FIELDS, read_swf, write_swf
 
 HEADER = [
     "Version: 2.2",

@@ -5,10 +5,10 @@ first is freuk/ocst's rule, a reading of the papers computed with ocst
 import numpy as np
 import pytest
 
-from schedlab import traces, workload
-from schedlab._core import lib
+from schedlab.workloads import traces, workload
+from schedlab.engine._core import lib
 from schedlab.errors import InputError
-from schedlab.sim import Jobs, simulate
+from schedlab.engine.sim import Jobs, simulate
 
 from test_kinetic import _check, _random_jobs, _schedule
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from own_traces import make_log
-from schedlab import trace_report
+from schedlab.publish import trace_report
 from schedlab.errors import InputError
 
 
@@ -43,7 +43,7 @@ def test_the_report_states_cleaning_left_out_studies_and_failures(tmp_path, monk
 
     def broken(nb, profile, results=None, overrides=None):
         raise RuntimeError("kernel died")
-    monkeypatch.setattr("schedlab.reproduce.run_notebook", broken)
+    monkeypatch.setattr("schedlab.publish.reproduce.run_notebook", broken)
     page = trace_report.run([str(log)], "quick", only=["traces"], out=tmp_path / "out2", log=lines.append)
     text = page.read_text()
     assert "0 of 1 trace-based studies ran to their end" in text and "kernel died" in text

@@ -1,4 +1,4 @@
-"""Tests of schedlab.traces and of the registry data/traces.toml."""
+"""Tests of schedlab.workloads.traces and of the registry data/traces.toml."""
 from __future__ import annotations
 
 import csv
@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab import paths, traces
+from schedlab import paths
+from schedlab.workloads import traces
 from schedlab.errors import ChecksumError, InputError
-from schedlab.swf import read_swf, read_swf_header, write_swf
+from schedlab.workloads.swf import read_swf, read_swf_header, write_swf
 
 NAMES = ["KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N", "CEA-Curie",
          "LANL-CM5", "LCG", "NASA-iPSC", "RICC", "SDSC-Par", "Sandia-Ross"]

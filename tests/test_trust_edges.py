@@ -10,7 +10,9 @@ import textwrap
 import numpy as np
 import pytest
 
-from schedlab import cli, paths, traces, workload
+from schedlab.tools import cli
+from schedlab import paths
+from schedlab.workloads import traces, workload
 from schedlab.errors import InputError
 
 KTH = "KTH-SP2"
@@ -54,7 +56,7 @@ def test_a_repeated_parameter_is_refused_in_every_command(tmp_path, capsys):
 # ---- Ctrl-C: one line, exit 130 ----
 
 def test_ctrl_c_in_a_campaign_is_one_line_and_exit_130(monkeypatch, tmp_path, capsys):
-    from schedlab import campaign
+    from schedlab.campaigns import campaign
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
@@ -82,7 +84,7 @@ def test_ctrl_c_on_a_real_campaign_prints_one_line(tmp_path):
         metrics: [avg_wait]
     """))
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "schedlab.cli", "campaign", str(spec), "--workers", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "schedlab.tools.cli", "campaign", str(spec), "--workers", "1",
                              "--cache", str(tmp_path / "cache"), "-o", str(tmp_path / "c.nc"), "--batch", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             start_new_session=True)
@@ -109,7 +111,7 @@ def test_a_cell_error_in_a_dask_worker_is_one_line(tmp_path):
                                      "metrics: [avg_wait]\n")
     env = dict(os.environ, SCHEDLAB_CELL_MODULES="failcell",
                PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-m", "schedlab.cli", "campaign", str(tmp_path / "c.yaml"), "--workers", "1",
+    r = subprocess.run([sys.executable, "-m", "schedlab.tools.cli", "campaign", str(tmp_path / "c.yaml"), "--workers", "1",
                         "--cache", str(tmp_path / "cache"), "-o", str(tmp_path / "o.nc"), "--no-progress"],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 2
@@ -120,7 +122,7 @@ def test_a_cell_error_in_a_dask_worker_is_one_line(tmp_path):
 # ---- advise: a log it cannot split says so before any campaign ----
 
 def _log(path, submit, weeks_note=""):
-    from schedlab.swf import write_swf
+    from schedlab.workloads.swf import write_swf
     n = len(submit)
     run = np.full(n, 600)
     fields = {"job_id": np.arange(1, n + 1), "submit": np.asarray(submit), "wait": np.zeros(n, np.int64),
@@ -147,9 +149,10 @@ _WRITES = textwrap.dedent("""
     import numpy as np
     import xarray as xr
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    from schedlab import plots, store
-    from schedlab.campaign import Cache
-    from schedlab.cli import os_error_line
+    from schedlab.protocol import plots
+    from schedlab.campaigns import store
+    from schedlab.campaigns.campaign import Cache
+    from schedlab.tools.cli import os_error_line
     out = sys.argv[1]
     resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
     fig = plots.figure(4, 3)
@@ -182,10 +185,12 @@ def test_a_write_past_the_file_size_limit_names_the_file(tmp_path):
 def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
     import xarray as xr
 
-    from schedlab import importers, plots, store
-    from schedlab.campaign import Cache
-    from schedlab.importers import batsim
-    from schedlab.reproduce import write_json_atomic
+    from schedlab.workloads import importers
+    from schedlab.protocol import plots
+    from schedlab.campaigns import store
+    from schedlab.campaigns.campaign import Cache
+    from schedlab.workloads.importers import batsim
+    from schedlab.publish.reproduce import write_json_atomic
 
     old = os.umask(mask)
     try:

@@ -5,10 +5,11 @@ import json
 
 import pytest
 
-from schedlab import importers, paths
-from schedlab.cli import main
+from schedlab.workloads import importers
+from schedlab import paths
+from schedlab.tools.cli import main
 from schedlab.errors import InputError
-from schedlab.importers import batsim
+from schedlab.workloads.importers import batsim
 
 SITE = paths.ROOT / "data" / "site-logs" / "slurm-22.05"
 

@@ -1,4 +1,4 @@
-"""Tests of schedlab.workload: cleaning, per-user weekly resampling, the
+"""Tests of schedlab.workloads.workload: cleaning, per-user weekly resampling, the
 train/test split and period slicing, on small hand-made traces whose every
 job is known."""
 from __future__ import annotations
@@ -11,12 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedlab import traces, workload
+from schedlab.workloads import traces, workload
 from schedlab.errors import InputError
-from schedlab.sim import Jobs
-from schedlab.swf import read_swf, write_swf
-from schedlab.workload import (CleaningWarning, Resampled, clean, peak_allocation, period_edges, recorded_finish, resample,
-                               resample_weeks, split, weeks)
+from schedlab.engine.sim import Jobs
+from schedlab.workloads.swf import read_swf, write_swf
+from schedlab.workloads.workload import (CleaningWarning, Resampled, clean, peak_allocation, period_edges, recorded_finish, resample, resample_weeks, split, weeks)
 
 W = 7 * 86400
 T0 = 5000                       # first submit of the generated trace
@@ -556,9 +555,9 @@ def test_a_log_without_waits_gets_simulated_finish_times_and_says_so(tmp_path):
     import warnings as _w
 
     from own_traces import make_log
-    from schedlab import sim as _sim
-    from schedlab import traces as _traces
-    from schedlab.workload import CleaningWarning, log_finish, recorded_finish
+    from schedlab.engine import sim as _sim
+    from schedlab.workloads import traces as _traces
+    from schedlab.workloads.workload import CleaningWarning, log_finish, recorded_finish
 
     with pytest.warns(CleaningWarning, match="records no waiting time"):
         jobs, rep, m, swf, _ = _traces.cleaned(str(make_log(tmp_path / "nowait.swf", "no-waits")))

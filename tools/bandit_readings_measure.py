@@ -10,16 +10,16 @@ import time
 import numpy as np
 import xarray as xr
 
-from schedlab import online_bandit as ob
-from schedlab import traces as _traces
-from schedlab.scorecard import Reading, Row, identify
+from schedlab.science import online_bandit as ob
+from schedlab.workloads import traces as _traces
+from schedlab.protocol.scorecard import Reading, Row, identify
 from schedlab.studies.policies import readings as R
 from schedlab.studies.policies.analysis import total_change
 from schedlab.studies.policies.params import PUBLISHED, Params
 
 n_small = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 n_cea = int(sys.argv[2]) if len(sys.argv) > 2 else 8
-from schedlab.study import validate
+from schedlab.protocol.study import validate
 p = validate(Params, {})
 res = {}
 for info in p.bandit_traces:

@@ -26,8 +26,8 @@ def removed_field_logs(folder: Path) -> dict[str, Path]:
     """KTH-SP2's first 6 weeks with field 9, field 3 or the header's MaxProcs removed."""
     import numpy as np
 
-    from schedlab import traces
-    from schedlab.swf import write_swf
+    from schedlab.workloads import traces
+    from schedlab.workloads.swf import write_swf
 
     t = traces.load("KTH-SP2")
     keep = t.fields["submit"] < 6 * 7 * 86400
@@ -44,7 +44,7 @@ def removed_field_logs(folder: Path) -> dict[str, Path]:
 
 
 def slurm_log(folder: Path) -> Path:
-    from schedlab import importers
+    from schedlab.workloads import importers
 
     return importers.write(ROOT / "data" / "site-logs" / "slurm-22.05" / "sacct-all-steps.psv",
                            folder / "slurm.swf", "sacct").report and folder / "slurm.swf"
@@ -54,13 +54,13 @@ def run_one(study: str, log: Path, out: Path, cache: Path, notebook: bool) -> No
     from own_traces import TINY
 
     if not notebook:
-        from schedlab.study import run_study
+        from schedlab.protocol.study import run_study
         run_study(study, overrides=TINY[study], traces=[str(log)], outdir=out, workers=1, cache_dir=cache,
                   log=None, progress=False)
         return
     import papermill
 
-    from schedlab.study import trace_fields, study_module
+    from schedlab.protocol.study import trace_fields, study_module
     from schedlab.studies.registry import get
 
     entry = get(study)

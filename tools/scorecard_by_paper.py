@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from schedlab.scorecard import UNCOUNTED, VERDICTS  # noqa: E402
+from schedlab.protocol.scorecard import UNCOUNTED, VERDICTS  # noqa: E402
 
 SHORT = {"reproduced": "R", "close": "C", "consistent, wide interval": "W", "direction only": "D",
          "direction only, magnitude off": "M", "inconclusive": "I", "not reproduced": "N"}

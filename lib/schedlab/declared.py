@@ -7,8 +7,8 @@ value``).  :func:`validate` reads a mapping into it: an unknown name, a
 missing required value or a bad value raises :class:`InputError` naming the
 source (a file and line, or a cell) and the name.
 
-* :class:`Params`: a study's parameters (``schedlab.study``'s protocol).
-* :class:`CellInputs`: a campaign cell's inputs; :func:`schedlab.campaign.cell`
+* :class:`Params`: a study's parameters (``schedlab.protocol.study``'s protocol).
+* :class:`CellInputs`: a campaign cell's inputs; :func:`schedlab.campaigns.campaign.cell`
   registers a cell with its declaration, and every call of the cell reads
   its parameters through :func:`validate` -- the one cell-parameter check.
 
@@ -118,7 +118,7 @@ class CellInputs(Params):
 
 def plain(v):
     """A declared value as JSON-friendly data (see :meth:`Params.record`)."""
-    from .traces import TraceInfo
+    from .workloads.traces import TraceInfo
 
     if isinstance(v, TraceInfo):
         return v.name

@@ -1,10 +1,10 @@
 """Jobs, durations and policy names: the layer below the simulator.
 
 Pure Python and numpy, no compiled core: reading, cleaning and resampling a
-trace (:mod:`schedlab.swf`, :mod:`schedlab.traces`, :mod:`schedlab.workload`)
+trace (:mod:`schedlab.workloads.swf`, :mod:`schedlab.workloads.traces`, :mod:`schedlab.workloads.workload`)
 and checking parameters (:mod:`schedlab.validators`) need only this module.
-:mod:`schedlab.sim`, the face of the C core, re-exports every name
-(``schedlab.sim.Jobs``, ``schedlab.sim.Policy`` ...) and maps the names to
+:mod:`schedlab.engine.sim`, the face of the C core, re-exports every name
+(``schedlab.engine.sim.Jobs``, ``schedlab.engine.sim.Policy`` ...) and maps the names to
 the core's constants.
 
 * :class:`Jobs` -- the job table, a struct of arrays checked on creation;
@@ -34,7 +34,7 @@ POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF",
 #: Every queue order a policy may name: the pure policies, then SJBF
 #: (shortest *estimate* first, gaussier2015's EASY-SJBF backfilling; the
 #: estimate is the scheduler's prediction, see ``estimate=`` of
-#: :func:`schedlab.sim.simulate`).
+#: :func:`schedlab.engine.sim.simulate`).
 QUEUE_ORDERS = POLICIES + ("SJBF",)
 #: The 7 policies of lelong2017 (EXP there is "largest expansion first").
 LELONG_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")

@@ -183,7 +183,7 @@ def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ..
 def as_record(params) -> dict:
     """A study's validated parameters (a dataclass) as JSON-friendly values:
     traces by name, tuples as lists, paths as strings."""
-    from .traces import TraceInfo
+    from .workloads.traces import TraceInfo
 
     def plain(v):
         if isinstance(v, TraceInfo):
@@ -198,7 +198,7 @@ def as_record(params) -> dict:
 
 
 def trace_list(value, name: str = "traces") -> list:
-    """The traces of a study as a list of :class:`~schedlab.traces.TraceInfo`:
+    """The traces of a study as a list of :class:`~schedlab.workloads.traces.TraceInfo`:
     the one reader of trace parameters, for every study and part of a study.
 
     Accepts a list (or tuple) of registry names, paths and ``TraceInfo``, a
@@ -208,7 +208,7 @@ def trace_list(value, name: str = "traces") -> list:
     list, a value that is not a name or path, an unknown trace, or two traces
     with the same name (their outputs would collide).
     """
-    from . import traces as _traces
+    from .workloads import traces as _traces
 
     if isinstance(value, _traces.TraceInfo):
         items = [value]

@@ -41,7 +41,7 @@ from distributed import Client  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from schedlab import paths  # noqa: E402
-from schedlab.campaign import Campaign  # noqa: E402
+from schedlab.campaigns.campaign import Campaign  # noqa: E402
 
 # The scheduler runs in tools/cluster/slurm_cluster.py, which cannot import
 # this file: what it receives from here (the task log) travels by value.

@@ -30,7 +30,7 @@ from decimal import Context, Decimal
 from hypothesis import HealthCheck, settings
 
 from schedlab.errors import SchedlabError
-from schedlab.swf import FIELDS, FLOAT_FIELDS, N_FIELDS
+from schedlab.workloads.swf import FIELDS, FLOAT_FIELDS, N_FIELDS
 
 BUDGET_ENV = "SCHEDLAB_FUZZ_EXAMPLES"
 COUNT_ENV = "SCHEDLAB_FUZZ_COUNT"
@@ -115,7 +115,7 @@ def clean_error(exc: BaseException, path) -> str:
 
 
 # ----------------------------------------------------- reference SWF reader --
-# Written from the format's description (schedlab.swf's docstring), not from
+# Written from the format's description (schedlab.workloads.swf's docstring), not from
 # the reader's code: plain Python, exact decimals, no fast path.
 
 _GRAMMAR = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")

@@ -24,16 +24,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fuzz_inputs import Tally, WrongResult, budget, clean_error
-from schedlab import campaign, paths
+from schedlab.campaigns import campaign
+from schedlab import paths
 from schedlab.errors import SchedlabError
 
 TALLY = Tally("campaign spec")
 _tally = TALLY.fixture()
 
 BUNDLED = sorted((paths.ROOT / "campaigns").glob("*.yaml"))
-CELLS = ["simulate", "subprocess:run", "os:system", "builtins:exec", "schedlab.swf:write_swf",
+CELLS = ["simulate", "subprocess:run", "os:system", "builtins:exec", "schedlab.workloads.swf:write_swf",
          "schedlab.studies.mixed.cells:grid_cell", "schedlab.studies.mixed.cells:np",
-         "schedlab.campaign:simulate_cell", "schedlab.campaign:run", "policies-thesis", "nope", "a:b:c", ":",
+         "schedlab.campaigns.campaign:simulate_cell", "schedlab.campaigns.campaign:run", "policies-thesis", "nope", "a:b:c", ":",
          "schedlab.studies.policies.cells:campaigns.__globals__", "..:x", "antigravity:fly", ""]
 NAMES = ["x", "..", ".", "a/b", "a\\b", "\x00", "é", "x" * 300, "-", "...", " ", "a?b*c&d=e"]
 YAML_BITS = ["!!python/object/apply:os.system ['touch pwned']", "!!python/name:os.system", "&a [1, 2]", "*a",

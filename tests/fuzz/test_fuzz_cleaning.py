@@ -26,7 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fuzz_inputs import Tally, WrongResult, budget, clean_error
-from schedlab import swf, workload
+from schedlab.workloads import swf, workload
 
 TALLY = Tally("cleaning")
 _tally = TALLY.fixture()

@@ -26,9 +26,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedlab._core import lib
+from schedlab.engine._core import lib
 from schedlab.errors import SchedlabError
-from schedlab.sim import TIME_MAX, Estimator, Jobs, Mixed, Simulation, QUEUE_ORDERS
+from schedlab.engine.sim import TIME_MAX, Estimator, Jobs, Mixed, Simulation, QUEUE_ORDERS
 
 EXAMPLES = int(os.environ.get("SCHEDLAB_FUZZ_EXAMPLES", "120"))
 OUTCOMES: Counter = Counter()

@@ -34,8 +34,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fuzz_inputs import Tally, WrongResult, budget, clean_error
-from schedlab import importers, paths, swf
-from schedlab.importers import batsim
+from schedlab.workloads import importers, swf
+from schedlab import paths
+from schedlab.workloads.importers import batsim
 
 SITE = paths.ROOT / "data" / "site-logs" / "slurm-22.05"
 I64 = 2**63 - 1

@@ -1,6 +1,6 @@
 """Fuzz target: the SWF reader (issue 17).
 
-Each example writes jobs with :func:`schedlab.swf.write_swf` (plain or
+Each example writes jobs with :func:`schedlab.workloads.swf.write_swf` (plain or
 compressed) and, most of the time, mutates the file: flipped bytes, tokens
 replaced or inserted from a list of known troublemakers (2**53 + 1,
 1.0000000000000001, -2**63, 5,000 digits, 1e-400, NUL, ';', CR ...), lines
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from fuzz_inputs import (RefError, Tally, WrongResult, budget, clean_error, ref_count, ref_decompress,
                          ref_read)
-from schedlab import swf
+from schedlab.workloads import swf
 from schedlab.errors import SchedlabError, SWFFormatError
 
 TALLY = Tally("swf")

@@ -2,8 +2,8 @@
 EASY-P-P for each of its policies on its traces through one campaign,
 and reports AvgWait.  A tenth study writes the same parts at full size."""
 from schedlab import validators
-from schedlab.study import Params as _Base
-from schedlab.study import Outputs, param
+from schedlab.protocol.study import Params as _Base
+from schedlab.protocol.study import Outputs, param
 from dataclasses import dataclass
 
 from .cells import campaign_for
@@ -19,7 +19,7 @@ class Params(_Base):
 #: what it writes
 OUTPUTS = Outputs(tables=("avg_wait",))
 
-#: a tiny run (schedlab.study.check_study)
+#: a tiny run (schedlab.protocol.study.check_study)
 TINY = {"weeks": 1, "policies": ["FCFS", "SPF"]}
 
 

@@ -1,4 +1,4 @@
-from schedlab import campaign
+from schedlab.campaigns import campaign
 
 
 def campaign_for(info, params):

@@ -11,7 +11,7 @@ rules) and its cause.
 
 ocst's input constraints (src/io.ml, parse_job): p > 0, p~ >= p, q > 0, q read from
 SWF field 8 and m from the header line `; MaxProcs: m`.  So the input is the log
-cleaned by schedlab.workload.clean(overrun="drop") (jobs with p > p~ removed, as in
+cleaned by schedlab.workloads.workload.clean(overrun="drop") (jobs with p > p~ removed, as in
 lelong2017 §7.2) minus the jobs with p = 0, written with q in fields 5 and 8.
 ocst's `--threshold` defaults to 0, which moves every job that has waited at all
 to the head in FCFS order; "no threshold" is given as a value no wait reaches.
@@ -110,7 +110,7 @@ def load_log(trace: str) -> Input:
     """The log cleaned for ocst: workload.clean(overrun='drop'), then p > 0 only."""
     import warnings
 
-    from schedlab import traces, workload
+    from schedlab.workloads import traces, workload
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", workload.CleaningWarning)
         jobs, rep = workload.clean(traces.load(trace), overrun="drop")
@@ -203,7 +203,7 @@ def run_ocst(inp: Input, primary: str, backfill: str, swf: Path) -> tuple[np.nda
 def run_engine(inp: Input, policy: str) -> tuple[np.ndarray, np.ndarray]:
     """The engine's start of every job and its 'backfilled' flags."""
     from schedlab.jobs import Jobs
-    from schedlab.sim import simulate
+    from schedlab.engine.sim import simulate
     jobs = Jobs(inp.r, inp.p, inp.pe, inp.q.astype(np.int32), inp.id)
     sched = simulate(jobs, inp.m, f"EASY-{policy}")
     return sched.start.copy(), sched.backfilled.copy()

@@ -1,6 +1,6 @@
 """The studies of the compendium: one package per study, registered in
 :mod:`schedlab.studies.registry` and run by the one driver
-:func:`schedlab.study.run_study`; the study's notebook
+:func:`schedlab.protocol.study.run_study`; the study's notebook
 (``notebooks/NN-<study>.ipynb``) holds its parameters cell, calls the driver
 and shows what it returns.
 

@@ -27,7 +27,7 @@ Definitions and choices (the thesis is silent or ambiguous on each; every
 one is a parameter or written here once):
 
 * **Weeks** are consecutive 7-day periods from the first submission
-  (:func:`schedlab.workload.period_edges`); week k is ``[e_k, e_k+1)`` and
+  (:func:`schedlab.workloads.workload.period_edges`); week k is ``[e_k, e_k+1)`` and
   a job belongs to the week of its submission.  ``weeks=N`` keeps only the
   first N weeks of a trace (for quick runs).
 * **Runtime** p is the log's actual runtime (the thesis' Table 6.1 dividers
@@ -117,7 +117,7 @@ The package: :mod:`.params` (defaults, choices, :func:`validate`),
 the weekly forest, the scheduling variants; the cells and campaigns),
 :mod:`.analysis` (scores and per-trace results), :mod:`.tables`,
 :mod:`.figures`, :mod:`.report` (:func:`numbers`, :func:`findings`),
-:mod:`.run` (:func:`compute`, run by the driver :func:`schedlab.study.run_study`) and ``published.toml`` (the thesis' values, with
+:mod:`.run` (:func:`compute`, run by the driver :func:`schedlab.protocol.study.run_study`) and ``published.toml`` (the thesis' values, with
 their sources).
 """
 from __future__ import annotations
@@ -136,7 +136,7 @@ from .params import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, 
 from .report import findings, numbers
 from .tables import (CLAIMS, PUBLISHED, SMALL_LARGE_CLAIM, THESIS, table_6_4, table_6_5, table_6_6,
                      table_dividers, table_gains, table_small_large, table_totals, table_weekly_summary)
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import MIN_WEEKS, compute
 
 __all__ = [

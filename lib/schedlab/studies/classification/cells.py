@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, metrics, sim, workload
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...workloads import workload
+from ...engine import metrics, sim
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, param, text
 from ...errors import InputError
 

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import plots
+from ...protocol import plots
 from .analysis import TraceResult
 from .cells import FEATURE_LABELS, FEATURES
 from .params import THESIS_VARIANTS, VARIANT_LABELS

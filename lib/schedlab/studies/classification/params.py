@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import validators
-from ...study import Outputs, Params as StudyParams
-from ...study import param
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
 from .cells import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, MISSING_TRACES, MONTH, POLICIES,
                     THESIS_VARIANTS, THRESHOLD, VARIANT_LABELS, VARIANTS, WEEK)
 
@@ -56,11 +56,11 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'policies': ['FCFS', 'SPF'], 'trees': 5}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("dividers", "gains", "small_large", "table_6_4", "table_6_5", "table_6_6", "totals", "weekly"),

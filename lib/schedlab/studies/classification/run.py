@@ -1,6 +1,6 @@
 """The classification study: :func:`compute` runs the weekly classifiers
 and the simulations as campaigns and hands datasets, tables and figures to
-the driver (:func:`schedlab.study.run_study`), which writes them with
+the driver (:func:`schedlab.protocol.study.run_study`), which writes them with
 ``numbers.json``, ``findings.json`` and ``parameters.json``."""
 from __future__ import annotations
 

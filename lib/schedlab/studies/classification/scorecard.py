@@ -1,5 +1,5 @@
 """The classification study's rows of the scorecard
-(:mod:`schedlab.scorecard`): thesis Tables 6.4-6.6 per trace and the
+(:mod:`schedlab.protocol.scorecard`): thesis Tables 6.4-6.6 per trace and the
 claims of chapter 6's text (the ranges of §6.1 and §6.5.1, Fig. 6.8's
 small and large jobs)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from ...scorecard import Elsewhere, Reading, Row, identify
+from ...protocol.scorecard import Elsewhere, Reading, Row, identify
 from .params import THESIS_VARIANTS
 from .tables import CLAIMS, PUBLISHED
 
@@ -196,6 +196,6 @@ def text_rows(res, why: str) -> list[Row]:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"dividers": Elsewhere("traces", "Table 6.1"), "table_6_4": "Table 6.4", "table_6_5": "Table 6.5",
          "table_6_6": "Table 6.6"}

@@ -57,7 +57,7 @@ from .figures import (CLASS_COLORS, figure_aggregation, figure_distribution, fig
 from .params import PERIODICITY_GRID, SEGMENT_MIN_SIZE, SENSITIVITY, STUDY, Params
 from .published import PUBLISHED, PUBLISHED_NOTES, THESIS
 from .report import numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import (profiles_dataset, profiles_table, table_classes, table_data, table_funnel, table_hosts,
                      table_methods, table_sensitivity, table_synthetic, table_units)

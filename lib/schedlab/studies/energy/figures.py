@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ... import plots
+from ...protocol import plots
 from . import signals as energy
 from .analysis import Analysis, utc_minute
 from .params import Params

@@ -17,8 +17,8 @@ import numpy as np
 from . import signals as energy
 from ... import validators
 from ...errors import InputError
-from ...study import Outputs, Params as StudyParams
-from ...study import param
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
 
 STUDY = name_of(__name__)
 
@@ -235,13 +235,13 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'sensitivity': {'stationarity': [0.05, 0.1], 'min_shift': [0.25, 0.5], 'criterion': ['share', 'acf']},
  'synthetic_signals': 3,
  'synthetic_noises': [0.0, 0.1]}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("classes", "data", "funnel", "hosts", "methods", "sensitivity", "synthetic", "units"),

@@ -1,6 +1,6 @@
 """The energy study: load the data, cut and classify the profiles, the
 sensitivity and the generated signals; every output goes through the driver
-(:func:`schedlab.study.run_study`), which writes it.
+(:func:`schedlab.protocol.study.run_study`), which writes it.
 """
 from __future__ import annotations
 

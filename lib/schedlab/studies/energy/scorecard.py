@@ -1,4 +1,4 @@
-"""The energy study's rows of the scorecard (:mod:`schedlab.scorecard`):
+"""The energy study's rows of the scorecard (:mod:`schedlab.protocol.scorecard`):
 thesis ch. 7's class shares (§7.4.6, Fig. 7.12; §7.5), published in words
 ("around half", "a quarter", "around 75 %"), beside ours.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...scorecard import Row
+from ...protocol.scorecard import Row
 
 SOURCE = "thesis §7.4.6"
 
@@ -71,5 +71,5 @@ def rows(doc: dict[str, Any]) -> list[Row]:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"classes": "Fig. 7.12"}

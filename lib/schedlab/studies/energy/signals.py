@@ -89,7 +89,7 @@ import numpy as np
 
 from ... import paths
 from ...errors import ChecksumError, InputError
-from ...traces import sha256_file
+from ...workloads.traces import sha256_file
 
 __all__ = [
     "ENERGY_DIR", "REGISTRY", "COLUMNS", "CHANNELS", "SAMPLE_PERIOD_S", "MAX_POWER_W",

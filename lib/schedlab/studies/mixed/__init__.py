@@ -7,7 +7,7 @@ SDSC-SP2, SDSC-BLUE, CTC-SP2 and KTH-SP2, or of any SWF trace:
 1. the 12 pure policies week by week (§5.3, Figs. 5.1, 5.2);
 2. the weekly optimum w* of the 3-feature mix (q, p~, r) found by a uniform
    discretisation of ||w||_1 = 1 (§5.5.1), and by black-box search -- xNES
-   (:func:`schedlab.optim.xnes`, written from the published algorithm) and
+   (:func:`schedlab.science.optim.xnes`, written from the published algorithm) and
    CMA-ES (the ``cma`` library) -- with 3 and 6 features (§5.6, Fig. 5.5);
 3. learning (§5.5.2): w*_train, the grid point with the lowest sum of
    weekly average bsld over the training weeks, evaluated on the testing
@@ -20,16 +20,16 @@ SDSC-SP2, SDSC-BLUE, CTC-SP2 and KTH-SP2, or of any SWF trace:
 
 Every simulation runs in a campaign cell (:func:`pure_cell`,
 :func:`grid_cell`, :func:`search_cell`) on dask.distributed, cached by
-:mod:`schedlab.campaign` under a key of its inputs: a re-run recomputes only
+:mod:`schedlab.campaigns.campaign` under a key of its inputs: a re-run recomputes only
 what changed (the key follows the cells' code).  :func:`compute` hands
-tables, figures and datasets to the driver (:func:`schedlab.study.run_study`),
+tables, figures and datasets to the driver (:func:`schedlab.protocol.study.run_study`),
 which writes them with ``numbers.json``; the notebook
 ``notebooks/03-mixed-policies.ipynb`` holds its parameters and calls the driver.
 
 Choices (where the thesis is silent or ambiguous; each is a parameter
 where it reasonably could be):
 
-* **Policy.** The mixed policy of the engine (``schedlab.sim.Mixed``):
+* **Policy.** The mixed policy of the engine (``schedlab.engine.sim.Mixed``):
   key = sum_i w_i f_i / s_i, *lowest key first*, features f = (q, p~, r,
   p~/q, expansion, p~ q).  Thesis §5.4: "a positive value means that
   shorter/smaller jobs are prioritized" and "FCFS corresponds to
@@ -41,7 +41,7 @@ where it reasonably could be):
   earliest submitted (FCFS = (0,0,1), LCFS = (0,0,-1)); the other three
   features follow the same sign rule (SRF, SEXP, SAF at +1).
 * **Scales.** Features are divided by per-trace scales, the means of
-  :func:`schedlab.sim.default_scales` over *the whole cleaned trace* (not
+  :func:`schedlab.engine.sim.default_scales` over *the whole cleaned trace* (not
   the simulated week, whose means change from week to week): the same w is
   the same policy in every week, which learning and w_greedy need.
 * **Queues.** The policy orders both the primary and the backfilling
@@ -51,16 +51,16 @@ where it reasonably could be):
   Estimates: the requested times; runtimes above the request are killed
   at the request (the project's default cleaning).
 * **Weeks** (§5.2): consecutive 7-day periods from the first submission
-  (:func:`schedlab.workload.weeks`); the first is dropped ("benchmarking
+  (:func:`schedlab.workloads.workload.weeks`); the first is dropped ("benchmarking
   phase"); jobs whose *recorded* finish (the log's submit + wait + run,
-  :func:`schedlab.workload.recorded_finish`) lies after the end of their
+  :func:`schedlab.workloads.workload.recorded_finish`) lies after the end of their
   submission week are removed; then the first 100 weeks of SDSC-SP2 and
   SDSC-BLUE and the first 45 of CTC-SP2 and KTH-SP2.  Weeks are numbered
   1, 2, ... from the first kept one and each is simulated alone, from an
   empty machine.  The objective is the week's average bounded slowdown
   (tau = 10 s) over its jobs.  Months: 30-day periods, same rules.
 * **Grid** (§5.5.1): every w with ||w||_1 = 1 whose components are
-  multiples of 1/n (:func:`schedlab.optim.l1_lattice`: 4n^2 + 2 points);
+  multiples of 1/n (:func:`schedlab.science.optim.l1_lattice`: 4n^2 + 2 points);
   n = 100 is the thesis' 0.01 step (its "100 points per dimension and
   sign", normalised).
 * **Ties.** Light weeks leave many grid points with the same value; the
@@ -83,7 +83,7 @@ where it reasonably could be):
   10,000 points of a 0.02-step grid), where a single run converges to a
   local optimum; so a run that has not improved for ``patience``
   generations restarts from a random point with a doubled population
-  (IPOP, :func:`schedlab.optim.minimise_l1`).  ``random3`` / ``random6``
+  (IPOP, :func:`schedlab.science.optim.minimise_l1`).  ``random3`` / ``random6``
   (uniform points on the sphere, same budget) are the baseline that tells
   what the evolution strategies add.
 
@@ -105,7 +105,7 @@ from .params import (BACKFILL_CHOICES, DEFAULT_OPTIMISERS, DEFAULT_TRACES, FEATU
 from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute, main, time_optimisation
 
 __all__ = [

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ... import optim
+from ...science import optim
 from ...errors import InputError
 from .params import POLICIES, _thr_label
 
 if TYPE_CHECKING:
-    from ...traces import TraceInfo
+    from ...workloads.traces import TraceInfo
 
 #: Relative tolerance under which two weekly averages count as equal.
 RTOL = 1e-3
@@ -210,10 +210,10 @@ def _learning(info, period, thr, resolution, units, pure_ds, grid_ds, split) -> 
 def reading_sums(ds, lr: Learning) -> tuple[dict, dict]:
     """From a readings campaign dataset (crossing, align, policy, unit; the
     units of ``lr``): per candidate reading of
-    :func:`schedlab.thesis_readings.thesis_readings`, per pure policy, the
+    :func:`schedlab.science.thesis_readings.thesis_readings`, per pure policy, the
     (training, testing) sums of the weekly mean bsld over ``lr``'s masks.
     Returns (sums, texts)."""
-    from ...thesis_readings import BSLD_VARIABLE, cleaning_readings, newest_readings, text_reading, thesis_readings
+    from ...science.thesis_readings import (BSLD_VARIABLE, cleaning_readings, newest_readings, text_reading, thesis_readings)
 
     if ds.sizes["unit"] != len(lr.units):
         raise ValueError(f"readings of {lr.trace}: {ds.sizes['unit']} weeks simulated, {len(lr.units)} expected")

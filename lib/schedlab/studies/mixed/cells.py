@@ -12,12 +12,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import campaign as _campaign
-from ... import metrics, optim, sim, workload
-from ... import traces as _traces
+from ...campaigns import campaign as _campaign
+from ...engine import metrics, sim
+from ...science import optim
+from ...workloads import workload
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, number, one_of, param
 from ...errors import InputError
-from ...sim import Jobs
+from ...engine.sim import Jobs
 
 # The constants the cells need live here, not in params.py: the cells then
 # import nothing of the study's parameters or of the driver, so their cache
@@ -47,9 +49,9 @@ def _thr_label(t: int | None) -> str:
 @functools.lru_cache(maxsize=16)
 def trace_units(trace: str, period: str = "week", skip_first: int = 1):
     """``(units, m, scales)`` of a trace: its weeks (or 30-day months) as
-    :func:`schedlab.workload.weeks` slices them -- first period dropped,
+    :func:`schedlab.workloads.workload.weeks` slices them -- first period dropped,
     jobs whose recorded finish (an EASY-FCFS simulation's when the log
-    records no wait: :func:`schedlab.workload.log_finish`) lies after their
+    records no wait: :func:`schedlab.workloads.workload.log_finish`) lies after their
     period's end removed --,
     the machine size and the per-trace feature scales (means over the whole
     cleaned trace).  Cached per process: the cells of a worker share it."""
@@ -177,7 +179,7 @@ def pure_cell(p: PeriodInputs) -> dict:
 @_campaign.cell("mixed-grid", GridInputs)
 def grid_cell(p: GridInputs) -> dict:
     """Every point of the lattice (``features``, ``resolution``) on one
-    period: ``mean_bsld`` (point), in :func:`schedlab.optim.l1_lattice` order."""
+    period: ``mean_bsld`` (point), in :func:`schedlab.science.optim.l1_lattice` order."""
     jobs, m, scales, thr, bf = _cell_setup(p, "grid")
     points = optim.l1_lattice(p.features, p.resolution)
     if len(jobs) == 0:
@@ -188,7 +190,7 @@ def grid_cell(p: GridInputs) -> dict:
 def grid_bsld(jobs: Jobs, m: int, points, scales, threshold=THRESHOLD, backfill: str = "same") -> np.ndarray:
     """:func:`weekly_bsld` of the mixed policy of every row of ``points``,
     bit for bit, from one call of the core that simulates them together
-    (:func:`schedlab.sim.simulate_mixed_many`: vectors that take the same
+    (:func:`schedlab.engine.sim.simulate_mixed_many`: vectors that take the same
     decisions share one simulation); each distinct schedule's average bsld
     is computed once.  Points with an expansion weight (6 features) take
     the per-vector path (:class:`Period`)."""

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import plots
+from ...protocol import plots
 from .analysis import Analysis, Learning, best_index
 from .params import OPTIMISERS, POLICIES
 

@@ -10,11 +10,12 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ... import optim, sim
+from ...science import optim
+from ...engine import sim
 from ... import validators
 from ...errors import InputError
-from ...study import Outputs, Params as StudyParams
-from ...study import param
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
 from .cells import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label  # noqa: F401 (re-exported)
 
 STUDY = name_of(__name__)
@@ -219,7 +220,7 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'weeks': 3,
  'months': 'all',
  'grid_resolution': 3,
@@ -232,7 +233,7 @@ TINY = {'weeks': 3,
  'budget': 10}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("learning", "learning_months", "pure", "saf", "scales", "search", "table_5_1", "thresholds",

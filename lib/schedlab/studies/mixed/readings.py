@@ -1,5 +1,5 @@
 """The candidate readings of thesis Table 5.1's pure policies (issue 30,
-DESIGN §10; the readings are defined in :mod:`schedlab.thesis_readings`):
+DESIGN §10; the readings are defined in :mod:`schedlab.science.thesis_readings`):
 the readings cell (:func:`readings_cell`) and its campaign.  Kept apart from
 :mod:`.cells` so that the cache keys of the study's other cells (which follow
 their module's code) do not move with it."""
@@ -11,12 +11,12 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import campaign as _campaign
-from ... import metrics, sim
-from ... import traces as _traces
+from ...campaigns import campaign as _campaign
+from ...engine import metrics, sim
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, integer, one_of, param
 from ...errors import InputError
-from ...thesis_readings import BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TIES, reading_weeks
+from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TIES, reading_weeks)
 from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, _thr_label, trace_units
 
 __all__ = ["READING_OVERRUNS", "reading_units", "readings_cell", "readings_campaign"]
@@ -29,7 +29,7 @@ READING_OVERRUNS = ("kill", "drop")
 @functools.lru_cache(maxsize=16)
 def reading_units(trace: str, crossing: str, align: str, skip_first: int = 1, overrun: str = "kill"):
     """``(units, m)``: the weeks of a trace under one reading of thesis §5.2
-    (:mod:`schedlab.thesis_readings`), cleaned with ``overrun``; the paper's
+    (:mod:`schedlab.science.thesis_readings`), cleaned with ``overrun``; the paper's
     text (``recorded``, ``first``, ``kill``) is :func:`trace_units`' weeks
     themselves."""
     if crossing == "recorded" and align == "first" and overrun == "kill":
@@ -54,7 +54,7 @@ class ReadingsInputs(CellInputs):
                          check=one_of(*READING_OVERRUNS))
     threshold: object = param(_thr_label(THRESHOLD), help="the waiting-time threshold (none: none)", unit="s")
     backfill: str = param("same", help="the backfilling queue's policy", check=one_of(*BACKFILL_CHOICES))
-    tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.sim.TIES)", check=one_of(*THESIS_TIES))
+    tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.engine.sim.TIES)", check=one_of(*THESIS_TIES))
 
 
 #: the readings cell's parameters and their defaults
@@ -65,7 +65,7 @@ READINGS_CELL_PARAMS = ReadingsInputs.defaults()
 def readings_cell(q: ReadingsInputs) -> dict:
     """The 12 pure policies on the weeks ``units`` (1-based) of a trace cut
     as one reading says (``crossing``, ``align``): the weekly mean bsld with
-    each constant of :data:`schedlab.thesis_readings.THESIS_TAUS`
+    each constant of :data:`schedlab.science.thesis_readings.THESIS_TAUS`
     (``mean_bsld``, ``mean_bsld_tau60``) over (policy, unit), and ``jobs``
     (unit)."""
     crossing, align = q.crossing, q.align

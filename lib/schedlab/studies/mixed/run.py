@@ -1,5 +1,5 @@
 """The mixed-policies study: :func:`compute` runs the campaigns and hands
-datasets, tables and figures to the driver (:func:`schedlab.study.run_study`);
+datasets, tables and figures to the driver (:func:`schedlab.protocol.study.run_study`);
 :func:`time_optimisation` times one weekly optimisation (``python -m
 schedlab.studies.mixed time``)."""
 from __future__ import annotations
@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from .scorecard import rows as scorecard_rows
-from ... import optim, sim
-from ... import traces as _traces
+from ...science import optim
+from ...engine import sim
+from ...workloads import traces as _traces
 from ... import validators
 from ...errors import InputError
 from .analysis import RTOL, Analysis, _count, _learning, reading_sums
@@ -159,7 +160,7 @@ def compute(p: Params, ctx) -> dict[str, Any]:
                 notes.append(f"{info.name}: fewer than 2 full months; months left out.")
         analyses.append(Analysis(info, m, tuple(scales), lr_w, lr_m, by_thr, search, maps, map_points, notes))
         if p.readings and info.name == PUBLISHED_TABLE_5_1_TRACE:
-            # thesis Table 5.1's pure policies under every candidate reading (schedlab.thesis_readings)
+            # thesis Table 5.1's pure policies under every candidate reading (schedlab.science.thesis_readings)
             c_r = readings_campaign(info, wk, p.threshold, p.backfill)
             r_ds = ctx.campaign(c_r)
             datasets[c_r.name] = r_ds

@@ -1,5 +1,5 @@
 """The mixed-policies study's rows of the scorecard
-(:mod:`schedlab.scorecard`): thesis Table 5.1 on SDSC-SP2 and the chapter's
+(:mod:`schedlab.protocol.scorecard`): thesis Table 5.1 on SDSC-SP2 and the chapter's
 claims on the weekly optimum w* and the learned w*_train.  The grid
 optima (w*, w*_train, w_greedy) depend on the grid: the thesis searches
 a step of 0.01 (resolution 100, 40,002 points per week), and a run on a
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scorecard import Elsewhere, Reading, Row, identify
+from ...protocol.scorecard import Elsewhere, Reading, Row, identify
 from .analysis import _ranges
 from .tables import PUBLISHED
 
@@ -93,5 +93,5 @@ def rows(analyses) -> list[Row]:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"table_5_1": "Table 5.1", "thresholds": Elsewhere("thresholds", "Tables 5.2-5.5")}

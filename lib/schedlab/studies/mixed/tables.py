@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import sim
+from ...engine import sim
 from .. import Table, load_published
 from .analysis import RTOL, Analysis, _ranges, _search_sums
 from .params import OPTIMISERS, POLICIES

@@ -23,18 +23,18 @@ in C (``csrc/multiqueue.c``; its contract is the last section of
 * :func:`online` -- the online simulation policy (§3.1, Tables 1-3, Figs.
   6-9);
 * :func:`ratio` -- R per job, aggregated and per week
-  (:func:`schedlab.metrics.slowdown_ratio`).
+  (:func:`schedlab.engine.metrics.slowdown_ratio`).
 
 Definitions and choices (lawson2005 leaves them open; each is a parameter
 where it matters):
 
-* **Jobs.** Each trace is cleaned by :func:`schedlab.workload.clean` (jobs
+* **Jobs.** Each trace is cleaned by :func:`schedlab.workloads.workload.clean` (jobs
   with p > p~ are kept and killed at p~) and cut to its first ``weeks``
   weeks of submissions (the paper's Table 2: 48 weeks of CTC and KTH, 104 of
   SDSC-SP2 and Blue Horizon); weeks run from the first submission.
 * **Slowdown** s = 1 + wait / max(10 s, runtime) (§2.2, "bounded slowdown")
   and **R** = (s_1 - s_m) / min(s_1, s_m) per job against single-queue EASY-
-  FCFS-FCFS with the same estimates (:func:`schedlab.metrics.slowdown_ratio`;
+  FCFS-FCFS with the same estimates (:func:`schedlab.engine.metrics.slowdown_ratio`;
   jobs that ran under 10 s but requested over a minute are ignored,
   footnote 4).  Aggregate R: the mean over all jobs; weekly R: over the jobs
   submitted in that week.
@@ -96,6 +96,6 @@ from .params import (CRITERIA, DEFAULT_TRACES, ESTIMATES, FIG8_PARAMS, FIG8_TRAC
                      REPLAYS, STUDY, THRESHOLDS, TRIGGERS, Params)
 from .published import PAPER, PAPER_NAMES, PUBLISHED, PUBLISHED_NOTES
 from .report import numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import table_fig4, table_fig6, table_table1, table_table2, table_table3

@@ -70,7 +70,7 @@ def _dataset(parts: Sequence[Any], names: Sequence[str]):
     """Concatenate per-trace datasets along ``trace`` (weeks: outer join)."""
     import xarray as xr
 
-    from ...store import VARIABLES
+    from ...campaigns.store import VARIABLES
     ds = xr.concat([d.expand_dims(trace=[n]) for d, n in zip(parts, names)], dim="trace", join="outer")
     for v in list(ds.data_vars):
         if VARIABLES[v].is_int:

@@ -12,17 +12,19 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, metrics, workload
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...workloads import workload
+from ...engine import metrics
+from ...workloads import traces as _traces
 from ... import validators
 from ...declared import CellInputs, integer, number, one_of, param
 from ...errors import InputError
-from ...sim import Jobs, Simulation, simulate
+from ...engine.sim import Jobs, Simulation, simulate
 
 WEEK = workload.WEEK
 #: Online candidates 1..PMAX partitions, and the fixed P of Figs. 4-5 (lawson2005).
 PMAX = 4
-#: The estimates of the runs: label -> ``estimate=`` of :func:`schedlab.sim.simulate`.
+#: The estimates of the runs: label -> ``estimate=`` of :func:`schedlab.engine.sim.simulate`.
 ESTIMATES = {"exact": "actual", "user": "requested"}
 #: What an online simulation replays (see the package's docstring).
 REPLAYS = ("oracle", "queued")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from ... import validators
 from ...errors import InputError
-from ...study import Outputs, Params as StudyParams
-from ...study import param
-from ... import traces as _traces
-from ...traces import TraceInfo
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
+from ...workloads import traces as _traces
+from ...workloads.traces import TraceInfo
 from .cells import CRITERIA, ESTIMATES, PMAX, REPLAYS, TRIGGERS, TraceRef
 
 __all__ = ["STUDY", "DEFAULT_TRACES", "PAPER_WEEKS", "THRESHOLDS", "HORIZONS", "PMAX", "PMAX_LIMIT", "ESTIMATES",
@@ -163,11 +163,11 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'weeks': 3, 'thresholds': [1.5, 1000], 'horizons': [1]}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("fig4", "fig6", "table1", "table2", "table3", "table3_long"),

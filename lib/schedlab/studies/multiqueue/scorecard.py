@@ -1,11 +1,11 @@
 """The multiple-queue study's rows of the scorecard
-(:mod:`schedlab.scorecard`): lawson2005 Tables 1-3 and the lower bounds
+(:mod:`schedlab.protocol.scorecard`): lawson2005 Tables 1-3 and the lower bounds
 its §2.3 gives for Fig. 4(a).  lawson2005 simulates 48 or 104 weeks of
 each log (its Table 2): a run on other weeks (the quick profile's 20)
 keeps its rows but does not count them."""
 from __future__ import annotations
 
-from ...scorecard import Reading, Row, identify
+from ...protocol.scorecard import Reading, Row, identify
 from .params import PAPER_WEEKS
 from .published import PUBLISHED
 
@@ -175,5 +175,5 @@ def cross_rows(results, p) -> list[Row]:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"fig4": "claim: Fig. 4", "fig6": "claim: Fig. 6", "table1": "Table 1", "table3_long": "Table 3"}

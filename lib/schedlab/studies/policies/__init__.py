@@ -42,7 +42,7 @@ Choices where the papers are silent (each is a parameter or written here once):
   primary queue only (lelong2017 §6.1; the thesis' Batsim scheduler is not
   described further).  P_R = P_B = P ("backfill according to the selected
   policy", thesis Algorithm 1).  Premature: p~ >= 100 p (the ratio reading
-  of :func:`schedlab.metrics.premature`).  bsld categories: bsld = 1,
+  of :func:`schedlab.engine.metrics.premature`).  bsld categories: bsld = 1,
   1 < bsld < 10, 10 <= bsld < 100, bsld >= 100.  "Cumulative weekly
   average" at week k: the mean over the jobs *finished* by the end of week
   k (jobs finishing after the last week count in the last one).  The
@@ -70,7 +70,7 @@ What is checked where we differ from the papers (each is an output):
   smallest/largest labels (:data:`SWAPS`, ``bandit_mapping``), and every
   cell carries the candidate readings of :mod:`.readings` (the label maps
   ocst ran in 2017, each queue separately; table ``bandit_readings``),
-  judged by :func:`schedlab.scorecard.identify` on declared fit rows (the
+  judged by :func:`schedlab.protocol.scorecard.identify` on declared fit rows (the
   KTH-SP2 row) and held-out rows (the other logs).
 
 Campaigns (one per part and trace, :func:`campaigns`) share one local dask
@@ -106,7 +106,7 @@ from .cells import campaigns, largest_waits, same_policy_cell, schedule_outputs,
 from .params import (BANDIT, BSLD_CLASSES, CLAIMS, LELONG, OVERRUN, PUBLISHED, SWAPS, TABLE_POLICIES, THESIS,
                      Params)
 from .report import findings, numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 
 __all__ = [

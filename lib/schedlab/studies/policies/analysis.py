@@ -10,7 +10,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import sim, stats
+from ...engine import sim
+from ... import stats
 from ...errors import InputError
 from .cells import TABLE_VARIANTS, bsld_classes, cumulative_by_week, premature_ratio, top_procs  # noqa: F401
 from .params import PUBLISHED, SWAPS

@@ -1,7 +1,7 @@
 """The simulations of the policies study: the campaign cells
 (:func:`thesis_cell`, :func:`same_policy_cell`; the lelong2017 pairs use the
 campaign's built-in ``simulate`` cell, the online-bandit part the fixed-policy
-cells it shares with the selection study (:mod:`schedlab.online_bandit`)), the
+cells it shares with the selection study (:mod:`schedlab.science.online_bandit`)), the
 workloads they run on, the campaigns of a run (:func:`campaigns`) and the
 one direct simulation behind the MaxWait table (:func:`largest_waits`)."""
 from __future__ import annotations
@@ -13,12 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from ... import campaign, metrics, sim, workload
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...engine import metrics, sim
+from ...workloads import workload
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
-from ...metrics import PREMATURE_FACTOR, premature
-from ... import online_bandit
+from ...engine.metrics import PREMATURE_FACTOR, premature
+from ...science import online_bandit
 
 # The choices the cells read, written once here: the cells import none of the
 # study's parameters, tables or figures, so their cache keys follow this code only.
@@ -55,7 +57,7 @@ def bsld_classes(bsld) -> np.ndarray:
 def premature_ratio(bsld, run, req, factor: float = PREMATURE_FACTOR) -> tuple[float, float, int]:
     """(mean bsld of the premature jobs, mean bsld of the standard jobs,
     number of premature jobs); premature: p~ >= factor * p (thesis §4.3.3,
-    :func:`schedlab.metrics.premature`).  NaN for an empty class."""
+    :func:`schedlab.engine.metrics.premature`).  NaN for an empty class."""
     b = np.asarray(bsld, dtype=float)
     prem = premature(run, req, factor, "ratio")
     if prem.shape != b.shape:
@@ -103,7 +105,7 @@ def _cleaned(trace: str, m: int | None, overrun: str) -> tuple[sim.Jobs, int]:
 
 
 #: Spawn key of the thesis part's resamples (before the sample index); the
-#: online-bandit part's are those of :mod:`schedlab.online_bandit`.
+#: online-bandit part's are those of :mod:`schedlab.science.online_bandit`.
 _THESIS_STREAM = 1
 
 
@@ -230,7 +232,7 @@ def pair_cell(p: PairInputs) -> dict:
     primary queue only (ocst's ``fixed --threshold``; ``config``
     "P_R-P_B/none": without a threshold; ".../newest": with ocst's order of
     equal keys, ``tie="newest"``) on the same resampled
-    trace as the fixed-policy cells (:func:`schedlab.online_bandit.resampled`).
+    trace as the fixed-policy cells (:func:`schedlab.science.online_bandit.resampled`).
     Outputs: jobs, the total wait and the cell's compute time."""
     t0 = _time.process_time()
     config, *flags = str(p["config"]).split("/")

@@ -1,5 +1,5 @@
 """The figures of the policies study (matplotlib, in the compendium's
-style, :mod:`schedlab.plots`): lelong2017 Figs. 2-4, thesis Figs. 4.1-4.4
+style, :mod:`schedlab.protocol.plots`): lelong2017 Figs. 2-4, thesis Figs. 4.1-4.4
 and online-bandit Table 2 and Fig. 2 as pictures."""
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import contextlib
 
 import numpy as np
 
-from ... import plots, sim, stats
+from ...protocol import plots
+from ... import stats
+from ...engine import sim
 from .analysis import BanditTrace, LelongResult, ThesisTrace, _bandit_columns, _swap
 from .params import BSLD_CLASSES, PUBLISHED, SWAPS, TOP
 

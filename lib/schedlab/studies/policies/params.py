@@ -10,12 +10,12 @@ from ..registry import name_of
 from dataclasses import dataclass
 from typing import Any
 
-from ... import sim
+from ...engine import sim
 from ... import validators
 from ...errors import InputError
-from ...study import Outputs, Params as StudyParams
-from ...study import param
-from ...traces import TraceInfo
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
+from ...workloads.traces import TraceInfo
 from .. import load_published
 from .cells import BSLD_CLASSES, OVERRUN, TABLE_POLICIES, TABLE_VARIANTS, TOP, WEEK
 
@@ -162,7 +162,7 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'lelong_weeks': 3,
  'lelong_policies': ['FCFS', 'SPF'],
  'thesis_samples': 2,
@@ -176,7 +176,7 @@ TINY = {'lelong_weeks': 3,
  'seed': 3}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("bandit_mapping", "bandit_readings", "bandit_table2", "bandit_table2_ci", "claims",

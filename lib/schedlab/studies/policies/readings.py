@@ -56,9 +56,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import campaign
-from ... import online_bandit as ob
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...science import online_bandit as ob
+from ...workloads import traces as _traces
 from .cells import pair_cell  # noqa: F401  (the cell of pair_campaign)
 from .params import SWAPS
 

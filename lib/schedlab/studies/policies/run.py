@@ -1,12 +1,12 @@
 """The policies study, :func:`compute`: its campaigns, then the tables,
 figures, datasets and key numbers handed to the driver
-(:func:`schedlab.study.run_study`), which writes them."""
+(:func:`schedlab.protocol.study.run_study`), which writes them."""
 from __future__ import annotations
 
 from typing import Any
 
 from .. import Table
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from .analysis import TablesResult, _pct, analyse_bandit, analyse_lelong, analyse_thesis, mapping_check
 from .cells import campaigns, largest_waits
 from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_backfill, figure_lelong_bi,
@@ -14,7 +14,7 @@ from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_bac
                       figure_thesis_delayed)
 from .readings import all_changes, table_bandit_readings
 from .scorecard import rows as scorecard_rows
-from ...sim import BANDIT_POLICIES
+from ...engine.sim import BANDIT_POLICIES
 from .params import BSLD_CLASSES, PUBLISHED, Params
 from .report import findings, numbers
 from .tables import (table_bandit, table_bandit_ci, table_bandit_mapping, table_claims, table_lelong_backfill,

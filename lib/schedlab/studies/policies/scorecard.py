@@ -1,4 +1,4 @@
-"""The policies study's rows of the scorecard (:mod:`schedlab.scorecard`):
+"""The policies study's rows of the scorecard (:mod:`schedlab.protocol.scorecard`):
 lelong2017 Tables 1-2, thesis Table 4.2 and online-bandit Table 2, each
 published value beside ours, with a measured explanation where we have one."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...scorecard import Reading, Row, identify
+from ...protocol.scorecard import Reading, Row, identify
 from .analysis import _closest_rank, _spf_ties, thesis_claim_values
 from .params import CLAIMS, DEFAULT_TRACES, PUBLISHED, TABLE_VARIANTS
 from .readings import FIT_LABEL, FIT_TRACE, READING_TEXT
@@ -222,7 +222,7 @@ def _ordinal(n: int) -> str:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"bandit_table2_ci": "Table 2", "lelong_maxwait": "Table 2", "lelong_table1": "Table 1",
          "lelong_table2": "Table 2", "lelong_variants": ("Table 1", "Table 2"), "thesis_table42": "Table 4.2",
          "thesis_variants": "Table 4.2"}

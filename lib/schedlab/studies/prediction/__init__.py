@@ -9,17 +9,17 @@ kinds of runtime estimates,
 * **EASY++** (AVE_2) -- the mean of the user's last two completed runtimes
   (Tsafrir et al.; computed in the C core);
 * **learned** -- the online polynomial regression of gaussier2015 §4 under each
-  of its 20 losses (:mod:`schedlab.prediction`; E-Loss among them), learned
+  of its 20 losses (:mod:`schedlab.engine.prediction`; E-Loss among them), learned
   inside the simulation from the jobs completed so far (in the C core:
-  :class:`schedlab.sim.Learned`, bit for bit the Python reference
-  :class:`schedlab.prediction.LearnedEstimator`),
+  :class:`schedlab.engine.sim.Learned`, bit for bit the Python reference
+  :class:`schedlab.engine.prediction.LearnedEstimator`),
 
 times the three corrections of an estimate that a running job outlives
 (requested time, incremental, recursive doubling; gaussier2015 §5.2) times two
 backfilling orders, EASY (EASY-FCFS-FCFS) and EASY-SJBF (EASY-FCFS-SJBF:
 backfill the shortest estimate first).  One cell of that grid -- a *heuristic
 triple* (prediction, correction, backfilling) on one log -- is one
-simulation, run through :mod:`schedlab.campaign` (dask, cached): see
+simulation, run through :mod:`schedlab.campaigns.campaign` (dask, cached): see
 :func:`prediction_cell`.  From the grid the study computes
 
 * **Table 1** -- EASY vs EASY-Clairvoyant (:func:`table1`);
@@ -46,7 +46,7 @@ Definitions (the choices where the paper is terse are written here, once):
   about cleaning, and its job counts are those of the whole PWA files.
   Metacentrum is not in the Parallel Workloads Archive's files we bundle: it
   is left out (the leave-one-log-out selection runs over five logs, not six).
-  Every log goes through :func:`schedlab.workload.clean` with the project's
+  Every log goes through :func:`schedlab.workloads.workload.clean` with the project's
   defaults (jobs with p > p~ are kept and killed at p~ by the simulator, so
   no estimate is ever needed beyond p~); m from the registry (CEA-Curie: the
   80640 cores of its thin nodes, as the paper's Table 4).  ``weeks`` /
@@ -54,7 +54,7 @@ Definitions (the choices where the paper is terse are written here, once):
   the defaults: two weeks, five weeks after the first submission); the full
   profile simulates the whole logs.
 * **AVEbsld** (§5.3): mean over the jobs of max((wait + d) / max(d, 10), 1),
-  d the duration run (:func:`schedlab.metrics.bsld`).
+  d the duration run (:func:`schedlab.engine.metrics.bsld`).
 * **EASY** = requested / FCFS backfilling; **EASY++** = AVE_2 / incremental /
   SJBF (gaussier2015 §6.2); **clairvoyant** and **requested** estimates are
   never outlived, so the correction changes nothing for them (the grid
@@ -110,7 +110,7 @@ from .figures import FIG_ESTIMATES, figure_errors, figure_predicted, figure_trip
 from .params import BACKFILLS, CORRECTIONS, DEFAULT_TRACES, LACKING, STUDY, Params
 from .published import COLUMNS, GAUSSIER, PUBLISHED, PUBLISHED_NAMES, T6_ROWS
 from .report import numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import (table1, table4, table6, table7, table8, table_correlations, table_selected,
                      table_slowdown)

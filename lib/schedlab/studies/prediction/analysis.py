@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import prediction
+from ...engine import prediction
 from .cells import LEARNED, learned_label
 
 

@@ -13,8 +13,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import campaign, metrics, prediction, sim, workload
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...workloads import workload
+from ...engine import metrics, prediction, sim
+from ...workloads import traces as _traces
 from ...declared import CellInputs, integer, number, one_of, param, text
 from ...errors import InputError
 
@@ -23,7 +25,7 @@ WEEK = workload.WEEK
 N_LEVELS = 201
 #: The campaign cell of the study (module:function).
 CELL = "schedlab.studies.prediction.cells:prediction_cell"
-#: Non-learned estimates: label -> ``estimate=`` of :func:`schedlab.sim.simulate`.
+#: Non-learned estimates: label -> ``estimate=`` of :func:`schedlab.engine.sim.simulate`.
 BASE_ESTIMATES: dict[str, str] = {"clairvoyant": "actual", "requested": "requested", "easy++": "easy++"}
 #: Prefix of the labels of learned estimates (``learned:<loss>``).
 LEARNED = "learned:"

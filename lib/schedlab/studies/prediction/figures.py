@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from ... import plots, prediction
+from ...protocol import plots
+from ...engine import prediction
 from .analysis import _fig_runs, _short, _v, easy
 
 

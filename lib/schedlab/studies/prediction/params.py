@@ -6,11 +6,12 @@ from ..registry import name_of
 
 from dataclasses import dataclass
 
-from ... import prediction, workload
+from ...engine import prediction
+from ...workloads import workload
 from ... import validators
 from ...errors import InputError
-from ...study import Outputs, Params as StudyParams
-from ...study import param
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
 from .cells import estimate_labels
 
 STUDY = name_of(__name__)
@@ -19,7 +20,7 @@ STUDY = name_of(__name__)
 DEFAULT_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
 #: Logs of the paper that we do not have.
 LACKING: tuple[str, ...] = ("Metacentrum",)
-#: Correction mechanisms of gaussier2015 §5.2 (names of ``schedlab.sim``).
+#: Correction mechanisms of gaussier2015 §5.2 (names of ``schedlab.engine.sim``).
 CORRECTIONS: tuple[str, ...] = ("requested", "incremental", "doubling")
 #: Backfilling orders: FCFS (EASY) and SJBF (EASY-SJBF), the primary queue is FCFS.
 BACKFILLS: tuple[str, ...] = ("FCFS", "SJBF")
@@ -29,7 +30,7 @@ _NONE = ("", "none", "null", "all")
 
 
 def _losses(value, name: str) -> tuple[str, ...]:
-    """``"all"`` (the 20 of :data:`schedlab.prediction.LOSSES`) or loss names
+    """``"all"`` (the 20 of :data:`schedlab.engine.prediction.LOSSES`) or loss names
     (``"E-Loss"``, ``"sq/lin/log(qp)"`` ...), each once: canonical names."""
     if isinstance(value, str) and value.strip().lower() == "all":
         return tuple(x.name for x in prediction.LOSSES)
@@ -95,7 +96,7 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'losses': ['E-Loss'],
  'corrections': ['requested', 'incremental'],
  'backfills': ['FCFS', 'SJBF'],
@@ -104,7 +105,7 @@ TINY = {'losses': ['E-Loss'],
  'max_jobs': 150}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("correlations", "selected", "slowdown", "table1", "table4", "table6", "table7", "table8"),

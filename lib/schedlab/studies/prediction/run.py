@@ -1,6 +1,6 @@
 """The runtime-prediction study, :func:`compute`: the campaigns, then the
 tables, figures, datasets and numbers handed to the driver
-(:func:`schedlab.study.run_study`), which writes them."""
+(:func:`schedlab.protocol.study.run_study`), which writes them."""
 from __future__ import annotations
 
 from typing import Any

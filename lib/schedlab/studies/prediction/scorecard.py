@@ -1,5 +1,5 @@
 """The runtime-prediction study's rows of the scorecard
-(:mod:`schedlab.scorecard`): gaussier2015 Tables 1, 6 and 7 per log, and
+(:mod:`schedlab.protocol.scorecard`): gaussier2015 Tables 1, 6 and 7 per log, and
 its headline claims (the C-V triple against EASY and EASY++, clairvoyant
 SJBF best).  gaussier2015 simulates whole logs: a run on a window of each
 log (the quick profile) keeps its rows but does not count them."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scorecard import Elsewhere, Reading, Row, identify
+from ...protocol.scorecard import Elsewhere, Reading, Row, identify
 from .analysis import _v, table6_values
 from .published import PUBLISHED, T6_ROWS
 
@@ -204,6 +204,6 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"table1": "Table 1", "table4": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)"),
          "table6": "Table 6", "table7": "Table 7"}

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import prediction
+from ...engine import prediction
 from .. import Table
 from .analysis import (T8_ESTIMATES, Selection, _pct, _ref_correction, _short, _v, table6_values,
                        triple_label)

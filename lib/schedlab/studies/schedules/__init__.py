@@ -13,7 +13,7 @@ The pass shown is chosen by rule, not by hand (:func:`choose_pass`): the
 first pass of the excerpt where a job backfills on the extra processors
 (it ends after the shadow time); if there is none, the first pass where a
 job backfills.  The passes are those ``schedlab check`` replays from the
-engine's schedule (:func:`schedlab.check.passes`), so the picture is also a
+engine's schedule (:func:`schedlab.workloads.check.passes`), so the picture is also a
 check: both schedules are verified to be valid EASY schedules.
 
 Outputs: the Gantt chart of the pass (processor ids x time, backfilled jobs
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from .analysis import choose_pass, pass_table, roles
 from .params import STUDY, Params
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 
 __all__ = ["STUDY", "Params", "compute", "choose_pass", "pass_table", "roles"]

@@ -1,4 +1,4 @@
-"""Pure functions on the passes of a schedule (schedlab.check.PassDecision)."""
+"""Pure functions on the passes of a schedule (schedlab.workloads.check.PassDecision)."""
 from __future__ import annotations
 
 

@@ -1,7 +1,7 @@
 """The figures of the schedules study (drawing only: the passes and tables come from analysis)."""
 from __future__ import annotations
 
-from ... import plots
+from ...protocol import plots
 
 
 def figure_pass(sf, m, d, policy: str):

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from ... import validators
 from ...jobs import Policy
-from ...study import Outputs, Params as StudyParams
-from ...study import param
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
 
 STUDY = name_of(__name__)
 
@@ -40,11 +40,11 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'jobs': 30}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("pass",),

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import check, formats, traces
+from ...workloads import check, formats, traces
 from ...errors import InputError
-from ...sim import simulate
+from ...engine.sim import simulate
 from .analysis import choose_pass, pass_table, roles
 from .figures import figure_compare, figure_pass, figure_timeline
 from .params import STUDY, Params
@@ -85,7 +85,7 @@ def _window(jobs, m: int, params) -> tuple[int, object, str]:
     that many jobs, from the log's start, where one does (another log than
     the one ``first_job`` was chosen on), said in the note.  Returns (first
     job, the chosen pass or None, note)."""
-    from ...formats.schedule import from_schedule
+    from ...workloads.formats.schedule import from_schedule
 
     n, size = len(jobs), min(params.jobs, len(jobs))
 

@@ -37,7 +37,7 @@ How the paper is read (each choice is written here once):
   P sorts the queue for starting *and* for backfilling, and the jobs that
   waited more than Θ = 40 h lead it in FCFS order -- in the simulator,
   ``Policy(P, P, "40h", threshold_backfill=True)`` (csrc/SEMANTICS.md).  The
-  12 policies are :data:`schedlab.sim.BANDIT_POLICIES`.  Estimates are the
+  12 policies are :data:`schedlab.engine.sim.BANDIT_POLICIES`.  Estimates are the
   requested times; jobs running past their request are killed there (the
   project's default cleaning, which follows §6.1.1: see :data:`CLEANING`).
 * **The scheduled system** is *one* simulation of the whole resampled
@@ -104,7 +104,7 @@ their Table 2 rows are the published values only.
 """
 from __future__ import annotations
 
-from ...online_bandit import CLEANING, FIXED_CELL, cumulative_by_week, fixed_cell
+from ...science.online_bandit import CLEANING, FIXED_CELL, cumulative_by_week, fixed_cell
 from .analysis import SWAP_PQA, TraceResult, analyse, change, change_ci, curve, shares, swapped
 from .cells import (STRATEGY_CELL, EpsilonGreedy, FinishedTracker, StrategyRun, campaigns, daily_choices, easy,
                     finished_in, period_bounds, period_costs, period_edges, resampled, run_stepped, run_strategy,
@@ -113,7 +113,7 @@ from .figures import POLICY_COLORS, STRATEGY_COLORS, figure_fixed, figure_shares
 from .params import DAY, MISSING_TRACES, PAPER_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, WEEK, Params
 from .published import PAPER, PUBLISHED_TABLE2, TABLE2_COLUMNS
 from .report import numbers, table2_agreement
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import data_curves, data_shares, table2, table2_ci, table3, table3_ci, tables
 

@@ -14,12 +14,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ... import campaign, metrics, sim, workload
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...workloads import workload
+from ...engine import metrics, sim
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, number, one_of, param
 from ...errors import InputError
 # online-bandit §6.1.4's fixed-policy runs, shared with the policies study (its Table 2)
-from ...online_bandit import ResampleInputs, easy, fixed_campaign, outputs, resampled
+from ...science.online_bandit import ResampleInputs, easy, fixed_campaign, outputs, resampled
 
 DAY = workload.DAY
 WEEK = workload.WEEK
@@ -306,7 +308,7 @@ class StrategyInputs(ResampleInputs):
 @campaign.cell("selection-strategies", StrategyInputs)
 def strategy_cell(p: StrategyInputs) -> dict:
     """One (trace, resample, period, strategy): the stepped system under a
-    selection strategy.  Outputs: those of :func:`schedlab.online_bandit.fixed_cell`, the policy
+    selection strategy.  Outputs: those of :func:`schedlab.science.online_bandit.fixed_cell`, the policy
     in force each day (index in :data:`POLICIES`) and the bandit's number of
     explorations (-1 for the other strategies).  Full and noisy feedback of
     the same resample and period share the period costs (cached per

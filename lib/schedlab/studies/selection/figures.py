@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import plots
+from ...protocol import plots
 from .analysis import TraceResult, curve, shares
 from .params import POLICIES, _STRATEGY_LABEL
 

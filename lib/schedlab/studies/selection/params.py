@@ -7,8 +7,8 @@ from ..registry import name_of
 from dataclasses import dataclass
 
 from ... import validators
-from ...study import Outputs, Params as StudyParams
-from ...study import param
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
 from .cells import DAY, PERIODS, POLICIES, STRATEGIES, WEEK
 
 __all__ = ["STUDY", "DAY", "WEEK", "POLICIES", "STRATEGIES", "PERIODS", "MISSING_TRACES", "PAPER_TRACES", "Params"]
@@ -55,11 +55,11 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'resamples': 2, 'weeks': 2, 'periods': ['day', 'week'], 'epsilon': 0.5, 'decay': 1.0}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("table2", "table2_ci", "table3", "table3_ci"),

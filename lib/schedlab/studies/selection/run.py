@@ -1,6 +1,6 @@
 """The online-selection study, :func:`compute`: the campaigns, then the
 datasets, tables, figures and numbers handed to the driver
-(:func:`schedlab.study.run_study`), which writes them."""
+(:func:`schedlab.protocol.study.run_study`), which writes them."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +9,7 @@ import numpy as np
 
 from .scorecard import rows as scorecard_rows
 from .analysis import analyse
-from ... import traces as _traces
+from ...workloads import traces as _traces
 from .cells import campaigns
 from .figures import figure_fixed, figure_shares, figure_strategies
 from .params import MISSING_TRACES, PERIODS, POLICIES, STRATEGIES, STUDY, Params

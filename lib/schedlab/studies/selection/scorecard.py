@@ -1,10 +1,10 @@
 """The online-selection study's rows of the scorecard
-(:mod:`schedlab.scorecard`): the two quantitative claims of online-bandit's
+(:mod:`schedlab.protocol.scorecard`): the two quantitative claims of online-bandit's
 abstract.  (Its Table 2 is counted once, in the policies study.)  The paper
 runs 7 logs; we have 5 of them, so "up to" is taken over ours."""
 from __future__ import annotations
 
-from ...scorecard import Elsewhere, Row
+from ...protocol.scorecard import Elsewhere, Row
 from .params import MISSING_TRACES
 
 PAPER = "online-bandit, abstract"
@@ -38,5 +38,5 @@ def rows(results) -> list[Row]:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"table2_ci": Elsewhere("policies", "Table 2")}

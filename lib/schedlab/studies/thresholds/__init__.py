@@ -7,8 +7,8 @@ Reproduces, from the logs of the Parallel Workloads Archive:
   thresholded at T = 20 h and not, on resampled weeks of KTH-SP2; AvgWait and
   MaxWait relative to EASY-FCFS-FCFS (:func:`threshold_effect`).
 * **lelong2017 §7, Figs. 6-8** -- the train/test protocol: each trace is split
-  at its temporal midpoint (:func:`schedlab.workload.split`), weeks are
-  resampled from each half (:func:`schedlab.workload.resample_weeks`), the
+  at its temporal midpoint (:func:`schedlab.workloads.workload.split`), weeks are
+  resampled from each half (:func:`schedlab.workloads.workload.resample_weeks`), the
   best of the 49 EASY-P_R-P_B pairs is picked on the training weeks and
   evaluated on the testing weeks (:func:`train_test`); swept over T (Figs. 6-7)
   and at T = 20 h for the five logs of Table 3 (Fig. 8 and the AvgWait
@@ -22,7 +22,7 @@ Reproduces, from the logs of the Parallel Workloads Archive:
   (:func:`thesis_tables`).
 
 Each published table is shown beside ours, with the difference.  The grids
-run through :mod:`schedlab.campaign` (dask, any scheduler, cached,
+run through :mod:`schedlab.campaigns.campaign` (dask, any scheduler, cached,
 resumable); the notebook ``notebooks/02-thresholds.ipynb`` runs the study
 through the driver (``run_study("thresholds", globals())``), which validates
 the parameters (:class:`Params`, declared once; defaults = the quick profile)
@@ -32,7 +32,7 @@ their code.
 
 Definitions (the choices where the papers are terse are written here, once):
 
-* **Cleaning** (lelong2017 §7.2): :func:`schedlab.workload.clean` with
+* **Cleaning** (lelong2017 §7.2): :func:`schedlab.workloads.workload.clean` with
   ``overrun="drop"`` (jobs with p > p~ removed; q > m removed); m from the
   registry (CEA-Curie: the 80640 cores of its thin nodes).  The thesis does not
   say how it cleaned; the same cleaning is used (its job counts, thesis Table
@@ -66,7 +66,7 @@ Definitions (the choices where the papers are terse are written here, once):
   on the primary queue.  Weeks are consecutive 7-day periods from the first
   submission; a job belongs to the week of its submission and is removed when
   it crosses that week's end, judged (``thesis_finish``) by its finish time in
-  the log (``"recorded"``, :func:`schedlab.workload.recorded_finish`, as the
+  the log (``"recorded"``, :func:`schedlab.workloads.workload.recorded_finish`, as the
   thesis did), by r + p (``"run"``) or by r + p~ (``"req"``).
 
 The package: :mod:`.params` (parameters, the published values of
@@ -83,7 +83,7 @@ from .cells import thesis_cell, traintest_campaigns
 from .params import (CRITERIA, DEFAULT_TRACES, FINISH, LELONG, METRICS, PAPER_THRESHOLDS, PUBLISHED, THESIS,
                      THESIS_TABLES, THESIS_THRESHOLDS, THESIS_TRACES, THESIS_WEEKS, Params, parse_thresholds,
                      threshold_label)
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import table_thesis_5_6
 

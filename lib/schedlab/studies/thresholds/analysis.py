@@ -11,7 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import __version__, sim, stats
+from ... import __version__, stats
+from ...engine import sim
 from ...errors import InputError
 from .params import CRITERIA, HOUR, LEVEL, N_BOOT, threshold_label
 
@@ -200,7 +201,7 @@ def traintest_dataset(parts, policies: Sequence[str], thresholds: Sequence[int |
     primaries'): the FCFS-primary pairs are repeated over every threshold."""
     import xarray as xr
 
-    from ...store import COORDS
+    from ...campaigns.store import COORDS
 
     grid, fcfs = parts
     labels = [threshold_label(t) for t in thresholds]
@@ -323,7 +324,7 @@ def thesis_reading_sums(ds, r: ThesisResult, thresholds) -> None:
     the weeks of the weekly mean bsld with that reading's constant, per
     policy, at each of ``r.thresholds``; ``thresholds``: the campaign's, in its
     order (the cells' threshold axis)."""
-    from ...thesis_readings import BSLD_VARIABLE, newest_readings, text_reading, thesis_readings
+    from ...science.thesis_readings import BSLD_VARIABLE, newest_readings, text_reading, thesis_readings
 
     # the cells give the thresholds in the order of the campaign's ``thresholds`` parameter, without coordinate
     order = list(thresholds)

@@ -12,9 +12,11 @@ from typing import Callable
 
 import numpy as np
 
-from ... import campaign, sim, workload
-from ... import metrics as _metrics
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...workloads import workload
+from ...engine import sim
+from ...engine import metrics as _metrics
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, flag, integer, one_of, param, text
 from ...errors import InputError
 
@@ -105,7 +107,7 @@ def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="reque
                     threshold_backfill: bool = False, tie: str = "oldest") -> list:
     """The schedules of EASY-``primary``-``backfill`` on ``jobs`` at every
     threshold of ``thresholds`` (seconds; None: no threshold), in their
-    order: each one is, bit for bit, what :func:`schedlab.sim.simulate`
+    order: each one is, bit for bit, what :func:`schedlab.engine.sim.simulate`
     gives, but the runs share the part of the schedule that cannot differ.
 
     Why it is exact (``csrc/SEMANTICS.md``, "One pass"): a threshold T
@@ -119,7 +121,7 @@ def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="reque
     runs are one.  u_T grows with T, so one run without threshold, stepped
     to each u_T in turn and cloned there, serves every T; only the part
     after u_T is simulated again.  ``tie``: the order of equal keys
-    (:func:`schedlab.sim.simulate`); the argument holds under either."""
+    (:func:`schedlab.engine.sim.simulate`); the argument holds under either."""
     ths = list(thresholds)
     if len(ths) == 1:
         # nothing to share: the run without threshold would be extra work
@@ -150,7 +152,7 @@ def threshold_sweep(jobs, m: int, primary, backfill, thresholds, estimate="reque
 
 
 def _summary(sch: "sim.Schedule", names) -> dict:
-    """The metrics ``names`` of :func:`schedlab.metrics.summary`, by the same
+    """The metrics ``names`` of :func:`schedlab.engine.metrics.summary`, by the same
     expressions (the same values, bit for bit), computing only those asked
     for when they are among the four the study records."""
     if not set(names) <= {"jobs", "avg_wait", "max_wait", "mean_bsld"}:

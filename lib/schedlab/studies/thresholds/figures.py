@@ -1,5 +1,5 @@
 """The figures of the thresholds study (matplotlib, in the compendium's
-style, :mod:`schedlab.plots`): like lelong2017 Figs. 5-8, and the thesis'
+style, :mod:`schedlab.protocol.plots`): like lelong2017 Figs. 5-8, and the thesis'
 tables as reproduced against published."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import plots
+from ...protocol import plots
 from .analysis import Fig5, ThesisResult, TrainTest
 from .params import HOUR, PUBLISHED, THESIS_COLUMN_NAMES, THESIS_THRESHOLDS, threshold_label
 

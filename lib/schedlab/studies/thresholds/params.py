@@ -11,12 +11,13 @@ from ..registry import name_of
 from dataclasses import dataclass
 from typing import Any
 
-from ... import sim, workload
+from ...engine import sim
+from ...workloads import workload
 from ... import validators
 from ...errors import InputError
-from ...study import Outputs, Params as StudyParams
-from ...study import param
-from ...traces import TraceInfo
+from ...protocol.study import Outputs, Params as StudyParams
+from ...protocol.study import param
+from ...workloads.traces import TraceInfo
 from .. import load_published
 from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label
 
@@ -228,7 +229,7 @@ class Params(StudyParams):
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.study.check_study and the own-trace tests run.
+#: what schedlab.protocol.study.check_study and the own-trace tests run.
 TINY = {'thresholds': ['2h', None],
  'weeks': 4,
  'policies': ['FCFS', 'SPF'],
@@ -236,7 +237,7 @@ TINY = {'thresholds': ['2h', None],
  'sweep_traces': None}
 
 
-#: What the study writes, by name (schedlab.study.Outputs): the driver refuses an
+#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
 #: undeclared output, and the notebook and the paper may name only these.
 OUTPUTS = Outputs(
     tables=("fig5", "fig8", "fig8_maxwait", "sec73", "table3", "thesis_5_6", "thesis_checks", "thesis_readings",

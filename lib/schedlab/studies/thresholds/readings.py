@@ -1,5 +1,5 @@
 """The candidate readings of thesis Tables 5.2-5.5 (issue 30, DESIGN §10;
-the readings are defined in :mod:`schedlab.thesis_readings`): the readings
+the readings are defined in :mod:`schedlab.science.thesis_readings`): the readings
 cell (:func:`thesis_readings_cell`) and its campaign.  Kept apart from
 :mod:`.cells` so that the cache keys of the study's other cells (which follow
 their module's code) do not move with it."""
@@ -10,13 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import campaign
-from ... import metrics as _metrics
-from ... import traces as _traces
+from ...campaigns import campaign
+from ...engine import metrics as _metrics
+from ...workloads import traces as _traces
 from ...declared import REQUIRED, one_of, param, text
 from ...errors import InputError
-from ...thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS,  # noqa: F401
-                                THESIS_TEXT_READING, THESIS_TIES, reading_name, reading_weeks, thesis_readings)
+from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TEXT_READING, THESIS_TIES, reading_name, reading_weeks, thesis_readings)
 from .cells import WeeksInputs, _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
@@ -45,7 +44,7 @@ class ReadingsInputs(WeeksInputs):
     crossing: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*THESIS_CROSSINGS))
     align: str = param("first", help="where the weeks start", check=one_of(*THESIS_ALIGNS))
     primary: str = param("FCFS", help="the policy of both queues", check=text)
-    tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.sim.TIES)", check=one_of(*THESIS_TIES))
+    tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.engine.sim.TIES)", check=one_of(*THESIS_TIES))
     thresholds: tuple = param(REQUIRED, help="the thresholds, as labels (20h, none)")
     metrics: tuple | None = param(None, help="the variables to return (None: all)")
 
@@ -55,7 +54,7 @@ def thesis_readings_cell(q: ReadingsInputs) -> dict:
     """Campaign cell: EASY-P-P (``primary`` orders both queues) on the original
     weeks of a trace cut as one reading says (``crossing``, ``align``), at every
     threshold of ``thresholds`` (labels; :func:`threshold_sweep`, bit for bit
-    what :func:`schedlab.sim.simulate` gives).  Returns the weekly mean bsld
+    what :func:`schedlab.engine.sim.simulate` gives).  Returns the weekly mean bsld
     with each constant of :data:`THESIS_TAUS` (``mean_bsld``, ``mean_bsld_tau60``)
     and the jobs, over (``threshold``, ``week``)."""
     ths = cell_thresholds(q["thresholds"], "thesis readings cell")

@@ -1,13 +1,13 @@
 """The thresholds study, :func:`compute`: every grid through ``ctx.campaign``,
 then the tables, figures, datasets and key numbers handed to the driver
-(:func:`schedlab.study.run_study`), which writes them."""
+(:func:`schedlab.protocol.study.run_study`), which writes them."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ... import sim
+from ...engine import sim
 from .. import Table
 from .analysis import (ThesisResult, TrainTest, _provenance, generalisation, thesis_reading_sums, thesis_tables,
                        threshold_effect, traintest_dataset)

@@ -1,4 +1,4 @@
-"""The thresholds study's rows of the scorecard (:mod:`schedlab.scorecard`):
+"""The thresholds study's rows of the scorecard (:mod:`schedlab.protocol.scorecard`):
 lelong2017 §7.4 (Fig. 8's AvgWait diminutions on the testing weeks, and its
 MaxWait claim on CEA-Curie) and thesis Tables 5.2-5.5 (sums of the weekly
 mean bsld per policy and threshold).  The mixed study sets the same thesis
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scorecard import Elsewhere, Reading, Row, identify
+from ...protocol.scorecard import Elsewhere, Reading, Row, identify
 from .analysis import _spearman
 from .cells import THESIS_WEEKS
 from .params import PUBLISHED, THESIS_THRESHOLDS
@@ -161,7 +161,7 @@ def _nanstat(f, a) -> float:
 
 
 #: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.scorecard.uncovered`)
+#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS = {"fig8": "Fig. 8", "fig8_maxwait": "text", "thesis_checks": "Tables 5.2-5.5",
          "thesis_[a-z]*": "Tables 5.2-5.5",
          "table3": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)")}

@@ -6,8 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import traces as _traces
-from ... import workload
+from ...workloads import traces as _traces
+from ...workloads import workload
 from .. import Table
 from .analysis import Fig5, ThesisResult, TrainTest
 from .params import (PUBLISHED, THESIS_COLUMN_NAMES, THESIS_TABLE_5_6, THESIS_TABLES, THESIS_THRESHOLDS,
@@ -236,7 +236,7 @@ def table_thesis_readings(results: list[ThesisResult]) -> Table:
     """Thesis Tables 5.2-5.5 under every candidate reading of the protocol:
     ours / published, per trace, reading, threshold and policy (the paper's
     text first)."""
-    from ...thesis_readings import THESIS_TEXT_READING, reading_name
+    from ...science.thesis_readings import THESIS_TEXT_READING, reading_name
 
     rows = []
     text_name = reading_name(*THESIS_TEXT_READING)
@@ -264,4 +264,4 @@ def table_thesis_readings(results: list[ThesisResult]) -> Table:
                         "order of jobs with equal keys (newest submission first; csrc/SEMANTICS.md rule 1).",
                         "each cell: our sum over the thesis' weeks of the weekly mean bsld / the thesis' value.",
                         "the scorecard chooses a reading on the SDSC-SP2 rows only and judges it on the other "
-                        "traces' rows (schedlab.scorecard.identify; DESIGN §10)."])
+                        "traces' rows (schedlab.protocol.scorecard.identify; DESIGN §10)."])

@@ -24,7 +24,7 @@ construction.
 
 Definitions (the choices where the thesis is terse are written here, once):
 
-* **Jobs.** A trace is cleaned with :func:`schedlab.workload.clean` (the
+* **Jobs.** A trace is cleaned with :func:`schedlab.workloads.workload.clean` (the
   project's default: jobs with p > p~ are kept; see its report).  The
   comparisons are computed on three sets of jobs (:data:`JOBSETS`):
   ``cleaned`` (all of them), ``no-overrun`` (without the jobs whose runtime
@@ -50,7 +50,7 @@ Definitions (the choices where the thesis is terse are written here, once):
 * **Area** (Table 6.2, footnote of §6.2): a_j = p_j * q_j; shares in % of
   the total area of the jobs considered.
 * **Weeks**: consecutive 7-day periods from the first submission
-  (:func:`schedlab.workload.period_edges`); a job belongs to the week of its
+  (:func:`schedlab.workloads.workload.period_edges`); a job belongs to the week of its
   submission.  *Offered load* of a week = sum of q*p of its jobs / (m * 7
   days), p as recorded in the log.  The last week is cut short by the end of
   the log, so means and medians are over the other ("full") weeks.
@@ -74,7 +74,7 @@ from .figures import figure_runtimes, figure_weekly
 from .params import DEFAULT_TRACES, PREMATURE_FACTOR, READINGS, STUDY, Params
 from .published import PUBLISHED, PUBLISHED_NOTES, THESIS, published_for
 from .report import numbers
-from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.study.check_study)
+from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import (data_histograms, data_weekly, table_areas, table_classes, table_cleaning, table_premature,
                      table_traces, table_weekly, tables)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import metrics, workload
+from ...engine import metrics
+from ...workloads import workload
 from ...errors import InputError
 from ...jobs import Jobs
 from .params import PREMATURE_FACTOR

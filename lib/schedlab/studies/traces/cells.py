@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ... import traces as _traces
-from ... import workload
+from ...workloads import traces as _traces
+from ...workloads import workload
 from .analysis import (DAY, MONTH_DAYS, WEEK, ClassStats, Histogram, Weekly, class_stats, histogram, jobsets,
                        weekly)
 from .params import PREMATURE_FACTOR

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ... import plots
+from ...protocol import plots
 from .analysis import RUNTIME_EDGES
 from .cells import TraceStats
 

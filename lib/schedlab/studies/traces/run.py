@@ -1,5 +1,5 @@
 """The traces study: characterise the traces, hand every output to the driver
-(:func:`schedlab.study.run_study`), which writes it."""
+(:func:`schedlab.protocol.study.run_study`), which writes it."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,4 @@
-"""The traces study's rows of the scorecard (:mod:`schedlab.scorecard`):
+"""The traces study's rows of the scorecard (:mod:`schedlab.protocol.scorecard`):
 thesis Tables 4.1, 6.1 and 6.2 per trace.  The thesis does not say which
 jobs it counted; for each trace and table the rows use the set of jobs
 (:data:`~.analysis.JOBSETS`) whose values lie closest to the thesis', and
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...scorecard import Reading, Row, identify
+from ...protocol.scorecard import Reading, Row, identify
 from .. import load_published
 from .analysis import JOBSETS
 from .cells import MONTH_DAYS
@@ -40,7 +40,7 @@ def most_in_window(submit: np.ndarray, seconds: float) -> int:
 
 def _header_procs(name: str) -> int | None:
     """The registry's record of the log's header MaxProcs (None for an unregistered log)."""
-    from ...traces import resolve
+    from ...workloads.traces import resolve
     from ...errors import SchedlabError
 
     try:
@@ -158,5 +158,5 @@ def rows(stats) -> list[Row]:
 
 
 #: the study's tables with published columns and the scorecard items they feed: none to declare, every
-#: row names its table (``source=``, :data:`TABLE_FILES`; :func:`schedlab.scorecard.uncovered`)
+#: row names its table (``source=``, :data:`TABLE_FILES`; :func:`schedlab.protocol.scorecard.uncovered`)
 FEEDS: dict = {}

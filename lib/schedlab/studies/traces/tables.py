@@ -73,7 +73,7 @@ def table_cleaning(stats: Sequence[TraceStats]) -> Table:
         rows += [[s.name, step, count, action, reason] for step, count, action, reason in s.report.steps]
         rows.append([s.name, "out", s.report.jobs_out, "", "jobs after cleaning"])
     return Table(["trace", "step", "jobs", "action", "reason"], rows,
-                 title="Cleaning (schedlab.workload.clean, default options)")
+                 title="Cleaning (schedlab.workloads.workload.clean, default options)")
 
 
 def _jobset_notes() -> list[str]:

@@ -1,0 +1,408 @@
+"""The scorecard: every published-vs-ours comparison as one row, judged by
+rules stated once (:data:`RULES`).
+
+A study's ``compute`` returns ``"scorecard": [Row, ...]``; the driver
+(:func:`schedlab.protocol.study.run_study`) writes them as ``tables/scorecard.csv``
+and puts their counts by verdict under ``numbers.scorecard``, which the
+paper's opening summary reads.  A row says which paper, table, figure or
+claim it compares; the trace and metric; the published value; ours and our
+95 % interval when there is one; the baseline a gain is measured from; the
+rule it was judged by; the verdict; and the explanation: a measured cause,
+or the readings tried and what each gave.
+
+Two kinds of rows are shown but not counted: a row whose comparison the
+run's protocol does not allow (``comparable=False``, e.g. a profile that
+simulates a window of the log where the paper simulated all of it: "not
+compared"), and a row that holds by construction (``construction=...``, e.g.
+a machine size set from the paper: "by construction").
+
+**Readings.**  The counted verdict is always the one under the paper's own
+text (``reading`` states it when a choice had to be made).  A row may carry
+other readings of the paper's protocol (:class:`Reading`: another week
+cutting, another metric constant, another label map), computed by the study
+beside the counted value.  :func:`identify` decides, for a group of rows,
+whether one of them is *identified* (DESIGN §10): it is chosen on a declared
+part of the rows only and must then move the group's other rows to
+reproduced or close.  An identified reading is shown beside the counted
+verdict and counted apart (:func:`counts` with ``identified=True``); a reading
+chosen on every row explains nothing and is never reported as a cause.
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+#: verdicts of counted rows, best first
+VERDICTS = ("reproduced", "close", "consistent, wide interval", "direction only", "direction only, magnitude off",
+            "inconclusive", "not reproduced")
+#: the verdicts that count as a match
+GOOD = ("reproduced", "close")
+NOT_COMPARED = "not compared"
+BY_CONSTRUCTION = "by construction"
+#: shown, never counted
+UNCOUNTED = (NOT_COMPARED, BY_CONSTRUCTION)
+
+CLOSE, NEAR = 0.05, 0.15
+#: an interval whose half-width exceeds this share of the published value is "wide"
+WIDE = 0.25
+#: a direction-only effect more than this factor from the published one (either way) is "magnitude off"
+MAGNITUDE = 2.0
+#: the share of held-out rows an identified reading must bring to reproduced or close
+IDENTIFIED_SHARE = 0.5
+
+#: how each rule judges a row (stated once: the paper and the CSV quote it)
+RULES = {
+    "value": "reproduced: within 5 % of the published value, or the published value inside our 95 % interval "
+             "when that interval's half-width is at most 25 % of the published value; close: within 15 %; "
+             "consistent, wide interval: the published value inside our interval, which is wider than that; "
+             "for a value with a baseline (e.g. a gain over EASY-FCFS-FCFS, a ratio to 1), ours on the same "
+             "side of the baseline as the published value is: inconclusive when our interval contains the "
+             "baseline, direction only, magnitude off when our effect (ours - baseline) is more than twice or "
+             "less than half the published effect, direction only otherwise; else not reproduced",
+    "claim": "reproduced: the published claim holds on our results (a yes/no test stated in the row); "
+             "else not reproduced",
+}
+NOTES = {
+    NOT_COMPARED: "the run's protocol differs from the paper's; shown, not counted",
+    BY_CONSTRUCTION: "the value is an input set from the paper (e.g. the machine size); shown, not counted",
+    "readings": "the counted verdict is the paper's own text; a reading is identified only when chosen on a "
+                "declared part of a group's rows and then bringing at least half of the group's other rows to "
+                "reproduced or close (and more of them than the paper's text does); it is shown beside the "
+                "counted verdict and counted apart",
+    "intervals": "our 95 % intervals: percentile bootstrap over 10 or more resampled units; Student's t "
+                 "(jackknife standard error, n - 1 degrees of freedom) below 10",
+}
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+@dataclass
+class Reading:
+    """Our value under another reading of the paper's protocol.
+
+    ``name`` is a short key shared by every row of a group that has this
+    reading; ``text`` says what the reading is.  For a claim row give
+    ``holds``.  :func:`identify` fills ``verdict``, ``role`` ("fitted" or
+    "predicted" for the reading it chose), ``identified`` and ``summary``."""
+
+    name: str
+    text: str
+    ours: float | str | None = None
+    low: float | None = None
+    high: float | None = None
+    holds: bool | None = None
+    verdict: str = ""
+    role: str = ""
+    identified: bool = False
+    summary: dict | None = field(default=None, repr=False)
+
+
+@dataclass
+class Row:
+    """One comparison."""
+
+    paper: str                      # "lelong2017 §3.4"
+    item: str                       # "Table 1", "Fig. 8", "claim: ..."
+    trace: str
+    metric: str
+    published: float | str | None
+    ours: float | str | None
+    low: float | None = None        # our 95 % interval
+    high: float | None = None
+    rule: str = "value"
+    baseline: float | None = None   # the "direction only" tiers are judged against it (none: no such tier)
+    holds: bool | None = None       # for a claim: whether it holds on our results
+    explanation: str = "unexplained"
+    comparable: bool = True
+    construction: str = ""          # why the value holds by construction (an input set from the paper)
+    reading: str = ""               # the counted reading, when the paper's text had to be read one way
+    readings: list[Reading] = field(default_factory=list)
+    source: str = ""                # the study's table the comparison comes from
+    verdict: str = field(default="", init=True)
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"scorecard rule must be one of {list(RULES)}, got {self.rule!r}")
+        if not self.verdict:
+            if self.construction:
+                self.verdict = BY_CONSTRUCTION
+            else:
+                self.verdict = judge(self) if self.comparable else NOT_COMPARED
+        if self.verdict == "reproduced" and self.explanation == "unexplained":
+            self.explanation = ""           # nothing to explain
+
+    def judge_as(self, reading: Reading) -> str:
+        """This row's verdict had ours been the reading's value."""
+        if self.rule == "claim":
+            if reading.holds is None:
+                raise ValueError(f"a claim's reading needs holds=True/False: {self.item}, {reading.name}")
+            return VERDICTS[0] if reading.holds else VERDICTS[-1]
+        return judge_value(self.published, reading.ours, reading.low, reading.high, self.baseline)
+
+    @property
+    def effect_ratio(self) -> float | None:
+        """(ours - baseline) / (published - baseline), for a row with a baseline."""
+        b, pub, ours = self.baseline, self.published, self.ours
+        if not (_finite(b) and _finite(pub) and _finite(ours)) or pub == b:
+            return None
+        return (ours - b) / (pub - b)
+
+    def judged_readings(self) -> list[Reading]:
+        """The readings, each with its verdict on this row."""
+        for rd in self.readings:
+            if not rd.verdict:
+                rd.verdict = self.judge_as(rd)
+        return self.readings
+
+    def identified_reading(self) -> Reading | None:
+        """The identified reading of a counted row (none for a row shown but not counted)."""
+        if self.verdict in UNCOUNTED:
+            return None
+        return next((r for r in self.readings if r.identified), None)
+
+    def full_explanation(self) -> str:
+        """The explanation, with the readings tried when it is otherwise "unexplained"."""
+        text = self.explanation
+        tried = self.judged_readings()
+        if self.verdict in UNCOUNTED or not tried:
+            return text
+        if self.verdict in GOOD:
+            if not self.reading:
+                return text
+            other = "; ".join(f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({r.verdict})"
+                              for r in tried)
+            return f"{text}; under the other readings: {other}" if text else f"under the other readings: {other}"
+        said = "; ".join(f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({r.verdict}"
+                         + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "") + ")"
+                         for r in tried)
+        if text in ("", "unexplained"):
+            return f"unexplained after: {said}"
+        return f"{text}; readings tried: {said}"
+
+    def as_list(self) -> list:
+        idr = self.identified_reading()
+        return [self.paper, self.item, self.trace, self.metric, self.published, self.ours, self.low, self.high,
+                self.baseline, self.effect_ratio, self.rule, self.verdict, self.reading or "the paper's text",
+                idr.text if idr else "", idr.ours if idr else None, idr.verdict if idr else "",
+                self.construction or self.full_explanation()]
+
+
+COLUMNS = ["paper", "item", "trace", "metric", "published", "ours", "ours 95% low", "ours 95% high", "baseline",
+           "effect ratio", "rule", "verdict", "reading", "identified reading", "ours, identified reading",
+           "verdict, identified reading", "explanation"]
+
+
+def _fmt(x) -> str:
+    if isinstance(x, bool):
+        return "holds" if x else "fails"
+    if _finite(x):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def judge_value(pub, ours, low=None, high=None, baseline=None) -> str:
+    """The verdict of a published value against ours by the "value" rule (:data:`RULES`)."""
+    if not (_finite(pub) and _finite(ours)):
+        return VERDICTS[-1]
+    rel = abs(ours - pub) / abs(pub) if pub != 0 else (0.0 if ours == 0 else math.inf)
+    interval = _finite(low) and _finite(high)
+    inside = interval and low <= pub <= high
+    wide = interval and (high - low) / 2 > WIDE * abs(pub)
+    if rel <= CLOSE or (inside and not wide):
+        return "reproduced"
+    if rel <= NEAR:
+        return "close"
+    if inside:
+        return "consistent, wide interval"
+    ref = baseline
+    if _finite(ref) and (pub - ref) * (ours - ref) > 0:
+        if interval and low <= ref <= high:
+            return "inconclusive"
+        ratio = (ours - ref) / (pub - ref)
+        if ratio > MAGNITUDE or ratio < 1 / MAGNITUDE:
+            return "direction only, magnitude off"
+        return "direction only"
+    return "not reproduced"
+
+
+def judge(row: Row) -> str:
+    """The verdict of a row by its rule (:data:`RULES`)."""
+    if row.rule == "claim":
+        if row.holds is None:
+            raise ValueError(f"a claim row needs holds=True/False: {row.item}")
+        return VERDICTS[0] if row.holds else VERDICTS[-1]
+    return judge_value(row.published, row.ours, row.low, row.high, row.baseline)
+
+
+def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit_label: str,
+             share: float = IDENTIFIED_SHARE) -> dict:
+    """Whether one of the readings the rows carry is identified for ``group``.
+
+    ``fit`` declares the rows a reading may be chosen on (``fit_label`` says
+    which, in words: "the SDSC-SP2 rows").  Among the readings every counted
+    row of the group carries, the one with the most reproduced-or-close fit
+    rows is chosen (ties: the smallest median |log(ours / published)|), and
+    only if it matches more fit rows than the paper's text does.  It is
+    **identified** when, on the other (held-out) rows, at least ``share`` of
+    them and more than under the paper's text are reproduced or close.
+
+    Every reading of every row gets its verdict; the chosen one its role
+    ("fitted" / "predicted") and, when identified, ``identified=True``.
+    Returns the group's summary (also attached to the rows' readings)."""
+    rows = [r for r in rows if r.verdict not in UNCOUNTED]
+    for r in rows:
+        for rd in r.readings:
+            rd.verdict = r.judge_as(rd)
+    names = [rd.name for rd in rows[0].readings] if rows else []
+    names = [n for n in names if all(any(rd.name == n for rd in r.readings) for r in rows)]
+    fitted = [r for r in rows if fit(r)]
+    held = [r for r in rows if not fit(r)]
+
+    def _get(r: Row, name: str) -> Reading:
+        return next(rd for rd in r.readings if rd.name == name)
+
+    def good(rs, name=None) -> int:
+        return sum((r.verdict if name is None else _get(r, name).verdict) in GOOD for r in rs)
+
+    def med_err(rs, name=None) -> float | None:
+        errs = []
+        for r in rs:
+            v = r.ours if name is None else _get(r, name).ours
+            if r.rule == "value" and _finite(v) and _finite(r.published) and v * r.published > 0:
+                errs.append(abs(math.log(v / r.published)))
+        errs.sort()
+        return errs[len(errs) // 2] if errs else None
+
+    def tally(rs, name=None) -> dict:
+        out: dict[str, int] = {}
+        for r in rs:
+            v = r.verdict if name is None else _get(r, name).verdict
+            out[v] = out.get(v, 0) + 1
+        return out
+
+    candidates = {}
+    for n in [None] + names:
+        key = "the paper's text" if n is None else n
+        candidates[key] = {"text": "the paper's text" if n is None else _get(rows[0], n).text,
+                           "fit good": good(fitted, n), "held-out good": good(held, n),
+                           "fit median |log ratio|": med_err(fitted, n), "held-out median |log ratio|": med_err(held, n),
+                           "held-out verdicts": tally(held, n)}
+    chosen = None
+    if fitted and held and names:
+        def fit_score(n):           # most fit rows matched, then the smallest median error
+            err = candidates[n]["fit median |log ratio|"]
+            return candidates[n]["fit good"], -(math.inf if err is None else err)
+        best = max(names, key=fit_score)
+        if candidates[best]["fit good"] > candidates["the paper's text"]["fit good"]:
+            chosen = best
+    identified = bool(chosen) and good(held, chosen) >= share * len(held) and good(held, chosen) > good(held)
+    summary = {"group": group, "fit": fit_label, "rows": len(rows), "fit rows": len(fitted), "held-out rows": len(held),
+               "chosen": chosen, "identified": identified, "candidates": candidates}
+    if not fitted or not held:
+        summary["why"] = "no fit rows" if not fitted else "no held-out rows"
+    for r in rows:
+        for rd in r.readings:
+            rd.summary = summary
+            if rd.name == chosen:
+                rd.role = "fitted" if fit(r) else "predicted"
+                rd.identified = identified
+    return summary
+
+
+def summaries(rows: Iterable[Row]) -> list[dict]:
+    """The groups' summaries of :func:`identify` found on the rows, once each."""
+    seen, out = set(), []
+    for r in rows:
+        for rd in r.readings:
+            if rd.summary is not None and id(rd.summary) not in seen:
+                seen.add(id(rd.summary))
+                out.append(rd.summary)
+    return out
+
+
+def counts(rows, identified: bool = False) -> dict:
+    """Rows by verdict (the counted ones), and how many were shown but not
+    counted.  ``identified``: a row with an identified reading counts by that
+    reading's verdict instead (the paper's opening table gives both)."""
+    out = {v: 0 for v in VERDICTS + UNCOUNTED}
+    for r in rows:
+        idr = r.identified_reading() if identified and r.verdict not in UNCOUNTED else None
+        out[idr.verdict if idr else r.verdict] += 1
+    out["compared"] = sum(out[v] for v in VERDICTS)
+    return out
+
+
+def bare(rows) -> list[Row]:
+    """The counted rows not reproduced whose explanation says nothing: only
+    "unexplained" (or nothing), no reading tried, no reason (DESIGN §10: a
+    miss names what was tried or why nothing could be)."""
+    return [r for r in rows if r.verdict == VERDICTS[-1]
+            and (r.construction or r.full_explanation()).strip() in ("", "unexplained")]
+
+
+def table(rows, title: str = "Scorecard: every published value beside ours"):
+    """The rows as a :class:`schedlab.studies.Table`."""
+    from ..studies import Table
+
+    return Table(COLUMNS, [r.as_list() for r in rows], title=title, default_digits=2,
+                 notes=[f"{name}: {text}" for name, text in {**RULES, **NOTES}.items()])
+
+
+def numbers(rows) -> dict:
+    """What the driver puts under ``numbers.scorecard``."""
+    return {"counts": counts(rows), "counts under identified readings": counts(rows, identified=True),
+            "readings": summaries(rows), "rules": dict(RULES)}
+
+
+# ------------------------------------------------------------- coverage --
+#: a column holding a paper's value: "published %", "AvgWait published (s)", "CPUs (thesis)", "EASY (paper)"
+PUBLISHED_COLUMN = re.compile(r"publish|\bpaper\b|thesis|authors", re.I)
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A table whose published values another study's scorecard counts (once)."""
+
+    study: str
+    item: str
+
+
+def compares(table) -> bool:
+    """Whether the table sets a published value beside one of ours: some row
+    holds a number in a published column and one in another column (a table
+    that lists the papers' values for logs this run did not simulate does not)."""
+    pub = {j for j, name in enumerate(table.columns) if PUBLISHED_COLUMN.search(str(name))}
+    return any(any(_finite(row[j]) for j in pub) and any(_finite(row[j]) for j in range(len(row)) if j not in pub)
+               for row in table.rows)
+
+
+def uncovered(tables: dict, rows, feeds: dict | None = None) -> list[str]:
+    """The tables that set published values beside ours (:func:`compares`)
+    and feed no scorecard row.
+
+    A table feeds a row when the row names it (``Row.source``), when the
+    study's ``FEEDS`` maps it to items its rows compare (prefixes of
+    ``Row.item``), or to :class:`Elsewhere` (another study counts them)."""
+    feeds = feeds or {}
+    rows = list(rows)
+    out = []
+    for name, table in tables.items():
+        if name == "scorecard" or not compares(table):
+            continue
+        if any(r.source == name for r in rows):
+            continue
+        fed = feeds.get(name)
+        if fed is None:         # a pattern: "thesis_*"
+            fed = next((v for k, v in feeds.items() if "*" in k and fnmatch.fnmatchcase(name, k)), ())
+        if isinstance(fed, Elsewhere):
+            continue
+        if any(r.item.startswith(item) for r in rows for item in ((fed,) if isinstance(fed, str) else fed)):
+            continue
+        out.append(name)
+    return out
+
