@@ -337,6 +337,20 @@ def counts(rows, identified: bool = False) -> dict:
     return out
 
 
+def over_papers_logs(traces, papers) -> dict:
+    """Row arguments for a result the paper states over ``papers``' logs (a
+    claim, a range): compared only when this run simulated every one of them
+    (``traces``: a name or names); otherwise shown, not compared, saying which
+    are missing (a range over other logs, or a generated log, is another
+    quantity)."""
+    have = {traces} if isinstance(traces, str) else set(traces)
+    missing = [t for t in papers if t not in have]
+    if not missing:
+        return {}
+    return {"comparable": False, "explanation": f"the paper's claim is over {', '.join(papers)}; this run does "
+                                               f"not simulate {', '.join(missing)}: shown, not compared"}
+
+
 def bare(rows) -> list[Row]:
     """The counted rows not reproduced whose explanation says nothing: only
     "unexplained" (or nothing), no reading tried, no reason (DESIGN §10: a

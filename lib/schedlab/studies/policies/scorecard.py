@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...protocol.scorecard import Reading, Row, identify
+from ...protocol.scorecard import Reading, Row, identify, over_papers_logs
 from .analysis import _closest_rank, _spf_ties, thesis_claim_values
 from .params import CLAIMS, DEFAULT_TRACES, PUBLISHED, TABLE_VARIANTS
 from .readings import FIT_LABEL, FIT_TRACE, READING_TEXT
@@ -53,12 +53,12 @@ def claim_rows(res: dict[str, Any], p) -> list[Row]:
         out.append(Row(src, f"text: {text}", lel.trace,
                        f"AvgWait reduction of EASY-{b['primary']}-{b['backfill']} over EASY-FCFS-FCFS (%)", pub,
                        100 * (1 - b["avg_mean"]), 100 * (1 - b["avg_ci_high"]), 100 * (1 - b["avg_ci_low"]),
-                       baseline=0.0, source="claims", **_on(lel.trace, (LELONG_TRACE,))))
+                       baseline=0.0, source="claims", **over_papers_logs(lel.trace, (LELONG_TRACE,))))
     if lel is not None and len(lel.policies) > 1:
-        out += lelong_52_rows(lel, **_on(lel.trace, (LELONG_TRACE,)))
+        out += lelong_52_rows(lel, **over_papers_logs(lel.trace, (LELONG_TRACE,)))
     th = res.get("thesis")
     if th:
-        kw = _on([t.trace for t in th], DEFAULT_TRACES)
+        kw = over_papers_logs([t.trace for t in th], DEFAULT_TRACES)
         out += sqf_rows(th, **kw)
         for key, (v, where, lo, hi) in thesis_claim_values(th).items():
             src, text, pub = CLAIMS[key]
@@ -70,17 +70,6 @@ def claim_rows(res: dict[str, Any], p) -> list[Row]:
 
 #: the trace of lelong2017 §5 (its campaign of the 49 pairs)
 LELONG_TRACE = "KTH-SP2"
-
-
-def _on(traces, papers: tuple[str, ...]) -> dict:
-    """Row arguments for a claim the paper makes over ``papers``' traces: compared
-    only when this run simulated all of them (``traces``: a name or names)."""
-    have = {traces} if isinstance(traces, str) else set(traces)
-    missing = [t for t in papers if t not in have]
-    if not missing:
-        return {}
-    return {"comparable": False, "explanation": f"the paper's claim is over {', '.join(papers)}; this run does "
-                                               f"not simulate {', '.join(missing)}: shown, not compared"}
 
 
 def lelong_52_rows(lel, **kw) -> list[Row]:
