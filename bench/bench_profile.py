@@ -16,8 +16,12 @@ before every study instead.  Its products go where the driver puts them,
 afterwards (``python -m schedlab.publish.reproduce ship``).  The figures are also
 written to ``results/bench/profile-<profile>.json``.
 
+``--notebooks`` runs each study as its notebook instead (as ``make reproduce``
+does, one at a time), so that the same cold run leaves the executed notebooks
+for shipping.
+
 Usage: python bench/bench_profile.py [--profile full] [--studies a,b] [--cache DIR]
-       [--keep-cache | --cold-each] [--workers N] [--out FILE]
+       [--keep-cache | --cold-each] [--workers N | --notebooks] [--out FILE]
 """
 from __future__ import annotations
 
@@ -38,10 +42,18 @@ from schedlab.studies.registry import STUDIES, get
 TARGET_S = 3600.0
 
 
-def run_one(entry, profile: str, cache: Path, workers: int | None) -> dict:
-    cmd = [sys.executable, "-m", "schedlab.tools.cli", "study", "run", entry.name, "--profile", profile,
-           "--cache", str(cache), "--no-progress"]
+def run_one(entry, profile: str, cache: Path, workers: int | None, notebook: bool = False) -> dict:
+    if notebook:
+        # the study's notebook, executed as make reproduce executes it: the executed copy and its
+        # HTML go to results/<profile>/notebooks/ and html/, ready for ``reproduce ship``
+        cmd = [sys.executable, "-m", "schedlab.publish.reproduce", "notebook", entry.stem, "--profile", profile,
+               "--cache", str(cache)]
+    else:
+        cmd = [sys.executable, "-m", "schedlab.tools.cli", "study", "run", entry.name, "--profile", profile,
+               "--cache", str(cache), "--no-progress"]
     if workers:
+        if notebook:
+            raise SystemExit("bench_profile: --workers is for study runs; a notebook takes its profile's workers")
         cmd += ["--workers", str(workers)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -87,6 +99,9 @@ def main() -> int:
     ap.add_argument("--out", default=None,
                     help="where to write the figures (default results/bench/profile-<profile>.json)")
     ap.add_argument("--workers", type=int, default=None, help="default: all cores")
+    ap.add_argument("--notebooks", action="store_true",
+                    help="run each study as its notebook (papermill), so that one cold run leaves the executed "
+                         "notebooks that `python -m schedlab.publish.reproduce ship` ships with the results")
     args = ap.parse_args()
     entries = [get(s.strip()) for s in args.studies.split(",")] if args.studies else list(STUDIES)
     cache = Path(args.cache)
@@ -110,12 +125,12 @@ def main() -> int:
         out.write_text(json.dumps({"created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                                    "commit": paths.git_commit(), "cores": os.cpu_count(), "profile": args.profile,
                                    "cold": not args.keep_cache, "cold_each": bool(args.cold_each),
-                                   "complete": done, "total_s": round(total, 1), "studies": rows}, indent=1))
+                                   "notebooks": bool(args.notebooks), "complete": done, "total_s": round(total, 1), "studies": rows}, indent=1))
 
     for i, entry in enumerate(entries):
         if not args.keep_cache and (i == 0 or args.cold_each) and cache.exists():
             shutil.rmtree(cache)
-        r = run_one(entry, args.profile, cache, args.workers)
+        r = run_one(entry, args.profile, cache, args.workers, notebook=args.notebooks)
         rows.append(r)
         write(time.perf_counter() - t0, False)
         if r["rc"] != 0:

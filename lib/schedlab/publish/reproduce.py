@@ -233,10 +233,15 @@ def main(argv=None) -> int:
                     help="for 'paper' and 'all': read each study from the full-size results shipped in shipped/full/ "
                          "(default; this run's own results for a study not shipped, and a quick run is checked "
                          "against them), or from this run's results only")
+    ap.add_argument("--cache", default=None, metavar="DIR",
+                    help="for 'notebook': the cache of computed cells (default results/cache); "
+                         "bench/bench_profile.py --notebooks gives its own, emptied first")
     ap.add_argument("--into", default=None, metavar="DIR",
                     help="for 'ship' and 'verify-shipped': DIR/<profile>/ instead of shipped/full/ (e.g. a trial "
                          "ship of a quick run: ship --profile quick --into /tmp/trial)")
     args = ap.parse_args(argv)
+    if args.cache is not None and args.action != "notebook":
+        raise SystemExit(f"reproduce {args.action}: --cache is for notebook only")
     t0 = time.time()
     if args.action in ("ship", "ship-files", "verify-shipped", "migrate-shipped"):
         from . import shipped
@@ -287,7 +292,8 @@ def main(argv=None) -> int:
         for stem in args.stems or sorted(known):
             t = time.time()
             print(f"running {stem}.ipynb (profile {args.profile}) ...", flush=True)
-            executed = run_notebook(known[stem], args.profile)
+            executed = run_notebook(known[stem], args.profile,
+                                    overrides={"cache_dir": args.cache} if args.cache and _on_protocol(stem) else None)
             print(f"  -> {executed.relative_to(paths.ROOT)} in {time.time() - t:.1f} s", flush=True)
     if args.action in ("all", "paper"):
         from . import paper
