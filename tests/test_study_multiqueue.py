@@ -199,6 +199,20 @@ def test_validate_parameters(tmp_path):
             validate(study.Params, bad)
 
 
+def test_the_paper_s_machine_size_is_a_reading_of_ctc_only(tmp_path):
+    """lawson2005 simulates CTC on 512 nodes (published.toml), our m is the log's batch partition (338):
+    the study runs CTC-SP2 at m = 512 too, as a reading, unless told not to; no other trace, and not a
+    trace given with its own choices."""
+    p = validate(study.Params, {"weeks": 2})
+    refs = p.machine_refs()
+    assert list(refs) == ["CTC-SP2"] and refs["CTC-SP2"][0] == 512
+    mref = refs["CTC-SP2"][1]
+    assert (mref.spec, mref.name, mref.weeks) == ("CTC-SP2?m=512", "CTC-SP2-m512", 2)
+    assert study.load(mref.spec, 1).m == 512 and study.load("CTC-SP2", 1).m == 338
+    assert validate(study.Params, {"paper_machines": False}).machine_refs() == {}
+    assert validate(study.Params, {"traces": ["KTH-SP2", "CTC-SP2?m=400"]}).machine_refs() == {}
+
+
 # ------------------------------------------------------------- notebook --
 
 def write_trace(path: Path, jobs: Jobs, m: int) -> Path:

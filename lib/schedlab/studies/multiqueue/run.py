@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...campaigns import campaign
 from .scorecard import rows as scorecard_rows
 from .analysis import TraceResult, _dataset
 from .cells import fixed_campaign, load, online_campaign
@@ -42,6 +43,15 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         fx = _run_campaign(fixed_campaign(p, ref), ctx)
         on = _run_campaign(online_campaign(p, ref), ctx)
         results.append(TraceResult(ref, load(ref.spec, ref.weeks), fx, on, p.replays[0]))
+
+    # the paper's machine sizes (a reading, Params.paper_machines): the counted replay only
+    machines: dict[str, tuple[int, TraceResult]] = {}
+    for name, (m, mref) in p.machine_refs().items():
+        fx = _run_campaign(fixed_campaign(p, mref), ctx)
+        oc = online_campaign(p, mref)
+        oc = campaign.Campaign(oc.name, {**oc.dims, "replay": [p.replays[0]]}, oc.params, cell=oc.cell)
+        on = _run_campaign(oc, ctx)
+        machines[name] = (m, TraceResult(mref, load(mref.spec, mref.weeks), fx, on, p.replays[0]))
 
     tables = {"fig4": table_fig4(results, p.pmax), "table1": table_table1(results),
               "table2": table_table2(results, p.pmax)}
@@ -80,10 +90,14 @@ def compute(params: Params, ctx) -> dict[str, Any]:
             "engine": "csrc/SEMANTICS.md, section 'Multiple-queue backfilling'",
         },
         **nums,
+        # the paper's machine sizes, a reading shown in the scorecard (Params.paper_machines)
+        "paper_machines": {name: {"m": m, "R_exact": mr.fixed_r("exact", p.pmax),
+                                  "R_user": mr.fixed_r("user", p.pmax)}
+                           for name, (m, mr) in machines.items()},
         "published_source": PAPER,
         "published_notes": list(PUBLISHED_NOTES),
     }
     findings = {r.name: f"P = {p.pmax} queues: R = {r.fixed_r('exact', p.pmax):.2f} with exact estimates, "
                         f"{r.fixed_r('user', p.pmax):.2f} with user estimates" for r in results}
     return {"numbers": doc, "findings": findings, "results": results, "tables": tables, "figures": figures,
-            "datasets": datasets, "scorecard": scorecard_rows(results, p)}
+            "datasets": datasets, "scorecard": scorecard_rows(results, p, machines)}

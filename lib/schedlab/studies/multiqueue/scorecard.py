@@ -42,28 +42,42 @@ def _replays(r) -> list[str]:
     return [x for x in OTHER_REPLAYS if x in have and x != r.replay]
 
 
-def _machine(name: str) -> str:
-    """What else differs, stated (not measured)."""
+def _machine(name: str, measured: bool = False) -> str:
+    """What else differs: stated, and for CTC-SP2 measured as a reading when the run has it."""
     if name == "CTC-SP2":
-        return "unexplained; the machine size also differs (512 nodes there, 338 here), its effect not measured"
+        return ("unexplained; the machine size also differs (512 nodes there, 338 here)"
+                + ("" if measured else ", its effect not measured"))
     if name == "SDSC-BLUE":
         return ("unexplained; the paper allocates 144 nodes of 8 processors, we allocate the 1,152 processors one "
                 "by one, its effect not measured")
     return "unexplained"
 
 
-def rows(results, p) -> list[Row]:
+def _machine_reading(m: int) -> tuple[str, str]:
+    return f"m={m}", (f"the paper's machine size, {m} nodes (published.toml's note; ours is the log's batch "
+                      "partition), with the counted replay")
+
+
+def rows(results, p, machines: dict | None = None) -> list[Row]:
+    """The rows of every trace (``results``); ``machines``: trace name -> (m, its
+    :class:`TraceResult` at the paper's machine size m), a reading beside the counted one."""
+    machines = machines or {}
     out: list[Row] = []
     for r in results:
         same = r.ref.weeks == PAPER_WEEKS.get(r.name)
+        mm = machines.get(r.name)
+        mname, mtext = _machine_reading(mm[0]) if mm else ("", "")
+        mr = mm[1] if mm else None
         kw = dict(comparable=same,
-                  explanation=_machine(r.name) if same else
+                  explanation=_machine(r.name, mr is not None) if same else
                   f"this run simulates {r.ref.weeks} weeks of {r.name}, the paper {PAPER_WEEKS.get(r.name)}: "
                   "a different period, shown, not compared")
         for (t, h), pub in (PUBLISHED["table3"].get(r.name) or {}).items():
             if r.has_online("user", t, h):
                 rds = [Reading(x, OTHER_REPLAYS[x], float(r.online_sel("mean_slowdown_ratio", "user", t, h, x)))
                        for x in _replays(r)]
+                if mr is not None and mr.has_online("user", t, h):
+                    rds.append(Reading(mname, mtext, float(mr.online_sel("mean_slowdown_ratio", "user", t, h))))
                 out.append(Row(f"{PAPER} §3", "Table 3", r.name, f"aggregate slowdown ratio R, T/L = {t:g}/{h}",
                                pub, float(r.online_sel("mean_slowdown_ratio", "user", t, h)), baseline=0.0,
                                reading=COUNTED_REPLAY, readings=rds, **kw))
@@ -74,6 +88,9 @@ def rows(results, p) -> list[Row]:
             for x in _replays(r):
                 b = r.best("user", x)
                 rds.append(Reading(x, OTHER_REPLAYS[x], f"{b[0]:g}/{b[1]}", holds=(float(tl[0]), int(tl[1])) == b[:2]))
+            mb = mr.best("user") if mr is not None else None
+            if mb:
+                rds.append(Reading(mname, mtext, f"{mb[0]:g}/{mb[1]}", holds=(float(tl[0]), int(tl[1])) == mb[:2]))
             out.append(Row(f"{PAPER} §3", "Table 1", r.name, "online parameters T/L with the highest R",
                            f"{tl[0]:g}/{tl[1]}", f"{best[0]:g}/{best[1]}", rule="claim",
                            holds=(float(tl[0]), int(tl[1])) == best[:2], reading=COUNTED_REPLAY, readings=rds, **kw))
@@ -81,29 +98,43 @@ def rows(results, p) -> list[Row]:
         st = r.online_stats("user", *tl) if tl else None
         if pub2 and st:
             other = {x: r.online_stats("user", *tl, replay=x) for x in _replays(r)}
+            mst = mr.online_stats("user", *tl) if mr is not None else None
             for i, key in ((1, "tests"), (2, "pct_weeks_with_test"), (3, "changes"), (4, "pct_tests_with_change")):
                 rds = [Reading(x, OTHER_REPLAYS[x], o[key]) for x, o in other.items() if o]
+                if mst:
+                    rds.append(Reading(mname, mtext, mst[key]))
                 out.append(Row(f"{PAPER} §3", "Table 2", r.name, f"{key.replace('_', ' ')} at T/L = {tl[0]:g}/{tl[1]}",
                                pub2[i], st[key], reading=COUNTED_REPLAY, readings=rds, **kw))
         bound = PUBLISHED["fig4a_lower_bounds"].get(r.name)
         if bound is not None and "exact" in r.fixed.estimate.values:
             ours = r.fixed_r("exact", p.pmax)
+            rds = []
+            if mr is not None and "exact" in mr.fixed.estimate.values:
+                mo = mr.fixed_r("exact", p.pmax)
+                rds.append(Reading(mname, mtext, round(mo, 3), holds=mo > bound))
             out.append(Row(f"{PAPER} §2.3", f"claim: Fig. 4(a), R above {bound:g} with exact estimates",
                            r.name, f"aggregate R, P = {p.pmax}, exact estimates", f"> {bound:g}", round(ours, 3),
-                           rule="claim", holds=ours > bound, **kw))
+                           rule="claim", holds=ours > bound, readings=rds, **kw))
         fixed_user = r.fixed_r("user", p.pmax) if "user" in r.fixed.estimate.values else None
         if fixed_user is not None:
             ctc = r.name == "CTC-SP2"
+            rds = []
+            if mr is not None and "user" in mr.fixed.estimate.values:
+                mu = mr.fixed_r("user", p.pmax)
+                rds.append(Reading(mname, mtext, round(mu, 3), holds=(mu < 0) if ctc else (mu > 0)))
             out.append(Row(f"{PAPER} §2.3", "claim: Fig. 4(b), with user estimates R > 0 on three traces, "
                            "R < 0 on CTC", r.name, f"aggregate R, P = {p.pmax}, user estimates",
                            "< 0" if ctc else "> 0", round(fixed_user, 3), rule="claim",
-                           holds=(fixed_user < 0) if ctc else (fixed_user > 0), **kw))
+                           holds=(fixed_user < 0) if ctc else (fixed_user > 0), readings=rds, **kw))
             if tl and r.has_online("user", *tl):
                 online = float(r.online_sel("mean_slowdown_ratio", "user", *tl))
                 rds = []
                 for x in _replays(r):
                     o = float(r.online_sel("mean_slowdown_ratio", "user", *tl, x))
                     rds.append(Reading(x, OTHER_REPLAYS[x], f"{o:.3f} vs {fixed_user:.3f}", holds=o > fixed_user))
+                if mr is not None and mr.has_online("user", *tl) and "user" in mr.fixed.estimate.values:
+                    mo, mu = float(mr.online_sel("mean_slowdown_ratio", "user", *tl)), mr.fixed_r("user", p.pmax)
+                    rds.append(Reading(mname, mtext, f"{mo:.3f} vs {mu:.3f}", holds=mo > mu))
                 out.append(Row(f"{PAPER} §3, abstract", "claim: Fig. 6, online simulation outperforms "
                                "multiple-queue backfilling with user estimates ('consistently outperforms')", r.name,
                                f"aggregate R: online at T/L = {tl[0]:g}/{tl[1]} vs fixed P = {p.pmax}",
@@ -114,10 +145,10 @@ def rows(results, p) -> list[Row]:
         # fit rows declared before any held-out value was compared (FIT_TRACE above)
         identify(with_readings, group="lawson2005 Tables 1-3 and the Fig. 6 claim (what online simulation replays)",
                  fit=lambda row: row.trace == FIT_TRACE, fit_label=FIT_LABEL)
-    return out + cross_rows(results, p)
+    return out + cross_rows(results, p, machines)
 
 
-def cross_rows(results, p) -> list[Row]:
+def cross_rows(results, p, machines: dict | None = None) -> list[Row]:
     """lawson2005's statements across the four traces: Fig. 4(a) (R > 0 on all
     four with exact estimates; SDSC-SP2 gains most, CTC-SP2 least), Fig. 4(b)
     (SDSC-SP2 better with user estimates than with exact ones), Fig. 6
@@ -138,15 +169,28 @@ def cross_rows(results, p) -> list[Row]:
     exact = {t: by[t].fixed_r("exact", p.pmax) for t in traces if "exact" in by[t].fixed.estimate.values}
     user = {t: by[t].fixed_r("user", p.pmax) for t in traces if "user" in by[t].fixed.estimate.values}
     if len(exact) == len(traces):
+        most, least = max(exact, key=exact.get), min(exact, key=exact.get)
+        # the paper's machine sizes (Params.paper_machines): each such trace's value at its m
+        mex = {t: machines[t][1].fixed_r("exact", p.pmax) for t in exact if t in (machines or {})
+               and "exact" in machines[t][1].fixed.estimate.values}
+        rd_all, rd_order = [], []
+        if mex:
+            alt = {**exact, **mex}
+            mname = ", ".join(f"{_machine_reading(machines[t][0])[0]} for {t}" for t in mex)
+            mtext = "the paper's machine sizes: " + "; ".join(f"{t} at {machines[t][0]} nodes" for t in mex)
+            amost, aleast = max(alt, key=alt.get), min(alt, key=alt.get)
+            rd_all = [Reading(mname, mtext, ", ".join(f"{t} {v:.2f}" for t, v in alt.items()),
+                              holds=all(v > 0 for v in alt.values()))]
+            rd_order = [Reading(mname, mtext, f"most {amost}, least {aleast}",
+                                holds=(amost, aleast) == ("SDSC-SP2", "CTC-SP2"))]
         out.append(Row(f"{PAPER} §2.3", "claim: Fig. 4(a), R > 0 on all four traces with exact estimates", names,
                        f"aggregate R, P = {p.pmax}, exact estimates", "> 0 on all",
                        ", ".join(f"{t} {v:.2f}" for t, v in exact.items()), rule="claim",
-                       holds=all(v > 0 for v in exact.values()), source="fig4", **kw))
-        most, least = max(exact, key=exact.get), min(exact, key=exact.get)
+                       holds=all(v > 0 for v in exact.values()), source="fig4", readings=rd_all, **kw))
         out.append(Row(f"{PAPER} §2.3", "claim: Fig. 4(a), SDSC-SP2 gains most and CTC-SP2 least with exact "
                        "estimates", names, f"aggregate R, P = {p.pmax}, exact estimates",
                        "most SDSC-SP2, least CTC-SP2", f"most {most}, least {least}", rule="claim",
-                       holds=(most, least) == ("SDSC-SP2", "CTC-SP2"), source="fig4", **kw))
+                       holds=(most, least) == ("SDSC-SP2", "CTC-SP2"), source="fig4", readings=rd_order, **kw))
     if "SDSC-SP2" in exact and "SDSC-SP2" in user:
         out.append(Row(f"{PAPER} §2.3", "claim: Fig. 4(b), SDSC-SP2 does better with user estimates than with "
                        "exact ones", "SDSC-SP2", f"aggregate R, P = {p.pmax}: user vs exact estimates",
