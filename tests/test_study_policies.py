@@ -212,6 +212,45 @@ def test_pair_cell_is_primary_only_threshold(tiny):
         study.cells.pair_cell({**base, "config": "SPF-SPF/newest/newest"})
 
 
+def test_thesis_claims_on_the_original_logs_by_hand():
+    """The readings of the thesis' text claims (Table 4.2's: the original logs, overrun and
+    threshold) and §4.4's percentage-point reading, on two hand-made traces."""
+    import xarray as xr
+
+    from schedlab.studies.policies.analysis import ThesisTrace, immediate_points, thesis_claims_original
+
+    pols, classes = ["FCFS", "SAF"], ["1", "1-10", "10-100", "100+"]
+
+    def original(bsld, wait, backfilled, cls):
+        dims = ("policy", "overrun", "threshold")
+        shape = (2, 1, 1)
+        return xr.Dataset({"mean_bsld": (dims, np.reshape(bsld, shape)), "avg_wait": (dims, np.reshape(wait, shape)),
+                           "mean_ppbsld": (dims, np.reshape(bsld, shape)),
+                           "backfilled": (dims, np.reshape(backfilled, shape)),
+                           "bsld_class_jobs": (dims + ("bsld_class",), np.reshape(cls, shape + (4,)))},
+                          coords={"policy": pols, "overrun": ["kill"], "threshold": ["200000s"], "bsld_class": classes})
+
+    def samples(cls):     # two samples: (sample, policy, bsld_class)
+        return xr.Dataset({"bsld_class_jobs": (("sample", "policy", "bsld_class"), np.asarray(cls))},
+                          coords={"policy": pols, "bsld_class": classes})
+
+    a = ThesisTrace("A", samples([[[10, 0, 0, 90], [20, 0, 0, 80]], [[30, 0, 0, 70], [30, 0, 0, 70]]]),
+                    original([10.0, 5.0], [100.0, 80.0], [40, 10], [[10, 0, 0, 90], [12, 0, 0, 30]]),
+                    ("FCFS", "SAF"), "200000s")
+    b = ThesisTrace("B", samples([[[50, 0, 0, 50], [55, 0, 0, 45]], [[50, 0, 0, 50], [50, 0, 0, 50]]]),
+                    original([4.0, 3.0], [50.0, 10.0], [20, 20], [[40, 0, 0, 60], [60, 0, 0, 20]]),
+                    ("FCFS", "SAF"), "200000s")
+    got = thesis_claims_original([a, b], "kill", None)
+    assert got["thesis_gain_bsld"] == pytest.approx(50.0)          # A: 1 - 5/10
+    assert got["thesis_gain_wait"] == pytest.approx(80.0)          # B: 1 - 10/50
+    assert got["thesis_bsld100_saf"] == pytest.approx(3.0)         # A: 90/30 (B: 60/20 = 3 too)
+    assert got["thesis_immediate_saf"] == pytest.approx(50.0)      # B: 60/40 - 1 (A: 12/10 - 1)
+    assert got["thesis_backfilled_saf"] == pytest.approx(37.5)     # mean of A 75 % and B 0 %
+    assert thesis_claims_original([a, b], "drop", None) == {}       # not simulated: left out
+    # percentage points of all jobs, per sample then averaged: A (10 + 0) / 2 = 5, B (5 + 0) / 2 = 2.5
+    assert immediate_points([a, b]) == (pytest.approx(5.0), "A")
+
+
 def test_published_values_are_quoted():
     assert study.PUBLISHED["lelong_table1"][("SDSC-SP2", "SQF")] == 11234
     assert study.PUBLISHED["lelong_table2"][("SPF", "max_wait")] == 661280

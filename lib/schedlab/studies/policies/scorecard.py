@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...protocol.scorecard import Reading, Row, identify, over_papers_logs
-from .analysis import _closest_rank, _spf_ties, thesis_claim_values
+from .analysis import _closest_rank, _spf_ties, immediate_points, thesis_claim_values, thesis_claims_original
 from .params import CLAIMS, DEFAULT_TRACES, PUBLISHED, TABLE_VARIANTS
 from .readings import FIT_LABEL, FIT_TRACE, READING_TEXT
 
@@ -60,11 +60,23 @@ def claim_rows(res: dict[str, Any], p) -> list[Row]:
     if th:
         kw = over_papers_logs([t.trace for t in th], DEFAULT_TRACES)
         out += sqf_rows(th, **kw)
+        # the readings of Table 4.2 (the original logs, overrun and threshold) for every claim
+        orig = {(o, thr): thesis_claims_original(th, o, thr)
+                for o, thr in (("kill", None), ("kill", "none"), ("drop", None), ("drop", "none"))}
+        points = immediate_points(th)
         for key, (v, where, lo, hi) in thesis_claim_values(th).items():
             src, text, pub = CLAIMS[key]
             trace = where.split(" on ")[1].split(",")[0] if " on " in where else where
+            rds = [Reading(f"log, {o}, {'no T' if thr == 'none' else 'T'}",
+                           f"the cleaned original logs, jobs with p > p~ {T42_OVERRUN[o]}, "
+                           + ("no threshold" if thr == "none" else f"threshold {th[0].threshold}"), vals[key])
+                   for (o, thr), vals in orig.items() if key in vals]
+            if key == "thesis_immediate_saf" and points is not None:
+                rds.append(Reading("points", "the increase in percentage points of all jobs (bsld = 1 under "
+                                   f"SAF minus under FCFS, over the sample's jobs), largest on {points[1]}",
+                                   points[0]))
             out.append(Row(src, f"text: {text}", trace, f"ours: {where}", pub, v, lo, hi,
-                           baseline=CLAIM_BASELINES.get(key, 0.0), source="claims", **kw))
+                           baseline=CLAIM_BASELINES.get(key, 0.0), source="claims", readings=rds, **kw))
     return out
 
 
