@@ -140,7 +140,8 @@ def rows(results, p, machines: dict | None = None) -> list[Row]:
                                f"aggregate R: online at T/L = {tl[0]:g}/{tl[1]} vs fixed P = {p.pmax}",
                                "online > fixed", f"{online:.3f} vs {fixed_user:.3f}", rule="claim",
                                holds=online > fixed_user, reading=COUNTED_REPLAY, readings=rds, **kw))
-    with_readings = [row for row in out if row.readings]
+    # the group of the replay readings: the rows that carry one (the machine-size reading is CTC's only)
+    with_readings = [row for row in out if any(rd.name in OTHER_REPLAYS for rd in row.readings)]
     if with_readings:
         # fit rows declared before any held-out value was compared (FIT_TRACE above)
         identify(with_readings, group="lawson2005 Tables 1-3 and the Fig. 6 claim (what online simulation replays)",
