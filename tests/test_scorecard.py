@@ -415,7 +415,10 @@ def test_a_miss_that_says_only_unexplained_is_found_and_refused(monkeypatch):
     shown = Row("p", "Table 1", "mine", "AvgWait", 100.0, 300.0, comparable=False)
     good = Row("p", "Table 1", "HPC2N", "AvgWait", 100.0, 101.0)
     empty = Row("p", "Table 1", "LANL", "AvgWait", 100.0, 300.0, explanation="")
-    assert scorecard.bare([bare, tried, reason, shown, good, empty]) == [bare, empty]
+    off = Row("p", "Table 1", "SDSC-BLUE", "gain (%)", 10.0, 35.0, baseline=0.0)      # magnitude off: a miss too
+    same_side = Row("p", "Table 1", "CEA-Curie", "gain (%)", 10.0, 7.0, baseline=0.0)  # direction only: not one
+    assert (off.verdict, same_side.verdict) == ("direction only, magnitude off", "direction only")
+    assert scorecard.bare([bare, tried, reason, shown, good, empty, off, same_side]) == [bare, empty, off]
     numbers = {}
     with pytest.raises(SchedlabError, match="say only 'unexplained'.*KTH-SP2"):
         study.check_scorecard_explained(BY_NAME["energy"], [bare, tried], numbers)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The scorecard of a run counted by paper: verdicts under the papers' text
 and, where the CSV has them, under identified readings; and how many rows
-that are not reproduced or close still say only "unexplained".
+that are misses (not reproduced, magnitude off, inconclusive) still say only "unexplained".
 
     python tools/scorecard_by_paper.py [RESULTS]     # default: shipped/full
 
@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from schedlab.protocol.scorecard import UNCOUNTED, VERDICTS  # noqa: E402
+from schedlab.protocol.scorecard import MISSES, UNCOUNTED, VERDICTS  # noqa: E402
 
 SHORT = {"reproduced": "R", "close": "C", "consistent, wide interval": "W", "direction only": "D",
          "direction only, magnitude off": "M", "inconclusive": "I", "not reproduced": "N"}
@@ -44,7 +44,7 @@ def main(argv=None) -> int:
                 p = paper_of(row)
                 text[p][v] += 1
                 ident[p][row.get("verdict, identified reading") or v] += 1
-                if v == "not reproduced" and row["explanation"].strip() in ("", "unexplained"):
+                if v in MISSES and row["explanation"].strip() in ("", "unexplained"):
                     bare[p] += 1
     cols = [v for v in VERDICTS]
     print(f"{'paper':<16}" + "".join(f"{SHORT[v]:>6}" for v in cols) + f"{'R+C %':>8}{'bare':>6}   (text | identified)")
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
               + f"{100 * (total['reproduced'] + total['close']) / max(n, 1):>8.1f}"
               + f"{sum(bare.values()) if name == 'text' else '':>6}   {name}, {n} rows")
     print("R reproduced, C close, W consistent (wide interval), D direction only, M direction only (magnitude off), "
-          "I inconclusive, N not reproduced; bare: not reproduced rows explained only by 'unexplained'")
+          "I inconclusive, N not reproduced; bare: misses (N, M, I) explained only by 'unexplained'")
     return 0
 
 

@@ -270,7 +270,7 @@ def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: di
 
 
 def check_scorecard_explained(entry: Entry, rows: list, numbers: dict, log=None) -> list[str]:
-    """No counted row that is not reproduced says only "unexplained"
+    """No counted miss (not reproduced, magnitude off, inconclusive) says only "unexplained"
     (:func:`schedlab.protocol.scorecard.bare`): each names the readings tried or a
     reason.  The bare ones are recorded under ``numbers.scorecard.bare`` and
     said; with :data:`STRICT_SCORECARD` set (the test suite) they are an error."""
@@ -279,7 +279,7 @@ def check_scorecard_explained(entry: Entry, rows: list, numbers: dict, log=None)
     found = [f"{r.paper} | {r.item} | {r.trace} | {r.metric}" for r in _scorecard.bare(rows)]
     if found:
         numbers.setdefault("scorecard", {})["bare"] = found
-        msg = (f"study {entry.name}: {len(found)} not-reproduced row(s) say only 'unexplained' (give them the "
+        msg = (f"study {entry.name}: {len(found)} missed row(s) say only 'unexplained' (give them the "
                f"readings tried or a reason; DESIGN §10): " + "; ".join(found))
         if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
             raise SchedlabError(msg)
