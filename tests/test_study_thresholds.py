@@ -499,3 +499,32 @@ def test_thesis_table_5_6_is_the_longest_jobs_of_sdsc_sp2():
     assert t.column("runtime s") == t.column("runtime s (thesis)")
     assert t.column("procs") == t.column("procs (thesis)")
     assert [job for job, kept in zip(t.column("job"), t.column("kept by the cleaning")) if kept] == [17]
+
+
+def test_sec73_rows_name_their_log_and_the_readings():
+    """lelong2017 §7.3's ranges: each compared row says which log gives the extreme and carries
+    the §7.4 readings (weekly ratios, the other criterion), each taken over the same logs."""
+    from types import SimpleNamespace
+
+    from schedlab.studies import Table
+    from schedlab.studies.thresholds.scorecard import sec73_rows
+
+    logs = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "CEA-Curie")
+
+    def tt(avg, weekly_gain, alt_gain, mx, alt_max):
+        return SimpleNamespace(pair="EASY-SPF-FCFS", test_avg_rel=avg, test_gain_weekly=weekly_gain,
+                               alt_test_gain=alt_gain, test_max_rel=mx, alt_test_max=alt_max, test_base_max=100.0)
+
+    sweep = {n: {"none": tt(0.5 + i / 10, 10.0 * i, 20.0, 1.0 + i, 150.0 + i)} for i, n in enumerate(logs)}
+    table = Table(["T", "quantity", "published", "reproduced", "difference"],
+                  [["none", "test AvgWait rel., lowest", 0.9, 0.5, -0.4],
+                   ["none", "test MaxWait rel., highest", 2.5, 5.0, 2.5]])
+    low, high = sec73_rows(table, logs, sweep)
+    assert low.verdict == "direction only, magnitude off" and "ours is KTH-SP2's" in low.explanation
+    assert {r.name: r.ours for r in low.readings} == {"weekly ratios": pytest.approx(0.6), "other criterion": 0.8}
+    assert "ours is CEA-Curie's" in high.explanation
+    assert [(r.name, r.ours) for r in high.readings] == [("other criterion", pytest.approx(1.54))]
+    assert high.full_explanation().startswith("unexplained; ours is CEA-Curie's") and "readings tried" in \
+        high.full_explanation()
+    shown = sec73_rows(table, logs[:4], {n: sweep[n] for n in logs[:4]})      # not the paper's five logs
+    assert all(r.verdict == "not compared" and "CEA-Curie" in r.explanation for r in shown)

@@ -126,5 +126,5 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         ds.attrs["parameters"] = p.record()
         ctx.dataset(name, ds)
     return {"numbers": numbers(p, f5, sweep, fig8, thesis, t3), "tables": tables, "figures": figures,
-            "scorecard": scorecard_rows(p, fig8, thesis, tables.get("sec73"), tables.get("thesis_5_6")),
+            "scorecard": scorecard_rows(p, fig8, thesis, tables.get("sec73"), tables.get("thesis_5_6"), sweep),
             "datasets": datasets, "fig5": f5, "sweep": sweep, "fig8": fig8, "thesis": thesis}
