@@ -427,3 +427,24 @@ def test_table_5_1_rows_carry_the_readings_fitted_on_the_training_column():
     for r in pure:
         rd = next(x for x in r.readings if x.name == good)
         assert rd.role == ("fitted" if r.metric.endswith("training weeks") else "predicted") and rd.identified
+
+
+def test_the_w_star_claims_carry_readings_of_their_wording(tiny):
+    """thesis §5.5.2's claims on w* and w*_train carry readings of their wording, computed from
+    the same weekly values: against EASY-FCFS instead of the best pure policy, Table 5.1's weeks
+    only; w*_train ranked without w_greedy, and on the training weeks."""
+    from schedlab.studies.mixed.scorecard import rows
+
+    trace, cache, res = tiny
+    a = res["analyses"][0]
+    lr = a.weeks
+    by = {r.item: r for r in rows(res["analyses"])}
+    up_to = by["claim: w* is up to 3 times better than the best pure policy of a week"]
+    got = {rd.name: rd.ours for rd in up_to.readings}
+    assert got["against FCFS"] == pytest.approx(float(np.nanmax(lr.column("FCFS") / lr.opt)))
+    assert got["against FCFS"] >= up_to.ours            # FCFS is one of the pure policies
+    rank = by["claim: w*_train is first or second on the testing weeks"]
+    assert [rd.name for rd in rank.readings] == ["without w_greedy", "training weeks"]
+    sums = lr.sums()
+    plain = sorted((k for k in sums if k not in ("w*", "w_greedy")), key=lambda k: sums[k][1])
+    assert rank.readings[0].ours == f"{plain.index('w*_train') + 1} of {len(plain)}"
