@@ -201,6 +201,24 @@ def test_tables_and_selection_on_a_made_up_grid():
     assert sel_table[2]["C-V triple (selected on the other logs)"] == "E-Loss / incremental / EASY-SJBF"
 
 
+def test_table7_rows_carry_the_other_triples_as_readings():
+    """gaussier2015 Table 7's C-V rows and claims carry two readings of "the C-V triple", from the
+    same grid: the paper's recommended E-Loss triple and the triple best on the log itself."""
+    from schedlab.studies.prediction.scorecard import rows
+
+    ds = made_up().assign_coords(trace=["KTH-SP2", "CTC-SP2", "SDSC-SP2"])
+    sel, _ = study.loo_selection(ds)
+    p = validate(study.Params, {"traces": ["KTH-SP2", "CTC-SP2", "SDSC-SP2"]})
+    got = {(r.item, r.trace, r.metric): r for r in rows(ds, sel, p)}
+    red = got[("Table 7", "SDSC-SP2", "C-V reduction vs EASY (%)")]
+    assert red.ours == pytest.approx(-400)             # held out, L2's C-V triple A costs 1000 against EASY's 200
+    assert {r.name: r.ours for r in red.readings} == {"E-Loss triple": pytest.approx(-400),
+                                                      "best on the log": pytest.approx(50)}
+    beats = next(r for k, r in got.items() if k[0] == "claim: the C-V triple beats EASY on every log")
+    assert beats.ours == "all but SDSC-SP2" and [(r.name, r.holds) for r in beats.readings] == \
+        [("E-Loss triple", False), ("best on the log", True)]
+
+
 def test_campaign_spec_file_is_the_full_grid():
     spec = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "prediction-gaussier2015.yaml")
     grid = study.make_campaign(profile_params(get("prediction"), "full"))
