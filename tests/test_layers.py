@@ -296,3 +296,33 @@ def test_the_layer_check_sees_an_upward_import():
     assert _layer("schedlab.errors") == 0 and _layer("schedlab.tools.cli") == len(LAYER_ORDER) - 1
     sim = LIB / "schedlab" / "engine" / "sim.py"
     assert "schedlab.campaigns.campaign" in _imported(sim, "from ..campaigns import campaign\n")
+
+
+def test_a_cell_s_cached_results_do_not_depend_on_the_protocol_or_a_study_s_reporting():
+    """A cell's cache key holds the code of its module and of every module it imports
+    (campaign.cell_fingerprint).  So no cell of the library may import, even lazily, the
+    study protocol, the paper build, the tools, or a study's parameters, analysis, tables,
+    figures or scorecard: editing how a result is reported or judged must not recompute the
+    simulations (it did: the policies cells reached the scorecard rules through a lazy import
+    in their campaign builder, so a scorecard edit recomputed ~7,000 full-size cells).  The
+    advisor's cells (a tool over whole studies) are the stated exception."""
+    import importlib
+    import pkgutil
+
+    import schedlab
+    from schedlab.campaigns import campaign
+
+    for m in pkgutil.walk_packages(schedlab.__path__, "schedlab."):
+        if not m.name.endswith("__main__"):
+            importlib.import_module(m.name)
+    cell_modules = {f.__module__ for f in campaign.CELLS.values()}
+    assert {"schedlab.studies.policies.cells", "schedlab.studies.mixed.cells"} <= cell_modules
+    exempt = {"schedlab.tools.advise.cells"}
+    bad = {}
+    for mod in sorted(cell_modules - exempt):
+        wrong = [n for n in campaign.module_closure(mod)
+                 if n.startswith(("schedlab.protocol", "schedlab.publish", "schedlab.tools"))
+                 or (n.startswith("schedlab.studies.") and n.count(".") >= 3 and n not in cell_modules)]
+        if wrong:
+            bad[mod] = wrong
+    assert not bad, f"cell modules whose cache keys depend on reporting code: {bad}"

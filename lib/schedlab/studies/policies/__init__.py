@@ -102,7 +102,8 @@ from __future__ import annotations
 
 from .analysis import (bsld_classes, cumulative_by_week, mapping_check, pair_summary, premature_ratio,
                        relative_summary, thesis_comparison, top_procs, total_change)
-from .cells import campaigns, largest_waits, same_policy_cell, schedule_outputs, source_weeks, thesis_cell
+from .cells import largest_waits, same_policy_cell, schedule_outputs, source_weeks, thesis_cell
+from .plan import campaigns
 from .params import (BANDIT, BSLD_CLASSES, CLAIMS, LELONG, OVERRUN, PUBLISHED, SWAPS, TABLE_POLICIES, THESIS,
                      Params)
 from .report import findings, numbers

@@ -8,7 +8,8 @@ from typing import Any
 from .. import Table
 from ...workloads import traces as _traces
 from .analysis import TablesResult, _pct, analyse_bandit, analyse_lelong, analyse_thesis, mapping_check
-from .cells import campaigns, largest_waits
+from .cells import largest_waits
+from .plan import campaigns
 from .figures import (figure_bandit, figure_bandit_cumulative, figure_lelong_backfill, figure_lelong_bi,
                       figure_thesis_backfilled, figure_thesis_classes, figure_thesis_cumulative,
                       figure_thesis_delayed)
