@@ -235,7 +235,7 @@ UPWARD: dict = {
     ("schedlab.declared", "schedlab.studies"):
         "Params.describe returns the parameters as a studies.Table",
     ("schedlab.validators", "schedlab.workloads.traces"):
-        "trace_list/as_record resolve and name trace parameters",
+        "trace_list resolves and names trace parameters",
 }
 
 

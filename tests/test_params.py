@@ -72,20 +72,16 @@ def test_choices_duration_directory(tmp_path):
         validators.directory(str(f), "outdir", tmp_path)
 
 
-def test_as_record_is_json_friendly(tmp_path):
+def test_declared_values_are_json_friendly(tmp_path):
+    """declared.plain (Params.record's): traces by name, tuples as lists, paths relative to the repository."""
     import json
-    from dataclasses import dataclass
 
+    from schedlab import paths
+    from schedlab.declared import plain
     from schedlab.workloads import traces
 
-    @dataclass
-    class P:
-        traces: tuple
-        one: object
-        policies: tuple
-        outdir: Path
-        n: int
-
-    rec = validators.as_record(P((traces.resolve("KTH-SP2"),), traces.resolve("CTC-SP2"), ("FCFS", "SPF"), tmp_path, 3))
-    assert rec == {"traces": ["KTH-SP2"], "one": "CTC-SP2", "policies": ["FCFS", "SPF"], "outdir": str(tmp_path), "n": 3}
+    rec = {k: plain(v) for k, v in {"traces": (traces.resolve("KTH-SP2"),), "one": traces.resolve("CTC-SP2"),
+                                     "policies": ("FCFS", "SPF"), "outdir": tmp_path, "n": 3}.items()}
+    assert rec == {"traces": ["KTH-SP2"], "one": "CTC-SP2", "policies": ["FCFS", "SPF"],
+                   "outdir": paths.relative(tmp_path), "n": 3}
     json.dumps(rec)

@@ -21,7 +21,7 @@ from .errors import InputError
 from .jobs import POLICIES, Policy, parse_duration
 
 __all__ = ["as_list", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
-           "policy_names", "as_record"]
+           "policy_names"]
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
 #: the caller allows it (``as_list(..., none_is_empty=True)``).
@@ -178,23 +178,6 @@ def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ..
         if len(out) < 2:
             raise InputError(f"{name}: give FCFS and at least one other policy, got {out}")
     return tuple(out)
-
-
-def as_record(params) -> dict:
-    """A study's validated parameters (a dataclass) as JSON-friendly values:
-    traces by name, tuples as lists, paths as strings."""
-    from .workloads.traces import TraceInfo
-
-    def plain(v):
-        if isinstance(v, TraceInfo):
-            return v.name
-        if isinstance(v, (tuple, list)):
-            return [plain(x) for x in v]
-        if isinstance(v, os.PathLike):
-            return os.fspath(v)
-        return v
-
-    return {k: plain(v) for k, v in vars(params).items()}
 
 
 def trace_list(value, name: str = "traces") -> list:
