@@ -232,8 +232,6 @@ PROTOCOL_MODULES = {"schedlab.studies", "schedlab.studies.registry"}
 UPWARD: dict = {
     ("schedlab.declared", "schedlab.workloads.traces"):
         "Params.record/plain write a TraceInfo value by its name (isinstance)",
-    ("schedlab.declared", "schedlab.studies"):
-        "Params.describe returns the parameters as a studies.Table",
     ("schedlab.validators", "schedlab.workloads.traces"):
         "trace_list resolves and names trace parameters",
 }

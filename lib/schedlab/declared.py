@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from .errors import InputError
+from .table import Table
 
 __all__ = ["REQUIRED", "param", "Params", "CellInputs", "validate", "plain"]
 
@@ -85,9 +86,7 @@ class Params:
         return {k: plain(getattr(self, k)) for k in self.names()}
 
     def describe(self):
-        """The parameters as a :class:`~schedlab.studies.Table` (name, value, unit, meaning)."""
-        from .studies import Table
-
+        """The parameters as a :class:`~schedlab.table.Table` (name, value, unit, meaning)."""
         rows = []
         for f in dataclasses.fields(self):
             v = plain(getattr(self, f.name))

@@ -365,7 +365,7 @@ def bare(rows) -> list[Row]:
 
 
 def table(rows, title: str = "Scorecard: every published value beside ours"):
-    """The rows as a :class:`schedlab.studies.Table`."""
+    """The rows as a :class:`schedlab.table.Table`."""
     from ..studies import Table
 
     return Table(COLUMNS, [r.as_list() for r in rows], title=title, default_digits=2,

@@ -160,7 +160,7 @@ def _split_row(line: str) -> list[str]:
 
 
 def markdown_tables(text: str) -> list[dict]:
-    """The tables of a Markdown text as :meth:`schedlab.studies.Table.to_markdown`
+    """The tables of a Markdown text as :meth:`schedlab.table.Table.to_markdown`
     writes them: ``{"title", "columns", "rows"}`` each (cells as shown)."""
     out, lines, i = [], text.splitlines(), 0
     while i < len(lines):
