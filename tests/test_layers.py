@@ -230,8 +230,6 @@ PROTOCOL_MODULES = {"schedlab.studies", "schedlab.studies.registry"}
 #: time) and each with its reason.  Remove an entry when its import goes; the
 #: test fails on a new one and on an entry that no longer happens.
 UPWARD: dict = {
-    ("schedlab.declared", "schedlab.workloads.traces"):
-        "Params.record/plain write a TraceInfo value by its name (isinstance)",
     ("schedlab.validators", "schedlab.workloads.traces"):
         "trace_list resolves and names trace parameters",
 }

@@ -116,11 +116,13 @@ class CellInputs(Params):
 
 
 def plain(v):
-    """A declared value as JSON-friendly data (see :meth:`Params.record`)."""
-    from .workloads.traces import TraceInfo
-
-    if isinstance(v, TraceInfo):
-        return v.name
+    """A declared value as JSON-friendly data (see :meth:`Params.record`): a
+    value that says how it is recorded (``as_plain()``: a trace by its name,
+    :class:`schedlab.workloads.traces.TraceInfo`), tuples as lists, paths
+    relative to the repository."""
+    as_plain = getattr(type(v), "as_plain", None)
+    if callable(as_plain):
+        return as_plain(v)
     if isinstance(v, (tuple, list)):
         return [plain(x) for x in v]
     if isinstance(v, dict):

@@ -108,6 +108,10 @@ class TraceInfo:
     def file(self) -> str:
         return self.path.name
 
+    def as_plain(self) -> str:
+        """How a declared parameter records this trace (:func:`schedlab.declared.plain`): its name."""
+        return self.name
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, TraceInfo):
             return NotImplemented
