@@ -67,7 +67,12 @@ def run_one(entry, profile: str, cache: Path, workers: int | None, notebook: boo
     if proc.returncode != 0:
         row["error"] = proc.stdout[-3000:]
         return row
-    numbers = json.loads((paths.RESULTS / profile / entry.stem / "numbers.json").read_text())
+    nfile = paths.RESULTS / profile / entry.stem / "numbers.json"
+    if not nfile.exists():           # e.g. a notebook whose values were not the profile's: results/custom/
+        row["rc"], row["error"] = 1, f"{paths.relative(nfile)}: not written (the output went elsewhere)\n" + \
+            proc.stdout[-2000:]
+        return row
+    numbers = json.loads(nfile.read_text())
     timing = numbers.get("timing", {})
     row["cells"] = int(timing.get("cells_computed", 0))
     row["cached"] = int(timing.get("cells_cached", 0))

@@ -87,3 +87,23 @@ def test_papermill_reads_every_notebook_s_parameters_cell():
             logger.removeHandler(handler)
         assert list(found) == assigned, (nb_path, sorted(set(assigned) - set(found)))
         assert not [r.getMessage() for r in records if "Unable to parse" in r.getMessage()], nb_path
+
+
+def test_a_profile_s_notebook_gets_every_value_of_the_profile():
+    """papermill gives a study's notebook every value of the profile, not only those its YAML
+    sets: classification's, prediction's and multiqueue's full YAMLs do not set ``traces`` (the
+    full profile is the defaults), while their notebooks' parameters cells hold the quick
+    profile's two or three traces; given only the YAML, make reproduce PROFILE=full ran them on
+    the quick traces into results/custom/."""
+    from schedlab.protocol.study import profile_params
+    from schedlab.publish.reproduce import notebook_inputs
+    from schedlab.studies.registry import BY_STEM
+
+    for stem in ("04-classification", "06-runtime-prediction", "08-multiqueue"):
+        full = notebook_inputs(stem, "full")
+        assert full["profile"] == "full"
+        assert full["traces"] == profile_params(BY_STEM[stem], "full").record()["traces"]
+        assert full["traces"] != notebook_inputs(stem, "quick")["traces"]
+    assert len(notebook_inputs("04-classification", "full")["traces"]) == 5
+    mine = notebook_inputs("04-classification", "quick", {"traces": ["HPC2N"]})
+    assert mine["traces"] == ["HPC2N"]                       # the user's values win

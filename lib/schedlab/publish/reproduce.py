@@ -115,6 +115,23 @@ def notebook_params(stem: str, profile: str) -> dict:
     return params
 
 
+def notebook_inputs(stem: str, profile: str, overrides: dict | None = None) -> dict:
+    """What papermill gives notebook ``stem`` for ``profile``: for a study on the
+    protocol, every value of the profile (its validated parameters), not only
+    those ``params/<profile>/`` sets -- the notebook's parameters cell holds the
+    quick profile's, so a key only ``params/quick/`` sets (classification's
+    ``traces``) would keep its quick value and the run would go to
+    ``results/custom/`` -- then the profile's name; ``overrides`` win."""
+    params = {**notebook_params(stem, profile), **(overrides or {})}
+    if _on_protocol(stem):
+        from ..protocol.study import profile_params
+        from ..studies.registry import BY_STEM
+
+        params = {**profile_params(BY_STEM[stem], profile).record(), **params}
+        params["profile"] = profile
+    return params
+
+
 def run_notebook(nb: Path, profile: str, results: Path | None = None, overrides: dict | None = None) -> Path:
     """Execute one notebook with papermill into ``results/<profile>/``:
     the executed copy in ``notebooks/``, its HTML in ``html/``, and the
@@ -124,9 +141,8 @@ def run_notebook(nb: Path, profile: str, results: Path | None = None, overrides:
     keeps the kernel's output for the notebook.  ``overrides``: parameter
     values that replace the profile's (the user's traces)."""
     results = Path(results or paths.RESULTS / profile)
-    params = {**notebook_params(nb.stem, profile), **(overrides or {})}
+    params = notebook_inputs(nb.stem, profile, overrides)
     if _on_protocol(nb.stem):
-        params["profile"] = profile
         if results != paths.RESULTS / profile:
             params.setdefault("outdir", str(results / nb.stem))
     else:
