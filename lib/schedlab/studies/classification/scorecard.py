@@ -73,9 +73,12 @@ def _rows(res, p) -> list[Row]:
         if pub:
             for pol in ("FCFS", "SPF"):
                 if pol in pols and pub.get(pol) is not None:
+                    variants = r.schedule.variant.values.tolist()
+                    rds = [Reading(v, f"{v} instead of classification-idempotent: {VARIANTS[v]}", r.gain(pol, v))
+                           for v in ("classification", "class-clairvoyant") if v in variants]
                     out.append(Row("thesis §6.6", "Table 6.6", r.name,
                                    f"total bsld improvement over EASY-FCFS, {pol}-CI (%)", pub[pol], r.gain(pol, CI),
-                                   baseline=0.0, explanation=why))
+                                   baseline=0.0, explanation=why, readings=rds))
     t65 = [r for r in out if r.item == "Table 6.5"]
     if t65:
         identify(t65, group="thesis Table 6.5: errors as shares of what", fit=lambda r: r.trace == FIT_TRACE,
