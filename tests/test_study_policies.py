@@ -217,8 +217,7 @@ def test_thesis_claims_on_the_original_logs_by_hand():
     threshold) and §4.4's percentage-point reading, on two hand-made traces."""
     import xarray as xr
 
-    from schedlab.studies.policies.analysis import ThesisTrace
-    from schedlab.studies.policies.scorecard import immediate_points, thesis_claims_original
+    from schedlab.studies.policies.analysis import ThesisTrace, immediate_points, thesis_claims_original
 
     pols, classes = ["FCFS", "SAF"], ["1", "1-10", "10-100", "100+"]
 

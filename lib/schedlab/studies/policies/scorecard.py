@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...protocol.scorecard import Reading, Row, identify, over_papers_logs
-from ... import stats
-from .analysis import ThesisTrace, _closest_rank, _spf_ties, thesis_claim_values
+from .analysis import _closest_rank, _spf_ties, immediate_points, thesis_claim_values, thesis_claims_original
 from .params import CLAIMS, DEFAULT_TRACES, PUBLISHED, TABLE_VARIANTS
 from .readings import FIT_LABEL, FIT_TRACE, READING_TEXT
 
@@ -41,74 +40,6 @@ def _table_readings(tr, trace: str, pol: str, metric: str) -> list[Reading]:
 
 #: the baseline of each text claim's value: a gain in % is measured from 0, a factor from 1
 CLAIM_BASELINES = {"thesis_bsld100_saf": 1.0}
-
-
-# (here, not in analysis.py: that module is part of the cells' code fingerprint)
-def thesis_claims_original(res: list[ThesisTrace], overrun: str = "kill",
-                           threshold: str | None = None) -> dict[str, float]:
-    """The thesis' text claims (:data:`CLAIMS`) computed as :func:`thesis_claim_values`
-    does, but on each cleaned original log instead of the resamples (the readings of
-    Table 4.2: ``overrun`` "kill"/"drop", ``threshold`` None = the thesis' T, or
-    "none"); a claim whose inputs were not simulated is left out."""
-    out: dict[str, float] = {}
-
-    def val(t, var, pol):
-        return t.original_value(var, pol, overrun, threshold)
-
-    def classes(t, pol):
-        o = t.original
-        thr = t.threshold if threshold is None else threshold
-        if o is None or overrun not in o.overrun.values or thr not in o.threshold.values:
-            return None
-        return o.bsld_class_jobs.sel(policy=pol, overrun=overrun, threshold=thr).values.astype(float)
-
-    for key, var in (("thesis_gain_bsld", "mean_bsld"), ("thesis_gain_wait", "avg_wait"),
-                     ("thesis_gain_ppbsld", "mean_ppbsld")):
-        gains = [100 * (1 - float(stats.relative(val(t, var, pol), val(t, var, "FCFS"))))
-                 for t in res for pol in t.policies if pol != "FCFS"]
-        gains = [g for g in gains if np.isfinite(g)]
-        if gains:
-            out[key] = max(gains)
-    fewer, imm = [], []
-    for t in res:
-        if "SAF" not in t.policies:
-            continue
-        f, s = classes(t, "FCFS"), classes(t, "SAF")
-        if f is None or s is None:
-            continue
-        if s[3]:
-            fewer.append(f[3] / s[3])
-        if f[0]:
-            imm.append(100 * (s[0] / f[0] - 1))
-    if fewer:
-        out["thesis_bsld100_saf"] = max(fewer)
-    if imm:
-        out["thesis_immediate_saf"] = max(imm)
-    for pol in ("SAF", "SPF"):
-        vals = [100 * (1 - float(stats.relative(val(t, "backfilled", pol), val(t, "backfilled", "FCFS"))))
-                for t in res if pol in t.policies]
-        vals = [v for v in vals if np.isfinite(v)]
-        if vals:
-            out[f"thesis_backfilled_{pol.lower()}"] = float(np.mean(vals))
-    return out
-
-
-def immediate_points(res: list[ThesisTrace]) -> tuple[float, str] | None:
-    """thesis §4.4's "SAF increases the jobs started at once by up to 9 %" read
-    as percentage points of all jobs (bsld = 1 under SAF minus under FCFS, per
-    sample, as a share of the sample's jobs; mean over samples), the largest
-    over the traces: (value, trace)."""
-    vals = []
-    for t in res:
-        if "SAF" not in t.policies:
-            continue
-        c = t.dataset.bsld_class_jobs
-        f, s = c.sel(policy="FCFS").values.astype(float), c.sel(policy="SAF").values.astype(float)
-        n = f.sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            vals.append((float(np.nanmean(100 * (s[:, 0] - f[:, 0]) / n)), t.trace))
-    vals = [v for v in vals if np.isfinite(v[0])]
-    return max(vals) if vals else None
 
 
 def claim_rows(res: dict[str, Any], p) -> list[Row]:
