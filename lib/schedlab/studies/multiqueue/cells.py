@@ -333,10 +333,11 @@ def fixed_campaign(p, ref: TraceRef) -> campaign.Campaign:
                              cell=f"{__name__}:fixed_cell")
 
 
-def online_campaign(p, ref: TraceRef) -> campaign.Campaign:
-    """The online-simulation grid (estimate x replay x T x L) on trace ``ref``."""
+def online_campaign(p, ref: TraceRef, replays=None) -> campaign.Campaign:
+    """The online-simulation grid (estimate x replay x T x L) on trace ``ref``
+    (``replays``: some of ``p.replays``; default all)."""
     return campaign.Campaign(f"multiqueue-online-{ref.name}",
-                             {"estimate": list(p.online_estimates), "replay": list(p.replays),
+                             {"estimate": list(p.online_estimates), "replay": list(replays or p.replays),
                               "threshold": list(p.thresholds), "horizon": list(p.horizons)},
                              {"trace": ref.spec, "weeks": ref.weeks, "pmax": p.pmax, "initial": p.initial,
                               "trigger": p.trigger},

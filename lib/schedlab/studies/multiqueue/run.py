@@ -7,7 +7,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...campaigns import campaign
 from .scorecard import rows as scorecard_rows
 from .analysis import TraceResult, _dataset
 from .cells import fixed_campaign, load, online_campaign
@@ -48,9 +47,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     machines: dict[str, tuple[int, TraceResult]] = {}
     for name, (m, mref) in p.machine_refs().items():
         fx = _run_campaign(fixed_campaign(p, mref), ctx)
-        oc = online_campaign(p, mref)
-        oc = campaign.Campaign(oc.name, {**oc.dims, "replay": [p.replays[0]]}, oc.params, cell=oc.cell)
-        on = _run_campaign(oc, ctx)
+        on = _run_campaign(online_campaign(p, mref, replays=p.replays[:1]), ctx)
         machines[name] = (m, TraceResult(mref, load(mref.spec, mref.weeks), fx, on, p.replays[0]))
 
     tables = {"fig4": table_fig4(results, p.pmax), "table1": table_table1(results),
