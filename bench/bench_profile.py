@@ -52,8 +52,6 @@ def run_one(entry, profile: str, cache: Path, workers: int | None, notebook: boo
         cmd = [sys.executable, "-m", "schedlab.tools.cli", "study", "run", entry.name, "--profile", profile,
                "--cache", str(cache), "--no-progress"]
     if workers:
-        if notebook:
-            raise SystemExit("bench_profile: --workers is for study runs; a notebook takes its profile's workers")
         cmd += ["--workers", str(workers)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -112,6 +110,8 @@ def main() -> int:
     cache = Path(args.cache)
     if cache.resolve() == (paths.RESULTS / "cache").resolve() and not args.keep_cache:
         raise SystemExit("bench_profile: --cache results/cache would empty the user's cache; give another folder")
+    if args.workers and args.notebooks:
+        raise SystemExit("bench_profile: --workers is for study runs; a notebook takes its profile's workers")
     if args.keep_cache and args.cold_each:
         raise SystemExit("bench_profile: --keep-cache and --cold-each contradict each other")
     how = ("kept" if args.keep_cache else "emptied before every study" if args.cold_each

@@ -60,6 +60,7 @@ def _rows(res, p) -> list[Row]:
                                                  o.get(f"{key}_of_all"))]))
         pub = PUBLISHED["table_6_6"].get(r.name)
         pols = r.schedule.policy.values.tolist()
+        variants = r.schedule.variant.values.tolist()
         if pub and pub.get("easypp") is not None:
             row = Row("thesis §6.6", "Table 6.6", r.name, "total bsld improvement over EASY-FCFS, EASY++ (%)",
                       pub["easypp"], r.gain("FCFS", "easy++"), baseline=0.0, source="table_6_6", explanation=why)
@@ -73,7 +74,6 @@ def _rows(res, p) -> list[Row]:
         if pub:
             for pol in ("FCFS", "SPF"):
                 if pol in pols and pub.get(pol) is not None:
-                    variants = r.schedule.variant.values.tolist()
                     rds = [Reading(v, f"{v} instead of classification-idempotent: {VARIANTS[v]}", r.gain(pol, v))
                            for v in ("classification", "class-clairvoyant") if v in variants]
                     out.append(Row("thesis §6.6", "Table 6.6", r.name,
@@ -198,9 +198,8 @@ def text_rows(res, why: str) -> list[Row]:
     by = {r.name: r for r in res}
     for t, pub in CLAIRVOYANT_SPF.items():
         r = by.get(t)
-        if r is not None and "SPF" in r.schedule.policy.values.tolist() \
-                and "class-clairvoyant" in r.schedule.variant.values.tolist():
-            variants = r.schedule.variant.values.tolist()
+        variants = r.schedule.variant.values.tolist() if r is not None else []
+        if r is not None and "SPF" in r.schedule.policy.values.tolist() and "class-clairvoyant" in variants:
             # the sentence read as about the classifier's classes rather than the true ones
             rds = [Reading(v, f"{v} SPF instead of class-clairvoyant: {VARIANTS[v]}",
                            r.gain("SPF", v, ("SPF", "base")))

@@ -156,14 +156,15 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
                                                     "shown, not compared")
     # the other readings of "the C-V triple" on a log: the paper's recommended triple (E-Loss,
     # incremental, SJBF) and the triple best on the log itself (in hindsight); no new simulation
-    alt = {"E-Loss triple": "the paper's recommended triple (E-Loss / incremental / EASY-SJBF) instead of "
-                            "the one cross-validation picks",
-           "best on the log": "the triple best on the log itself, in hindsight (no cross-validation)"}
+    # (name, the Selection attribute holding its AVEbsld, what it is)
+    alt = (("E-Loss triple", "eloss", "the paper's recommended triple (E-Loss / incremental / EASY-SJBF) instead "
+                                      "of the one cross-validation picks"),
+           ("best on the log", "best_value", "the triple best on the log itself, in hindsight (no "
+                                             "cross-validation)"))
 
     def cv_reads(s, f) -> list[Reading]:
-        return [Reading(name, text, f(v)) for name, text, v in
-                (("E-Loss triple", alt["E-Loss triple"], s.eloss), ("best on the log", alt["best on the log"],
-                                                                      s.best_value)) if np.isfinite(v)]
+        return [Reading(name, text, f(getattr(s, attr))) for name, attr, text in alt
+                if np.isfinite(getattr(s, attr))]
 
     for t, s in by.items():
         pub7 = PUBLISHED["table7"].get(t)
@@ -193,11 +194,11 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
                     baseline=0.0, comparable=False, explanation=unclear)]
         def claim_reads(than: str, test) -> list[Reading]:
             reads = []
-            for name, attr in (("E-Loss triple", "eloss"), ("best on the log", "best_value")):
+            for name, attr, text in alt:
                 vals_ = {t: getattr(by[t], attr) for t in common}
                 if all(np.isfinite(v) for v in vals_.values()):
                     lost = [t for t in common if not vals_[t] < getattr(by[t], than)]
-                    reads.append(Reading(name, alt[name], "all but " + ", ".join(lost) if lost else "every log",
+                    reads.append(Reading(name, text, "all but " + ", ".join(lost) if lost else "every log",
                                          holds=test(lost)))
             return reads
 
