@@ -116,18 +116,22 @@ def notebook_params(stem: str, profile: str) -> dict:
 
 
 def notebook_inputs(stem: str, profile: str, overrides: dict | None = None) -> dict:
-    """What papermill gives notebook ``stem`` for ``profile``: for a study on the
-    protocol, every value of the profile (its validated parameters), not only
-    those ``params/<profile>/`` sets -- the notebook's parameters cell holds the
-    quick profile's, so a key only ``params/quick/`` sets (classification's
-    ``traces``) would keep its quick value and the run would go to
-    ``results/custom/`` -- then the profile's name; ``overrides`` win."""
+    """What papermill gives notebook ``stem`` for ``profile``: the values
+    ``params/<profile>/`` sets and, for a study on the protocol, every other
+    value of the profile that differs from the notebook's parameters cell (which
+    holds the quick profile's): a key only ``params/quick/`` sets
+    (classification's ``traces``) would otherwise keep its quick value and the
+    run would go to ``results/custom/``; then the profile's name.
+    ``overrides`` (the user's traces) win."""
     params = {**notebook_params(stem, profile), **(overrides or {})}
     if _on_protocol(stem):
         from ..protocol.study import profile_params
         from ..studies.registry import BY_STEM
 
-        params = {**profile_params(BY_STEM[stem], profile).record(), **params}
+        entry = BY_STEM[stem]
+        cell = profile_params(entry, "quick").record()
+        differ = {k: v for k, v in profile_params(entry, profile).record().items() if cell.get(k) != v}
+        params = {**differ, **params}
         params["profile"] = profile
     return params
 
