@@ -288,8 +288,8 @@ def test_validate_parameters():
 
 def test_every_trace_parameter_reads_traces_as_traces_does(tmp_path):
     """lelong_trace, table_traces, thesis_traces and bandit_traces accept what
-    ``traces`` accepts (validators.trace_list): names in any case, paths, text lists."""
-    from schedlab import validators
+    ``traces`` accepts (traces.trace_list): names in any case, paths, text lists."""
+    from schedlab.workloads import traces as _traces
 
     from test_study_traces import write_tiny
 
@@ -299,7 +299,7 @@ def test_every_trace_parameter_reads_traces_as_traces_does(tmp_path):
             p = validate(study.Params, {name: given})
             got = getattr(p, name)
             got = got if isinstance(got, tuple) else (got,)
-            assert [t.name for t in got] == [t.name for t in validators.trace_list(given, name)], (name, given)
+            assert [t.name for t in got] == [t.name for t in _traces.trace_list(given, name)], (name, given)
         with pytest.raises(InputError, match=rf"^parameters: {name}\[0\]: unknown trace"):
             validate(study.Params, {name: ["no-such-log"]})
 

@@ -232,11 +232,11 @@ def test_the_protocol_check_runs_a_site_s_own_study(monkeypatch):
 
 
 BROKEN = {
-    "no_help": ("traces: tuple = param(('KTH-SP2',), help='', check=lambda v, n: tuple(validators.trace_list(v, n)))",
+    "no_help": ("traces: tuple = param(('KTH-SP2',), help='', check=lambda v, n: tuple(_traces.trace_list(v, n)))",
                 "Params.traces: no help text"),
     "driver_name": ("workers: int = param(1, help='workers', check=lambda v, n: v)",
                     "Params.workers: the driver's business"),
-    "bad_tiny": ("traces: tuple = param(('KTH-SP2',), help='traces', check=lambda v, n: tuple(validators.trace_list(v, n)))",
+    "bad_tiny": ("traces: tuple = param(('KTH-SP2',), help='traces', check=lambda v, n: tuple(_traces.trace_list(v, n)))",
                  "'wekes' is not a parameter of this study"),
 }
 
@@ -246,12 +246,13 @@ def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatc
     pkg = tmp_path / f"broken_{kind}"
     pkg.mkdir()
     field, expect = BROKEN.get(kind, ("traces: tuple = param(('KTH-SP2',), help='traces', "
-                                      "check=lambda v, n: tuple(validators.trace_list(v, n)))", ""))
+                                      "check=lambda v, n: tuple(_traces.trace_list(v, n)))", ""))
     tiny = "{'wekes': 1}" if kind == "bad_tiny" else "{}"
     (pkg / "__init__.py").write_text(f"""
 from dataclasses import dataclass
 from schedlab.campaigns import campaign
 from schedlab import validators
+from schedlab.workloads import traces as _traces
 from schedlab.protocol.study import Outputs, Params as _Base, param
 TINY = {tiny}
 OUTPUTS = Outputs()

@@ -375,7 +375,7 @@ def test_validate(tiny, tmp_path):
     assert q.traces[0].name == "tiny" and Path(traces.text(q.traces[0])).is_absolute() and q.traces[0].m == M
     assert q.sweep_traces == () and q.fig5_trace is None
     assert validate(P, {"fig5_trace": "none"}).fig5_trace is None
-    # every trace parameter is read as traces is (validators.trace_list): names in any case, paths
+    # every trace parameter is read as traces is (traces.trace_list): names in any case, paths
     r = validate(P, {"fig5_trace": "kth-sp2", "sweep_traces": f"[{tiny}]", "thesis_traces": [tiny]})
     assert (r.fig5_trace.name, r.sweep_traces[0].name, r.thesis_traces[0].name) == ("KTH-SP2", "tiny", "tiny")
     bad = [({"traces": []}, "at least one trace"), ({"traces": ["no-such-log"]}, r"traces\[0\]"),

@@ -2,6 +2,7 @@
 EASY-P-P for each of its policies on its traces through one campaign,
 and reports AvgWait.  A tenth study writes the same parts at full size."""
 from schedlab import validators
+from schedlab.workloads import traces as _traces
 from schedlab.protocol.study import Params as _Base
 from schedlab.protocol.study import Outputs, param
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from .cells import campaign_for
 
 @dataclass(frozen=True)
 class Params(_Base):
-    traces: tuple = param(("KTH-SP2",), help="traces: registry names or SWF paths", check=lambda v, n: tuple(validators.trace_list(v, n)))
+    traces: tuple = param(("KTH-SP2",), help="traces: registry names or SWF paths", check=lambda v, n: tuple(_traces.trace_list(v, n)))
     policies: tuple = param(("FCFS", "SPF"), help="queue policies (P_R = P_B)", check=validators.policy_names)
     weeks: int = param(2, unit="weeks", help="resampled weeks per trace", check=lambda v, n: validators.integer(v, n, 1))
 

@@ -412,9 +412,9 @@ def _stale_files(out: Path, written) -> list[Path]:
 
 
 def _as_trace_list(traces) -> list:
-    from .. import validators
+    from ..workloads import traces as _traces
 
-    return validators.trace_list(traces, "traces")
+    return _traces.trace_list(traces, "traces")
 
 
 def own_label(traces) -> str:

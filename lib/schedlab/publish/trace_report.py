@@ -47,12 +47,12 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
     traces ``specs`` (registry names, SWF paths or trace specs with cleaning
     choices) into ``out`` (default ``results/traces/<their names>/``);
     returns the path of ``report.html``."""
-    from .. import validators
+    from ..workloads import traces as _traces
     from .reproduce import run_notebook
     from ..protocol.study import own_label
     from ..workloads.traces import text
 
-    infos = validators.trace_list(list(specs), "TRACES")
+    infos = _traces.trace_list(list(specs), "TRACES")
     texts = [text(i) for i in infos]
     root = Path(out) if out is not None else paths.RESULTS / "traces" / own_label(infos)
     root.mkdir(parents=True, exist_ok=True)

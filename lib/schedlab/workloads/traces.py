@@ -44,6 +44,7 @@ from typing import Callable, NamedTuple
 
 from .. import __version__, paths
 from ..errors import ChecksumError, FetchError, InputError
+from ..validators import as_list
 from ..files import atomic
 from .swf import (N_FIELDS, SWFTrace, _open_text_stream, count_jobs, header_max_procs, read_swf,
                   read_swf_header)
@@ -780,3 +781,53 @@ def _register(fx: Fetchable, folder: Path, url: str, digest: str, tofu: bool, jo
     }
     _write_local(local)
     return registry()[fx.name]
+
+
+# ------------------------------------------------------ trace parameters --
+
+def trace_list(value, name: str = "traces") -> list:
+    """The traces of a study as a list of :class:`TraceInfo`:
+    the one reader of trace parameters, for every study and part of a study.
+
+    Accepts a list (or tuple) of registry names, paths and ``TraceInfo``, a
+    single name or path, a comma-separated string of names, or the text of a
+    YAML/JSON list (what ``papermill -p traces ...`` passes).  Raises
+    :class:`~schedlab.errors.InputError`, naming the parameter, for an empty
+    list, a value that is not a name or path, an unknown trace, or two traces
+    with the same name (their outputs would collide).
+    """
+    if isinstance(value, TraceInfo):
+        items = [value]
+    elif value is not None and not isinstance(value, (str, os.PathLike, list, tuple)):
+        raise InputError(f"{name}: expected a list of trace names or paths, got {type(value).__name__} "
+                         f"{value!r}")
+    else:
+        items = as_list(value, name)
+    if not items:
+        raise InputError(f"{name}: give at least one trace (a registry name such as 'KTH-SP2' "
+                         "or a path to an SWF file)")
+    out: list = []
+    seen: dict[str, str] = {}
+    for i, item in enumerate(items):
+        if isinstance(item, TraceInfo):
+            info = item
+        elif isinstance(item, (str, os.PathLike)) and str(item).strip():
+            try:
+                info = resolve(item if isinstance(item, os.PathLike) else str(item).strip())
+            except InputError as exc:
+                raise InputError(f"{name}[{i}]: {exc}") from None
+        else:
+            raise InputError(f"{name}[{i}]: expected a registry name or a path to an SWF file, "
+                             f"got {item!r}")
+        key = info.name.lower()
+        if key in seen:
+            raise InputError(f"{name}: {seen[key]!r} and {str(item)!r} are both named {info.name!r}; "
+                             "their outputs would overwrite each other (rename one file)")
+        seen[key] = str(item)
+        out.append(info)
+    return out
+
+
+def trace_tuple(value, name: str = "traces") -> tuple:
+    """:func:`trace_list` as a tuple (the value of a frozen study parameter)."""
+    return tuple(trace_list(value, name))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import validators
+from ...workloads import traces as _traces
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 from .cells import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, MISSING_TRACES, MONTH, POLICIES,
@@ -30,7 +31,7 @@ def _policies(value, name):
 class Params(StudyParams):
     """The parameters of the study (see the package docstring)."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=_traces.trace_tuple,
                           help="traces: registry names or SWF paths")
     weeks: int | None = param(None, unit="weeks", check=lambda v, n: validators.optional_integer(v, n, 2),
                               help="keep only the first N weeks of each trace (None: all)")

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from ...science import optim
 from ...engine import sim
 from ... import validators
+from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
@@ -142,7 +143,7 @@ class Params(StudyParams):
     resolved per trace (``{trace name: value}``) once the traces are known,
     and ``map_trace`` to the name of one of the traces."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=_traces.trace_tuple,
                           help="traces: registry names or SWF paths (thesis §5.2: these four)")
     weeks: Any = param("thesis", unit="weeks", check=_periods,
                        help='weeks per trace: "thesis" (100 of SDSC-SP2 and SDSC-BLUE, 45 of the others), '
@@ -193,7 +194,7 @@ class Params(StudyParams):
         if map_trace is not None:
             name = map_trace.name if hasattr(map_trace, "name") else str(map_trace)
             if name.lower() not in lower and name != "SDSC-SP2":     # a path, or another name of a trace
-                name = validators.trace_list([map_trace], "map_trace")[0].name
+                name = _traces.trace_list([map_trace], "map_trace")[0].name
             if name.lower() in lower:
                 map_trace = lower[name.lower()]
             elif name == "SDSC-SP2":          # the default, when SDSC-SP2 is not studied

@@ -230,7 +230,7 @@ def time_optimisation(trace: str = "SDSC-SP2", week: int = 73, optimiser: str = 
     """Wall and CPU time of one weekly optimisation, in this process (no
     dask; the trace is loaded and the libraries imported before the clock
     starts)."""
-    info = validators.trace_list([trace])[0]
+    info = _traces.trace_list([trace])[0]
     if optimiser not in OPTIMISERS:
         raise InputError(f"optimiser must be one of {list(OPTIMISERS)}, got {optimiser!r}")
     if OPTIMISERS[optimiser][0] == "cma":
@@ -258,7 +258,7 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=int, default=1000)
     ap.add_argument("--optimisers", default=",".join(OPTIMISERS))
     args = ap.parse_args(argv)
-    trace_units(_traces.text(validators.trace_list([args.trace])[0]), "week")   # load outside the timing
+    trace_units(_traces.text(_traces.trace_list([args.trace])[0]), "week")   # load outside the timing
     for o in args.optimisers.split(","):
         r = time_optimisation(args.trace, args.week, o.strip(), args.budget)
         print(f"{r['trace']} week {r['week']} {r['optimiser']}: {r['evaluations']} simulations in "

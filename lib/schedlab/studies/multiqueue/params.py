@@ -45,7 +45,7 @@ def _weeks(value, name: str):
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            info = validators.trace_list([k], f"{name}[{k}]")[0]
+            info = _traces.trace_list([k], f"{name}[{k}]")[0]
             out[info.name] = validators.integer(v, f"{name}[{info.name}]", 1)
         return out
     return validators.integer(value, name, 1)
@@ -83,7 +83,7 @@ def _one_trace(value, name: str):
     """A trace (registry name or SWF path, read as ``traces`` is) or None."""
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
         return None
-    infos = validators.trace_list(value, name)
+    infos = _traces.trace_list(value, name)
     if len(infos) != 1:
         raise InputError(f"{name}: expected one trace, got {len(infos)}")
     return infos[0]
@@ -111,7 +111,7 @@ class Params(StudyParams):
     48 or 104), the whole T/L grid of Table 3, user estimates for online
     simulation, both replays."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=_traces.trace_tuple,
                           help="traces: registry names or SWF paths")
     weeks: int | dict | None = param(20, unit="weeks", check=_weeks,
                                      help="weeks simulated from the first submission: an integer for every trace, "

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...engine import sim
 from ... import validators
+from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
@@ -96,11 +97,11 @@ THESIS_POLICIES = ("FCFS", "SPF", "SQF", "SAF")
 
 def _part_traces(value, name: str) -> tuple[TraceInfo, ...]:
     """The traces of one part, read as every study reads ``traces``
-    (:func:`schedlab.validators.trace_tuple`: registry names or SWF paths); an
+    (:func:`schedlab.workloads.traces.trace_tuple`: registry names or SWF paths); an
     empty list (``[]``, ``none``) skips the part."""
     if not isinstance(value, TraceInfo) and not validators.as_list(value, name, none_is_empty=True):
         return ()
-    return validators.trace_tuple(value, name)
+    return _traces.trace_tuple(value, name)
 
 
 def _one_trace(value, name: str) -> TraceInfo | None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ...engine import prediction
 from ...workloads import workload
 from ... import validators
+from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
@@ -68,7 +69,7 @@ class Params(StudyParams):
     """The runtime-prediction study's parameters.  The defaults are the
     quick profile: the paper's whole grid on a two-week window of each log."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=_traces.trace_tuple,
                           help="logs: registry names (schedlab traces list) or SWF paths (header with MaxProcs)")
     losses: tuple = param("all", check=_losses,
                           help="learned losses: 'all' (the paper's 20) or names, e.g. [E-Loss, sq/sq/1]")

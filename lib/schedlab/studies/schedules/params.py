@@ -6,6 +6,7 @@ from ..registry import name_of
 from dataclasses import dataclass
 
 from ... import validators
+from ...workloads import traces as _traces
 from ...jobs import Policy
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
@@ -29,7 +30,7 @@ def _policy(value, name: str) -> str:
 class Params(StudyParams):
     """The excerpt and the two policies (cheap: the quick and full profiles are the same)."""
 
-    traces: tuple = param(("KTH-SP2",), check=validators.trace_tuple,
+    traces: tuple = param(("KTH-SP2",), check=_traces.trace_tuple,
                           help="the log to take the excerpt from (the first one is used): a registry name or SWF path")
     first_job: int = param(750, unit="jobs", check=lambda v, n: validators.integer(v, n, 0),
                            help="index of the excerpt's first job in the cleaned log (0-based)")

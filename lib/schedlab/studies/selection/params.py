@@ -7,6 +7,7 @@ from ..registry import name_of
 from dataclasses import dataclass
 
 from ... import validators
+from ...workloads import traces as _traces
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 from .cells import DAY, PERIODS, POLICIES, STRATEGIES, WEEK
@@ -33,7 +34,7 @@ class Params(StudyParams):
     profile: three of the five traces, 5 resampled traces of one year each
     (the paper: 100 of two years), both policy periods, every strategy."""
 
-    traces: tuple = param(("KTH-SP2", "CTC-SP2", "SDSC-SP2"), check=validators.trace_tuple,
+    traces: tuple = param(("KTH-SP2", "CTC-SP2", "SDSC-SP2"), check=_traces.trace_tuple,
                           help="traces: registry names or SWF paths (an unregistered file's header gives m)")
     resamples: int = param(5, check=lambda v, n: validators.integer(v, n, 1),
                            help="resampled traces per trace (paper: 100)")

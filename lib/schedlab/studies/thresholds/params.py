@@ -14,6 +14,7 @@ from typing import Any
 from ...engine import sim
 from ...workloads import workload
 from ... import validators
+from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
@@ -131,11 +132,11 @@ def _none(value) -> bool:
 
 
 def _part_traces(value, name: str) -> tuple[TraceInfo, ...]:
-    """Traces read as every study reads ``traces`` (:func:`schedlab.validators.trace_tuple`:
+    """Traces read as every study reads ``traces`` (:func:`schedlab.workloads.traces.trace_tuple`:
     registry names or SWF paths); an empty list (``[]``) skips the part."""
     if not isinstance(value, TraceInfo) and not validators.as_list(value, name, none_is_empty=True):
         return ()
-    return validators.trace_tuple(value, name)
+    return _traces.trace_tuple(value, name)
 
 
 def _sweep_traces(value, name: str):
@@ -147,7 +148,7 @@ def _one_trace(value, name: str) -> TraceInfo | None:
     """One trace (registry name or SWF path, read as ``traces`` is) or None."""
     if _none(value):
         return None
-    infos = validators.trace_tuple(value, name)
+    infos = _traces.trace_tuple(value, name)
     if len(infos) != 1:
         raise InputError(f"{name}: expected one trace, got {len(infos)}")
     return infos[0]
@@ -176,7 +177,7 @@ class Params(StudyParams):
     sweep on the four cheaper logs (CEA-Curie only at T = 20 h), the thesis
     tables (original weeks, cheap) at full size."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=_traces.trace_tuple,
                           help="logs of the T = 20 h train/test comparison (Fig. 8): registry names or SWF paths")
     sweep_traces: tuple | None = param(DEFAULT_TRACES[:4], check=_sweep_traces,
                                        help="logs of the threshold sweep (Figs. 6-7), named as traces are "

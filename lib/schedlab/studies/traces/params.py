@@ -7,7 +7,7 @@ from ..registry import name_of
 from dataclasses import dataclass
 
 from ...engine import metrics
-from ... import validators
+from ...workloads import traces as _traces
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 
@@ -25,7 +25,7 @@ PREMATURE_FACTOR, READINGS = metrics.PREMATURE_FACTOR, metrics.PREMATURE_READING
 class Params(StudyParams):
     """The traces study's parameters (cheap: the quick and full profiles are the same)."""
 
-    traces: tuple = param(DEFAULT_TRACES, check=validators.trace_tuple,
+    traces: tuple = param(DEFAULT_TRACES, check=_traces.trace_tuple,
                           help="traces to characterise: registry names (schedlab traces list) or SWF paths")
 
 
