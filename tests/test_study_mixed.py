@@ -169,7 +169,7 @@ def test_validate():
     assert p.map_trace == "KTH-SP2"                           # the default map trace falls back
     for kw, msg in ((dict(optimisers=["sa3"]), "unknown"), (dict(grid_resolution=0), "grid_resolution"),
                     (dict(grid_resolution=1000), "grid points"), (dict(weeks={"nope": 3}), "unknown trace"),
-                    (dict(thresholds=[None, "none"]), "duplicates"), (dict(map_trace="CTC"), "map_trace"),
+                    (dict(thresholds=[None, "none"]), "names one duration twice"), (dict(map_trace="CTC"), "map_trace"),
                     (dict(split={"KTH-SP2": [[5, 1], [6, 9]]}), "first <= last"),
                     (dict(backfill="SPF"), "backfill"), (dict(budget=0), "budget"),
                     (dict(traces=["no-such-trace"]), "unknown trace")):

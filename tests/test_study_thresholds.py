@@ -357,7 +357,7 @@ def test_thresholds_parsing():
     assert study.parse_thresholds(["none", "20h", 3600, "2.31d"]) == (3600, 72000, 199584, None)
     assert study.parse_thresholds("[20h, none]") == (72000, None)
     assert study.parse_thresholds(["none", 200000, "20h"], sort=False) == (None, 200000, 72000)
-    assert [study.threshold_label(t) for t in (None, 72000, 200000)] == ["none", "20h", "200000s"]
+    assert [sim.format_duration(t) for t in (None, 72000, 200000)] == ["none", "20h", "200000s"]
     with pytest.raises(InputError, match="twice"):
         study.parse_thresholds(["20h", 72000])
     with pytest.raises(InputError, match=r"thresholds\[0\]"):
@@ -400,7 +400,7 @@ def test_profiles_validate():
     assert (quick.weeks, len(quick.sweep_traces), len(quick.thresholds)) == (30, 4, 6)
     full = profile_params(get("thresholds"), "full")
     assert full.weeks == 250 and full.sweep_traces == full.traces and len(full.traces) == 5
-    assert [study.threshold_label(t) for t in full.thresholds] == list(study.PAPER_THRESHOLDS)
+    assert [sim.format_duration(t) for t in full.thresholds] == list(study.PAPER_THRESHOLDS)
 
 
 def test_the_command_line_campaign_is_the_studys_kth_grid():

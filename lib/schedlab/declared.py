@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 from .errors import InputError
 from .table import Table
 
-__all__ = ["REQUIRED", "param", "Params", "CellInputs", "validate", "plain"]
+__all__ = ["REQUIRED", "param", "Params", "CellInputs", "validate", "plain", "duration", "durations"]
 
 
 class _Required:
@@ -194,6 +194,28 @@ def flag(v, name: str) -> bool:
     from . import validators
 
     return validators.boolean(v, name)
+
+
+def duration(v, name: str) -> int | None:
+    """A duration in seconds, or None for none: ``"20h"``, ``72000``,
+    ``"2.31d"``, ``"none"`` (:func:`schedlab.jobs.parse_duration`, the one
+    reader of durations; :func:`schedlab.jobs.format_duration` the one writer
+    of their labels, the text a campaign spec carries)."""
+    from . import validators
+
+    return validators.duration(v, name)
+
+
+def durations(v, name: str) -> tuple:
+    """A non-empty list of distinct durations (:func:`duration`), in the given order."""
+    if isinstance(v, (str, int)) or v is None:
+        v = [v]
+    if not isinstance(v, (list, tuple)) or not v:
+        raise InputError(f"{name}: expected a non-empty list of durations (20h, none), got {v!r}")
+    out = tuple(duration(x, f"{name}[{i}]") for i, x in enumerate(v))
+    if len(set(out)) != len(out):
+        raise InputError(f"{name}: {list(v)} names one duration twice")
+    return out
 
 
 def number(low: float = -float("inf"), high: float = float("inf")):

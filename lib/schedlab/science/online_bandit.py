@@ -18,7 +18,7 @@ from ..campaigns import campaign
 from ..workloads import workload
 from ..engine import metrics, sim
 from ..workloads import traces as _traces
-from ..declared import REQUIRED, CellInputs, integer, param, text
+from ..declared import REQUIRED, CellInputs, duration, integer, param, text
 
 WEEK = workload.WEEK
 #: The 12 policies of online-bandit §4.1, in the order used for indices and ties.
@@ -71,7 +71,7 @@ class ResampleInputs(CellInputs):
     weeks: int = param(REQUIRED, help="weeks per resampled trace", unit="weeks", check=integer(1))
     seed: int = param(REQUIRED, help="the resampling's seed", check=integer(0))
     sample: int = param(REQUIRED, help="the resample's index", check=integer(0))
-    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+    threshold: int | None = param(None, help="the waiting-time threshold (None: none)", unit="s", check=duration)
 
 
 @dataclass(frozen=True)

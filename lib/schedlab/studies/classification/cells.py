@@ -18,7 +18,7 @@ from ...campaigns import campaign
 from ...workloads import workload
 from ...engine import metrics, sim
 from ...workloads import traces as _traces
-from ...declared import REQUIRED, CellInputs, integer, param, text
+from ...declared import REQUIRED, CellInputs, duration, integer, param, text
 from ...errors import InputError
 
 # The constants the cells need live here, not in params.py: the cells then
@@ -582,7 +582,7 @@ class ScheduleInputs(_Inputs):
 
     policy: str = param(REQUIRED, help="the policy of both queues", check=text)
     variant: str = param(REQUIRED, help="the classification variant", check=text)
-    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+    threshold: int | None = param(None, help="the waiting-time threshold (None: none)", unit="s", check=duration)
     classes: object = param(None, help="the predicted classes (pack_classes; None: computed here)")
 
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from ...science import optim
 from ...errors import InputError
-from .params import POLICIES, _thr_label
+from ...engine import sim
+from .params import POLICIES
 
 if TYPE_CHECKING:
     from ...workloads.traces import TraceInfo
@@ -194,7 +195,7 @@ def _search_sums(a: Analysis) -> dict[str, tuple[float, float]]:
 
 
 def _learning(info, period, thr, resolution, units, pure_ds, grid_ds, split) -> Learning:
-    label = _thr_label(thr)
+    label = sim.format_duration(thr)
     pure = pure_ds.mean_bsld.sel(threshold=label).values
     jobs = pure_ds.jobs.sel(threshold=label).values
     grid = grid_ds.mean_bsld.sel(threshold=label).values

@@ -17,7 +17,7 @@ from ...engine import metrics, sim
 from ...science import optim
 from ...workloads import workload
 from ...workloads import traces as _traces
-from ...declared import REQUIRED, CellInputs, integer, number, one_of, param
+from ...declared import REQUIRED, CellInputs, duration, integer, number, one_of, param
 from ...errors import InputError
 from ...engine.sim import Jobs
 
@@ -35,11 +35,6 @@ OPTIMISERS: dict[str, tuple[str, int]] = {"xnes3": ("xnes", 3), "xnes6": ("xnes"
                                           "random3": ("random", 3), "random6": ("random", 6)}
 BACKFILL_CHOICES = ("same", "FCFS")
 PERIODS = ("week", "month")
-
-
-def _thr_label(t: int | None) -> str:
-    return "none" if t is None else str(int(t))
-
 
 
 # ---------------------------------------------------------------- workload --
@@ -132,7 +127,7 @@ class PeriodInputs(CellInputs):
     period: str = param("week", help="the period's length", check=one_of(*PERIODS))
     skip_first: int = param(1, help="periods skipped at the log's start", check=integer(0))
     unit: int = param(REQUIRED, help="the period (1-based)", check=integer(1))
-    threshold: object = param(_thr_label(THRESHOLD), help="the waiting-time threshold (none: none)", unit="s")
+    threshold: int | None = param(THRESHOLD, help="the waiting-time threshold (none: none)", unit="s", check=duration)
     backfill: str = param("same", help="the backfilling queue's policy (same: the primary's)",
                           check=one_of(*BACKFILL_CHOICES))
 
@@ -161,9 +156,7 @@ def _cell_setup(q: PeriodInputs, kind: str):
     units, m, scales = trace_units(q.trace, q.period, q.skip_first)
     if not 1 <= q.unit <= len(units):
         raise InputError(f"mixed {kind} cell: {q.period} {q.unit} out of range 1..{len(units)} for {q.trace}")
-    thr = q.threshold
-    threshold = None if thr in (None, "none") else int(thr)
-    return units[q.unit - 1], m, scales, threshold, q.backfill
+    return units[q.unit - 1], m, scales, q.threshold, q.backfill
 
 
 @_campaign.cell("mixed-pure", PeriodInputs)
@@ -266,12 +259,12 @@ def make_campaign(kind: str, info: _traces.TraceInfo, period: str, units: Sequen
                               "backfill": backfill}
     units = [int(u) for u in units]
     if kind in ("pure", "grid"):
-        dims = {"threshold": [_thr_label(t) for t in thresholds], "unit": units}
+        dims = {"threshold": [sim.format_duration(t) for t in thresholds], "unit": units}
         if kind == "grid":
             params.update(resolution=int(resolution), features=3)
     elif kind == "search":
         dims = {"unit": units, "optimiser": list(optimisers)}
-        params.update(threshold=_thr_label(thresholds[0]), budget=int(budget), sigma0=float(sigma0),
+        params.update(threshold=sim.format_duration(thresholds[0]), budget=int(budget), sigma0=float(sigma0),
                       penalty=float(penalty), patience=int(patience), seed=int(seed))
     else:
         raise InputError(f"unknown campaign kind {kind!r}")

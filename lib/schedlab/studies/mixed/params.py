@@ -17,7 +17,8 @@ from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
-from .cells import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD, _thr_label  # noqa: F401 (re-exported)
+from ...declared import durations
+from .cells import BACKFILL_CHOICES, OPTIMISERS, PERIODS, POLICIES, THRESHOLD  # noqa: F401 (re-exported)
 
 STUDY = name_of(__name__)
 
@@ -116,17 +117,6 @@ def _map_weeks(value, name):
     return tuple(validators.integer(w, name) for w in weeks)
 
 
-def _thresholds(value, name):
-    if isinstance(value, (str, int)) or value is None:
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not value:
-        raise InputError(f"{name}: expected a list of durations (or None), got {value!r}")
-    thr = tuple(validators.duration(t, name) for t in value)
-    if len(set(thr)) != len(thr):
-        raise InputError(f"{name}: duplicates in {list(value)}")
-    return thr
-
-
 def _optimisers(value, name):
     items = tuple(validators.as_list(value, name, none_is_empty=True))
     bad = [o for o in items if o not in OPTIMISERS]
@@ -163,7 +153,7 @@ class Params(StudyParams):
                            help="the trace of the Fig. 5.4 maps, named as `traces` are (None: no maps; "
                                 "the first trace when SDSC-SP2 is not studied)")
     map_weeks: tuple = param((70, 71, 72, 73), unit="weeks", check=_map_weeks, help="the weeks of the maps")
-    thresholds: tuple = param(THESIS_THRESHOLDS, unit="s", check=_thresholds,
+    thresholds: tuple = param(THESIS_THRESHOLDS, unit="s", check=durations,
                               help="waiting-time thresholds (the first is the main one): 2.31 days, none, 20 h")
     optimisers: tuple = param(("xnes3", "xnes6", "cma3", "cma6", "random6"), check=_optimisers,
                               help=f"black-box searches, among {', '.join(OPTIMISERS)} ([]: none)")
@@ -215,7 +205,7 @@ class Params(StudyParams):
                 "threshold_resolution": self.threshold_resolution,
                 "month_resolution": self.month_resolution, "map_resolution": self.map_resolution,
                 "map_trace": self.map_trace, "map_weeks": list(self.map_weeks),
-                "thresholds": [_thr_label(t) for t in self.thresholds],
+                "thresholds": [sim.format_duration(t) for t in self.thresholds],
                 "optimisers": list(self.optimisers), "budget": self.budget, "sigma0": self.sigma0,
                 "penalty": self.penalty, "patience": self.patience, "seed": self.seed, "backfill": self.backfill}
 

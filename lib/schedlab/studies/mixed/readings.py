@@ -14,10 +14,10 @@ import numpy as np
 from ...campaigns import campaign as _campaign
 from ...engine import metrics, sim
 from ...workloads import traces as _traces
-from ...declared import REQUIRED, CellInputs, integer, one_of, param
+from ...declared import REQUIRED, CellInputs, duration, integer, one_of, param
 from ...errors import InputError
 from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TIES, reading_weeks)
-from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, _thr_label, trace_units
+from .cells import BACKFILL_CHOICES, POLICIES, THRESHOLD, _policy, _slug, trace_units
 
 __all__ = ["READING_OVERRUNS", "reading_units", "readings_cell", "readings_campaign"]
 
@@ -52,7 +52,7 @@ class ReadingsInputs(CellInputs):
     align: str = param("first", help="where the weeks start", check=one_of(*THESIS_ALIGNS))
     overrun: str = param("kill", help="what cleaning does with jobs that overran their request",
                          check=one_of(*READING_OVERRUNS))
-    threshold: object = param(_thr_label(THRESHOLD), help="the waiting-time threshold (none: none)", unit="s")
+    threshold: int | None = param(THRESHOLD, help="the waiting-time threshold (none: none)", unit="s", check=duration)
     backfill: str = param("same", help="the backfilling queue's policy", check=one_of(*BACKFILL_CHOICES))
     tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.engine.sim.TIES)", check=one_of(*THESIS_TIES))
 
@@ -74,8 +74,7 @@ def readings_cell(q: ReadingsInputs) -> dict:
     bad = [u for u in wanted if not 1 <= u <= len(units)]
     if bad:
         raise InputError(f"mixed readings cell: weeks {bad} out of range 1..{len(units)} for {q['trace']}")
-    thr = q["threshold"]
-    threshold = None if thr in (None, "none") else int(thr)
+    threshold = q.threshold
     backfill = q.backfill
     out = {BSLD_VARIABLE[t]: np.full((len(POLICIES), len(wanted)), np.nan) for t in THESIS_TAUS}
     jobs_n = np.zeros(len(wanted), dtype=np.int64)
@@ -100,5 +99,5 @@ def readings_campaign(info: _traces.TraceInfo, units: Sequence[int], threshold, 
                               {"overrun": list(READING_OVERRUNS), "crossing": list(THESIS_CROSSINGS),
                                "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES)},
                               {"trace": _traces.text(info), "skip_first": 1, "units": [int(u) for u in units],
-                               "threshold": _thr_label(threshold), "backfill": backfill},
+                               "threshold": sim.format_duration(threshold), "backfill": backfill},
                               "schedlab.studies.mixed.readings:readings_cell")

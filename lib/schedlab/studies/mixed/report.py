@@ -7,7 +7,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .analysis import RTOL, Analysis, _ranges
-from .params import POLICIES, _thr_label
+from ...engine import sim
+from .params import POLICIES
 from .tables import PUBLISHED
 
 
@@ -62,7 +63,7 @@ def numbers(analyses: Sequence[Analysis]) -> dict[str, Any]:
                            "wtrain_vs_saf_test_pct": _pct(ms["w*_train"][1], ms["SAF"][1]),
                            "wtrain_over_saf_test": _ratio(ms["w*_train"][1], ms["SAF"][1]),
                            "wstar_over_saf_test": _ratio(ms["w*"][1], ms["SAF"][1])}
-        d["thresholds"] = {_thr_label(l.threshold): {k: v[2] for k, v in l.sums().items()}
+        d["thresholds"] = {sim.format_duration(l.threshold): {k: v[2] for k, v in l.sums().items()}
                            for l in a.thresholds.values()}
         if a.search is not None:
             units = list(lr.units)

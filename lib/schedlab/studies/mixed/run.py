@@ -20,7 +20,7 @@ from .cells import full_units, make_campaign, search_cell, trace_units
 from .readings import readings_campaign
 from .figures import (figure_convergence, figure_maps, figure_months, figure_pure, figure_saf, figure_search,
                       figure_weekly)
-from .params import FEATURES3, OPTIMISERS, POLICIES, STUDY, THRESHOLD, Params, _thr_label
+from .params import FEATURES3, OPTIMISERS, POLICIES, STUDY, THRESHOLD, Params
 from .report import numbers
 from .tables import (PUBLISHED, PUBLISHED_NOTES, THESIS, table_5_1, table_learning, table_pure, table_saf,
                      table_scales, table_search, table_thresholds, table_weights)
@@ -107,14 +107,14 @@ def compute(p: Params, ctx) -> dict[str, Any]:
                          "the first and second halves are used instead.")
             split = None
         lr_w = _learning(info, "week", p.threshold, p.grid_resolution, wk, pure_ds, grid_ds, split)
-        by_thr = {_thr_label(p.threshold): lr_w}
+        by_thr = {sim.format_duration(p.threshold): lr_w}
         if len(p.thresholds) > 1:
             c_thr = make_campaign("grid", info, "week", wk, thresholds=p.thresholds[1:],
                                   resolution=p.threshold_resolution, tag="-thr", **common)
             thr_ds = ctx.campaign(c_thr)
             datasets[c_thr.name] = thr_ds
             for t in p.thresholds[1:]:
-                by_thr[_thr_label(t)] = _learning(info, "week", t, p.threshold_resolution, wk, pure_ds,
+                by_thr[sim.format_duration(t)] = _learning(info, "week", t, p.threshold_resolution, wk, pure_ds,
                                                   thr_ds, split)
         # black-box search
         search = None
@@ -141,7 +141,7 @@ def compute(p: Params, ctx) -> dict[str, Any]:
                     datasets[c_map.name] = src
                     map_points = optim.l1_lattice(3, p.map_resolution)
                 for w in mw:
-                    maps[w] = src.mean_bsld.sel(threshold=_thr_label(p.threshold), unit=w).values
+                    maps[w] = src.mean_bsld.sel(threshold=sim.format_duration(p.threshold), unit=w).values
         # months
         lr_m = None
         if p.months[info.name] != 0:
@@ -238,7 +238,7 @@ def time_optimisation(trace: str = "SDSC-SP2", week: int = 73, optimiser: str = 
     trace_units(_traces.text(info), "week")
     cpu = time.process_time()
     res = search_cell({"trace": _traces.text(info), "period": "week", "skip_first": 1, "unit": int(week),
-                       "threshold": _thr_label(sim.parse_duration(threshold)), "backfill": backfill,
+                       "threshold": sim.format_duration(sim.parse_duration(threshold)), "backfill": backfill,
                        "optimiser": optimiser, "budget": int(budget), "sigma0": sigma0, "penalty": penalty,
                        "patience": patience, "seed": seed})
     return {"trace": info.name, "week": week, "optimiser": optimiser, "budget": budget,

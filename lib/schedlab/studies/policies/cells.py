@@ -17,7 +17,7 @@ from ...campaigns import campaign
 from ...engine import metrics, sim
 from ...workloads import workload
 from ...workloads import traces as _traces
-from ...declared import REQUIRED, flag, integer, one_of, param, text
+from ...declared import REQUIRED, duration, flag, integer, one_of, param, text
 from ...errors import InputError
 from ...engine.metrics import PREMATURE_FACTOR, premature
 from ...science import online_bandit
@@ -136,7 +136,7 @@ class ThesisInputs(campaign.TraceInputs):
     seed: int = param(0, help="the resampling's seed", check=integer(0))
     sample: int = param(0, help="the resample's index", check=integer(0))
     policy: str = param(REQUIRED, help="the policy of both queues", check=text)
-    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+    threshold: int | None = param(None, help="the waiting-time threshold (None: none)", unit="s", check=duration)
     threshold_backfill: bool = param(False, help="the threshold applies to the backfilling queue too", check=flag)
     top: int = param(TOP, help="how many most-delayed jobs' q to return", check=integer(1))
     cumulative: bool = param(True, help="return the cumulative weekly means", check=flag)

@@ -81,8 +81,7 @@ from .analysis import (TrainTest, gain_ci, generalisation, ratio_of_means, selec
                        train_test, traintest_dataset)
 from .cells import thesis_cell, traintest_campaigns
 from .params import (CRITERIA, DEFAULT_TRACES, FINISH, LELONG, METRICS, PAPER_THRESHOLDS, PUBLISHED, THESIS,
-                     THESIS_TABLES, THESIS_THRESHOLDS, THESIS_TRACES, THESIS_WEEKS, Params, parse_thresholds,
-                     threshold_label)
+                     THESIS_TABLES, THESIS_THRESHOLDS, THESIS_TRACES, THESIS_WEEKS, Params, parse_thresholds)
 from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
 from .run import compute
 from .tables import table_thesis_5_6
@@ -91,7 +90,7 @@ __all__ = [
     "traintest_campaigns",
     "LELONG", "THESIS", "PUBLISHED", "DEFAULT_TRACES", "PAPER_THRESHOLDS", "THESIS_TRACES", "THESIS_WEEKS",
     "THESIS_TABLES", "THESIS_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "Params", "compute",
-    "threshold_label", "parse_thresholds", "ratio_of_means", "gain_ci", "select", "train_test",
+    "parse_thresholds", "ratio_of_means", "gain_ci", "select", "train_test",
     "TrainTest", "thesis_cell", "threshold_effect", "traintest_dataset", "generalisation",
     "thesis_tables", "table_thesis_5_6",
 ]

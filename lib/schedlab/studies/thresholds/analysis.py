@@ -14,7 +14,8 @@ import numpy as np
 from ... import __version__, stats
 from ...engine import sim
 from ...errors import InputError
-from .params import CRITERIA, HOUR, LEVEL, N_BOOT, threshold_label
+from .params import CRITERIA, HOUR, LEVEL, N_BOOT
+from ...engine.sim import format_duration
 
 # ------------------------------------------------------------- statistics --
 
@@ -204,7 +205,7 @@ def traintest_dataset(parts, policies: Sequence[str], thresholds: Sequence[int |
     from ...campaigns.store import COORDS
 
     grid, fcfs = parts
-    labels = [threshold_label(t) for t in thresholds]
+    labels = [format_duration(t) for t in thresholds]
     # the sweep cells give (half, primary, backfill, threshold, week), thresholds in the order of `thresholds`
     grid = grid.assign_coords(threshold=("threshold", np.asarray(labels), COORDS.get("threshold", {})))
     grid = grid.transpose("half", "threshold", "primary", "backfill", "week")
@@ -268,7 +269,7 @@ def threshold_effect(ds, base, threshold: int, backfill: str, trace: str, seed: 
     b_max = base.max_wait.values.reshape(-1)
     policies = [str(x) for x in ds.primary.values]
     res = {k: {} for k in ("avg", "dec", "gain", "mm", "mmh", "mean")}
-    for key, label in (("thr", threshold_label(threshold)), ("none", "none")):
+    for key, label in (("thr", format_duration(threshold)), ("none", "none")):
         avg = ds.avg_wait.sel(threshold=label).transpose("primary", "week").values
         mx = ds.max_wait.sel(threshold=label).transpose("primary", "week").values
         rel = stats.relative(avg, b_avg[None, :])

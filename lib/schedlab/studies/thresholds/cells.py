@@ -17,7 +17,7 @@ from ...workloads import workload
 from ...engine import sim
 from ...engine import metrics as _metrics
 from ...workloads import traces as _traces
-from ...declared import REQUIRED, flag, integer, one_of, param, text
+from ...declared import REQUIRED, duration, durations, flag, integer, one_of, param, text
 from ...errors import InputError
 
 # The choices the cells read, written once here: the cells import none of the
@@ -33,11 +33,6 @@ METRICS = ["avg_wait", "max_wait", "mean_bsld", "jobs"]
 THESIS_WEEKS = {"SDSC-SP2": 100, "SDSC-BLUE": 100, "KTH-SP2": 45, "CTC-SP2": 45}
 #: The policies on which the thesis checks are run (when simulated at all).
 CHECK_POLICIES = ("FCFS", "SPF", "SAF")
-
-
-def threshold_label(seconds: int | None) -> str:
-    """Canonical label of a threshold: ``"none"``, ``"20h"``, ``"200000s"``."""
-    return sim.format_duration(seconds)
 
 
 
@@ -74,7 +69,7 @@ class ThesisWeeksInputs(WeeksInputs):
     finish: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*FINISH))
     primary: str = param("FCFS", help="the primary queue's policy", check=text)
     backfill: str = param("same", help="the backfilling queue's policy (same: primary's)", check=text)
-    threshold: object = param(None, help="the waiting-time threshold (None: none)", unit="s")
+    threshold: int | None = param(None, help="the waiting-time threshold (None: none)", unit="s", check=duration)
     threshold_backfill: bool = param(False, help="the threshold applies to the backfilling queue too", check=flag)
     estimate: str = param("requested", help="the runtime estimate the scheduler uses", check=text)
     metrics: tuple | None = param(None, help="the summary metrics to return (None: all)")
@@ -185,18 +180,7 @@ class SweepInputs(campaign.RunInputs):
     """The sweep cell's inputs: the ``simulate`` cell's, with ``thresholds``
     (a list of labels) for ``threshold``."""
 
-    thresholds: tuple = param(REQUIRED, help="the thresholds, as labels (20h, none)")
-
-
-def cell_thresholds(labels, cell: str) -> list[int | None]:
-    """A cell's ``thresholds`` parameter (labels such as ``"20h"``, ``"none"``)
-    as seconds, in order: a non-empty list naming no threshold twice."""
-    if not isinstance(labels, (list, tuple)) or not labels:
-        raise InputError(f"{cell}: 'thresholds' must be a non-empty list of durations, got {labels!r}")
-    ths = [sim.parse_duration(x) for x in labels]
-    if len(set(ths)) != len(ths):
-        raise InputError(f"{cell}: thresholds {list(labels)} name one threshold twice")
-    return ths
+    thresholds: tuple = param(REQUIRED, help="the thresholds (20h, none), distinct", unit="s", check=durations)
 
 
 @campaign.cell("thresholds-sweep", SweepInputs)
@@ -206,7 +190,7 @@ def sweep_cell(q: SweepInputs) -> dict:
     trace, at every threshold of ``thresholds`` (labels such as ``"20h"``,
     ``"none"``) at once (:func:`threshold_sweep`).  Returns each metric
     over (``threshold``, ``week``), the thresholds in the given order."""
-    ths = cell_thresholds(q["thresholds"], "sweep cell")
+    ths = list(q.thresholds)
     sets, m = campaign.workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
                                     int(q["seed"]), str(q["half"]))
     metrics = tuple(q["metrics"] or METRICS)
@@ -238,7 +222,7 @@ def fig5_campaigns(p) -> list[campaign.Campaign]:
     name = f"thresholds-fig5-{ref.name}"
     base = {**_base_params(p, ref), "half": "all"}
     return [
-        campaign.Campaign(name, {"threshold": [threshold_label(p.threshold), "none"],
+        campaign.Campaign(name, {"threshold": [sim.format_duration(p.threshold), "none"],
                                  "primary": list(p.policies)},
                           {**base, "backfill": p.fig5_backfill}, metrics=METRICS),
         campaign.Campaign(name, {"primary": ["FCFS"]}, {**base, "backfill": "FCFS", "threshold": None},
@@ -257,7 +241,7 @@ def traintest_campaigns(p, ref: _traces.TraceInfo, thresholds) -> list[campaign.
     return [
         # one cell per pair and half runs every threshold (threshold_sweep: the runs share what cannot differ)
         campaign.Campaign(name, {"half": ["train", "test"], "primary": others, "backfill": list(p.policies)},
-                          {**base, "thresholds": [threshold_label(t) for t in thresholds]},
+                          {**base, "thresholds": [sim.format_duration(t) for t in thresholds]},
                           cell="schedlab.studies.thresholds.cells:sweep_cell", metrics=METRICS),
         campaign.Campaign(name, {"half": ["train", "test"], "primary": ["FCFS"],
                                  "backfill": list(p.policies)}, {**base, "threshold": None},
@@ -276,7 +260,7 @@ def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thres
     return campaign.Campaign(
         f"thresholds-thesis-{ref.name}",
         {"finish": list(finish or [p.thesis_finish]),
-         "threshold": [threshold_label(t) for t in (thresholds or p.thesis_thresholds)],
+         "threshold": [sim.format_duration(t) for t in (thresholds or p.thesis_thresholds)],
          "primary": list(policies or p.thesis_policies)},
         {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
          "backfill": "same"},
@@ -317,7 +301,7 @@ def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign
             k = r.thresholds.index(t)
             r.checks[(p.thesis_finish, t)] = {pol: r.sums[pol][k] for pol in checked}
             r.checks[("threshold_backfill", t)] = {
-                pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold=threshold_label(t),
+                pol: float(np.nansum(ds.mean_bsld.sel(finish=p.thesis_finish, threshold=sim.format_duration(t),
                                                       primary=pol).values)) for pol in checked}
 
 

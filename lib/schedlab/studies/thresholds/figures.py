@@ -9,7 +9,8 @@ import numpy as np
 
 from ...protocol import plots
 from .analysis import Fig5, ThesisResult, TrainTest
-from .params import HOUR, PUBLISHED, THESIS_COLUMN_NAMES, THESIS_THRESHOLDS, threshold_label
+from .params import HOUR, PUBLISHED, THESIS_COLUMN_NAMES, THESIS_THRESHOLDS
+from ...engine.sim import format_duration
 
 
 def figure_fig5(f: Fig5):
@@ -34,7 +35,7 @@ def figure_fig5(f: Fig5):
                     label="EASY-FCFS-FCFS" if key == "maxmax" else None)
             if key == "maxmax":
                 ax.axhline(f.threshold / HOUR / f.base_maxmax_h, color="0.4", ls="--", lw=0.8)
-                ax.text(0.99, f.threshold / HOUR / f.base_maxmax_h, f" T = {threshold_label(f.threshold)}",
+                ax.text(0.99, f.threshold / HOUR / f.base_maxmax_h, f" T = {format_duration(f.threshold)}",
                         transform=ax.get_yaxis_transform(), ha="right", va="bottom", fontsize=7)
                 sec = ax.secondary_yaxis("right", functions=(lambda y: y * f.base_maxmax_h,
                                                              lambda h: h / f.base_maxmax_h))
@@ -117,7 +118,7 @@ def figure_fig8(res: dict[str, TrainTest], trace_order: Sequence[str], threshold
             ax.set_xlabel(f"base {r.train_base_avg:.0f} / {r.test_base_avg:.0f} s\n"
                           f"MaxWait {r.test_max:.0f} s", fontsize=7)
         axes[0].set_ylabel("mean AvgWait - EASY-FCFS-FCFS's (s)")
-        fig.suptitle(f"T = {threshold_label(threshold)}: AvgWait of the pairs from training to testing "
+        fig.suptitle(f"T = {format_duration(threshold)}: AvgWait of the pairs from training to testing "
                      "weeks", fontsize=9)
     return fig
 
@@ -144,7 +145,7 @@ def figure_thesis(results: list[ThesisResult]):
                     xs = [pub[pol][c] / pub["FCFS"][c] for pol in common]
                     ys = [r.sums[pol][k] / r.sums["FCFS"][k] for pol in common]
                     ax.plot(xs, ys, ls="none", marker=markers[k % len(markers)], ms=4, alpha=0.8,
-                            label=THESIS_COLUMN_NAMES.get(t, threshold_label(t)))
+                            label=THESIS_COLUMN_NAMES.get(t, format_duration(t)))
                     top = max(top, *xs, *ys) if xs else top
                 ax.plot([0, top * 1.05], [0, top * 1.05], color="0.6", lw=0.6)
                 ax.set_xlabel("thesis, / FCFS")
@@ -155,9 +156,9 @@ def figure_thesis(results: list[ThesisResult]):
                 for k, t in enumerate(r.thresholds):
                     ax.plot(x, [r.sums[pol][k] / ref for pol in r.policies], ls="none",
                             marker=markers[k % len(markers)], ms=4, alpha=0.8,
-                            label=THESIS_COLUMN_NAMES.get(t, threshold_label(t)))
+                            label=THESIS_COLUMN_NAMES.get(t, format_duration(t)))
                 ax.set_xticks(x, r.policies, rotation=60)
-                ax.set_ylabel(f"reproduced, / best ({threshold_label(r.thresholds[0])})")
+                ax.set_ylabel(f"reproduced, / best ({format_duration(r.thresholds[0])})")
             ax.set_title(r.trace)
             ax.legend(loc="upper left", fontsize=6)
     return fig

@@ -18,9 +18,10 @@ from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
+from ...declared import durations
 from ...workloads.traces import TraceInfo
 from .. import load_published
-from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS, threshold_label
+from .cells import CHECK_POLICIES, FINISH, METRICS, THESIS_WEEKS
 
 STUDY = name_of(__name__)
 
@@ -108,23 +109,17 @@ HOUR = 3600.0
 __all__ = ["STUDY", "LELONG", "THESIS", "PUBLISHED", "THESIS_TABLE_5_6", "THESIS_COLUMN_NAMES", "THESIS_TABLES",
            "THESIS_THRESHOLDS", "THESIS_WEEKS", "THESIS_TRACES", "DEFAULT_TRACES", "PAPER_THRESHOLDS",
            "QUICK_THRESHOLDS", "CRITERIA", "FINISH", "METRICS", "BASELINE", "LEVEL", "N_BOOT", "HOUR",
-           "CHECK_POLICIES", "threshold_label", "parse_thresholds", "Params"]
+           "CHECK_POLICIES", "parse_thresholds", "Params"]
 
 
 # -------------------------------------------------------------- parameters --
 
 def parse_thresholds(value, what: str = "thresholds", sort: bool = True) -> tuple[int | None, ...]:
     """Thresholds in seconds (None: no threshold) from a list of durations
-    (``"20h"``, ``72000``, ``"2.31d"``, ``"none"``); sorted, none last,
-    unless ``sort=False`` (given order kept)."""
-    items = validators.as_list(value, what)
-    out: list[int | None] = []
-    for i, item in enumerate(items):
-        t = validators.duration(item, f"{what}[{i}]")
-        if t in out:
-            raise InputError(f"{what}: {threshold_label(t)} is given twice")
-        out.append(t)
-    return tuple(sorted(out, key=lambda t: (t is None, t or 0))) if sort else tuple(out)
+    (``"20h"``, ``72000``, ``"2.31d"``, ``"none"``; :func:`schedlab.declared.durations`);
+    sorted, none last, unless ``sort=False`` (given order kept)."""
+    out = durations(validators.as_list(value, what), what)
+    return tuple(sorted(out, key=lambda t: (t is None, t or 0))) if sort else out
 
 
 def _none(value) -> bool:

@@ -13,10 +13,11 @@ import numpy as np
 from ...campaigns import campaign
 from ...engine import metrics as _metrics
 from ...workloads import traces as _traces
-from ...declared import REQUIRED, one_of, param, text
+from ...declared import REQUIRED, durations, one_of, param, text
 from ...errors import InputError
 from ...science.thesis_readings import (BSLD_VARIABLE, THESIS_ALIGNS, THESIS_CROSSINGS, THESIS_TAUS, THESIS_TEXT_READING, THESIS_TIES, reading_name, reading_weeks, thesis_readings)
-from .cells import WeeksInputs, _thesis_weeks, cell_thresholds, thesis_n_weeks, threshold_label, threshold_sweep
+from .cells import WeeksInputs, _thesis_weeks, thesis_n_weeks, threshold_sweep
+from ...engine.sim import format_duration
 
 __all__ = ["thesis_readings_cell", "thesis_readings_campaign", "THESIS_TEXT_READING", "BSLD_VARIABLE",
            "reading_name", "thesis_readings"]
@@ -45,7 +46,7 @@ class ReadingsInputs(WeeksInputs):
     align: str = param("first", help="where the weeks start", check=one_of(*THESIS_ALIGNS))
     primary: str = param("FCFS", help="the policy of both queues", check=text)
     tie: str = param("oldest", help="the order of jobs with equal keys (schedlab.engine.sim.TIES)", check=one_of(*THESIS_TIES))
-    thresholds: tuple = param(REQUIRED, help="the thresholds, as labels (20h, none)")
+    thresholds: tuple = param(REQUIRED, help="the thresholds (20h, none), distinct", unit="s", check=durations)
     metrics: tuple | None = param(None, help="the variables to return (None: all)")
 
 
@@ -57,7 +58,7 @@ def thesis_readings_cell(q: ReadingsInputs) -> dict:
     what :func:`schedlab.engine.sim.simulate` gives).  Returns the weekly mean bsld
     with each constant of :data:`THESIS_TAUS` (``mean_bsld``, ``mean_bsld_tau60``)
     and the jobs, over (``threshold``, ``week``)."""
-    ths = cell_thresholds(q["thresholds"], "thesis readings cell")
+    ths = list(q.thresholds)
     n = None if q["n_weeks"] is None else int(q["n_weeks"])
     sets, m = _reading_weeks(str(q["trace"]), q["m"], q["overrun"], int(q["skip_first"]), n,
                              str(q["crossing"]), str(q["align"]))
@@ -95,5 +96,5 @@ def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
         {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES),
          "primary": list(p.thesis_policies)},
         {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),
-         "thresholds": [threshold_label(t) for t in p.thesis_thresholds]},
+         "thresholds": [format_duration(t) for t in p.thesis_thresholds]},
         cell="schedlab.studies.thresholds.readings:thesis_readings_cell", metrics=[BSLD_VARIABLE[t] for t in THESIS_TAUS] + ["jobs"])

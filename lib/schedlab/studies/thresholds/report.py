@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from .analysis import Fig5, ThesisResult, TrainTest, _spearman
-from .params import HOUR, LEVEL, PUBLISHED, THESIS_THRESHOLDS, Params, threshold_label
+from .params import HOUR, LEVEL, PUBLISHED, THESIS_THRESHOLDS, Params
+from ...engine.sim import format_duration
 
 #: numbers.json key fragment of each thesis threshold column.
 
@@ -30,7 +31,7 @@ def numbers(p: Params, fig5: Fig5 | None, sweep: dict[str, dict[str, TrainTest]]
         "traces": ",".join(fig8), "trace_keys": ",".join(_key(n) for n in fig8),
         "sweep_traces": ",".join(sweep), "thesis_traces": ",".join(r.trace for r in thesis),
         "thesis_trace_keys": ",".join(_key(r.trace) for r in thesis),
-        "weeks": p.weeks, "threshold": threshold_label(p.threshold), "threshold_h": p.threshold / HOUR,
+        "weeks": p.weeks, "threshold": format_duration(p.threshold), "threshold_h": p.threshold / HOUR,
         "n_traces": len(fig8), "n_sweep_traces": len(sweep), "n_thresholds": len(p.thresholds),
         "n_pairs": len(p.policies) ** 2, "n_policies": len(p.policies), "seed": p.seed,
         "criterion": p.criterion, "ci_level_pct": 100 * LEVEL, "n_thesis_policies": len(p.thesis_policies),
@@ -58,7 +59,7 @@ def numbers(p: Params, fig5: Fig5 | None, sweep: dict[str, dict[str, TrainTest]]
         gains = [r.test_gain for r in fig8.values()]
         out["gain_min_pct"], out["gain_max_pct"] = min(gains), max(gains)
         out["n_gain_significant"] = sum(r.test_gain_ci[0] > 0 for r in fig8.values())
-    for label, key in (("none", "none"), (threshold_label(p.threshold), "thr")):
+    for label, key in (("none", "none"), (format_duration(p.threshold), "thr")):
         rs = [r[label] for r in sweep.values() if label in r]
         if rs:
             out[f"sweep_{key}_avg_rel_min"] = min(r.test_avg_rel for r in rs)

@@ -14,12 +14,13 @@ from .analysis import (ThesisResult, TrainTest, _provenance, generalisation, the
 from .cells import (_table3_row, fig5_campaigns, thesis_campaign, thesis_checks,
                     traintest_campaigns)
 from .figures import figure_fig5, figure_fig8, figure_sweep, figure_thesis
-from .params import STUDY, Params, threshold_label
+from .params import STUDY, Params
 from .readings import thesis_readings_campaign
 from .report import _key, numbers
 from .scorecard import rows as scorecard_rows
 from .tables import (table_fig5, table_fig8, table_fig8_maxwait, table_sec73, table_table3, table_thesis,
                      table_thesis_5_6, table_thesis_checks, table_thesis_readings, table_traintest)
+from ...engine.sim import format_duration
 
 
 def compute(params: Params, ctx) -> dict[str, Any]:
@@ -78,7 +79,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         if any(r.name == name for r in p.sweep_traces):
             sweep[name] = res           # every threshold simulated for it, p.threshold included
         if any(r.name == name for r in p.traces):
-            fig8[name] = res[threshold_label(p.threshold)]
+            fig8[name] = res[format_duration(p.threshold)]
     if per_trace:
         labels = sorted({str(x) for d in per_trace for x in d.threshold.values},
                         key=lambda s: (s == "none", sim.parse_duration(s) or 0))

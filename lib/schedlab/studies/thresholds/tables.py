@@ -10,8 +10,8 @@ from ...workloads import traces as _traces
 from ...workloads import workload
 from .. import Table
 from .analysis import Fig5, ThesisResult, TrainTest
-from .params import (PUBLISHED, THESIS_COLUMN_NAMES, THESIS_TABLE_5_6, THESIS_TABLES, THESIS_THRESHOLDS,
-                     threshold_label)
+from .params import (PUBLISHED, THESIS_COLUMN_NAMES, THESIS_TABLE_5_6, THESIS_TABLES, THESIS_THRESHOLDS)
+from ...engine.sim import format_duration
 
 
 def _round(seconds) -> int | None:
@@ -32,7 +32,7 @@ def table_fig5(f: Fig5) -> Table:
                      f.avg_gain_ci["thr"][i][0], f.avg_gain_ci["thr"][i][1], f.avg_gain_ci["thr"][i][2],
                      f.maxmax_h["thr"][i], f.maxmax_h["none"][i], f.meanmax_rel["thr"][i],
                      f.meanmax_rel["none"][i]])
-    t = threshold_label(f.threshold)
+    t = format_duration(f.threshold)
     return Table(
         ["policy", f"AvgWait rel. T={t}", "AvgWait rel. none", f"gain % T={t}", "gain low", "gain high",
          f"max MaxWait h T={t}", "max MaxWait h none", f"MaxWait rel. T={t}", "MaxWait rel. none"],
@@ -68,7 +68,7 @@ def table_sec73(results: dict[str, dict[str, TrainTest]], threshold: int) -> Tab
     """lelong2017 §7.3's ranges over the logs beside ours."""
     pub = PUBLISHED["sec_7_3"]
     rows = []
-    for label, key in (("none", "none"), (threshold_label(threshold), "20h")):
+    for label, key in (("none", "none"), (format_duration(threshold), "20h")):
         rs = [r[label] for r in results.values() if label in r]
         if not rs or (key == "20h" and threshold != 72000):
             continue
@@ -101,7 +101,7 @@ def table_fig8(res: dict[str, TrainTest], trace_order: Sequence[str], threshold:
     return Table(
         ["trace", "learned", "train gain %", "train low", "train high", "test gain %", "test low",
          "test high", "published %", "difference", "learned (mean-ratio)"],
-        rows, title=f"AvgWait diminution of the learned policy, T = {threshold_label(threshold)} "
+        rows, title=f"AvgWait diminution of the learned policy, T = {format_duration(threshold)} "
                     "(lelong2017 §7.4, Fig. 8)",
         default_digits=1, digits={"published %": 0},
         notes=["gain %: 100 x (1 - mean AvgWait of the learned pair / mean AvgWait of EASY-FCFS-FCFS) on "
@@ -159,7 +159,7 @@ def table_thesis(r: ThesisResult) -> Table:
     pub = PUBLISHED["thesis"].get(r.trace, {})
     cols = ["policy"]
     for t in r.thresholds:
-        name = THESIS_COLUMN_NAMES.get(t, threshold_label(t))
+        name = THESIS_COLUMN_NAMES.get(t, format_duration(t))
         cols += [f"{name} (thesis)", name, f"{name} diff %"]
     rows = []
     order = sorted(r.policies, key=lambda p: r.sums[p][0])
@@ -199,7 +199,7 @@ def table_thesis_checks(results: list[ThesisResult], main: str) -> Table:
             for pol, v in sums.items():
                 pv = pub[pol][THESIS_THRESHOLDS.index(t)] if pol in pub and t in THESIS_THRESHOLDS else None
                 name = VARIANTS.get(variant, variant) + (" (main)" if variant == main else "")
-                rows.append([r.trace, name, THESIS_COLUMN_NAMES.get(t, threshold_label(t)), pol, pv, v, _pct_diff(v, pv)])
+                rows.append([r.trace, name, THESIS_COLUMN_NAMES.get(t, format_duration(t)), pol, pv, v, _pct_diff(v, pv)])
     return Table(["trace", "variant", "T", "policy", "thesis", "reproduced", "diff %"], rows,
                  title="What the week slicing and the threshold semantics do to the thesis' values",
                  default_digits=1,
@@ -248,7 +248,7 @@ def table_thesis_readings(results: list[ThesisResult]) -> Table:
                 if t not in THESIS_THRESHOLDS:
                     continue
                 col = THESIS_THRESHOLDS.index(t)
-                row = [r.trace, name, THESIS_COLUMN_NAMES.get(t, threshold_label(t))]
+                row = [r.trace, name, THESIS_COLUMN_NAMES.get(t, format_duration(t))]
                 for pol in r.policies:
                     pv = pub.get(pol)
                     row.append(sums[pol][k] / pv[col] if pv is not None and pv[col] else None)

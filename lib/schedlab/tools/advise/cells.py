@@ -39,7 +39,7 @@ from ...campaigns import campaign
 from ...science import optim
 from ...workloads import workload
 from ...engine import metrics, sim
-from ...declared import REQUIRED, CellInputs, integer, one_of, param, text
+from ...declared import REQUIRED, CellInputs, duration, integer, one_of, param, text
 from ...errors import InputError
 # the studies' cells modules, not their packages: a cell's cache key follows the code it imports, and
 # a figure of the mixed study must not invalidate the advisor's cells
@@ -269,7 +269,8 @@ class GridInputs(CellInputs):
     seed: int = CandidateInputs.field("seed")
     week: int = param(REQUIRED, help="the training week (0-based)", check=integer(0))
     resolution: int = param(5, help="the lattice's resolution", check=integer(1))
-    threshold: object = param(mixed_study.THRESHOLD, help="the waiting-time threshold (None: none)", unit="s")
+    threshold: int | None = param(mixed_study.THRESHOLD, help="the waiting-time threshold (None: none)", unit="s",
+                                check=duration)
 
 
 #: The mixed-grid cell's parameters and their defaults.
