@@ -380,6 +380,15 @@ def test_the_driver_refuses_a_study_whose_published_table_feeds_no_row(monkeypat
     assert numbers["scorecard"]["uncovered"] == ["t1"]
 
 
+def test_a_feed_must_name_a_declared_table():
+    from schedlab.errors import SchedlabError
+    from schedlab.protocol.study import Outputs
+
+    assert Outputs(tables=("t1", "thesis_{any}"), feeds={"t1": "Table 1", "thesis_*": "Table 4.2"}).feeds
+    with pytest.raises(SchedlabError, match="feeds names table 't2', which the study does not declare"):
+        Outputs(tables=("t1",), feeds={"t2": "Table 1"})
+
+
 def test_every_declared_feed_names_a_real_study_and_item():
     import importlib
     import inspect
@@ -387,10 +396,7 @@ def test_every_declared_feed_names_a_real_study_and_item():
     from schedlab.studies.registry import BY_NAME, STUDIES
 
     for entry in STUDIES:
-        try:
-            feeds = importlib.import_module(f"{entry.module}.scorecard").FEEDS
-        except ModuleNotFoundError:
-            continue
+        feeds = importlib.import_module(entry.module).OUTPUTS.feeds
         for name, fed in feeds.items():
             if isinstance(fed, scorecard.Elsewhere):
                 assert fed.study in BY_NAME, (entry.name, name, fed)

@@ -405,7 +405,7 @@ def uncovered(tables: dict, rows, feeds: dict | None = None) -> list[str]:
     and feed no scorecard row.
 
     A table feeds a row when the row names it (``Row.source``), when the
-    study's ``FEEDS`` maps it to items its rows compare (prefixes of
+    study's ``OUTPUTS.feeds`` (:class:`schedlab.protocol.study.Outputs`) maps it to items its rows compare (prefixes of
     ``Row.item``), or to :class:`Elsewhere` (another study counts them)."""
     feeds = feeds or {}
     rows = list(rows)

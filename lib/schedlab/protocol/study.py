@@ -34,7 +34,7 @@ import importlib
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -75,12 +75,28 @@ class Outputs:
     a kind).  The driver refuses an output the study did not declare, and the
     notebooks and the paper may only name declared ones (a test), so a
     misspelt name fails instead of showing nothing.  The ``scorecard`` table
-    is the driver's and always declared."""
+    is the driver's and always declared.
+
+    ``feeds`` declares, for each table that sets published values beside
+    ours, the scorecard items it feeds (prefixes of ``Row.item``), or
+    :class:`schedlab.protocol.scorecard.Elsewhere` when another study counts
+    them; a table whose rows name it (``Row.source``) needs no entry.  The
+    driver checks that every such table feeds a row
+    (:func:`check_scorecard_coverage`)."""
 
     tables: tuple[str, ...] = ()
     figures: tuple[str, ...] = ()
     datasets: tuple[str, ...] = ()
     data: tuple[str, ...] = ()
+    feeds: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        import fnmatch
+
+        for name in self.feeds:
+            if not any(fnmatch.fnmatchcase(t, name) if "*" in name else self.declares("tables", name)
+                       for t in self.tables):
+                raise SchedlabError(f"Outputs: feeds names table {name!r}, which the study does not declare")
 
     def patterns(self, kind: str) -> tuple[str, ...]:
         return tuple(getattr(self, kind)) + (("scorecard",) if kind == "tables" else ())
@@ -248,20 +264,18 @@ STRICT_SCORECARD = "SCHEDLAB_STRICT_SCORECARD"
 
 def check_scorecard_coverage(entry: Entry, tables: dict, rows: list, numbers: dict, log=None) -> list[str]:
     """Every table of the study with a published column feeds a scorecard row
-    (:func:`schedlab.protocol.scorecard.uncovered`, with the study's ``scorecard.FEEDS``).
+    (:func:`schedlab.protocol.scorecard.uncovered`, with the ``feeds`` of the study's ``OUTPUTS``).
     The tables that do not are recorded under ``numbers.scorecard.uncovered``
     and said; with :data:`STRICT_SCORECARD` set they are an error."""
     from . import scorecard as _scorecard
 
-    try:
-        feeds = getattr(importlib.import_module(f"{entry.module}.scorecard"), "FEEDS", {})
-    except ModuleNotFoundError:
-        feeds = {}
+    outputs = getattr(importlib.import_module(entry.module), "OUTPUTS", None)
+    feeds = outputs.feeds if isinstance(outputs, Outputs) else {}
     missing = _scorecard.uncovered(tables, rows, feeds)
     if missing:
         numbers.setdefault("scorecard", {})["uncovered"] = missing
         msg = (f"study {entry.name}: table(s) {', '.join(missing)} hold published values that feed no scorecard "
-               f"row (give the rows source=<table> or declare the table in {entry.module}.scorecard.FEEDS)")
+               f"row (give the rows source=<table> or declare the table in the feeds of {entry.module}.OUTPUTS)")
         if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
             raise SchedlabError(msg)
         if log:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ... import validators
 from ...workloads import traces as _traces
+from ...protocol.scorecard import Elsewhere
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 from .cells import (DAY, DEFAULT_TRACES, DIVIDER_WINDOWS, FINISHES, HISTORIES, MISSING_TRACES, MONTH, POLICIES,
@@ -67,4 +68,6 @@ OUTPUTS = Outputs(
     tables=("dividers", "gains", "small_large", "table_6_4", "table_6_5", "table_6_6", "totals", "weekly"),
     figures=("cumulative", "importance", "monthly", "small_large", "totals", "weekly_scores"),
     datasets=("classify-{trace}", "schedule-{trace}"),
-    data=("weekly_scores",))
+    data=("weekly_scores",),
+    feeds={"dividers": Elsewhere("traces", "Table 6.1"), "table_6_4": "Table 6.4", "table_6_5": "Table 6.5",
+           "table_6_6": "Table 6.6"})

@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from ...protocol.scorecard import Elsewhere, Reading, Row, identify
+from ...protocol.scorecard import Reading, Row, identify
 from .params import THESIS_VARIANTS, VARIANTS
 from .tables import CLAIMS, PUBLISHED
 
@@ -221,7 +221,3 @@ def text_rows(res, why: str) -> list[Row]:
     return out
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"dividers": Elsewhere("traces", "Table 6.1"), "table_6_4": "Table 6.4", "table_6_5": "Table 6.5",
-         "table_6_6": "Table 6.6"}

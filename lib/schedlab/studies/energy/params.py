@@ -248,4 +248,5 @@ OUTPUTS = Outputs(
     figures=("aggregation", "distribution", "examples", "history", "methods", "outliers", "overview",
         "periodograms", "sensitivity", "synthetic"),
     datasets=("profiles",),
-    data=("profiles",))
+    data=("profiles",),
+    feeds={"classes": "Fig. 7.12"})

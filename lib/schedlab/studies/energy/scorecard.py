@@ -70,6 +70,3 @@ def rows(doc: dict[str, Any]) -> list[Row]:
     return out
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"classes": "Fig. 7.12"}

@@ -15,6 +15,7 @@ from ...engine import sim
 from ... import validators
 from ...workloads import traces as _traces
 from ...errors import InputError
+from ...protocol.scorecard import Elsewhere
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 from ...declared import durations
@@ -230,4 +231,5 @@ OUTPUTS = Outputs(
     tables=("learning", "learning_months", "pure", "saf", "scales", "search", "table_5_1", "thresholds",
         "weights"),
     figures=("convergence", "maps", "months", "pure", "saf", "search", "weekly"),
-    datasets=("mixed-{any}-{trace}-{any}", "mixed-{any}-{any}-{trace}-{any}"))
+    datasets=("mixed-{any}-{trace}-{any}", "mixed-{any}-{any}-{trace}-{any}"),
+    feeds={"table_5_1": "Table 5.1", "thresholds": Elsewhere("thresholds", "Tables 5.2-5.5")})

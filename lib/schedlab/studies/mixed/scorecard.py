@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol.scorecard import Elsewhere, Reading, Row, identify
+from ...protocol.scorecard import Reading, Row, identify
 from .analysis import _ranges
 from .tables import PUBLISHED
 
@@ -115,6 +115,3 @@ def rows(analyses) -> list[Row]:
     return out
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"table_5_1": "Table 5.1", "thresholds": Elsewhere("thresholds", "Tables 5.2-5.5")}

@@ -192,4 +192,5 @@ TINY = {'weeks': 3, 'thresholds': [1.5, 1000], 'horizons': [1]}
 OUTPUTS = Outputs(
     tables=("fig4", "fig6", "table1", "table2", "table3", "table3_long"),
     figures=("fig4", "fig5", "fig6", "fig7", "fig8", "fig9"),
-    datasets=("fixed", "online"))
+    datasets=("fixed", "online"),
+    feeds={"fig4": "claim: Fig. 4", "fig6": "claim: Fig. 6", "table1": "Table 1", "table3_long": "Table 3"})

@@ -219,6 +219,3 @@ def cross_rows(results, p, machines: dict | None = None) -> list[Row]:
     return out
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"fig4": "claim: Fig. 4", "fig6": "claim: Fig. 6", "table1": "Table 1", "table3_long": "Table 3"}

@@ -222,8 +222,3 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"bandit_table2_ci": "Table 2", "lelong_maxwait": "Table 2", "lelong_table1": "Table 1",
-         "lelong_table2": "Table 2", "lelong_variants": ("Table 1", "Table 2"), "thesis_table42": "Table 4.2",
-         "thesis_variants": "Table 4.2"}

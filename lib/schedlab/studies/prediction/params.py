@@ -11,6 +11,7 @@ from ...workloads import workload
 from ... import validators
 from ...workloads import traces as _traces
 from ...errors import InputError
+from ...protocol.scorecard import Elsewhere
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 from .cells import estimate_labels
@@ -111,4 +112,6 @@ TINY = {'losses': ['E-Loss'],
 OUTPUTS = Outputs(
     tables=("correlations", "selected", "slowdown", "table1", "table4", "table6", "table7", "table8"),
     figures=("errors", "predicted", "triples"),
-    datasets=("prediction", "timing"))
+    datasets=("prediction", "timing"),
+    feeds={"table1": "Table 1", "table4": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)"),
+           "table6": "Table 6", "table7": "Table 7"})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol.scorecard import Elsewhere, Reading, Row, identify
+from ...protocol.scorecard import Reading, Row, identify
 from .analysis import _v, table6_values
 from .published import PUBLISHED, T6_ROWS
 
@@ -230,7 +230,3 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
     return out + summary_rows(corr, t8, kw)
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"table1": "Table 1", "table4": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)"),
-         "table6": "Table 6", "table7": "Table 7"}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ... import validators
 from ...workloads import traces as _traces
+from ...protocol.scorecard import Elsewhere
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 from .cells import DAY, PERIODS, POLICIES, STRATEGIES, WEEK
@@ -66,4 +67,5 @@ OUTPUTS = Outputs(
     tables=("table2", "table2_ci", "table3", "table3_ci"),
     figures=("fixed", "share_{any}", "strategies_{any}"),
     datasets=("fixed-{trace}", "strategies-{trace}"),
-    data=("curves", "shares"))
+    data=("curves", "shares"),
+    feeds={"table2_ci": Elsewhere("policies", "Table 2")})

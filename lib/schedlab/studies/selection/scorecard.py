@@ -4,7 +4,7 @@ abstract.  (Its Table 2 is counted once, in the policies study.)  The paper
 runs 7 logs; we have 5 of them, so "up to" is taken over ours."""
 from __future__ import annotations
 
-from ...protocol.scorecard import Elsewhere, Row
+from ...protocol.scorecard import Row
 from .params import MISSING_TRACES
 
 PAPER = "online-bandit, abstract"
@@ -37,6 +37,3 @@ def rows(results) -> list[Row]:
     return out
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"table2_ci": Elsewhere("policies", "Table 2")}

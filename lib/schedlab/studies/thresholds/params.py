@@ -16,6 +16,7 @@ from ...workloads import workload
 from ... import validators
 from ...workloads import traces as _traces
 from ...errors import InputError
+from ...protocol.scorecard import Elsewhere
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
 from ...declared import durations
@@ -239,4 +240,7 @@ OUTPUTS = Outputs(
     tables=("fig5", "fig8", "fig8_maxwait", "sec73", "table3", "thesis_5_6", "thesis_checks", "thesis_readings",
         "thesis_{trace}", "traintest"),
     figures=("fig5", "fig8", "sweep", "thesis"),
-    datasets=("fig5", "fig5_baseline", "thesis", "traintest"))
+    datasets=("fig5", "fig5_baseline", "thesis", "traintest"),
+    feeds={"fig8": "Fig. 8", "fig8_maxwait": "text", "thesis_checks": "Tables 5.2-5.5",
+           "thesis_[a-z]*": "Tables 5.2-5.5",
+           "table3": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)")})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol.scorecard import Elsewhere, Reading, Row, identify, over_papers_logs
+from ...protocol.scorecard import Reading, Row, identify, over_papers_logs
 from .analysis import _spearman
 from .cells import THESIS_WEEKS
 from .params import PUBLISHED, THESIS_THRESHOLDS
@@ -195,8 +195,3 @@ def _nanstat(f, a) -> float:
     return float(f(a)) if a.size and np.isfinite(a).any() else float("nan")
 
 
-#: the study's tables with published columns and the scorecard items they feed (rows that name their
-#: table with ``source=`` need no entry; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS = {"fig8": "Fig. 8", "fig8_maxwait": "text", "thesis_checks": "Tables 5.2-5.5",
-         "thesis_[a-z]*": "Tables 5.2-5.5",
-         "table3": Elsewhere("traces", "Table 3 (= gaussier2015 Table 4)")}

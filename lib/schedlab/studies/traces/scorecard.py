@@ -157,6 +157,3 @@ def rows(stats) -> list[Row]:
     return out
 
 
-#: the study's tables with published columns and the scorecard items they feed: none to declare, every
-#: row names its table (``source=``, :data:`TABLE_FILES`; :func:`schedlab.protocol.scorecard.uncovered`)
-FEEDS: dict = {}
