@@ -237,7 +237,7 @@ def spec_file(tmp_path, text: str):
 @pytest.mark.parametrize("cell", ["subprocess:run", "os:system", "builtins:eval", "shutil:rmtree",
                                   "schedlab.studies.policies.cells:np", "schedlab.workloads.swf:write_swf",
                                   "schedlab.studies.policies.cells:campaigns.__globals__", "antigravity:fly",
-                                  "schedlab.studies.policies.cells:campaign"])
+                                  "schedlab.studies.policies.cells:cell", "schedlab.studies.policies.cells:workload"])
 def test_a_spec_cannot_run_commands(tmp_path, cell):
     marker = tmp_path / "pwned"
     text = yaml.safe_dump({"name": "evil", "cell": cell, "dims": {"check": [True]},

@@ -210,7 +210,9 @@ def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
 def test_the_real_studies_cells_do_not_depend_on_their_figures():
     for cell in ("simulate",):
         mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
-        assert "schedlab.protocol.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.campaign" in mods
+        assert "schedlab.protocol.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.cells" in mods
+        # nor on how campaigns are run, cached or assembled
+        assert not {"schedlab.campaigns.runner", "schedlab.campaigns.cache", "schedlab.campaigns.assembly"} & set(mods)
 
 
 # ------------------------------------------- every study, one contract --

@@ -56,11 +56,11 @@ def test_a_repeated_parameter_is_refused_in_every_command(tmp_path, capsys):
 # ---- Ctrl-C: one line, exit 130 ----
 
 def test_ctrl_c_in_a_campaign_is_one_line_and_exit_130(monkeypatch, tmp_path, capsys):
-    from schedlab.campaigns import campaign
+    from schedlab.campaigns import runner
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
-    monkeypatch.setattr(campaign, "run", interrupted)
+    monkeypatch.setattr(runner, "run", interrupted)
     spec = paths.ROOT / "campaigns" / "lelong2017-kth.yaml"
     assert cli.main(["campaign", str(spec), "--cache", str(tmp_path / "cache")]) == 130
     err = capsys.readouterr().err.strip()
