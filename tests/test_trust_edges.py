@@ -151,7 +151,7 @@ _WRITES = textwrap.dedent("""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     from schedlab.protocol import plots
     from schedlab.campaigns import store
-    from schedlab.campaigns.campaign import Cache
+    from schedlab.campaigns.cache import Cache
     from schedlab.tools.cli import os_error_line
     out = sys.argv[1]
     resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
@@ -188,7 +188,7 @@ def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
     from schedlab.workloads import importers
     from schedlab.protocol import plots
     from schedlab.campaigns import store
-    from schedlab.campaigns.campaign import Cache
+    from schedlab.campaigns.cache import Cache
     from schedlab.workloads.importers import batsim
     from schedlab.publish.reproduce import write_json_atomic
 
