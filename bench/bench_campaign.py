@@ -13,7 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from schedlab.campaigns import campaign
+from schedlab.campaigns.runner import run
+from schedlab.campaigns.spec import Campaign
 from schedlab import paths
 
 TARGET_S = 180.0
@@ -23,13 +24,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", type=int, default=None, help="default: all cores")
     args = ap.parse_args()
-    spec = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "lelong2017-kth.yaml")
+    spec = Campaign.from_yaml(paths.ROOT / "campaigns" / "lelong2017-kth.yaml")
     with tempfile.TemporaryDirectory() as cache:
         t = time.perf_counter()
-        ds = campaign.run(spec, workers=args.workers, cache_dir=Path(cache), progress=False, log=lambda *a: None)
+        ds = run(spec, workers=args.workers, cache_dir=Path(cache), progress=False, log=lambda *a: None)
         cold = time.perf_counter() - t
         t = time.perf_counter()
-        campaign.run(spec, workers=args.workers, cache_dir=Path(cache), progress=False, log=lambda *a: None)
+        run(spec, workers=args.workers, cache_dir=Path(cache), progress=False, log=lambda *a: None)
         warm = time.perf_counter() - t
     sims = int(ds.sizes["half"] * ds.sizes["primary"] * ds.sizes["backfill"] * ds.sizes["week"])
     jobs = int(ds.jobs.sum())

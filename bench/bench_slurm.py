@@ -1,8 +1,9 @@
 """Campaign wall time on Slurm workers beside a local cluster (issue 21).
 
 The lelong2017-size campaign (campaigns/lelong2017-kth.yaml: 98 cells, 24,500
-week-long simulations) from an empty cache, through ``campaign.run(...,
-scheduler=ADDRESS)`` (the path of ``schedlab campaign --scheduler``), on
+week-long simulations) from an empty cache, through
+``schedlab.campaigns.runner.run(..., scheduler=ADDRESS)`` (the path of
+``schedlab campaign --scheduler``), on
 
 * a local dask cluster of 1 and 2 single-threaded worker processes,
 * a dask_jobqueue.SLURMCluster of 1 and 2 single-core workers (sbatch jobs),
@@ -25,16 +26,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from schedlab.campaigns import campaign
+from schedlab.campaigns.runner import run
+from schedlab.campaigns.spec import Campaign
 from schedlab import paths
 
 SPEC = paths.ROOT / "campaigns" / "lelong2017-kth.yaml"
 
 
 def timed_campaign(address: str, cache: Path):
-    spec = campaign.Campaign.from_yaml(SPEC)
+    spec = Campaign.from_yaml(SPEC)
     t = time.perf_counter()
-    ds = campaign.run(spec, scheduler=address, cache_dir=cache, progress=False, log=None)
+    ds = run(spec, scheduler=address, cache_dir=cache, progress=False, log=None)
     return time.perf_counter() - t, ds
 
 

@@ -22,7 +22,7 @@ import argparse
 import math
 import sys
 
-from schedlab.campaigns.campaign import Runner
+from schedlab.campaigns.runner import Runner
 from schedlab.protocol.study import validate
 from schedlab.protocol.scorecard import GOOD
 from schedlab.studies.thresholds import Params

@@ -11,7 +11,11 @@ import pytest
 import xarray as xr
 import yaml
 
-from schedlab.campaigns import campaign, store
+from schedlab.campaigns import store
+from schedlab.campaigns.cells import CELL_MODULES_ENV, simulate_cell
+from schedlab.campaigns.fingerprint import _trace_sha, cell_fingerprint
+from schedlab.campaigns.runner import SCHEDULER_ENV, Runner, run
+from schedlab.campaigns.spec import Campaign
 from schedlab.workloads import swf
 from schedlab.errors import InputError
 
@@ -37,7 +41,7 @@ def spec(trace, **over):
          "params": {"trace": trace, "workload": "resample", "weeks": 6, "seed": 3, "threshold": "10h"},
          "metrics": ["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled"]}
     d.update(over)
-    return campaign.Campaign.from_dict(d)
+    return Campaign.from_dict(d)
 
 
 def data_only(ds):
@@ -48,8 +52,8 @@ def data_only(ds):
 
 def test_one_and_two_workers_give_identical_datasets(trace, tmp_path):
     quiet = dict(progress=False, log=lambda *a: None)
-    a = campaign.run(spec(trace), workers=1, cache_dir=tmp_path / "c1", **quiet)
-    b = campaign.run(spec(trace), workers=2, cache_dir=tmp_path / "c2", batch=1, **quiet)
+    a = run(spec(trace), workers=1, cache_dir=tmp_path / "c1", **quiet)
+    b = run(spec(trace), workers=2, cache_dir=tmp_path / "c2", batch=1, **quiet)
     xr.testing.assert_identical(data_only(a), data_only(b))
     assert a.sizes == {"half": 2, "primary": 2, "backfill": 2, "week": 6}
     assert a.jobs.dtype == np.int64 and (a.jobs.values > 0).all()
@@ -58,29 +62,29 @@ def test_one_and_two_workers_give_identical_datasets(trace, tmp_path):
     # every job of every simulated week is counted once, whatever the workers
     assert a.attrs["jobs_simulated"] == b.attrs["jobs_simulated"] == int(a.jobs.sum())
     # and equals a direct simulation of the same cell
-    cell = campaign.simulate_cell({**spec(trace).params, "half": "test", "primary": "SPF", "backfill": "SAF"})
+    cell = simulate_cell({**spec(trace).params, "half": "test", "primary": "SPF", "backfill": "SAF"})
     np.testing.assert_array_equal(cell["avg_wait"][1], a.avg_wait.sel(half="test", primary="SPF", backfill="SAF"))
 
 
 def test_rerun_is_served_from_cache_without_a_cluster(trace, tmp_path):
     quiet = dict(progress=False, log=lambda *a: None)
-    first = campaign.run(spec(trace), workers=1, cache_dir=tmp_path, **quiet)
+    first = run(spec(trace), workers=1, cache_dir=tmp_path, **quiet)
     assert first.attrs["cells_computed"] == 8 and first.attrs["cells_cached"] == 0
     # An unreachable scheduler: a re-run must not need one.
-    again = campaign.run(spec(trace), scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path, **quiet)
+    again = run(spec(trace), scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path, **quiet)
     assert again.attrs["cells_cached"] == 8 and again.attrs["cells_computed"] == 0
     assert again.attrs["jobs_simulated"] == 0 < first.attrs["jobs_simulated"]   # the cache simulates nothing
     xr.testing.assert_identical(data_only(first), data_only(again))
     # A changed parameter changes the keys: only the new cells are computed.
     more = spec(trace, dims={"half": ["train", "test"], "primary": ["FCFS", "SPF", "LQF"],
                              "backfill": ["FCFS", "SAF"]})
-    grown = campaign.run(more, workers=1, cache_dir=tmp_path, **quiet)
+    grown = run(more, workers=1, cache_dir=tmp_path, **quiet)
     assert grown.attrs["cells_cached"] == 8 and grown.attrs["cells_computed"] == 4
 
 
 SLOW_CELL = """
 import time
-from schedlab.campaigns.campaign import simulate_cell
+from schedlab.campaigns.cells import simulate_cell
 
 def slow(p):
     time.sleep(0.4)
@@ -90,7 +94,7 @@ def slow(p):
 
 def test_killed_campaign_resumes_to_the_same_dataset(trace, tmp_path, monkeypatch):
     (tmp_path / "slowcells.py").write_text(SLOW_CELL)
-    monkeypatch.setenv(campaign.CELL_MODULES_ENV, "slowcells")   # a module of the user's own cells
+    monkeypatch.setenv(CELL_MODULES_ENV, "slowcells")   # a module of the user's own cells
     d = spec(trace).to_dict()
     d["cell"] = "slowcells:slow"
     spec_file = tmp_path / "spec.yaml"
@@ -115,9 +119,9 @@ def test_killed_campaign_resumes_to_the_same_dataset(trace, tmp_path, monkeypatc
     sys.path.insert(0, str(tmp_path))
     try:
         quiet = dict(progress=False, log=lambda *a: None)
-        c = campaign.Campaign.from_yaml(spec_file)
-        resumed = campaign.run(c, workers=1, cache_dir=cache, **quiet)
-        fresh = campaign.run(c, workers=1, cache_dir=tmp_path / "fresh", **quiet)
+        c = Campaign.from_yaml(spec_file)
+        resumed = run(c, workers=1, cache_dir=cache, **quiet)
+        fresh = run(c, workers=1, cache_dir=tmp_path / "fresh", **quiet)
     finally:
         sys.path.remove(str(tmp_path))
     assert resumed.attrs["cells_cached"] == done_before
@@ -149,12 +153,12 @@ def test_results_already_cached_are_not_kept_on_the_workers(tmp_path, monkeypatc
     not every result it ever computed (which the scheduler would recompute
     while the client still held their futures)."""
     (tmp_path / "heldcells.py").write_text(HELD_CELL)
-    monkeypatch.setenv(campaign.CELL_MODULES_ENV, "heldcells")    # a module of the user's own cells
+    monkeypatch.setenv(CELL_MODULES_ENV, "heldcells")    # a module of the user's own cells
     sys.path.insert(0, str(tmp_path))
     try:
-        c = campaign.Campaign.from_dict({"name": "held", "cell": "heldcells:held", "dims": {"i": list(range(5))}})
-        ds = campaign.run(c, workers=1, batch=1, cache_dir=tmp_path / "cache", progress=False,
-                          log=lambda *a: None)
+        c = Campaign.from_dict({"name": "held", "cell": "heldcells:held", "dims": {"i": list(range(5))}})
+        ds = run(c, workers=1, batch=1, cache_dir=tmp_path / "cache", progress=False,
+                 log=lambda *a: None)
     finally:
         sys.path.remove(str(tmp_path))
     assert ds.jobs.values.tolist() == [0] * 5
@@ -172,25 +176,25 @@ def test_a_given_scheduler_without_workers_yet_is_waited_for(trace, tmp_path):
     lines, result = [], {}
     with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=40) as cluster:
-        run = threading.Thread(target=lambda: result.update(ds=campaign.run(
+        waiting = threading.Thread(target=lambda: result.update(ds=run(
             c, scheduler=cluster.scheduler_address, cache_dir=tmp_path / "cache", progress=False,
             log=lines.append)))
-        run.start()
+        waiting.start()
         deadline = time.monotonic() + 120
         while not any("waiting for a worker" in line for line in lines) and time.monotonic() < deadline:
             time.sleep(0.05)
         cluster.scale(2)
-        run.join(timeout=300)
-    assert not run.is_alive()
+        waiting.join(timeout=300)
+    assert not waiting.is_alive()
     assert any(f"waiting for a worker on {cluster.scheduler_address}" in line for line in lines), lines
     ds = result["ds"]
     assert ds.attrs["workers"] >= 1 and ds.attrs["cells_computed"] == 8
-    local = campaign.run(c, workers=1, cache_dir=tmp_path / "local", progress=False, log=None)
+    local = run(c, workers=1, cache_dir=tmp_path / "local", progress=False, log=None)
     xr.testing.assert_identical(data_only(ds), data_only(local))
 
 
 def test_written_dataset_keeps_types_units_and_provenance(trace, tmp_path):
-    ds = campaign.run(spec(trace), workers=1, cache_dir=tmp_path, progress=False, log=lambda *a: None)
+    ds = run(spec(trace), workers=1, cache_dir=tmp_path, progress=False, log=lambda *a: None)
     path = store.write_dataset(ds, tmp_path / "out" / "tiny.nc")
     back = store.read_dataset(path)
     xr.testing.assert_identical(data_only(ds), data_only(back))
@@ -202,7 +206,7 @@ def test_written_dataset_keeps_types_units_and_provenance(trace, tmp_path):
     for key in ("schedlab_version", "core_version", "git_commit", "traces_sha256", "campaign", "seeds",
                 "created", "wall_time_s", "Conventions"):
         assert key in a, key
-    assert a["traces_sha256"] == {trace: campaign._trace_sha(trace)}
+    assert a["traces_sha256"] == {trace: _trace_sha(trace)}
     assert a["campaign"]["params"]["seed"] == 3 and a["seeds"] == [3]
     assert not list(path.parent.glob(".*tmp*"))
 
@@ -227,28 +231,28 @@ def test_metadata_table_is_complete():
 ])
 def test_bad_specs(bad, match):
     with pytest.raises(InputError, match=match):
-        campaign.Campaign.from_dict(bad)
+        Campaign.from_dict(bad)
 
 
 def test_bad_cell_parameters(trace, tmp_path):
     with pytest.raises(InputError, match="simulate cell: 'colour' is not a parameter of this cell"):
-        campaign.simulate_cell({"trace": trace, "colour": 1})
+        simulate_cell({"trace": trace, "colour": 1})
     with pytest.raises(InputError, match="simulate cell: a 'trace' parameter is required"):
-        campaign.simulate_cell({})
+        simulate_cell({})
     with pytest.raises(InputError, match="simulate cell: weeks: expected an integer >= 1"):
-        campaign.simulate_cell({"trace": trace, "weeks": 0})
+        simulate_cell({"trace": trace, "weeks": 0})
     bad_yaml = tmp_path / "bad.yaml"
     bad_yaml.write_text("name: [unclosed\n")
     with pytest.raises(InputError, match="not valid YAML"):
-        campaign.Campaign.from_yaml(bad_yaml)
+        Campaign.from_yaml(bad_yaml)
 
 
 def test_runner_shares_one_cluster_and_starts_none_for_cached_campaigns(trace, tmp_path, monkeypatch):
-    monkeypatch.delenv(campaign.SCHEDULER_ENV, raising=False)
+    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
     quiet = lambda *a: None  # noqa: E731
     a = spec(trace)
     b = spec(trace, name="tiny-b", dims={"half": ["test"], "primary": ["LQF"], "backfill": ["FCFS"]})
-    with campaign.Runner(1, cache_dir=tmp_path, log=quiet) as runner:
+    with Runner(1, cache_dir=tmp_path, log=quiet) as runner:
         assert runner.pending(a) == 8 and runner.pending(b) == 1
         ds_a = runner.run(a)
         first = runner.cluster
@@ -258,7 +262,7 @@ def test_runner_shares_one_cluster_and_starts_none_for_cached_campaigns(trace, t
         assert (runner.computed, runner.cached) == (9, 0)
     assert runner.cluster is None                     # closed on exit
     # Everything cached: no cluster is started at all.
-    with campaign.Runner(1, cache_dir=tmp_path, log=quiet) as runner:
+    with Runner(1, cache_dir=tmp_path, log=quiet) as runner:
         again = runner.run(a)
         assert runner.cluster is None and (runner.computed, runner.cached) == (0, 8)
     xr.testing.assert_identical(data_only(ds_a), data_only(again))
@@ -274,12 +278,12 @@ def test_cache_keys_change_with_the_simulator_code(trace, monkeypatch):
     before = c.key(params)
     assert c.key(params) == before                      # deterministic
     monkeypatch.setattr(sim, "SOURCE_HASH", "0" * 16)     # as if the C code had changed
-    campaign.cell_fingerprint.cache_clear()
+    cell_fingerprint.cache_clear()
     try:
         assert c.key(params) != before
     finally:
         monkeypatch.undo()
-        campaign.cell_fingerprint.cache_clear()
+        cell_fingerprint.cache_clear()
     assert c.key(params) == before
 
 

@@ -117,7 +117,11 @@ import zipfile  # noqa: E402
 import xarray as xr  # noqa: E402
 import yaml  # noqa: E402
 
-from schedlab.campaigns import campaign  # noqa: E402
+from schedlab.campaigns.cache import Cache, CacheWarning  # noqa: E402
+from schedlab.campaigns.cells import CELL_MODULES_ENV, cell, resolve_cell, simulate_cell  # noqa: E402
+from schedlab.campaigns.runner import run  # noqa: E402
+from schedlab.campaigns.spec import Campaign  # noqa: E402
+from schedlab.declared import CellInputs  # noqa: E402
 
 KEY = "ab" + "0123456789abcdef" * 3 + "01234567890123"
 RESULT = {"avg_wait": ((), np.float64(12.5)), "jobs": ((), np.int64(7)),
@@ -131,7 +135,7 @@ def same(a: dict, b: dict) -> bool:
 
 
 def test_a_cache_entry_round_trips_and_every_flipped_byte_is_caught(tmp_path):
-    cache = campaign.Cache(tmp_path, "flip")
+    cache = Cache(tmp_path, "flip")
     cache.put(KEY, RESULT)
     path = cache.path(KEY)
     good = path.read_bytes()
@@ -146,7 +150,7 @@ def test_a_cache_entry_round_trips_and_every_flipped_byte_is_caught(tmp_path):
             got = cache.load(KEY)
         if got is None:   # detected: warned with the file's name, and removed
             caught += 1
-            assert [w.category for w in seen] == [campaign.CacheWarning] and str(path) in str(seen[0].message)
+            assert [w.category for w in seen] == [CacheWarning] and str(path) in str(seen[0].message)
             assert not path.exists()
         else:             # a byte no reader looks at (zip padding, a date): the content is intact
             assert same(got, RESULT) and not seen
@@ -155,7 +159,7 @@ def test_a_cache_entry_round_trips_and_every_flipped_byte_is_caught(tmp_path):
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "altered", "other key"])
 def test_a_corrupt_or_altered_entry_is_never_used(tmp_path, damage):
-    cache = campaign.Cache(tmp_path, "damaged")
+    cache = Cache(tmp_path, "damaged")
     cache.put(KEY, RESULT)
     path = cache.path(KEY)
     if damage == "truncate":
@@ -175,18 +179,18 @@ def test_a_corrupt_or_altered_entry_is_never_used(tmp_path, damage):
         other = "cd" + KEY[2:]
         cache.put(other, {"avg_wait": ((), np.float64(99.0))})
         path.write_bytes(cache.path(other).read_bytes())
-    with pytest.warns(campaign.CacheWarning, match=str(path)):
+    with pytest.warns(CacheWarning, match=str(path)):
         assert cache.load(KEY) is None
     with pytest.raises(FileNotFoundError):
         cache.get(KEY)
 
 
 @dataclasses.dataclass(frozen=True)
-class SquareInputs(campaign.CellInputs):
+class SquareInputs(CellInputs):
     x: int = param(REQUIRED, help="the number squared")
 
 
-@campaign.cell("hardening-square", SquareInputs)
+@cell("hardening-square", SquareInputs)
 def square_cell(p):
     return {"avg_wait": ((), float(p["x"]) ** 2), "jobs": ((), int(p["x"]))}
 
@@ -194,33 +198,33 @@ def square_cell(p):
 def test_a_corrupt_entry_is_recomputed_by_the_campaign(tmp_path):
     from dask.distributed import LocalCluster
 
-    c = campaign.Campaign("squares", {"x": [1, 2, 3]}, cell="hardening-square")
+    c = Campaign("squares", {"x": [1, 2, 3]}, cell="hardening-square")
     quiet = dict(progress=False, log=None, cache_dir=tmp_path)
     with LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster:
-        first = campaign.run(c, scheduler=cluster.scheduler_address, **quiet)
-        path = campaign.Cache(tmp_path, "squares").path(c.key(c.cells()[1][1]))
+        first = run(c, scheduler=cluster.scheduler_address, **quiet)
+        path = Cache(tmp_path, "squares").path(c.key(c.cells()[1][1]))
         path.write_bytes(path.read_bytes()[:50])
-        with pytest.warns(campaign.CacheWarning, match=str(path)):
-            again = campaign.run(c, scheduler=cluster.scheduler_address, **quiet)
+        with pytest.warns(CacheWarning, match=str(path)):
+            again = run(c, scheduler=cluster.scheduler_address, **quiet)
     assert (again.attrs["cells_cached"], again.attrs["cells_computed"]) == (2, 1)
     assert again.avg_wait.values.tolist() == [1.0, 4.0, 9.0]
     xr.testing.assert_identical(first.drop_attrs(), again.drop_attrs())
-    assert campaign.Cache(tmp_path, "squares").load(c.key(c.cells()[1][1])) is not None
+    assert Cache(tmp_path, "squares").load(c.key(c.cells()[1][1])) is not None
 
 
 @pytest.mark.parametrize("name", ["..", ".", "../outside", "a/b", "a\\b", "x\0y", "line\nbreak", "\u200b",
                                   "x" * 300, "", 5, None])
 def test_a_campaign_name_cannot_leave_the_cache(tmp_path, name):
     with pytest.raises(InputError, match="name"):
-        campaign.Campaign(name, {"x": [1]}, cell="hardening-square")
+        Campaign(name, {"x": [1]}, cell="hardening-square")
     with pytest.raises(InputError):
-        campaign.Cache(tmp_path / "cache", name)
+        Cache(tmp_path / "cache", name)
     assert not (tmp_path / "cache").exists() and list(tmp_path.iterdir()) == []
 
 
 def test_odd_but_harmless_names_stay_inside_the_cache(tmp_path):
     for name in ("policies-thesis-mine?request=runtime*2&m=peak", "a b", "été", "...", "-x"):
-        cache = campaign.Cache(tmp_path, name)
+        cache = Cache(tmp_path, name)
         cache.put(KEY, RESULT)
         assert cache.path(KEY).resolve().is_relative_to(tmp_path.resolve())
         assert cache.path(KEY).parent.parent.parent == tmp_path
@@ -237,33 +241,33 @@ def spec_file(tmp_path, text: str):
 @pytest.mark.parametrize("cell", ["subprocess:run", "os:system", "builtins:eval", "shutil:rmtree",
                                   "schedlab.studies.policies.cells:np", "schedlab.workloads.swf:write_swf",
                                   "schedlab.studies.policies.cells:campaigns.__globals__", "antigravity:fly",
-                                  "schedlab.studies.policies.cells:campaign"])
+                                  "schedlab.studies.policies.cells:cell", "schedlab.studies.policies.cells:workload"])
 def test_a_spec_cannot_run_commands(tmp_path, cell):
     marker = tmp_path / "pwned"
     text = yaml.safe_dump({"name": "evil", "cell": cell, "dims": {"check": [True]},
                            "params": {"args": ["touch", str(marker)]}})
     path = spec_file(tmp_path, text)
     with pytest.raises(InputError, match="refused|not module:function") as info:
-        campaign.Campaign.from_yaml(path)
+        Campaign.from_yaml(path)
     assert str(path) in str(info.value) and "cell" in str(info.value)
     assert not marker.exists()
-    c = campaign.Campaign("ok", {"x": [1]}, cell="hardening-square")
+    c = Campaign("ok", {"x": [1]}, cell="hardening-square")
     c.cell = cell     # changed after the checks: run() checks again, before any cell runs
     with pytest.raises(InputError, match="refused|not module:function"):
-        campaign.run(c, scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path, progress=False, log=None)
+        run(c, scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path, progress=False, log=None)
 
 
 def test_registered_cells_and_allowed_modules_are_accepted(tmp_path, monkeypatch):
-    assert campaign.resolve_cell("simulate") is campaign.simulate_cell
-    assert campaign.resolve_cell("schedlab.campaigns.campaign:simulate_cell") is campaign.simulate_cell
+    assert resolve_cell("simulate") is simulate_cell
+    assert resolve_cell("schedlab.campaigns.cells:simulate_cell") is simulate_cell
     from schedlab.studies.mixed import cells
-    assert campaign.resolve_cell("schedlab.studies.mixed.cells:grid_cell") is cells.grid_cell
+    assert resolve_cell("schedlab.studies.mixed.cells:grid_cell") is cells.grid_cell
     (tmp_path / "sitecells.py").write_text("def mine(p):\n    return {}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(InputError, match="may not provide cells"):
-        campaign.resolve_cell("sitecells:mine")
-    monkeypatch.setenv(campaign.CELL_MODULES_ENV, "othercells, sitecells")
-    assert campaign.resolve_cell("sitecells:mine").__name__ == "mine"
+        resolve_cell("sitecells:mine")
+    monkeypatch.setenv(CELL_MODULES_ENV, "othercells, sitecells")
+    assert resolve_cell("sitecells:mine").__name__ == "mine"
 
 
 ALIAS_BOMB = "name: bomb\ndims: {x: [1]}\nparams:\n  a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
@@ -304,7 +308,7 @@ HOSTILE = [
 def test_hostile_specs_give_a_clear_error_naming_the_file(tmp_path, text, match):
     path = spec_file(tmp_path, text)
     with pytest.raises(InputError, match=match) as info:
-        campaign.Campaign.from_yaml(path)
+        Campaign.from_yaml(path)
     msg = str(info.value)
     assert msg.startswith(str(path)) and len(msg) < 2000
 
@@ -313,7 +317,7 @@ def test_the_bundled_specs_still_load():
     from schedlab import paths
 
     for path in sorted((paths.ROOT / "campaigns").glob("*.yaml")):
-        campaign.Campaign.from_yaml(path)
+        Campaign.from_yaml(path)
 
 
 # ------------------------------------------- the command line's OSErrors --
@@ -387,7 +391,7 @@ def test_write_swf_splits_header_lines_at_every_line_end(tmp_path):
 
 
 def test_a_trace_parameter_of_any_type_gives_a_schedlab_error_in_the_cache_key():
-    c = campaign.Campaign("typed", {"trace": [5, 2.5, True, "no-such-trace"]}, cell="hardening-square")
+    c = Campaign("typed", {"trace": [5, 2.5, True, "no-such-trace"]}, cell="hardening-square")
     for _, params in c.cells():
         with pytest.raises(InputError):
             c.key(params)

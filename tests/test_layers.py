@@ -284,39 +284,75 @@ def test_each_layer_imports_only_from_its_floor_and_below():
 
 
 def test_the_layer_check_sees_an_upward_import():
-    assert _layer("schedlab.engine.sim") < _layer("schedlab.campaigns.campaign") < _layer("schedlab.studies.mixed.cells")
+    assert _layer("schedlab.engine.sim") < _layer("schedlab.campaigns.runner") < _layer("schedlab.studies.mixed.cells")
     assert _layer("schedlab.studies.registry") == _layer("schedlab.protocol.study") < _layer("schedlab.studies.mixed")
     assert _layer("schedlab.errors") == 0 and _layer("schedlab.tools.cli") == len(LAYER_ORDER) - 1
     sim = LIB / "schedlab" / "engine" / "sim.py"
-    assert "schedlab.campaigns.campaign" in _imported(sim, "from ..campaigns import campaign\n")
+    assert "schedlab.campaigns.runner" in _imported(sim, "from ..campaigns import runner\n")
 
 
 def test_a_cell_s_cached_results_do_not_depend_on_the_protocol_or_a_study_s_reporting():
     """A cell's cache key holds the code of its module and of every module it imports
-    (campaign.cell_fingerprint).  So no cell of the library may import, even lazily, the
-    study protocol, the paper build, the tools, or a study's parameters, analysis, tables,
-    figures or scorecard: editing how a result is reported or judged must not recompute the
-    simulations (it did: the policies cells reached the scorecard rules through a lazy import
-    in their campaign builder, so a scorecard edit recomputed ~7,000 full-size cells).  The
-    advisor's cells (a tool over whole studies) are the stated exception."""
+    (schedlab.campaigns.fingerprint.cell_fingerprint).  So no cell of the library may import,
+    even lazily, the study protocol, the paper build, the tools, a study's parameters,
+    analysis, tables, figures or scorecard, or how campaigns are run, cached and assembled
+    (CAMPAIGN_MACHINERY): editing how a result is reported or judged, or how cells are
+    scheduled, must not recompute the simulations (it did: the policies cells reached the
+    scorecard rules through a lazy import in their campaign builder, so a scorecard edit
+    recomputed ~7,000 full-size cells).  The advisor's cells (a tool over whole studies)
+    are the stated exception."""
     import importlib
     import pkgutil
 
     import schedlab
-    from schedlab.campaigns import campaign
+    from schedlab.campaigns.cells import CELLS
+    from schedlab.campaigns.fingerprint import module_closure
 
     for m in pkgutil.walk_packages(schedlab.__path__, "schedlab."):
         if not m.name.endswith("__main__"):
             importlib.import_module(m.name)
     # the library's cells (a test module may have registered its own)
-    cell_modules = {f.__module__ for f in campaign.CELLS.values() if f.__module__.startswith("schedlab.")}
+    cell_modules = {f.__module__ for f in CELLS.values() if f.__module__.startswith("schedlab.")}
     assert {"schedlab.studies.policies.cells", "schedlab.studies.mixed.cells"} <= cell_modules
     exempt = {"schedlab.tools.advise.cells"}
     bad = {}
     for mod in sorted(cell_modules - exempt):
-        wrong = [n for n in campaign.module_closure(mod)
+        wrong = [n for n in module_closure(mod)
                  if n.startswith(("schedlab.protocol", "schedlab.publish", "schedlab.tools"))
+                 or n in CAMPAIGN_MACHINERY
                  or (n.startswith("schedlab.studies.") and n.count(".") >= 3 and n not in cell_modules)]
         if wrong:
             bad[mod] = wrong
     assert not bad, f"cell modules whose cache keys depend on reporting code: {bad}"
+
+
+#: The modules of schedlab/campaigns, bottom up (schedlab/campaigns/__init__.py says
+#: what each does): each imports, even lazily, only modules before it, so none of them
+#: import each other and a study's cells, which import ``cells`` and ``spec``, do not
+#: import the cache, the assembly or the dask runner (CAMPAIGN_MACHINERY).
+CAMPAIGN_MODULES = ["store", "cells", "fingerprint", "spec", "cache", "assembly", "runner"]
+CAMPAIGN_MACHINERY = {f"schedlab.campaigns.{m}" for m in ("cache", "assembly", "runner")}
+
+
+def test_each_campaign_module_imports_only_those_below_it():
+    folder = LIB / "schedlab" / "campaigns"
+    assert sorted(f.stem for f in folder.glob("*.py") if f.stem != "__init__") == sorted(CAMPAIGN_MODULES), \
+        "place the new module in CAMPAIGN_MODULES (and describe it in schedlab/campaigns/__init__.py)"
+    rank = {f"schedlab.campaigns.{m}": i for i, m in enumerate(CAMPAIGN_MODULES)}
+    bad = []
+    for name, i in rank.items():
+        for mod in _imported(folder / f"{name.rpartition('.')[2]}.py"):
+            target = next((m for m in rank if mod == m or mod.startswith(m + ".")), None)
+            if target is not None and rank[target] >= i:
+                bad.append(f"{name} imports {mod}")
+    assert not bad, "a campaigns module imports one at or above it:\n" + "\n".join(bad)
+    assert not CAMPAIGN_MACHINERY & {"schedlab.campaigns." + m for m in CAMPAIGN_MODULES[:4]}
+
+
+def test_the_simulate_cell_and_a_campaign_spec_need_none_of_the_campaign_machinery():
+    from schedlab.campaigns.fingerprint import module_closure
+
+    for mod in ("schedlab.campaigns.cells", "schedlab.campaigns.spec"):
+        closure = set(module_closure(mod))
+        assert mod in closure and not closure & CAMPAIGN_MACHINERY, (mod, sorted(closure & CAMPAIGN_MACHINERY))
+    assert CAMPAIGN_MACHINERY <= set(module_closure("schedlab.campaigns.runner"))   # the check sees them

@@ -64,18 +64,18 @@ def test_every_study_passes_the_protocol_check_and_keeps_a_cleaning_choice_in_ev
     the study follows the protocol, runs, a second run computes 0 cells -- and
     every campaign cell that names the log names it with the choice (a bare
     path would clean it with the default)."""
-    from schedlab.campaigns import campaign
+    from schedlab.campaigns import runner
     from schedlab.protocol.study import check_study
 
     path = make_log(tmp_path / "site.swf", "base", seed=3)
     seen: list = []
-    real = campaign.run
+    real = runner.run
 
     def recording(c, *args, **kw):
         seen.append(c)
         return real(c, *args, **kw)
 
-    monkeypatch.setattr(campaign, "run", recording)
+    monkeypatch.setattr(runner, "run", recording)
     measured = check_study(study, trace=f"{path}?request=runtime", workdir=tmp_path)
     assert measured["files"] > 0
 

@@ -436,8 +436,9 @@ def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
 
 
 def test_campaign_spec_loads():
-    from schedlab.campaigns import campaign
-    c = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "classification-kth.yaml")
+    from schedlab.campaigns.cells import resolve_cell
+    from schedlab.campaigns.spec import Campaign
+    c = Campaign.from_yaml(paths.ROOT / "campaigns" / "classification-kth.yaml")
     assert c.shape == (len(study.POLICIES), len(study.VARIANTS))
-    assert campaign.resolve_cell(c.cell) is study.schedule_cell
+    assert resolve_cell(c.cell) is study.schedule_cell
     assert "version" not in c.params          # cache keys follow the code, not a hand-made version

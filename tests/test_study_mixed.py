@@ -14,7 +14,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab.campaigns import campaign
+from schedlab.campaigns import runner
+from schedlab.campaigns.cells import resolve_cell
+from schedlab.campaigns.spec import Campaign
 from schedlab.science import optim
 from schedlab import paths
 from schedlab.workloads import swf
@@ -295,7 +297,7 @@ def test_cells_agree_with_direct_simulation(tiny):
     assert study.grid_cell(cell)["mean_bsld"][1][7] == study.weekly_bsld(
         jobs, m, study.mixed_policy(w, scales), thr, bf) == a.weeks.grid[2, 7]
     c = study.make_campaign("search", a.info, "week", [1, 2], optimisers=["xnes3"], budget=5)
-    assert c.cell == "schedlab.studies.mixed.cells:search_cell" and campaign.resolve_cell(c.cell) is study.search_cell
+    assert c.cell == "schedlab.studies.mixed.cells:search_cell" and resolve_cell(c.cell) is study.search_cell
 
 
 @pytest.mark.parametrize("threshold,backfill", [(None, "same"), (20000, "same"), (3600, "FCFS")])
@@ -320,10 +322,10 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
     specs = sorted((paths.ROOT / "campaigns").glob("mixed-*.yaml"))
     assert specs
     for path in specs:
-        c = campaign.Campaign.from_yaml(path)
+        c = Campaign.from_yaml(path)
         assert c.cell.startswith("schedlab.studies.mixed.cells:")
         _, p = c.cells()[0]
-        assert set(p) - {"metrics"} <= set(campaign.resolve_cell(c.cell).inputs.names())
+        assert set(p) - {"metrics"} <= set(resolve_cell(c.cell).inputs.names())
     # the same cells, hence the same cache entries, as the full profile of the notebook
     from schedlab.workloads import traces
     info = traces.resolve("SDSC-SP2")
@@ -333,7 +335,7 @@ def test_campaign_specs_load_and_share_the_full_profile_cache():
                                                               optimisers=list(study.OPTIMISERS), budget=2000,
                                                               seed=2019)}
     for name, made in full.items():
-        c = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / name)
+        c = Campaign.from_yaml(paths.ROOT / "campaigns" / name)
         assert c.name == made.name and [c.key(p) for _, p in c.cells()] == [made.key(p) for _, p in made.cells()]
 
 
@@ -382,8 +384,8 @@ def test_readings_cell_is_the_pure_cell_under_the_papers_text(tiny):
         readings.readings_cell({"trace": str(trace), "units": [99]})
     # the sums over the study's training / testing masks, per reading
     a = res["analyses"][0]
-    ds = campaign.run(readings.readings_campaign(a.info, a.weeks.units.tolist(), 200000, "same"), progress=False,
-                      log=None, cache_dir=tiny[1])
+    ds = runner.run(readings.readings_campaign(a.info, a.weeks.units.tolist(), 200000, "same"), progress=False,
+                    log=None, cache_dir=tiny[1])
     sums, texts = reading_sums(ds, a.weeks)
     # 15 + 16 readings with the engine's order of equal keys, the 16 + 16 with ocst's (tie="newest")
     assert len(sums) == 31 + 32 and set(texts) == set(sums)

@@ -10,7 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from schedlab.campaigns import campaign
+from schedlab.campaigns.cells import simulate_cell
+from schedlab.campaigns.runner import Runner
 from schedlab import paths, stats
 from schedlab.workloads import swf
 from schedlab.engine import sim
@@ -327,7 +328,7 @@ def tiny(tmp_path_factory):
 def test_same_policy_cell_is_the_simulate_cell_on_the_diagonal(tiny):
     base = {"trace": tiny, "workload": "original", "overrun": "drop", "metrics": ["avg_wait", "jobs"]}
     a = study.same_policy_cell({**base, "policy": "SPF"})
-    b = campaign.simulate_cell({**base, "primary": "SPF", "backfill": "SPF"})
+    b = simulate_cell({**base, "primary": "SPF", "backfill": "SPF"})
     assert a == b
 
 
@@ -380,7 +381,7 @@ def test_bandit_part_shares_the_selection_studys_cells(tiny, tmp_path):
                                   "bandit_policies": ["FCFS", "SPF"], "seed": 4})
     sp = validate(selection.Params, {"traces": [tiny], "resamples": 2, "weeks": 2, "seed": 4})
     quiet = lambda *a: None  # noqa: E731
-    with campaign.Runner(1, cache_dir=tmp_path, log=quiet) as runner:
+    with Runner(1, cache_dir=tmp_path, log=quiet) as runner:
         runner.run(study.campaigns(pol)[f"bandit:{pol.bandit_traces[0].name}"])
         assert (runner.computed, runner.cached) == (4, 0)
         runner.run(selection.campaigns(sp)[f"fixed:{sp.traces[0].name}"])

@@ -11,7 +11,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from schedlab.campaigns import campaign, store
+from schedlab.campaigns import store
+from schedlab.campaigns.spec import Campaign
 from schedlab import paths
 from schedlab.publish import reproduce
 from schedlab.engine import prediction
@@ -220,7 +221,7 @@ def test_table7_rows_carry_the_other_triples_as_readings():
 
 
 def test_campaign_spec_file_is_the_full_grid():
-    spec = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "prediction-gaussier2015.yaml")
+    spec = Campaign.from_yaml(paths.ROOT / "campaigns" / "prediction-gaussier2015.yaml")
     grid = study.make_campaign(profile_params(get("prediction"), "full"))
     assert spec.to_dict() == grid.to_dict()
     assert len(spec.cells()) == 5 * 2 * 23 * 3

@@ -9,7 +9,10 @@ import textwrap
 
 import pytest
 
-from schedlab.campaigns import campaign
+from schedlab.campaigns.assembly import provenance
+from schedlab.campaigns.cells import allow_cell_modules, resolve_cell
+from schedlab.campaigns.fingerprint import _trace_identity, _trace_sha, cell_fingerprint, module_closure
+from schedlab.campaigns.spec import Campaign
 from schedlab import paths
 from schedlab.protocol import study
 from schedlab.errors import InputError, SchedlabError
@@ -146,17 +149,17 @@ def code(tmp_path, monkeypatch):
     for name, text in files.items():
         (pkg / name).write_text(text)
     monkeypatch.syspath_prepend(str(tmp_path / "code"))
-    campaign.cell_fingerprint.cache_clear()
-    campaign.module_closure.cache_clear()
+    cell_fingerprint.cache_clear()
+    module_closure.cache_clear()
     yield pkg
-    campaign.cell_fingerprint.cache_clear()
-    campaign.module_closure.cache_clear()
+    cell_fingerprint.cache_clear()
+    module_closure.cache_clear()
 
 
 def _prints(cells=("fakestudy.cells:cell", "fakestudy.other:cell")):
-    campaign.cell_fingerprint.cache_clear()
-    campaign.module_closure.cache_clear()
-    return [campaign.cell_fingerprint(c) for c in cells]
+    cell_fingerprint.cache_clear()
+    module_closure.cache_clear()
+    return [cell_fingerprint(c) for c in cells]
 
 
 def test_editing_a_cell_or_its_helper_invalidates_exactly_its_cells(code):
@@ -169,20 +172,20 @@ def test_editing_a_cell_or_its_helper_invalidates_exactly_its_cells(code):
     (code / "cells.py").write_text("from . import helper\n\ndef cell(p):\n    return helper.scale(p) + 0\n")
     a3, b3 = _prints()
     assert a3 not in (a, a2) and b3 == b
-    assert "schedlab.engine.metrics" in campaign.module_closure("fakestudy.other")
-    assert "fakestudy.tables" not in campaign.module_closure("fakestudy.cells")
+    assert "schedlab.engine.metrics" in module_closure("fakestudy.other")
+    assert "fakestudy.tables" not in module_closure("fakestudy.cells")
 
 
 def test_a_changed_trace_file_changes_the_keys_of_its_cells_only(tmp_path):
     from test_study_traces import write_tiny
 
     t1, t2 = write_tiny(tmp_path / "a.swf"), write_tiny(tmp_path / "b.swf")
-    c = campaign.Campaign("keys", {"trace": [str(t1), str(t2)]}, {"workload": "original"})
+    c = Campaign("keys", {"trace": [str(t1), str(t2)]}, {"workload": "original"})
     before = [c.key(p) for _, p in c.cells()]
     with open(t1, "a") as fh:
         fh.write("; an edited header comment\n")
-    campaign._trace_sha.cache_clear()
-    campaign._trace_identity.cache_clear()
+    _trace_sha.cache_clear()
+    _trace_identity.cache_clear()
     after = [c.key(p) for _, p in c.cells()]
     assert after[0] != before[0] and after[1] == before[1]
 
@@ -192,25 +195,27 @@ def test_a_changed_machine_size_in_the_registry_changes_the_keys(monkeypatch):
 
     from schedlab.workloads import traces
 
-    c = campaign.Campaign("keys-m", {"primary": ["FCFS"]}, {"trace": "KTH-SP2", "workload": "original"})
+    c = Campaign("keys-m", {"primary": ["FCFS"]}, {"trace": "KTH-SP2", "workload": "original"})
     _, params = c.cells()[0]
-    campaign._trace_identity.cache_clear()
+    _trace_identity.cache_clear()
     before = c.key(params)
     real = traces.resolve
     monkeypatch.setattr(traces, "resolve", lambda t: dataclasses.replace(real(t), m=real(t).m + 1))
-    campaign._trace_identity.cache_clear()
+    _trace_identity.cache_clear()
     try:
         assert c.key(params) != before
     finally:
         monkeypatch.undo()
-        campaign._trace_identity.cache_clear()
+        _trace_identity.cache_clear()
     assert c.key(params) == before
 
 
 def test_the_real_studies_cells_do_not_depend_on_their_figures():
     for cell in ("simulate",):
-        mods = campaign.module_closure(campaign.resolve_cell(cell).__module__)
-        assert "schedlab.protocol.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.campaign" in mods
+        mods = module_closure(resolve_cell(cell).__module__)
+        assert "schedlab.protocol.plots" not in mods and "schedlab.engine.sim" in mods and "schedlab.campaigns.cells" in mods
+        # nor on how campaigns are run, cached or assembled
+        assert not {"schedlab.campaigns.runner", "schedlab.campaigns.cache", "schedlab.campaigns.assembly"} & set(mods)
 
 
 # ------------------------------------------- every study, one contract --
@@ -226,7 +231,7 @@ def test_the_protocol_check_runs_a_site_s_own_study(monkeypatch):
     """check_study on a study outside the registry (tests/protocol_example):
     its cells declare their inputs, it runs on a generated log, a second run
     computes 0 cells."""
-    campaign.allow_cell_modules("protocol_example")
+    allow_cell_modules("protocol_example")
     measured = study.check_study("protocol_example")
     assert measured["cells"] == 2 and measured["files"] >= 4
 
@@ -250,7 +255,7 @@ def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatc
     tiny = "{'wekes': 1}" if kind == "bad_tiny" else "{}"
     (pkg / "__init__.py").write_text(f"""
 from dataclasses import dataclass
-from schedlab.campaigns import campaign
+from schedlab.campaigns.spec import Campaign
 from schedlab import validators
 from schedlab.workloads import traces as _traces
 from schedlab.protocol.study import Outputs, Params as _Base, param
@@ -264,28 +269,28 @@ class Params(_Base):
 def compute(params, ctx):
     import time
     for info in params.traces:
-        ctx.campaign(campaign.Campaign("broken-" + info.name, {{"primary": ["FCFS"]}},
+        ctx.campaign(Campaign("broken-" + info.name, {{"primary": ["FCFS"]}},
                      {{"trace": str(info.path), "note": time.time_ns() if {kind == "unstable_keys"} else 0}},
                      cell="{pkg.name}.cells:my_cell"))
     return {{"numbers": {{}}}}
 """)
-    decl = "" if kind == "undeclared_cell" else "@campaign.cell('broken-{kind}', Inputs)\n"
+    decl = "" if kind == "undeclared_cell" else "@cell('broken-{kind}', Inputs)\n"
     (pkg / "cells.py").write_text(f"""
 from dataclasses import dataclass
-from schedlab.campaigns import campaign
+from schedlab.campaigns.cells import SimulateInputs, cell, simulate_cell
 from schedlab.declared import param
 
 @dataclass(frozen=True)
-class Inputs(campaign.SimulateInputs):
+class Inputs(SimulateInputs):
     note: int = param(0, help="anything")
 
 {decl}def my_cell(q):
     p = dict(q)
     p.pop("note")
-    return campaign.simulate_cell(p)
+    return simulate_cell(p)
 """)
     monkeypatch.syspath_prepend(str(tmp_path))
-    campaign.allow_cell_modules(pkg.name)
+    allow_cell_modules(pkg.name)
     expect = expect or {"undeclared_cell": "my_cell: a cell without declared inputs",
                         "unstable_keys": "a second run computed 1 cells"}[kind]
     with pytest.raises(study.ProtocolError, match=re.escape(expect)):
@@ -306,8 +311,8 @@ def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys
 
 def test_campaign_provenance_records_repository_paths_only():
     trace = paths.TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
-    c = campaign.Campaign("prov", {"primary": ["FCFS"]}, {"trace": str(trace), "workload": "resample", "weeks": 1})
-    attrs = campaign.provenance(c, 0, 1, 0.1, 1)
+    c = Campaign("prov", {"primary": ["FCFS"]}, {"trace": str(trace), "workload": "resample", "weeks": 1})
+    attrs = provenance(c, 0, 1, 0.1, 1)
     assert attrs["campaign"]["params"]["trace"] == "data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
     assert list(attrs["traces_sha256"]) == ["data/traces/KTH-SP2-1996-2.1-cln.swf.gz"]
     assert str(paths.ROOT) not in json.dumps(attrs, default=str)

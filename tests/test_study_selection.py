@@ -289,9 +289,9 @@ def test_params_files_validate_and_campaign_specs_match_the_full_profile():
     specs = sorted([*(paths.ROOT / "campaigns").glob("selection-*.yaml"),
                     *(paths.ROOT / "campaigns").glob("online-bandit-fixed-*.yaml")])
     assert specs
-    from schedlab.campaigns import campaign
+    from schedlab.campaigns.spec import Campaign
     for f in specs:
-        c = campaign.Campaign.from_yaml(f)
+        c = Campaign.from_yaml(f)
         kind = "fixed" if "-fixed-" in c.name else "strategies"
         trace = c.params["trace"]
         assert c.to_dict() == camps[f"{kind}:{trace}"].to_dict(), f.name

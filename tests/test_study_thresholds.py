@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab.campaigns import campaign, store
+from schedlab.campaigns import store
+from schedlab.campaigns.cells import simulate_cell
+from schedlab.campaigns.spec import Campaign
 from schedlab.engine import metrics, sim
 from schedlab import paths
 from schedlab.workloads import traces
@@ -187,7 +189,7 @@ def test_sweep_cell_is_the_simulate_cell_at_each_threshold(tiny):
     swept = sim.jobs_simulated() - before
     before = sim.jobs_simulated()
     for k, t in enumerate(labels):
-        want = campaign.simulate_cell({**base, "threshold": t})
+        want = simulate_cell({**base, "threshold": t})
         for name in study.METRICS:
             assert got[name][0] == ("threshold", "week")
             np.testing.assert_array_equal(got[name][1][k], want[name][1])
@@ -406,7 +408,7 @@ def test_profiles_validate():
 def test_the_command_line_campaign_is_the_studys_kth_grid():
     """campaigns/thresholds-kth.yaml holds the cells of the study's train/test
     grid of KTH-SP2 at the full profile's size (T = 20 h and none)."""
-    spec = campaign.Campaign.from_yaml(paths.ROOT / "campaigns" / "thresholds-kth.yaml")
+    spec = Campaign.from_yaml(paths.ROOT / "campaigns" / "thresholds-kth.yaml")
     full = profile_params(get("thresholds"), "full")
     kth = next(t for t in full.traces if t.name == "KTH-SP2")
     ours = study.cells.traintest_campaigns(full, kth, [72000, None])

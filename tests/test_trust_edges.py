@@ -56,11 +56,11 @@ def test_a_repeated_parameter_is_refused_in_every_command(tmp_path, capsys):
 # ---- Ctrl-C: one line, exit 130 ----
 
 def test_ctrl_c_in_a_campaign_is_one_line_and_exit_130(monkeypatch, tmp_path, capsys):
-    from schedlab.campaigns import campaign
+    from schedlab.campaigns import runner
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
-    monkeypatch.setattr(campaign, "run", interrupted)
+    monkeypatch.setattr(runner, "run", interrupted)
     spec = paths.ROOT / "campaigns" / "lelong2017-kth.yaml"
     assert cli.main(["campaign", str(spec), "--cache", str(tmp_path / "cache")]) == 130
     err = capsys.readouterr().err.strip()
@@ -151,7 +151,7 @@ _WRITES = textwrap.dedent("""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     from schedlab.protocol import plots
     from schedlab.campaigns import store
-    from schedlab.campaigns.campaign import Cache
+    from schedlab.campaigns.cache import Cache
     from schedlab.tools.cli import os_error_line
     out = sys.argv[1]
     resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
@@ -188,7 +188,7 @@ def test_every_output_gets_the_umask_s_mode(tmp_path, mask):
     from schedlab.workloads import importers
     from schedlab.protocol import plots
     from schedlab.campaigns import store
-    from schedlab.campaigns.campaign import Cache
+    from schedlab.campaigns.cache import Cache
     from schedlab.workloads.importers import batsim
     from schedlab.publish.reproduce import write_json_atomic
 

@@ -8,7 +8,7 @@ missing required value or a bad value raises :class:`InputError` naming the
 source (a file and line, or a cell) and the name.
 
 * :class:`Params`: a study's parameters (``schedlab.protocol.study``'s protocol).
-* :class:`CellInputs`: a campaign cell's inputs; :func:`schedlab.campaigns.campaign.cell`
+* :class:`CellInputs`: a campaign cell's inputs; :func:`schedlab.campaigns.cells.cell`
   registers a cell with its declaration, and every call of the cell reads
   its parameters through :func:`validate` -- the one cell-parameter check.
 

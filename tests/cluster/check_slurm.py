@@ -10,7 +10,7 @@ The cluster is what the README tells a site user to start:
 single-core workers, each a real ``sbatch`` job, kept at its number of jobs);
 campaigns and the study run the way users run them, ``schedlab campaign SPEC
 --scheduler ADDRESS`` and ``schedlab study run NAME --scheduler ADDRESS``
-(``campaign.run(..., scheduler=...)`` / ``run_study(..., scheduler=...)``),
+(``schedlab.campaigns.runner.run(..., scheduler=...)`` / ``run_study(..., scheduler=...)``),
 each in a process of its own.  Every result must equal the same run on a
 local cluster.
 
@@ -41,7 +41,7 @@ from distributed import Client  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from schedlab import paths  # noqa: E402
-from schedlab.campaigns.campaign import Campaign  # noqa: E402
+from schedlab.campaigns.spec import Campaign  # noqa: E402
 
 # The scheduler runs in tools/cluster/slurm_cluster.py, which cannot import
 # this file: what it receives from here (the task log) travels by value.

@@ -24,7 +24,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fuzz_inputs import Tally, WrongResult, budget, clean_error
-from schedlab.campaigns import campaign
+from schedlab.campaigns.cache import Cache
+from schedlab.campaigns.cells import CELLS, _import_cell, _module_allowed
+from schedlab.campaigns.spec import MAX_CELLS, Campaign
 from schedlab import paths
 from schedlab.errors import SchedlabError
 
@@ -32,9 +34,9 @@ TALLY = Tally("campaign spec")
 _tally = TALLY.fixture()
 
 BUNDLED = sorted((paths.ROOT / "campaigns").glob("*.yaml"))
-CELLS = ["simulate", "subprocess:run", "os:system", "builtins:exec", "schedlab.workloads.swf:write_swf",
+CELL_NAMES = ["simulate", "subprocess:run", "os:system", "builtins:exec", "schedlab.workloads.swf:write_swf",
          "schedlab.studies.mixed.cells:grid_cell", "schedlab.studies.mixed.cells:np",
-         "schedlab.campaigns.campaign:simulate_cell", "schedlab.campaigns.campaign:run", "policies-thesis", "nope", "a:b:c", ":",
+         "schedlab.campaigns.cells:simulate_cell", "schedlab.campaigns.runner:run", "policies-thesis", "nope", "a:b:c", ":",
          "schedlab.studies.policies.cells:campaigns.__globals__", "..:x", "antigravity:fly", ""]
 NAMES = ["x", "..", ".", "a/b", "a\\b", "\x00", "é", "x" * 300, "-", "...", " ", "a?b*c&d=e"]
 YAML_BITS = ["!!python/object/apply:os.system ['touch pwned']", "!!python/name:os.system", "&a [1, 2]", "*a",
@@ -42,7 +44,7 @@ YAML_BITS = ["!!python/object/apply:os.system ['touch pwned']", "!!python/name:o
              '"', "#", "? ", "!!binary AAAA", "1e999", ".nan", "0x10", "~", "<<: *a"]
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-10, 10), st.floats(),
-                    st.text(max_size=10), st.sampled_from(CELLS + NAMES))
+                    st.text(max_size=10), st.sampled_from(CELL_NAMES + NAMES))
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                        st.dictionaries(st.text(max_size=5), inner, max_size=4)),
                       max_leaves=30)
@@ -50,7 +52,7 @@ labels = st.lists(st.one_of(st.integers(-5, 5), st.text(max_size=4), st.floats()
                   min_size=0, max_size=4)
 spec = st.fixed_dictionaries({}, optional={
     "name": st.one_of(st.sampled_from(NAMES), values),
-    "cell": st.one_of(st.sampled_from(CELLS), values),
+    "cell": st.one_of(st.sampled_from(CELL_NAMES), values),
     "dims": st.one_of(st.dictionaries(st.one_of(st.sampled_from(["primary", "sample", "trace", "x"]),
                                                 st.text(max_size=5), st.integers()), labels, max_size=4), values),
     "params": st.one_of(st.dictionaries(st.one_of(st.sampled_from(["trace", "weeks", "seed", "args", "primary"]),
@@ -75,7 +77,7 @@ def check(path, content: bytes):
     path.write_bytes(content)
     marker = path.parent / "pwned"
     try:
-        c = campaign.Campaign.from_yaml(path)
+        c = Campaign.from_yaml(path)
     except Exception as exc:   # noqa: BLE001
         outcome = clean_error(exc, path)
         if not str(exc).startswith(str(path)):
@@ -85,16 +87,14 @@ def check(path, content: bytes):
         if marker.exists():
             marker.unlink()
             raise WrongResult("loading the spec ran a command")
-    # (the fallbacks let this target measure a code base from before the cell rules)
-    f = getattr(campaign, "_import_cell", campaign.resolve_cell)(c.cell)
+    f = _import_cell(c.cell)
     module = inspect.getmodule(f)
-    allowed = getattr(campaign, "_module_allowed", lambda m: False)
-    if f not in campaign.CELLS.values() and not allowed(getattr(module, "__name__", "")):
+    if f not in CELLS.values() and not _module_allowed(getattr(module, "__name__", "")):
         raise WrongResult(f"cell {c.cell!r} is neither registered nor in an allowed module")
     root = path.parent / "cache"
-    if campaign.Cache(root, c.name).dir.parent != root:
+    if Cache(root, c.name).dir.parent != root:
         raise WrongResult(f"campaign {c.name!r} caches outside {root}")
-    if math.prod(c.shape) > getattr(campaign, "MAX_CELLS", 10**6):
+    if math.prod(c.shape) > MAX_CELLS:
         raise WrongResult(f"grid of {math.prod(c.shape)} cells accepted")
     cells = c.cells()
     if len(cells) != math.prod(c.shape):

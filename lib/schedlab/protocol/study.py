@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .. import __version__, paths
-from ..campaigns.campaign import PROGRESS_ENV
+from ..campaigns.runner import PROGRESS_ENV
 from ..declared import Params, param, plain, validate
 from ..errors import InputError, SchedlabError
 from ..studies.registry import STUDIES, Entry, get
@@ -163,7 +163,7 @@ class Context:
 
     def __init__(self, entry: Entry, profile: str, outdir: Path, *, workers: int, scheduler: str | None,
                  cache_dir: Path, log: Callable[[str], None], progress: bool):
-        from ..campaigns import campaign
+        from ..campaigns.runner import Runner
 
         self.entry, self.profile, self.outdir = entry, profile, Path(outdir)
         self.files: list[Path] = []
@@ -171,7 +171,7 @@ class Context:
         self.written: dict[str, set] = {kind: set() for kind in OUTPUT_KINDS}   # kind -> names written
         self.timing: dict[str, float] = {}
         self._log, self.progress = log, progress
-        self.runner = campaign.Runner(workers, scheduler, cache_dir, log=self.log)
+        self.runner = Runner(workers, scheduler, cache_dir, log=self.log)
 
     # -- the terminal ---------------------------------------------------------
     def log(self, text: str) -> None:
@@ -182,14 +182,14 @@ class Context:
         self.progress_line(text)
 
     def progress_line(self, text: str) -> None:
-        from ..campaigns.campaign import progress_line
+        from ..campaigns.runner import progress_line
 
         progress_line(text)
 
     # -- campaigns ------------------------------------------------------------
     def campaign(self, c, *, batch: int | None = None):
         """Run (or take from the cache) a campaign; returns its Dataset.
-        ``batch``: cells per task (default: :func:`schedlab.campaigns.campaign.run`'s)."""
+        ``batch``: cells per task (default: :func:`schedlab.campaigns.runner.run`'s)."""
         return self.runner.run(c, progress=self.progress, batch=batch)
 
     @contextlib.contextmanager
@@ -347,7 +347,7 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     entry = study if isinstance(study, Entry) else get(study)
     mod = study_module(entry)
     if not entry.module.startswith("schedlab."):    # a site's own study: the runner may call its cells
-        from ..campaigns.campaign import allow_cell_modules
+        from ..campaigns.cells import allow_cell_modules
         allow_cell_modules(entry.module)
     ns = dict(namespace or {})
     own = None
@@ -575,7 +575,7 @@ def _as_entry(study) -> Entry:
 
 def _cell_findings(mod_name: str) -> list[str]:
     """Every cell of a study's ``cells`` module declares its inputs
-    (:func:`schedlab.campaigns.campaign.cell`), each with a help text."""
+    (:func:`schedlab.campaigns.cells.cell`), each with a help text."""
     import inspect
 
     found = []
@@ -590,7 +590,7 @@ def _cell_findings(mod_name: str) -> list[str]:
             continue
         inputs = getattr(f, "inputs", None)
         if inputs is None:
-            found.append(f"{cells.__name__}.{name}: a cell without declared inputs (use schedlab.campaigns.campaign.cell)")
+            found.append(f"{cells.__name__}.{name}: a cell without declared inputs (use schedlab.campaigns.cells.cell)")
             continue
         for fld in dataclasses.fields(inputs):
             if not fld.metadata.get("help"):

@@ -162,7 +162,7 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
     this terminal (with ``prefix``) while it runs."""
     import papermill
 
-    from ..campaigns.campaign import PROGRESS_ENV
+    from ..campaigns.runner import PROGRESS_ENV
 
     old = os.environ.get(PROGRESS_ENV)
     progress_file.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..campaigns import campaign
+from ..campaigns.cells import TraceInputs, cell
+from ..campaigns.spec import Campaign
 from ..workloads import workload
 from ..engine import metrics, sim
 from ..workloads import traces as _traces
@@ -66,8 +67,8 @@ def resampled(trace: str, m: int | None, weeks: int, seed: int, sample: int) -> 
 class ResampleInputs(CellInputs):
     """The inputs of a cell on one resampled trace of §6.1.3 (:func:`resampled`)."""
 
-    trace: str = campaign.TraceInputs.field("trace")
-    m: int | None = campaign.TraceInputs.field("m")
+    trace: str = TraceInputs.field("trace")
+    m: int | None = TraceInputs.field("m")
     weeks: int = param(REQUIRED, help="weeks per resampled trace", unit="weeks", check=integer(1))
     seed: int = param(REQUIRED, help="the resampling's seed", check=integer(0))
     sample: int = param(REQUIRED, help="the resample's index", check=integer(0))
@@ -90,7 +91,7 @@ def outputs(schedule: sim.Schedule, weeks: int) -> dict:
     return out
 
 
-@campaign.cell("online-bandit-fixed", FixedInputs)
+@cell("online-bandit-fixed", FixedInputs)
 def fixed_cell(p: FixedInputs) -> dict:
     """One (trace, resample, policy): EASY(P, Θ) on the whole resampled
     trace, one-shot.  Outputs: jobs, total/mean/max wait, backfilled and
@@ -109,14 +110,14 @@ FIXED_CELL = "schedlab.science.online_bandit:fixed_cell"
 
 
 def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
-                   threshold: int | None, policies: Sequence[str] = POLICIES) -> campaign.Campaign:
+                   threshold: int | None, policies: Sequence[str] = POLICIES) -> Campaign:
     """The fixed-policy runs of online-bandit §6.1.4 on one trace: EASY(P, Θ)
     for each policy on ``samples`` resampled traces of ``weeks`` weeks.  The
     selection study and the policies study (its Table 2) build them here, so that the
     cells are the same ones -- same campaign name (the cache's directory),
     same parameters (the cache keys) -- and a profile running both simulates
     them once."""
-    return campaign.Campaign(
+    return Campaign(
         f"online-bandit-fixed-{info.name}", cell=FIXED_CELL,
         dims={"sample": list(range(samples)), "policy": list(policies)},
         params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})

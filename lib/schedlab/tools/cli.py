@@ -219,11 +219,13 @@ def _export_trace(args) -> int:
 
 
 def cmd_campaign(args) -> int:
-    from ..campaigns import campaign, store
+    from ..campaigns import store
+    from ..campaigns.runner import run
+    from ..campaigns.spec import Campaign
 
-    spec = campaign.Campaign.from_yaml(args.spec)
-    ds = campaign.run(spec, scheduler=args.scheduler, workers=args.workers, cache_dir=args.cache,
-                      progress=not args.no_progress, batch=args.batch)
+    spec = Campaign.from_yaml(args.spec)
+    ds = run(spec, scheduler=args.scheduler, workers=args.workers, cache_dir=args.cache,
+             progress=not args.no_progress, batch=args.batch)
     out = args.output or (paths_results() / "campaigns" / f"{spec.name}.nc")
     with writing(out):
         store.write_dataset(ds, out)

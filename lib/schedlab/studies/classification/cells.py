@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.cells import TraceInputs, cell
+from ...campaigns.spec import Campaign
 from ...workloads import workload
 from ...engine import metrics, sim
 from ...workloads import traces as _traces
@@ -557,8 +558,8 @@ def unpack_classes(text: str) -> np.ndarray:
 class _Inputs(CellInputs):
     """What both classification cells take: the trace and the classifier's settings."""
 
-    trace: str = campaign.TraceInputs.field("trace")
-    m: int | None = campaign.TraceInputs.field("m")
+    trace: str = TraceInputs.field("trace")
+    m: int | None = TraceInputs.field("m")
     weeks: int | None = param(None, help="weeks of the log kept (None: all)", unit="weeks",
                               check=integer(1, optional=True))
     trees: int = param(100, help="trees of each week's forest", check=integer(1))
@@ -590,7 +591,7 @@ def _prep_args(p: dict) -> tuple:
     return (str(p["trace"]), p.get("m"), p.get("weeks"), p.get("finish", "log"), p.get("divider_window", "all"))
 
 
-@campaign.cell("classification-classify", ClassifyInputs)
+@cell("classification-classify", ClassifyInputs)
 def classify_cell(p: ClassifyInputs) -> dict:
     """One week of one trace: train the model of that week (on the jobs
     known at its start), classify its jobs; outputs the week's divider,
@@ -640,7 +641,7 @@ def _classes_in_process(args: tuple) -> np.ndarray:
     return classify_trace(**dict(args))
 
 
-@campaign.cell("classification-schedule", ScheduleInputs)
+@cell("classification-schedule", ScheduleInputs)
 def schedule_cell(p: ScheduleInputs) -> dict:
     """One (trace, policy, variant): simulate and summarise
     (:func:`schedule_outputs`); classification-idempotent kills each job at
@@ -678,24 +679,24 @@ def _prepared(p, t: _traces.TraceInfo) -> Prepared:
     return prepare(_traces.text(t), None, p.weeks, p.finish, p.divider_window)
 
 
-def campaigns_classify(p) -> dict[str, campaign.Campaign]:
+def campaigns_classify(p) -> dict[str, Campaign]:
     """One campaign per trace: a cell per week (train that week's model,
     classify its jobs)."""
     out = {}
     for t in p.traces:
         pr = _prepared(p, t)
-        out[t.name] = campaign.Campaign(
+        out[t.name] = Campaign(
             f"classification-classify-{_slug(t.name)}", cell=_CLASSIFY_CELL,
             dims={"week": list(range(pr.n_weeks))},
             params={"trace": _traces.text(t), **p.classifier_params()})
     return out
 
 
-def campaign_schedule(p, t: _traces.TraceInfo, predicted) -> campaign.Campaign:
+def campaign_schedule(p, t: _traces.TraceInfo, predicted) -> Campaign:
     """The simulations of one trace: a cell per (policy, variant), the
     predicted classes passed packed (:func:`pack_classes`)."""
-    return campaign.Campaign(
+    return Campaign(
         f"classification-schedule-{_slug(t.name)}", cell=_SCHEDULE_CELL,
         dims={"policy": list(p.policies), "variant": list(VARIANTS)},
         params={"trace": _traces.text(t), "weeks": p.weeks, "threshold": p.threshold, "finish": p.finish,
-                "divider_window": p.divider_window, "classes": pack_classes(predicted)})
+       "divider_window": p.divider_window, "classes": pack_classes(predicted)})

@@ -20,7 +20,7 @@ SDSC-SP2, SDSC-BLUE, CTC-SP2 and KTH-SP2, or of any SWF trace:
 
 Every simulation runs in a campaign cell (:func:`pure_cell`,
 :func:`grid_cell`, :func:`search_cell`) on dask.distributed, cached by
-:mod:`schedlab.campaigns.campaign` under a key of its inputs: a re-run recomputes only
+:mod:`schedlab.campaigns.runner` under a key of its inputs: a re-run recomputes only
 what changed (the key follows the cells' code).  :func:`compute` hands
 tables, figures and datasets to the driver (:func:`schedlab.protocol.study.run_study`),
 which writes them with ``numbers.json``; the notebook

@@ -12,7 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...campaigns import campaign as _campaign
+from ...campaigns.cells import TraceInputs, cell
+from ...campaigns.spec import Campaign
 from ...engine import metrics, sim
 from ...science import optim
 from ...workloads import workload
@@ -123,7 +124,7 @@ class Period:
 class PeriodInputs(CellInputs):
     """What every mixed cell takes: one period (``unit``, 1-based) of a trace."""
 
-    trace: str = _campaign.TraceInputs.field("trace")
+    trace: str = TraceInputs.field("trace")
     period: str = param("week", help="the period's length", check=one_of(*PERIODS))
     skip_first: int = param(1, help="periods skipped at the log's start", check=integer(0))
     unit: int = param(REQUIRED, help="the period (1-based)", check=integer(1))
@@ -159,7 +160,7 @@ def _cell_setup(q: PeriodInputs, kind: str):
     return units[q.unit - 1], m, scales, q.threshold, q.backfill
 
 
-@_campaign.cell("mixed-pure", PeriodInputs)
+@cell("mixed-pure", PeriodInputs)
 def pure_cell(p: PeriodInputs) -> dict:
     """The 12 pure policies on one period: ``mean_bsld`` (policy) and ``jobs``."""
     jobs, m, _, thr, bf = _cell_setup(p, "pure")
@@ -169,7 +170,7 @@ def pure_cell(p: PeriodInputs) -> dict:
     return {"mean_bsld": (("policy",), out), "jobs": ((), np.int64(len(jobs)))}
 
 
-@_campaign.cell("mixed-grid", GridInputs)
+@cell("mixed-grid", GridInputs)
 def grid_cell(p: GridInputs) -> dict:
     """Every point of the lattice (``features``, ``resolution``) on one
     period: ``mean_bsld`` (point), in :func:`schedlab.science.optim.l1_lattice` order."""
@@ -209,7 +210,7 @@ def _seed(seed: int, unit: int, optimiser: str) -> int:
     return int(ss.generate_state(1)[0])
 
 
-@_campaign.cell("mixed-search", SearchInputs)
+@cell("mixed-search", SearchInputs)
 def search_cell(p: SearchInputs) -> dict:
     """One black-box optimisation (``optimiser`` of :data:`OPTIMISERS`) on
     one period: the best ``mean_bsld`` found, its ``weights`` (6, zeros
@@ -252,7 +253,7 @@ def make_campaign(kind: str, info: _traces.TraceInfo, period: str, units: Sequen
                   thresholds: Sequence[int | None] = (THRESHOLD,), backfill: str = "same",
                   resolution: int | None = None, optimisers: Sequence[str] = (), budget: int = 0,
                   sigma0: float = 0.5, penalty: float = 0.01, patience: int = 8, seed: int = 0,
-                  tag: str = "") -> _campaign.Campaign:
+                  tag: str = "") -> Campaign:
     """The campaign of one kind ("pure", "grid", "search") on one trace:
     dims (threshold, unit) for pure and grid, (unit, optimiser) for search."""
     params: dict[str, Any] = {"trace": _traces.text(info), "period": period, "skip_first": 1,
@@ -269,5 +270,5 @@ def make_campaign(kind: str, info: _traces.TraceInfo, period: str, units: Sequen
     else:
         raise InputError(f"unknown campaign kind {kind!r}")
     name = f"mixed-{kind}{tag}-{_slug(info.name)}-{period}"
-    return _campaign.Campaign(name, dims, params, _CELLS[kind])
+    return Campaign(name, dims, params, _CELLS[kind])
 

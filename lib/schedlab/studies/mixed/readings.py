@@ -11,7 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ...campaigns import campaign as _campaign
+from ...campaigns.cells import TraceInputs, cell
+from ...campaigns.spec import Campaign
 from ...engine import metrics, sim
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, duration, integer, one_of, param
@@ -45,7 +46,7 @@ def reading_units(trace: str, crossing: str, align: str, skip_first: int = 1, ov
 class ReadingsInputs(CellInputs):
     """The readings cell's inputs."""
 
-    trace: str = _campaign.TraceInputs.field("trace")
+    trace: str = TraceInputs.field("trace")
     skip_first: int = param(1, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
     units: tuple = param(REQUIRED, help="the weeks (1-based) simulated")
     crossing: str = param("recorded", help="how a week's crossing jobs are found", check=one_of(*THESIS_CROSSINGS))
@@ -61,7 +62,7 @@ class ReadingsInputs(CellInputs):
 READINGS_CELL_PARAMS = ReadingsInputs.defaults()
 
 
-@_campaign.cell("mixed-readings", ReadingsInputs)
+@cell("mixed-readings", ReadingsInputs)
 def readings_cell(q: ReadingsInputs) -> dict:
     """The 12 pure policies on the weeks ``units`` (1-based) of a trace cut
     as one reading says (``crossing``, ``align``): the weekly mean bsld with
@@ -92,12 +93,12 @@ def readings_cell(q: ReadingsInputs) -> dict:
     return res
 
 
-def readings_campaign(info: _traces.TraceInfo, units: Sequence[int], threshold, backfill: str) -> _campaign.Campaign:
+def readings_campaign(info: _traces.TraceInfo, units: Sequence[int], threshold, backfill: str) -> Campaign:
     """Every reading's weeks (cleaning x crossing x align) of one trace
     under both tie orders, the 12 pure policies on ``units`` at ``threshold``."""
-    return _campaign.Campaign(f"mixed-readings-{_slug(info.name)}-week",
-                              {"overrun": list(READING_OVERRUNS), "crossing": list(THESIS_CROSSINGS),
-                               "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES)},
-                              {"trace": _traces.text(info), "skip_first": 1, "units": [int(u) for u in units],
-                               "threshold": sim.format_duration(threshold), "backfill": backfill},
-                              "schedlab.studies.mixed.readings:readings_cell")
+    return Campaign(f"mixed-readings-{_slug(info.name)}-week",
+                    {"overrun": list(READING_OVERRUNS), "crossing": list(THESIS_CROSSINGS),
+                     "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES)},
+                    {"trace": _traces.text(info), "skip_first": 1, "units": [int(u) for u in units],
+                     "threshold": sim.format_duration(threshold), "backfill": backfill},
+                    "schedlab.studies.mixed.readings:readings_cell")

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.cells import TraceInputs, cell
+from ...campaigns.spec import Campaign
 from ...workloads import workload
 from ...engine import metrics
 from ...workloads import traces as _traces
@@ -253,7 +254,7 @@ def mean_slowdown(schedule) -> float:
 class _Inputs(CellInputs):
     """What both multiqueue cells take."""
 
-    trace: str = campaign.TraceInputs.field("trace")
+    trace: str = TraceInputs.field("trace")
     weeks: int | None = param(None, help="weeks of the log kept (None: all)", unit="weeks",
                               check=integer(1, optional=True))
     estimate: str = param("user", help="the runtime estimate", check=one_of(*ESTIMATES))
@@ -296,7 +297,7 @@ def _common(w: Workload, base, other) -> dict:
             "borrowed_jobs": ((), int(other.borrowed.sum()))}
 
 
-@campaign.cell("multiqueue-fixed", FixedInputs)
+@cell("multiqueue-fixed", FixedInputs)
 def fixed_cell(q: FixedInputs) -> dict:
     """Multiple-queue backfilling with a fixed P on a trace, against
     single-queue EASY: R aggregated and per week."""
@@ -306,7 +307,7 @@ def fixed_cell(q: FixedInputs) -> dict:
     return _common(w, _baseline(str(q["trace"]), q["weeks"], est), s)
 
 
-@campaign.cell("multiqueue-online", OnlineInputs)
+@cell("multiqueue-online", OnlineInputs)
 def online_cell(q: OnlineInputs) -> dict:
     """The online simulation policy on a trace, against single-queue EASY:
     R, the tests and the partition changes."""
@@ -325,20 +326,20 @@ def online_cell(q: OnlineInputs) -> dict:
     return out
 
 
-def fixed_campaign(p, ref: TraceRef) -> campaign.Campaign:
+def fixed_campaign(p, ref: TraceRef) -> Campaign:
     """Fixed P = 1..``p.pmax`` on trace ``ref`` with each estimate (``p``: the study's Params)."""
-    return campaign.Campaign(f"multiqueue-fixed-{ref.name}",
-                             {"estimate": list(ESTIMATES), "partitions": list(range(1, p.pmax + 1))},
-                             {"trace": ref.spec, "weeks": ref.weeks, "criteria": "paper"},
-                             cell=f"{__name__}:fixed_cell")
+    return Campaign(f"multiqueue-fixed-{ref.name}",
+                    {"estimate": list(ESTIMATES), "partitions": list(range(1, p.pmax + 1))},
+                    {"trace": ref.spec, "weeks": ref.weeks, "criteria": "paper"},
+                    cell=f"{__name__}:fixed_cell")
 
 
-def online_campaign(p, ref: TraceRef, replays=None) -> campaign.Campaign:
+def online_campaign(p, ref: TraceRef, replays=None) -> Campaign:
     """The online-simulation grid (estimate x replay x T x L) on trace ``ref``
     (``replays``: some of ``p.replays``; default all)."""
-    return campaign.Campaign(f"multiqueue-online-{ref.name}",
-                             {"estimate": list(p.online_estimates), "replay": list(replays or p.replays),
-                              "threshold": list(p.thresholds), "horizon": list(p.horizons)},
-                             {"trace": ref.spec, "weeks": ref.weeks, "pmax": p.pmax, "initial": p.initial,
-                              "trigger": p.trigger},
-                             cell=f"{__name__}:online_cell")
+    return Campaign(f"multiqueue-online-{ref.name}",
+                    {"estimate": list(p.online_estimates), "replay": list(replays or p.replays),
+                     "threshold": list(p.thresholds), "horizon": list(p.horizons)},
+                    {"trace": ref.spec, "weeks": ref.weeks, "pmax": p.pmax, "initial": p.initial,
+                     "trigger": p.trigger},
+                    cell=f"{__name__}:online_cell")

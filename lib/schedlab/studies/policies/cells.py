@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.cells import SimulateInputs, TraceInputs, cell, simulate_cell
 from ...engine import metrics, sim
 from ...workloads import workload
 from ...workloads import traces as _traces
@@ -126,7 +126,7 @@ def source_weeks(trace: str, m: int | None = None, overrun: str = "kill") -> int
 
 
 @dataclass(frozen=True)
-class ThesisInputs(campaign.TraceInputs):
+class ThesisInputs(TraceInputs):
     """The thesis cell's inputs."""
 
     workload: str = param("resample", help="resampled weeks of the log, or the log as cleaned",
@@ -181,7 +181,7 @@ def schedule_outputs(schedule: sim.Schedule, n_weeks: int | None = None, origin:
     return out
 
 
-@campaign.cell("policies-thesis", ThesisInputs)
+@cell("policies-thesis", ThesisInputs)
 def thesis_cell(q: ThesisInputs) -> dict:
     """One (trace, sample, policy) of the thesis part: EASY-P-P with the
     threshold on a resampled trace (``workload: resample``; ``sample`` picks
@@ -195,21 +195,21 @@ def thesis_cell(q: ThesisInputs) -> dict:
 
 
 @dataclass(frozen=True)
-class SameInputs(campaign.SimulateInputs):
+class SameInputs(SimulateInputs):
     """The same-policy cell's inputs: the ``simulate`` cell's, with ``policy``
     (which sets ``primary`` and ``backfill``)."""
 
     policy: str = param(REQUIRED, help="the policy of both queues", check=text)
 
 
-@campaign.cell("policies-same", SameInputs)
+@cell("policies-same", SameInputs)
 def same_policy_cell(q: SameInputs) -> dict:
     """The campaign's built-in ``simulate`` cell with one ``policy`` for both
     queues (EASY-P-P), so that a grid can sweep the pairs P_R = P_B only."""
     p = dict(q)
     pol = p.pop("policy")
     p["primary"] = p["backfill"] = pol
-    return campaign.simulate_cell(p)
+    return simulate_cell(p)
 
 _THESIS_CELL = "schedlab.studies.policies.cells:thesis_cell"
 
@@ -226,7 +226,7 @@ class PairInputs(online_bandit.ResampleInputs):
                         "ocst's order of equal keys (sim.TIES)", check=text)
 
 
-@campaign.cell("online-bandit-pair", PairInputs)
+@cell("online-bandit-pair", PairInputs)
 def pair_cell(p: PairInputs) -> dict:
     """One (trace, resample, pair): EASY-P_R-P_B with the threshold in the
     primary queue only (ocst's ``fixed --threshold``; ``config``

@@ -2,13 +2,13 @@
 
 Kept apart from :mod:`.cells` on purpose: a cell's cached results are keyed by
 the code of its module and of every module it imports
-(:func:`schedlab.campaigns.campaign.cell_fingerprint`), and building the
+(:func:`schedlab.campaigns.fingerprint.cell_fingerprint`), and building the
 campaigns needs the study's parameters and readings, which import the study
 protocol; here, editing the scorecard or the protocol does not recompute the
 cells (``tests/test_layers.py`` checks every study's cell modules)."""
 from __future__ import annotations
 
-from ...campaigns import campaign
+from ...campaigns.spec import Campaign
 from ...engine import sim
 from ...science import online_bandit
 from ...workloads import traces as _traces
@@ -22,14 +22,14 @@ def _thresholds(threshold: int | None) -> list[str]:
     return [main] if main == "none" else [main, "none"]
 
 
-def campaigns(p) -> dict[str, campaign.Campaign]:
+def campaigns(p) -> dict[str, Campaign]:
     """Every campaign of the study for parameters ``p`` (its Params), by key:
     ``lelong``, ``tables``, ``thesis:<trace>``, ``thesis-original``,
     ``bandit:<trace>``, ``pairs:<trace>`` (the queue pairs online-bandit Table
     2's label-map readings need, :mod:`.readings`).  Parts with no trace are left out."""
-    out: dict[str, campaign.Campaign] = {}
+    out: dict[str, Campaign] = {}
     if p.lelong_trace is not None:
-        out["lelong"] = campaign.Campaign(
+        out["lelong"] = Campaign(
             f"policies-lelong-{p.lelong_trace.name}", cell="simulate",
             dims={"primary": list(p.lelong_policies), "backfill": list(p.lelong_policies)},
             params={"trace": _traces.text(p.lelong_trace), "overrun": OVERRUN["lelong"],
@@ -37,7 +37,7 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
                     "estimate": "requested"},
             metrics=["avg_wait", "max_wait", "mean_bsld", "jobs", "backfilled"])
     if p.table_traces:
-        out["tables"] = campaign.Campaign(
+        out["tables"] = Campaign(
             "policies-tables", cell=_SAME_CELL,
             dims={"trace": [_traces.text(t) for t in p.table_traces], **TABLE_VARIANTS,
                   "policy": list(TABLE_POLICIES)},
@@ -46,13 +46,13 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
     common = {"threshold_backfill": False, "overrun": OVERRUN["thesis"], "seed": p.seed, "top": TOP}
     for t in p.thesis_traces:
         weeks = p.thesis_weeks or source_weeks(_traces.text(t), None, OVERRUN["thesis"])
-        out[f"thesis:{t.name}"] = campaign.Campaign(
+        out[f"thesis:{t.name}"] = Campaign(
             f"policies-thesis-{t.name}", cell=_THESIS_CELL,
             dims={"sample": list(range(p.thesis_samples)), "policy": list(p.thesis_policies)},
             params={"trace": _traces.text(t), "workload": "resample", "weeks": weeks,
                     "threshold": p.thesis_threshold, **common})
     if p.thesis_traces:
-        out["thesis-original"] = campaign.Campaign(
+        out["thesis-original"] = Campaign(
             "policies-thesis-original", cell=_THESIS_CELL,
             dims={"trace": [_traces.text(t) for t in p.thesis_traces], "policy": list(p.thesis_policies),
                   "overrun": ["kill", "drop"], "threshold": _thresholds(p.thesis_threshold)},

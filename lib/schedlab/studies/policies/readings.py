@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.spec import Campaign
 from ...science import online_bandit as ob
 from ...workloads import traces as _traces
 from .cells import pair_cell  # noqa: F401  (the cell of pair_campaign)
@@ -162,10 +162,10 @@ PAIR_CELL = "schedlab.studies.policies.cells:pair_cell"
 
 
 def pair_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
-                  threshold: int | None) -> campaign.Campaign:
+                  threshold: int | None) -> Campaign:
     """The pairs the label-map readings need on one trace, on the first
     ``samples`` resampled traces of the fixed-policy campaign."""
-    return campaign.Campaign(
+    return Campaign(
         f"policies-bandit-pairs-{info.name}", cell=PAIR_CELL,
         dims={"sample": list(range(samples)), "config": pair_configs()},
         params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})

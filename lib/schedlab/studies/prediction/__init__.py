@@ -19,7 +19,7 @@ times the three corrections of an estimate that a running job outlives
 backfilling orders, EASY (EASY-FCFS-FCFS) and EASY-SJBF (EASY-FCFS-SJBF:
 backfill the shortest estimate first).  One cell of that grid -- a *heuristic
 triple* (prediction, correction, backfilling) on one log -- is one
-simulation, run through :mod:`schedlab.campaigns.campaign` (dask, cached): see
+simulation, run through :mod:`schedlab.campaigns.runner` (dask, cached): see
 :func:`prediction_cell`.  From the grid the study computes
 
 * **Table 1** -- EASY vs EASY-Clairvoyant (:func:`table1`);

@@ -13,7 +13,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.cells import TraceInputs, cell
+from ...campaigns.spec import Campaign
 from ...workloads import workload
 from ...engine import metrics, prediction, sim
 from ...workloads import traces as _traces
@@ -68,8 +69,8 @@ def load_jobs(trace: str, weeks: int | None, skip_weeks: int, max_jobs: int | No
 class PredictionInputs(CellInputs):
     """The prediction cell's inputs (the machine size is the trace's)."""
 
-    trace: str = campaign.TraceInputs.field("trace")
-    overrun: str = campaign.TraceInputs.field("overrun")
+    trace: str = TraceInputs.field("trace")
+    overrun: str = TraceInputs.field("overrun")
     weeks: int | None = param(None, help="weeks of the log kept (None: all)", unit="weeks",
                               check=integer(1, optional=True))
     skip_weeks: int = param(0, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
@@ -93,7 +94,7 @@ def _quantiles(x: np.ndarray, levels: int) -> np.ndarray:
     return np.quantile(x, np.linspace(0.0, 1.0, levels))
 
 
-@campaign.cell("prediction", PredictionInputs)
+@cell("prediction", PredictionInputs)
 def prediction_cell(q: PredictionInputs) -> dict:
     """Campaign cell: one heuristic triple (``estimate``, ``correction``,
     ``backfill``) on one log: EASY-FCFS-<backfill> with that estimate
@@ -135,9 +136,9 @@ def prediction_cell(q: PredictionInputs) -> dict:
     return out
 
 
-def make_campaign(p) -> campaign.Campaign:
+def make_campaign(p) -> Campaign:
     """The grid of the study (``p``: its Params): trace x backfill x estimate x correction."""
-    return campaign.Campaign(
+    return Campaign(
         "prediction",
         {"trace": [_traces.text(t) for t in p.traces], "backfill": list(p.backfills), "estimate": p.estimates,
          "correction": list(p.corrections)},
@@ -157,12 +158,12 @@ def _timing_triple(p) -> tuple[str, str]:
     return c, b
 
 
-def make_timing_campaign(p) -> campaign.Campaign:
+def make_timing_campaign(p) -> Campaign:
     """The cost of learning with each engine: E-Loss / incremental /
     EASY-SJBF (or the grid's first correction and backfilling order) on every
     log, with the C estimator and with the Python reference."""
     c, b = _timing_triple(p)
-    return campaign.Campaign(
+    return Campaign(
         "prediction-timing",
         {"trace": [_traces.text(t) for t in p.traces], "engine": list(prediction.ENGINES)},
         {"weeks": p.weeks, "skip_weeks": p.skip_weeks, "max_jobs": p.max_jobs, "overrun": p.overrun,

@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.cells import cell
+from ...campaigns.spec import Campaign
 from ...workloads import workload
 from ...engine import metrics, sim
 from ...workloads import traces as _traces
@@ -305,7 +306,7 @@ class StrategyInputs(ResampleInputs):
     noise: float = param(0.15, help="the noisy feedback's relative noise", check=number())
 
 
-@campaign.cell("selection-strategies", StrategyInputs)
+@cell("selection-strategies", StrategyInputs)
 def strategy_cell(p: StrategyInputs) -> dict:
     """One (trace, resample, period, strategy): the stepped system under a
     selection strategy.  Outputs: those of :func:`schedlab.science.online_bandit.fixed_cell`, the policy
@@ -337,7 +338,7 @@ STRATEGY_CELL = "schedlab.studies.selection.cells:strategy_cell"
 
 
 
-def campaigns(p) -> dict[str, campaign.Campaign]:
+def campaigns(p) -> dict[str, Campaign]:
     """The campaigns of the study (``p``: its Params), two per trace:
     ``fixed:<trace>`` (resample x policy) and ``strategies:<trace>``
     (resample x period x strategy).
@@ -347,7 +348,7 @@ def campaigns(p) -> dict[str, campaign.Campaign]:
     for t in p.traces:
         common = {"trace": _traces.text(t), "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
         out[f"fixed:{t.name}"] = fixed_campaign(t, p.resamples, p.weeks, p.seed, p.threshold)
-        out[f"strategies:{t.name}"] = campaign.Campaign(
+        out[f"strategies:{t.name}"] = Campaign(
             f"selection-strategies-{t.name}", cell=STRATEGY_CELL,
             dims={"sample": list(range(p.resamples)), "period": list(p.periods),
                   "strategy": list(p.strategies)},

@@ -22,7 +22,7 @@ Reproduces, from the logs of the Parallel Workloads Archive:
   (:func:`thesis_tables`).
 
 Each published table is shown beside ours, with the difference.  The grids
-run through :mod:`schedlab.campaigns.campaign` (dask, any scheduler, cached,
+run through :mod:`schedlab.campaigns.runner` (dask, any scheduler, cached,
 resumable); the notebook ``notebooks/02-thresholds.ipynb`` runs the study
 through the driver (``run_study("thresholds", globals())``), which validates
 the parameters (:class:`Params`, declared once; defaults = the quick profile)

@@ -12,7 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.cells import RunInputs, TraceInputs, cell, workload_for
+from ...campaigns.spec import Campaign
 from ...workloads import workload
 from ...engine import sim
 from ...engine import metrics as _metrics
@@ -52,11 +53,11 @@ def _thesis_weeks(trace: str, m: int | None, overrun: str, skip_first: int, n_we
 
 
 @dataclass(frozen=True)
-class WeeksInputs(campaign.TraceInputs):
+class WeeksInputs(TraceInputs):
     """The inputs of a cell on the original weeks of a trace (thesis §5.2)."""
 
     overrun: str = param("drop", help="what cleaning does with jobs that overran their request",
-                         check=one_of(*campaign.OVERRUNS))
+                         check=one_of(*workload.OVERRUN_CHOICES))
     skip_first: int = param(1, help="weeks skipped at the log's start", unit="weeks", check=integer(0))
     n_weeks: int | None = param(None, help="consecutive weeks kept (None: all)", unit="weeks",
                                 check=integer(1, optional=True))
@@ -75,7 +76,7 @@ class ThesisWeeksInputs(WeeksInputs):
     metrics: tuple | None = param(None, help="the summary metrics to return (None: all)")
 
 
-@campaign.cell("thresholds-thesis-weeks", ThesisWeeksInputs)
+@cell("thresholds-thesis-weeks", ThesisWeeksInputs)
 def thesis_cell(q: ThesisWeeksInputs) -> dict:
     """Campaign cell: EASY-P_R-P_B on the original weeks of a trace (thesis
     §5.2: ``skip_first`` weeks skipped, then ``n_weeks`` consecutive weeks,
@@ -176,14 +177,14 @@ def _schedule_as(sch: "sim.Schedule", policy) -> "sim.Schedule":
 
 
 @dataclass(frozen=True)
-class SweepInputs(campaign.RunInputs):
+class SweepInputs(RunInputs):
     """The sweep cell's inputs: the ``simulate`` cell's, with ``thresholds``
     (a list of labels) for ``threshold``."""
 
     thresholds: tuple = param(REQUIRED, help="the thresholds (20h, none), distinct", unit="s", check=durations)
 
 
-@campaign.cell("thresholds-sweep", SweepInputs)
+@cell("thresholds-sweep", SweepInputs)
 def sweep_cell(q: SweepInputs) -> dict:
     """Campaign cell: what the campaign's ``simulate`` cell gives for one
     pair on the resampled weeks (or weeks, or the original trace) of a
@@ -191,8 +192,8 @@ def sweep_cell(q: SweepInputs) -> dict:
     ``"none"``) at once (:func:`threshold_sweep`).  Returns each metric
     over (``threshold``, ``week``), the thresholds in the given order."""
     ths = list(q.thresholds)
-    sets, m = campaign.workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
-                                    int(q["seed"]), str(q["half"]))
+    sets, m = workload_for(str(q["trace"]), q["m"], q["overrun"], q["workload"], int(q["weeks"]),
+                           int(q["seed"]), str(q["half"]))
     metrics = tuple(q["metrics"] or METRICS)
     out = {k: np.empty((len(ths), len(sets)), dtype=np.float64) for k in metrics}
     for i, jobs in enumerate(sets):
@@ -215,22 +216,22 @@ def _base_params(p, ref: _traces.TraceInfo) -> dict:
             "seed": p.seed, "estimate": "requested"}
 
 
-def fig5_campaigns(p) -> list[campaign.Campaign]:
+def fig5_campaigns(p) -> list[Campaign]:
     """Fig. 5: the policies with ``fig5_backfill`` backfilling, at T and
     without threshold, on resampled weeks of the whole trace; and the baseline."""
     ref = p.fig5_trace
     name = f"thresholds-fig5-{ref.name}"
     base = {**_base_params(p, ref), "half": "all"}
     return [
-        campaign.Campaign(name, {"threshold": [sim.format_duration(p.threshold), "none"],
-                                 "primary": list(p.policies)},
-                          {**base, "backfill": p.fig5_backfill}, metrics=METRICS),
-        campaign.Campaign(name, {"primary": ["FCFS"]}, {**base, "backfill": "FCFS", "threshold": None},
-                          metrics=METRICS),
+        Campaign(name, {"threshold": [sim.format_duration(p.threshold), "none"],
+                        "primary": list(p.policies)},
+                 {**base, "backfill": p.fig5_backfill}, metrics=METRICS),
+        Campaign(name, {"primary": ["FCFS"]}, {**base, "backfill": "FCFS", "threshold": None},
+                 metrics=METRICS),
     ]
 
 
-def traintest_campaigns(p, ref: _traces.TraceInfo, thresholds) -> list[campaign.Campaign]:
+def traintest_campaigns(p, ref: _traces.TraceInfo, thresholds) -> list[Campaign]:
     """The train/test grid of one trace: the non-FCFS primaries at every
     threshold (one :func:`sweep_cell` per half and pair, over ``threshold``
     and ``week``), and the FCFS primaries once (the threshold changes
@@ -240,12 +241,12 @@ def traintest_campaigns(p, ref: _traces.TraceInfo, thresholds) -> list[campaign.
     others = [x for x in p.policies if x != "FCFS"]
     return [
         # one cell per pair and half runs every threshold (threshold_sweep: the runs share what cannot differ)
-        campaign.Campaign(name, {"half": ["train", "test"], "primary": others, "backfill": list(p.policies)},
-                          {**base, "thresholds": [sim.format_duration(t) for t in thresholds]},
-                          cell="schedlab.studies.thresholds.cells:sweep_cell", metrics=METRICS),
-        campaign.Campaign(name, {"half": ["train", "test"], "primary": ["FCFS"],
-                                 "backfill": list(p.policies)}, {**base, "threshold": None},
-                          metrics=METRICS),
+        Campaign(name, {"half": ["train", "test"], "primary": others, "backfill": list(p.policies)},
+                 {**base, "thresholds": [sim.format_duration(t) for t in thresholds]},
+                 cell="schedlab.studies.thresholds.cells:sweep_cell", metrics=METRICS),
+        Campaign(name, {"half": ["train", "test"], "primary": ["FCFS"],
+                        "backfill": list(p.policies)}, {**base, "threshold": None},
+                 metrics=METRICS),
     ]
 
 
@@ -256,8 +257,8 @@ def thesis_n_weeks(p, ref: _traces.TraceInfo) -> int | None:
 
 
 def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thresholds=None
-                    ) -> campaign.Campaign:
-    return campaign.Campaign(
+                    ) -> Campaign:
+    return Campaign(
         f"thresholds-thesis-{ref.name}",
         {"finish": list(finish or [p.thesis_finish]),
          "threshold": [sim.format_duration(t) for t in (thresholds or p.thesis_thresholds)],
@@ -267,7 +268,7 @@ def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thres
         cell="schedlab.studies.thresholds.cells:thesis_cell", metrics=METRICS)
 
 
-def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[campaign.Campaign], object]) -> None:
+def thesis_checks(p, ref: _traces.TraceInfo, r, run: Callable[[Campaign], object]) -> None:
     """Fill ``r.checks`` (``r``: the trace's ThesisResult; ``run``: runs a
     campaign, the driver's ``ctx.campaign``): the sums of :data:`CHECK_POLICIES` with the
     crossing judged the other ways and with the jobs that overran their

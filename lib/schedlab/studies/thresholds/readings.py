@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...campaigns import campaign
+from ...campaigns.cells import cell
+from ...campaigns.spec import Campaign
 from ...engine import metrics as _metrics
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, durations, one_of, param, text
@@ -50,7 +51,7 @@ class ReadingsInputs(WeeksInputs):
     metrics: tuple | None = param(None, help="the variables to return (None: all)")
 
 
-@campaign.cell("thresholds-thesis-readings", ReadingsInputs)
+@cell("thresholds-thesis-readings", ReadingsInputs)
 def thesis_readings_cell(q: ReadingsInputs) -> dict:
     """Campaign cell: EASY-P-P (``primary`` orders both queues) on the original
     weeks of a trace cut as one reading says (``crossing``, ``align``), at every
@@ -87,11 +88,11 @@ def thesis_readings_cell(q: ReadingsInputs) -> dict:
 
 
 
-def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> campaign.Campaign:
+def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> Campaign:
     """Every reading's weeks (:data:`THESIS_CROSSINGS` x :data:`THESIS_ALIGNS`)
     x both tie orders (:data:`THESIS_TIES`) x the thesis' policies, each cell
     at every thesis threshold (both constants of :data:`THESIS_TAUS` recorded)."""
-    return campaign.Campaign(
+    return Campaign(
         f"thresholds-thesis-readings-{ref.name}",
         {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES),
          "primary": list(p.thesis_policies)},

@@ -260,7 +260,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
             ds = traintest_dataset([ctx.campaign(c) for c in camps], tp.policies, ths)
         consistency = generalisation(ds, "mean", s.seed)
         # -- the other candidates, on the same weeks
-        from ...campaigns import campaign
+        from ...campaigns.spec import Campaign
 
         base = {"trace": traces.text(ref), "overrun": "drop", "weeks": s.weeks, "seed": s.seed}
         others = list(s.extra)
@@ -270,7 +270,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         extra = None
         if others:
             with ctx.timer("other candidates"):
-                extra = ctx.campaign(campaign.Campaign(
+                extra = ctx.campaign(Campaign(
                     f"advise-{_slug(info.name)}", {"half": ["train", "test"], "candidate": others}, base,
                     cell="schedlab.tools.advise.cells:candidate_cell"))
         classes, packed = _classes_campaign(ctx, info, spec, base, s) if s.classification else (None, None)
@@ -286,7 +286,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
                                                  "advise-classes")):
                 if not group:
                     continue
-                det = ctx.campaign(campaign.Campaign(
+                det = ctx.campaign(Campaign(
                     f"{prefix}-{_slug(info.name)}", {"candidate": group}, {**base, **extra_params, "half": "test"},
                     cell="schedlab.tools.advise.cells:candidate_cell"))
                 detail.update({str(c): {k: det[k].sel(candidate=c).values for k in det.data_vars}
@@ -317,7 +317,7 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     campaign and parameters: trained on the weeks before the job's), the
     classes passed to the advisor's cell; None (said) when the log has too
     few weeks."""
-    from ...campaigns import campaign
+    from ...campaigns.spec import Campaign
     from ...workloads import traces
     from ...studies.classification import (MIN_WEEKS, POLICIES, THRESHOLD, campaigns_classify, pack_classes, predictions_from, prepare)
     from ...studies.classification import Params as ClassParams
@@ -340,7 +340,7 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     labels = [f"EASY-{pol}-{pol}/T={sim.format_duration(THRESHOLD)}/classes=learned" for pol in POLICIES]
     packed = pack_classes(small)
     with ctx.timer("small-first"):
-        return ctx.campaign(campaign.Campaign(
+        return ctx.campaign(Campaign(
             f"advise-classes-{_slug(info.name)}", {"half": ["train", "test"], "candidate": labels},
             {**base, "classes": packed}, cell="schedlab.tools.advise.cells:candidate_cell")), packed
 
@@ -349,13 +349,13 @@ def _learn_mixed(ctx, info, base: dict, s: Settings) -> str:
     """The mixed policy learned on the training weeks (thesis §5.5.2's
     w*_train: the lattice point with the lowest mean objective over them,
     the thresholds study's :func:`select`), as a candidate label."""
-    from ...campaigns import campaign
+    from ...campaigns.spec import Campaign
     from ...science import optim
     from ...studies.mixed import THRESHOLD
     from ...studies.thresholds import select
     from .cells import mixed_label
 
-    grid = ctx.campaign(campaign.Campaign(
+    grid = ctx.campaign(Campaign(
         f"advise-mixed-{_slug(info.name)}", {"week": list(range(s.weeks))},
         {**base, "resolution": s.mixed_resolution, "threshold": THRESHOLD},
         cell="schedlab.tools.advise.cells:mixed_grid_cell"))

@@ -1,6 +1,6 @@
 """The advisor's campaign cell: one candidate configuration on the resampled
 weeks of one half of a log (the weeks of the thresholds study's train/test
-protocol, :func:`schedlab.campaigns.campaign.workload_for`), with the waits the
+protocol, :func:`schedlab.campaigns.cells.workload_for`), with the waits the
 summary metrics do not give (the worst 1 %).
 
 A candidate is named by a label, so that it can be a campaign dimension:
@@ -35,7 +35,7 @@ import numpy as np
 
 import functools
 
-from ...campaigns import campaign
+from ...campaigns.cells import TraceInputs, cell, workload_for
 from ...science import optim
 from ...workloads import workload
 from ...engine import metrics, sim
@@ -53,9 +53,9 @@ METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld", "p99_wait", "top1
 class CandidateInputs(CellInputs):
     """The candidate cell's inputs."""
 
-    trace: str = campaign.TraceInputs.field("trace")
+    trace: str = TraceInputs.field("trace")
     overrun: str = param("drop", help="what cleaning does with jobs that overran their request",
-                         check=one_of(*campaign.OVERRUNS))
+                         check=one_of(*workload.OVERRUN_CHOICES))
     weeks: int = param(30, help="resampled weeks", unit="weeks", check=integer(1))
     seed: int = param(0, help="the resampling's seed", check=integer(0))
     half: str = param("test", help="the half of the log resampled", check=one_of("train", "test", "all"))
@@ -229,15 +229,15 @@ def week_metrics(s: sim.Schedule) -> dict[str, float]:
     return out
 
 
-@campaign.cell("advise-candidate", CandidateInputs)
+@cell("advise-candidate", CandidateInputs)
 def candidate_cell(q: CandidateInputs) -> dict:
     """Campaign cell: one candidate (a label, see :func:`parse`) on the
     ``weeks`` resampled weeks (seed ``seed``) of the ``half`` of ``trace``
     -- the thresholds study's weeks, each simulated on its own.  Returns
     :data:`METRICS` over ``week``."""
     c = parse(q["candidate"])
-    sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
-                                    int(q["seed"]), str(q["half"]))
+    sets, m = workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
+                           int(q["seed"]), str(q["half"]))
     out = {k: np.full(len(sets), np.nan) for k in METRICS}
     half = ("train", "test", "all").index(str(q["half"]))
     scales = training_scales(str(q["trace"]), q["overrun"]) if c.kind == "mixed" else None
@@ -263,7 +263,7 @@ def candidate_cell(q: CandidateInputs) -> dict:
 class GridInputs(CellInputs):
     """The mixed-grid cell's inputs."""
 
-    trace: str = campaign.TraceInputs.field("trace")
+    trace: str = TraceInputs.field("trace")
     overrun: str = CandidateInputs.field("overrun")
     weeks: int = CandidateInputs.field("weeks")
     seed: int = CandidateInputs.field("seed")
@@ -278,13 +278,13 @@ GRID_PARAMS = GridInputs.defaults()
 GRID_METRICS = ("avg_wait", "max_wait", "mean_bsld", "mean_ppbsld")
 
 
-@campaign.cell("advise-mixed-grid", GridInputs)
+@cell("advise-mixed-grid", GridInputs)
 def mixed_grid_cell(q: GridInputs) -> dict:
     """Campaign cell: every point of the mixed study's lattice
     (:func:`schedlab.science.optim.l1_lattice` with 3 features, ``resolution``) on
     training week ``week``: :data:`GRID_METRICS` over ``point``."""
-    sets, m = campaign.workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
-                                    int(q["seed"]), "train")
+    sets, m = workload_for(str(q["trace"]), None, q["overrun"], "resample", int(q["weeks"]),
+                           int(q["seed"]), "train")
     jobs = sets[int(q["week"])]
     points = optim.l1_lattice(3, int(q["resolution"]))
     out = {k: np.full(len(points), np.nan) for k in GRID_METRICS}
