@@ -99,13 +99,6 @@ def _check_spec(d: dict, source: str) -> None:
     metrics = d.get("metrics")
     if metrics is not None and (not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics)):
         raise InputError(f"{source}: metrics: expected a list of variable names")
-    if metrics is not None:
-        from .store import VARIABLES
-
-        unknown = [m for m in metrics if m not in VARIABLES]
-        if unknown:
-            raise InputError(f"{source}: metrics: {[m[:60] for m in unknown[:5]]} not declared in "
-                             "schedlab.campaigns.store.VARIABLES")
 
 
 #: Longest campaign name (characters): it names a directory of the cache.
@@ -127,6 +120,7 @@ def check_name(name, source: str = "campaign") -> str:
         raise InputError(f"{source}: campaign name {shown} is not a valid directory name (printable, at most "
                          f"{MAX_NAME} characters, not '.' or '..')")
     return name
+
 
 @dataclass
 class Campaign:
@@ -156,7 +150,14 @@ class Campaign:
                 raise InputError(f"campaign {self.name}: {k!r} is both a dimension and a fixed parameter")
         self.dims = {k: list(v) for k, v in self.dims.items()}
         self.metrics = list(self.metrics) if self.metrics is not None else None
-        resolve_cell(self.cell)  # fail early on a bad cell name
+        resolve_cell(self.cell)  # fail early on a bad cell name (and declare its module's variables)
+        if self.metrics is not None:
+            from .store import VARIABLES
+
+            unknown = [m for m in self.metrics if m not in VARIABLES]
+            if unknown:
+                raise InputError(f"campaign {self.name}: metrics: {[str(m)[:60] for m in unknown[:5]]} not "
+                                 "declared in schedlab.campaigns.store.VARIABLES (nor by the cell's module)")
 
     @classmethod
     def from_dict(cls, d: dict, source: str = "campaign spec") -> "Campaign":

@@ -37,7 +37,8 @@ class Var:
 
 NAN = float("nan")
 
-#: The single table of result variables (CF-style units; "1" = dimensionless).
+#: The result variables (CF-style units; "1" = dimensionless): the engine's metrics here, each study's
+#: own beside its cells (:func:`declare`), so that a study's new variable touches its package only.
 VARIABLES: dict[str, Var] = {
     "avg_wait": Var("mean waiting time (start - submit) of the jobs", "s", "float64", NAN),
     "max_wait": Var("maximum waiting time of the jobs", "s", "float64", NAN),
@@ -53,86 +54,24 @@ VARIABLES: dict[str, Var] = {
     "backfilled": Var("number of jobs started by backfilling", "1", "int64", -1),
     "killed": Var("number of jobs killed at their requested time", "1", "int64", -1),
     "forced": Var("number of jobs started after waiting more than the threshold", "1", "int64", -1),
-    # Study 1 (policies): per-job quantities summarised by the policies cells.
-    "cum_avg_wait": Var("mean waiting time of the jobs finished by the end of each week", "s", "float64", NAN),
-    "cum_mean_bsld": Var("mean bounded slowdown of the jobs finished by the end of each week", "1", "float64", NAN),
-    "cum_mean_ppbsld": Var("mean per-processor bounded slowdown of the jobs finished by the end of each week",
-                           "1", "float64", NAN),
-    "cum_sum_wait": Var("total waiting time of the jobs finished by the end of each week", "s", "float64", NAN),
-    "top_bsld_procs": Var("processors q of the jobs with the highest bounded slowdowns, by decreasing bsld",
-                          "1", "int64", -1),
-    "bsld_class_jobs": Var("number of jobs per bounded-slowdown class: 1, (1, 10), [10, 100), >= 100",
-                           "1", "int64", -1),
-    "premature_jobs": Var("number of premature jobs (requested time >= 100 x runtime)", "1", "int64", -1),
-    "mean_bsld_premature": Var("mean bounded slowdown of the premature jobs", "1", "float64", NAN),
-    "mean_bsld_standard": Var("mean bounded slowdown of the standard (non-premature) jobs", "1", "float64", NAN),
-    # Study 3 (mixed policies): black-box searches of the mixed-policy weights.
-    "weights": Var("weights of the mixed linear policy on its features (q, p~, r, p~/q, x, p~q), ||w||_1 = 1",
-                   "1", "float64", NAN),
-    "evaluations": Var("number of objective evaluations (simulations) an optimisation used", "1", "int64", -1),
-    "optimisation_time": Var("wall time of one optimisation", "s", "float64", NAN),
-    "best_so_far": Var("lowest objective value found after each evaluation of an optimisation",
-                       "1", "float64", NAN),
-    # Study 7 (online policy selection, online-bandit §5-6).
-    "policy_chosen": Var("index, in the study's list of queue policies, of the policy in force during each day",
-                         "1", "int64", -1),
-    "explorations": Var("number of periods in which the epsilon-greedy bandit chose a policy at random",
-                        "1", "int64", -1),
     "compute_time": Var("CPU time (of the worker process) spent computing one campaign cell", "s", "float64", NAN),
-    # Study 6 (runtime prediction, gaussier2015): quality of the scheduler's runtime estimates.
-    "mae": Var("mean absolute error |e - d| of the runtime estimates at submission (d: duration run)",
-               "s", "float64", NAN),
-    "mean_eloss": Var("mean E-Loss of the runtime estimates at submission (gaussier2015 Eq. 3: "
-                      "log(q p) (e - p)^2 if e >= p, log(q p) (p - e) otherwise; e, p in s)",
-                      "1", "float64", NAN),
-    "underpredicted": Var("share of the jobs whose runtime estimate at submission is below their duration",
-                          "1", "float64", NAN),
-    "error_quantiles": Var("quantiles of the runtime estimate error e - d over the jobs (at the quantile levels)",
-                           "s", "float64", NAN),
-    "predicted_quantiles": Var("quantiles of the runtime estimates at submission over the jobs",
-                               "s", "float64", NAN),
-    "simulation_time": Var("wall time of one simulation (C core and estimator callbacks)", "s", "float64", NAN),
-    # Study 4 (classification): weekly small/large classifier and small-first scheduling.
-    "divider": Var("job-size divider of the week: median runtime of the jobs known at its start", "s",
-                   "float64", NAN),
-    "train_jobs": Var("number of jobs the weekly classifier was trained on", "1", "int64", -1),
-    "train_small": Var("number of small jobs among the weekly classifier's training jobs", "1", "int64", -1),
-    "week_jobs": Var("number of jobs submitted in the week", "1", "int64", -1),
-    "confusion": Var("classification outcome counts: true small, false small, true large, false large",
-                     "1", "int64", -1),
-    "feature_importance": Var("Gini importance of each feature in the weekly random forest (sum 1)", "1",
-                              "float64", NAN),
-    "predicted_small": Var("predicted class of each job of the week, in submit order (1 small, 0 large; "
-                           "-1 past the week's jobs)", "1", "int64", -1),
-    "sum_bsld": Var("total bounded slowdown of the jobs (tau = 10 s)", "1", "float64", NAN),
-    "mean_bsld_small": Var("mean bounded slowdown of the truly small jobs", "1", "float64", NAN),
-    "mean_bsld_large": Var("mean bounded slowdown of the truly large jobs", "1", "float64", NAN),
-    "cum_sum_bsld": Var("total bounded slowdown of the jobs finished by the end of each week", "1", "float64", NAN),
-    "month_mean_bsld": Var("mean bounded slowdown of the jobs submitted in each month", "1", "float64", NAN),
     "requeued": Var("number of jobs killed at the divider while running as small and requeued as large", "1",
                     "int64", -1),
-    "requeued_true_small": Var("number of requeued jobs that were small by their week's divider", "1",
-                               "int64", -1),
-    # Study 8 (self-adaptive multiple-queue backfilling, lawson2005).
-    "mean_slowdown_ratio": Var("mean over the jobs of lawson2005's slowdown ratio R = (s_1 - s_m) / min(s_1, s_m) "
-                               "against single-queue EASY-FCFS-FCFS, s = 1 + wait / max(10 s, runtime); R > 0: "
-                               "better (jobs < 10 s that requested > 60 s ignored)", "1", "float64", NAN),
-    "weekly_slowdown_ratio": Var("mean slowdown ratio R of the jobs submitted in each week", "1", "float64", NAN),
-    "ratio_jobs": Var("number of jobs the slowdown ratio R is averaged over", "1", "int64", -1),
-    "mean_lawson_slowdown": Var("mean bounded slowdown 1 + wait / max(10 s, runtime) (lawson2005 §2.2)",
-                                "1", "float64", NAN),
-    "baseline_mean_lawson_slowdown": Var("mean bounded slowdown 1 + wait / max(10 s, runtime) of single-queue "
-                                         "EASY-FCFS-FCFS with the same estimates", "1", "float64", NAN),
-    "borrowed_jobs": Var("number of jobs started on processors lent by other partitions", "1", "int64", -1),
-    "online_tests": Var("number of online-simulation tests (weeks whose trigger exceeded the threshold T)",
-                        "1", "int64", -1),
-    "partition_changes": Var("number of tests that changed the number of partitions P", "1", "int64", -1),
-    "changes_to": Var("number of changes of the number of partitions to each P", "1", "int64", -1),
-    "weekly_partitions": Var("number of partitions P in force during each week", "1", "int64", -1),
-    "weekly_tests": Var("1 if an online-simulation test ran at the start of the week, else 0", "1", "int64", -1),
-    "online_time": Var("wall time of one online-simulation run (the real system and every test)",
-                       "s", "float64", NAN),
 }
+
+
+def declare(owner: str, variables: dict[str, Var]) -> None:
+    """Add ``owner``'s variables (a cells module's ``__name__``) to
+    :data:`VARIABLES` when it is imported.  A name declared twice must mean
+    the same variable (a re-import), else :class:`~schedlab.errors.SchedlabError`."""
+    from ..errors import SchedlabError
+
+    for name, var in variables.items():
+        old = VARIABLES.get(name)
+        if old is not None and old != var:
+            raise SchedlabError(f"{owner}: campaign variable {name!r} is already declared as {old}")
+        VARIABLES[name] = var
+
 
 #: Attributes of the coordinates campaigns commonly sweep.
 COORDS: dict[str, dict[str, str]] = {

@@ -14,12 +14,21 @@ from typing import Sequence
 
 import numpy as np
 
+from ..campaigns import store
 from ..campaigns.cells import TraceInputs, cell
 from ..campaigns.spec import Campaign
 from ..workloads import workload
 from ..engine import metrics, sim
 from ..workloads import traces as _traces
 from ..declared import REQUIRED, CellInputs, duration, integer, param, text
+
+
+#: The campaign variables online-bandit's cells record (policies and selection studies;
+#: :func:`schedlab.campaigns.store.declare`).
+store.declare(__name__, {
+    "cum_sum_wait": store.Var("total waiting time of the jobs finished by the end of each week",
+                              "s", "float64", store.NAN),
+})
 
 WEEK = workload.WEEK
 #: The 12 policies of online-bandit §4.1, in the order used for indices and ties.

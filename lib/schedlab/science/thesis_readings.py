@@ -46,11 +46,9 @@ THESIS_TIES = ("oldest", "newest")
 THESIS_TEXT_READING = (10, "recorded", "first")
 #: the campaign variable (:data:`schedlab.campaigns.store.VARIABLES`) of the mean bsld under each constant
 BSLD_VARIABLE = {10: "mean_bsld", 60: "mean_bsld_tau60"}
-# Declared here, beside its only producers (the readings cells), rather than in
-# store.py: every campaign cell's cache key follows store.py's code, so an edit
-# there would recompute every cached cell of every study.
-store.VARIABLES.setdefault("mean_bsld_tau60", store.Var(
-    "mean bounded slowdown (tau = 60 s, as freuk/ocst statistics.ml)", "1", "float64", float("nan")))
+# Declared here, beside its only producers (the readings cells), as every study's own variables are.
+store.declare(__name__, {"mean_bsld_tau60": store.Var(
+    "mean bounded slowdown (tau = 60 s, as freuk/ocst statistics.ml)", "1", "float64", store.NAN)})
 _CROSSING_TEXT = {"recorded": "jobs crossing their week's end judged by the log's finish",
                   "run": "jobs crossing their week's end judged by r + p",
                   "req": "jobs crossing their week's end judged by r + p~",

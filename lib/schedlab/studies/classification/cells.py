@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ...campaigns import store
 from ...campaigns.cells import TraceInputs, cell
 from ...campaigns.spec import Campaign
 from ...workloads import workload
@@ -21,6 +22,32 @@ from ...engine import metrics, sim
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, duration, integer, param, text
 from ...errors import InputError
+
+
+#: The campaign variables the classification study's cells record (:func:`schedlab.campaigns.store.declare`).
+store.declare(__name__, {
+    "divider": store.Var("job-size divider of the week: median runtime of the jobs known at its start",
+                         "s", "float64", store.NAN),
+    "train_jobs": store.Var("number of jobs the weekly classifier was trained on", "1", "int64", -1),
+    "train_small": store.Var("number of small jobs among the weekly classifier's training jobs", "1", "int64", -1),
+    "week_jobs": store.Var("number of jobs submitted in the week", "1", "int64", -1),
+    "confusion": store.Var("classification outcome counts: true small, false small, true large, false large",
+                           "1", "int64", -1),
+    "feature_importance": store.Var("Gini importance of each feature in the weekly random forest (sum 1)",
+                                    "1", "float64", store.NAN),
+    "predicted_small": store.Var("predicted class of each job of the week, in submit order (1 small, 0 large; -1 past "
+                                 "the week's jobs)",
+                                 "1", "int64", -1),
+    "sum_bsld": store.Var("total bounded slowdown of the jobs (tau = 10 s)", "1", "float64", store.NAN),
+    "mean_bsld_small": store.Var("mean bounded slowdown of the truly small jobs", "1", "float64", store.NAN),
+    "mean_bsld_large": store.Var("mean bounded slowdown of the truly large jobs", "1", "float64", store.NAN),
+    "cum_sum_bsld": store.Var("total bounded slowdown of the jobs finished by the end of each week",
+                              "1", "float64", store.NAN),
+    "month_mean_bsld": store.Var("mean bounded slowdown of the jobs submitted in each month",
+                                 "1", "float64", store.NAN),
+    "requeued_true_small": store.Var("number of requeued jobs that were small by their week's divider",
+                                     "1", "int64", -1),
+})
 
 # The constants the cells need live here, not in params.py: the cells then
 # import nothing of the study's parameters or of the driver, so their cache

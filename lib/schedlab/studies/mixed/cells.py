@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...campaigns import store
 from ...campaigns.cells import TraceInputs, cell
 from ...campaigns.spec import Campaign
 from ...engine import metrics, sim
@@ -21,6 +22,17 @@ from ...workloads import traces as _traces
 from ...declared import REQUIRED, CellInputs, duration, integer, number, one_of, param
 from ...errors import InputError
 from ...engine.sim import Jobs
+
+
+#: The campaign variables the mixed study's cells record (:func:`schedlab.campaigns.store.declare`).
+store.declare(__name__, {
+    "weights": store.Var("weights of the mixed linear policy on its features (q, p~, r, p~/q, x, p~q), ||w||_1 = 1",
+                         "1", "float64", store.NAN),
+    "evaluations": store.Var("number of objective evaluations (simulations) an optimisation used", "1", "int64", -1),
+    "optimisation_time": store.Var("wall time of one optimisation", "s", "float64", store.NAN),
+    "best_so_far": store.Var("lowest objective value found after each evaluation of an optimisation",
+                             "1", "float64", store.NAN),
+})
 
 # The constants the cells need live here, not in params.py: the cells then
 # import nothing of the study's parameters or of the driver, so their cache

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ...campaigns import store
 from ...campaigns.cells import TraceInputs, cell
 from ...campaigns.spec import Campaign
 from ...workloads import workload
@@ -21,6 +22,33 @@ from ... import validators
 from ...declared import CellInputs, integer, number, one_of, param
 from ...errors import InputError
 from ...engine.sim import Jobs, Simulation, simulate
+
+
+#: The campaign variables the multiqueue study's cells record (:func:`schedlab.campaigns.store.declare`).
+store.declare(__name__, {
+    "mean_slowdown_ratio": store.Var("mean over the jobs of lawson2005's slowdown ratio R = (s_1 - s_m) / min(s_1, "
+                                     "s_m) against single-queue EASY-FCFS-FCFS, s = 1 + wait / max(10 s, runtime); R "
+                                     "> 0: better (jobs < 10 s that requested > 60 s ignored)",
+                                     "1", "float64", store.NAN),
+    "weekly_slowdown_ratio": store.Var("mean slowdown ratio R of the jobs submitted in each week",
+                                       "1", "float64", store.NAN),
+    "ratio_jobs": store.Var("number of jobs the slowdown ratio R is averaged over", "1", "int64", -1),
+    "mean_lawson_slowdown": store.Var("mean bounded slowdown 1 + wait / max(10 s, runtime) (lawson2005 §2.2)",
+                                      "1", "float64", store.NAN),
+    "baseline_mean_lawson_slowdown": store.Var("mean bounded slowdown 1 + wait / max(10 s, runtime) of single-queue "
+                                               "EASY-FCFS-FCFS with the same estimates",
+                                               "1", "float64", store.NAN),
+    "borrowed_jobs": store.Var("number of jobs started on processors lent by other partitions", "1", "int64", -1),
+    "online_tests": store.Var("number of online-simulation tests (weeks whose trigger exceeded the threshold T)",
+                              "1", "int64", -1),
+    "partition_changes": store.Var("number of tests that changed the number of partitions P", "1", "int64", -1),
+    "changes_to": store.Var("number of changes of the number of partitions to each P", "1", "int64", -1),
+    "weekly_partitions": store.Var("number of partitions P in force during each week", "1", "int64", -1),
+    "weekly_tests": store.Var("1 if an online-simulation test ran at the start of the week, else 0",
+                              "1", "int64", -1),
+    "online_time": store.Var("wall time of one online-simulation run (the real system and every test)",
+                             "s", "float64", store.NAN),
+})
 
 WEEK = workload.WEEK
 #: Online candidates 1..PMAX partitions, and the fixed P of Figs. 4-5 (lawson2005).

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ...campaigns import store
 from ...campaigns.cells import SimulateInputs, TraceInputs, cell, simulate_cell
 from ...engine import metrics, sim
 from ...workloads import workload
@@ -21,6 +22,25 @@ from ...declared import REQUIRED, duration, flag, integer, one_of, param, text
 from ...errors import InputError
 from ...engine.metrics import PREMATURE_FACTOR, premature
 from ...science import online_bandit
+
+
+#: The campaign variables the policies study's cells record (:func:`schedlab.campaigns.store.declare`).
+store.declare(__name__, {
+    "cum_avg_wait": store.Var("mean waiting time of the jobs finished by the end of each week",
+                              "s", "float64", store.NAN),
+    "cum_mean_bsld": store.Var("mean bounded slowdown of the jobs finished by the end of each week",
+                               "1", "float64", store.NAN),
+    "cum_mean_ppbsld": store.Var("mean per-processor bounded slowdown of the jobs finished by the end of each week",
+                                 "1", "float64", store.NAN),
+    "top_bsld_procs": store.Var("processors q of the jobs with the highest bounded slowdowns, by decreasing bsld",
+                                "1", "int64", -1),
+    "bsld_class_jobs": store.Var("number of jobs per bounded-slowdown class: 1, (1, 10), [10, 100), >= 100",
+                                 "1", "int64", -1),
+    "premature_jobs": store.Var("number of premature jobs (requested time >= 100 x runtime)", "1", "int64", -1),
+    "mean_bsld_premature": store.Var("mean bounded slowdown of the premature jobs", "1", "float64", store.NAN),
+    "mean_bsld_standard": store.Var("mean bounded slowdown of the standard (non-premature) jobs",
+                                    "1", "float64", store.NAN),
+})
 
 # The choices the cells read, written once here: the cells import none of the
 # study's parameters, tables or figures, so their cache keys follow this code only.

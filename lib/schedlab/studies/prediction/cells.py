@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...campaigns import store
 from ...campaigns.cells import TraceInputs, cell
 from ...campaigns.spec import Campaign
 from ...workloads import workload
@@ -20,6 +21,25 @@ from ...engine import metrics, prediction, sim
 from ...workloads import traces as _traces
 from ...declared import CellInputs, integer, number, one_of, param, text
 from ...errors import InputError
+
+
+#: The campaign variables the prediction study's cells record (:func:`schedlab.campaigns.store.declare`).
+store.declare(__name__, {
+    "mae": store.Var("mean absolute error |e - d| of the runtime estimates at submission (d: duration run)",
+                     "s", "float64", store.NAN),
+    "mean_eloss": store.Var("mean E-Loss of the runtime estimates at submission (gaussier2015 Eq. 3: log(q p) (e - "
+                            "p)^2 if e >= p, log(q p) (p - e) otherwise; e, p in s)",
+                            "1", "float64", store.NAN),
+    "underpredicted": store.Var("share of the jobs whose runtime estimate at submission is below their duration",
+                                "1", "float64", store.NAN),
+    "error_quantiles": store.Var("quantiles of the runtime estimate error e - d over the jobs (at the quantile "
+                                 "levels)",
+                                 "s", "float64", store.NAN),
+    "predicted_quantiles": store.Var("quantiles of the runtime estimates at submission over the jobs",
+                                     "s", "float64", store.NAN),
+    "simulation_time": store.Var("wall time of one simulation (C core and estimator callbacks)",
+                                 "s", "float64", store.NAN),
+})
 
 WEEK = workload.WEEK
 #: Quantile levels of the prediction errors and predicted values stored per cell.

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ...campaigns import store
 from ...campaigns.cells import cell
 from ...campaigns.spec import Campaign
 from ...workloads import workload
@@ -23,6 +24,15 @@ from ...declared import REQUIRED, number, one_of, param
 from ...errors import InputError
 # online-bandit §6.1.4's fixed-policy runs, shared with the policies study (its Table 2)
 from ...science.online_bandit import ResampleInputs, easy, fixed_campaign, outputs, resampled
+
+
+#: The campaign variables the selection study's cells record (:func:`schedlab.campaigns.store.declare`).
+store.declare(__name__, {
+    "policy_chosen": store.Var("index, in the study's list of queue policies, of the policy in force during each day",
+                               "1", "int64", -1),
+    "explorations": store.Var("number of periods in which the epsilon-greedy bandit chose a policy at random",
+                              "1", "int64", -1),
+})
 
 DAY = workload.DAY
 WEEK = workload.WEEK
