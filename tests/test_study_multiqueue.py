@@ -247,3 +247,20 @@ def test_notebook_runs_on_a_generated_trace(tmp_path):
     assert ds.weekly_partitions.dtype == np.int64
     shown = shown_markdown(executed)
     assert "lawson2005 Table 3" in shown and "| gen |" in shown
+
+
+def test_a_fixed_partition_row_without_readings_says_why_none_applies():
+    """A compared row on runs with a fixed number of partitions that no
+    reading changes (the replay readings change only online simulations) says
+    so instead of a bare 'unexplained' (DESIGN §10); a row with readings, or
+    one not compared, keeps its explanation."""
+    from schedlab.protocol.scorecard import Reading, Row, bare
+    from schedlab.studies.multiqueue.scorecard import _kw_fixed
+
+    kw = dict(comparable=True, explanation="unexplained")
+    row = Row("lawson2005 §2.3", "claim: x", "SDSC-SP2", "R", "> 0", -0.86, rule="claim", holds=False,
+              **_kw_fixed(kw, True, ()))
+    assert row.verdict == "not reproduced" and not bare([row])
+    assert "fixed number of partitions" in row.full_explanation()
+    assert _kw_fixed(kw, True, [Reading("queued", "t", 1.0)]) is kw
+    assert _kw_fixed(kw, False, ()) is kw

@@ -290,3 +290,17 @@ def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
     assert ds.error_quantiles.sizes["quantile"] == study.N_LEVELS
     shown = shown_markdown(executed)
     assert "gaussier2015 Table 7" in shown and "| tinyA |" in shown
+
+
+def test_a_log_whose_span_differs_from_the_papers_says_so():
+    """A whole log simulated over another span than gaussier2015 Table 4's
+    (CEA-Curie: 8.3 months in the bundled log, 3 in the paper) explains its
+    rows' misses by that, measured; a span within a month, or unknown, does not."""
+    from schedlab.studies.prediction.scorecard import span_differs
+
+    why = span_differs({"trace": "CEA-Curie", "months": 8.34})
+    assert "8.3 months" in why and "the paper's 3" in why
+    assert span_differs({"trace": "CEA-Curie", "months": 3.4}) == ""
+    assert span_differs({"trace": "CEA-Curie", "months": float("nan")}) == ""
+    assert span_differs({"trace": "no-such-log", "months": 8.0}) == ""
+    assert span_differs(None) == ""

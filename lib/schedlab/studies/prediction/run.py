@@ -73,4 +73,4 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         "engines_identical": f"C and Python estimators give the same cells: {nums['engines_identical']}",
     }
     return {"numbers": doc, "findings": findings, "dataset": ds, "timing_dataset": timing, "tables": tables,
-            "figures": figures, "selection": sel, "selected_all_logs": overall, "scorecard": scorecard_rows(ds, sel, p, corr, tables["table8"])}
+            "figures": figures, "selection": sel, "selected_all_logs": overall, "scorecard": scorecard_rows(ds, sel, p, corr, tables["table8"], logs)}

@@ -105,11 +105,31 @@ def _learning_readings(ds, trace: str, key: str) -> list[Reading]:
     return out
 
 
-def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
+def span_differs(log: dict | None) -> str:
+    """Why a whole log's values can differ from the paper's when its span does
+    (gaussier2015 Table 4's months against the first to last submission of the
+    log simulated, ``log`` a row of :func:`.tables.table4`'s input): "" when
+    the spans agree within a month or either is unknown."""
+    pub = PUBLISHED["table4"].get(log["trace"]) if log else None
+    months = log.get("months") if log else None
+    if not pub or pub[3] is None or months is None or not np.isfinite(months) or abs(months - pub[3]) <= 1:
+        return ""
+    return (f"the log simulated spans {months:.1f} months, the paper's {pub[3]:g} (gaussier2015 Table 4; the "
+            "traces study's Table 3 row): not the workload the paper simulated, so its load and waits differ; "
+            "no reading of this study changes the log")
+
+
+def rows(ds, sel, p, corr=None, t8=None, logs=()) -> list[Row]:
     whole = p.weeks is None and p.skip_weeks == 0 and p.max_jobs is None
     why = "" if whole else ("this run simulates a window of each log (quick profile), the paper whole logs: "
                             "shown, not compared")
     kw = dict(comparable=whole, explanation=why or "unexplained")
+    span = {str(r["trace"]): span_differs(r) for r in logs}
+
+    def kt(t: str) -> dict:
+        """``kw`` for a row of one log: its span's reason when that differs from the paper's."""
+        return dict(kw, explanation=span[t]) if whole and span.get(t) else kw
+
     out: list[Row] = []
     traces = [str(t) for t in ds.trace.values]
     vals = {t: table6_values(ds, t) for t in traces}
@@ -117,17 +137,18 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
         pub = PUBLISHED["table1"].get(t)
         if pub:
             v = vals[t]
-            out += [Row(f"{PAPER} §6.1", "Table 1", t, "AVEbsld EASY", pub[0], v["EASY"], **kw),
-                    Row(f"{PAPER} §6.1", "Table 1", t, "AVEbsld EASY-Clairvoyant", pub[1], v["clairvoyant FCFS"], **kw),
+            out += [Row(f"{PAPER} §6.1", "Table 1", t, "AVEbsld EASY", pub[0], v["EASY"], **kt(t)),
+                    Row(f"{PAPER} §6.1", "Table 1", t, "AVEbsld EASY-Clairvoyant", pub[1], v["clairvoyant FCFS"],
+                        **kt(t)),
                     Row(f"{PAPER} §6.1", "Table 1", t, "AVEbsld decrease, clairvoyant vs EASY (%)", pub[2],
-                        _red(v["clairvoyant FCFS"], v["EASY"]), baseline=0.0, **kw)]
+                        _red(v["clairvoyant FCFS"], v["EASY"]), baseline=0.0, **kt(t))]
         pub6 = PUBLISHED["table6"].get(t)
         if pub6:
             for i, key in enumerate(T6_ROWS):
                 if key not in ("EASY", "clairvoyant FCFS") and np.isfinite(vals[t][key]):   # those: Table 1
-                    k = dict(kw)
+                    k = dict(kt(t))
                     if key == "EASY++":
-                        k["explanation"] = easypp_why(ds, t, pub6[i], kw["explanation"])
+                        k["explanation"] = easypp_why(ds, t, pub6[i], kt(t)["explanation"])
                         req = _easypp(ds, t, EASYPP_OTHER[0])
                         k.update(reading=EASYPP_READING,
                                  readings=[Reading(*EASYPP_OTHER, req)] if np.isfinite(req) else [])
@@ -176,7 +197,7 @@ def rows(ds, sel, p, corr=None, t8=None) -> list[Row]:
                     Row(f"{PAPER} §6.3.4", "Table 7", t, "EASY++ reduction vs EASY (%)", pub7[4],
                         _red(s.easypp, s.easy), baseline=0.0, reading=EASYPP_READING,
                         readings=([Reading(*EASYPP_OTHER, _red(_easypp(ds, t, EASYPP_OTHER[0]), s.easy))]
-                                  if np.isfinite(_easypp(ds, t, EASYPP_OTHER[0])) else []), **kw)]
+                                  if np.isfinite(_easypp(ds, t, EASYPP_OTHER[0])) else []), **kt(t))]
     common = [t for t in by if t in PUBLISHED["table7"]]
     if common:
         red_easy = float(np.mean([_red(by[t].value, by[t].easy) for t in common]))
