@@ -94,8 +94,9 @@ class Outputs:
         import fnmatch
 
         for name in self.feeds:
-            if not any(fnmatch.fnmatchcase(t, name) if "*" in name else self.declares("tables", name)
-                       for t in self.tables):
+            declared = (any(fnmatch.fnmatchcase(t, name) for t in self.tables) if "*" in name
+                        else self.declares("tables", name))
+            if not declared:
                 raise SchedlabError(f"Outputs: feeds names table {name!r}, which the study does not declare")
 
     def patterns(self, kind: str) -> tuple[str, ...]:
