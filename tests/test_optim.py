@@ -187,3 +187,40 @@ def test_minimise_l1_random_baseline_uses_the_whole_budget():
     assert r.evaluations == 50 and r.f == -1.0        # the vertex -e_0 is evaluated first
     with pytest.raises(InputError, match="method"):
         optim.minimise_l1(lambda w: 0.0, 3, "anneal", 50)
+
+
+def _steps(w):
+    """A piecewise-constant objective, like a schedule's (many plateaus)."""
+    return float(np.floor(7.0 * np.dot(w, [0.9, -0.4, 0.25])) + np.floor(5.0 * w[1] * w[2]))
+
+
+@pytest.mark.parametrize("method", ["xnes", "cma", "random"])
+def test_minimise_l1_with_f_many_is_the_same_search(method):
+    """Values handed over together (f_many: the mixed study's many weight
+    vectors in one simulation) give the very search f gives alone: the same
+    points in the same order, the same history and result; f itself is then
+    called for none of the points f_many answered."""
+    calls = {"f": 0, "many": 0, "points": 0}
+
+    def f(w):
+        calls["f"] += 1
+        return _steps(w)
+
+    def f_many(W):
+        calls["many"] += 1
+        calls["points"] += len(W)
+        return [_steps(w) for w in W]
+
+    alone = optim.minimise_l1(_steps, 3, method, 400, seed=3, patience=4)
+    together = optim.minimise_l1(f, 3, method, 400, seed=3, patience=4, f_many=f_many)
+    assert together.evaluations == alone.evaluations and together.f == alone.f
+    np.testing.assert_array_equal(together.x, alone.x)
+    np.testing.assert_array_equal(together.history, alone.history)
+    assert [r["evaluations"] for r in together.info["runs"]] == [r["evaluations"] for r in alone.info["runs"]]
+    assert calls["f"] == 0 and calls["points"] == together.evaluations
+    assert calls["many"] >= (2 if method == "random" else 3)      # vertices, then points or generations
+
+    # values handed over in the wrong order are used as given: the search changes
+    shuffled = optim.minimise_l1(_steps, 3, method, 400, seed=3, patience=4,
+                                 f_many=lambda W: [_steps(w) for w in W][::-1])
+    assert not np.array_equal(shuffled.history, alone.history)

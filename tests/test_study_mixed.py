@@ -450,3 +450,21 @@ def test_the_w_star_claims_carry_readings_of_their_wording(tiny):
     sums = lr.sums()
     plain = sorted((k for k in sums if k not in ("w*", "w_greedy")), key=lambda k: sums[k][1])
     assert rank.readings[0].ours == f"{plain.index('w*_train') + 1} of {len(plain)}"
+
+
+@pytest.mark.parametrize("optimiser", ["xnes3", "cma3", "random3"])
+def test_search_hands_generations_to_the_grid_path_bit_for_bit(optimiser, monkeypatch):
+    """The search cell hands each generation (and the vertices, the random
+    points) to grid_bsld at once: the same search, value for value, as
+    Period.bsld one point at a time (optim.minimise_l1 without f_many)."""
+    jobs, m = generated_week()
+    common = dict(trace="x", unit=1, optimiser=optimiser, budget=120, threshold=20000)
+    setup = (jobs, m, sim.default_scales(jobs), 20000, "same")
+    monkeypatch.setattr(cells, "_cell_setup", lambda q, kind: setup)
+    together = cells.search_cell(cells.SearchInputs(**common))
+    alone_optim = optim.minimise_l1
+    monkeypatch.setattr(optim, "minimise_l1", lambda *a, f_many=None, **k: alone_optim(*a, **k))
+    alone = cells.search_cell(cells.SearchInputs(**common))
+    for key in ("mean_bsld", "weights", "evaluations", "best_so_far"):
+        assert np.asarray(together[key][1]).tobytes() == np.asarray(alone[key][1]).tobytes(), key
+    assert together["evaluations"][1] == 120 or optimiser != "random3"

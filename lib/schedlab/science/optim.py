@@ -207,7 +207,8 @@ def _expm_sym(a: np.ndarray) -> np.ndarray:
 
 
 def xnes(f: Callable[[np.ndarray], float], x0, sigma0: float, budget: int, seed=0,
-         popsize: int | None = None, patience: int | None = None, tol_sigma: float = 0.0) -> Result:
+         popsize: int | None = None, patience: int | None = None, tol_sigma: float = 0.0,
+         ahead: Callable[[np.ndarray], None] | None = None) -> Result:
     """Minimise ``f`` from ``x0`` with step size ``sigma0`` by xNES for at
     most ``budget`` evaluations (whole generations).  It stops earlier when
     the best value has not improved for ``patience`` generations, or when
@@ -219,6 +220,10 @@ def xnes(f: Callable[[np.ndarray], float], x0, sigma0: float, budget: int, seed=
     G_delta = sum u_k s_k, G_M = sum u_k (s_k s_k^T - I), G_sigma =
     tr(G_M) / d, G_B = G_M - G_sigma I; then mu += eta_mu sigma B G_delta,
     sigma *= exp(eta_sigma / 2 G_sigma), B = B expm(eta_B / 2 G_B).
+
+    ``ahead``, if given, is shown each generation's points before ``f``
+    evaluates them one by one (:func:`minimise_l1` computes their values
+    together there); it changes nothing else.
     """
     x0 = np.asarray(x0, dtype=float).ravel()
     d = x0.size
@@ -248,6 +253,8 @@ def xnes(f: Callable[[np.ndarray], float], x0, sigma0: float, budget: int, seed=
         before = count.best_f
         s = rng.standard_normal((lam, d))
         z = mu + sigma * s @ B.T
+        if ahead is not None:
+            ahead(z)
         fz = np.array([count(zk) for zk in z])
         order = np.argsort(fz, kind="stable")
         s = s[order]
@@ -268,12 +275,14 @@ def xnes(f: Callable[[np.ndarray], float], x0, sigma0: float, budget: int, seed=
 # ------------------------------------------------------------------- CMA-ES --
 
 def cmaes(f: Callable[[np.ndarray], float], x0, sigma0: float, budget: int, seed=0,
-          popsize: int | None = None, patience: int | None = None) -> Result:
+          popsize: int | None = None, patience: int | None = None,
+          ahead: Callable[[np.ndarray], None] | None = None) -> Result:
     """Minimise ``f`` from ``x0`` with step size ``sigma0`` by CMA-ES (the
     ``cma`` library, default parameters) for at most ``budget`` evaluations
     (whole generations).  It stops earlier when one of ``cma``'s own
     stopping rules fires (e.g. flat fitness, tiny step size) or when the
-    best value has not improved for ``patience`` generations."""
+    best value has not improved for ``patience`` generations.  ``ahead``:
+    as in :func:`xnes`."""
     import cma
 
     x0 = np.asarray(x0, dtype=float).ravel()
@@ -301,6 +310,8 @@ def cmaes(f: Callable[[np.ndarray], float], x0, sigma0: float, budget: int, seed
             break
         before = count.best_f
         xs = es.ask()
+        if ahead is not None:
+            ahead(np.asarray(xs, dtype=float))
         es.tell(xs, [count(x) for x in xs])
         since = 0 if _improved(count.best_f, before) else since + 1
     if count.best_x is None:
@@ -312,7 +323,8 @@ def cmaes(f: Callable[[np.ndarray], float], x0, sigma0: float, budget: int, seed
 
 def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", budget: int = 300,
                 seed=0, sigma0: float = 0.5, penalty: float = 0.01, patience: int | None = 8,
-                restarts: bool = True, start: Sequence[float] | None = None) -> Result:
+                restarts: bool = True, start: Sequence[float] | None = None,
+                f_many: Callable[[np.ndarray], Sequence[float]] | None = None) -> Result:
     """Minimise ``f(w)`` over ||w||_1 = 1 (``f`` takes a d-vector on the sphere).
 
     Unless ``start`` is given, the 2d vertices are evaluated first and the
@@ -331,6 +343,13 @@ def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", 
     Returns the best point *on the sphere* and its value of
     ``f`` (no penalty); ``history`` counts every evaluation, vertices
     included; ``info["runs"]`` the runs made.
+
+    ``f_many(W)``, if given, must return ``[f(w) for w in W]`` (the same
+    floats): the points of a step that are known together (the vertices,
+    the random points, a generation) are then handed to it at once, and the
+    search takes their values from it in its usual order, one by one.  The
+    result is the same with or without it; only the time differs (the mixed
+    study evaluates many weight vectors in one simulation).
     """
     d = _dim(d)
     budget = _budget(budget)
@@ -345,9 +364,26 @@ def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", 
     t0 = time.perf_counter()
     raw: list[float] = []
     best = {"f": math.inf, "w": None}
+    known: dict[bytes, float] = {}      # f_many's values, by the point's bytes, until used
+
+    def ahead(points) -> None:
+        """f_many's values of the points (on the sphere) about to be evaluated."""
+        points = [w for w in points if w is not None]
+        if f_many is None or not points:
+            return
+        for w, v in zip(points, f_many(np.asarray(points, dtype=float))):
+            known[w.tobytes()] = v
+
+    def sphere(v: np.ndarray) -> np.ndarray | None:
+        """The point of the sphere that ``objective`` evaluates for v (None: none)."""
+        norm = float(np.abs(v).sum())
+        if not norm > 1e-12 or not math.isfinite(norm):
+            return None
+        return v / norm
 
     def on_sphere(w: np.ndarray) -> float:
-        v = float(f(w))
+        v = known.pop(w.tobytes(), None)
+        v = float(f(w)) if v is None else float(v)
         if math.isnan(v):
             v = math.inf
         raw.append(v)
@@ -357,6 +393,7 @@ def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", 
 
     if start is None:
         verts = vertices(d)
+        ahead(list(verts[:budget]))
         values = [on_sphere(w) for w in verts[:budget]]
         x0 = verts[int(np.argmin(values))]
     else:
@@ -368,17 +405,23 @@ def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", 
     lam = penalty * abs(best["f"]) if math.isfinite(best["f"]) and best["f"] != 0 else penalty
 
     def objective(v: np.ndarray) -> float:
-        norm = float(np.abs(v).sum())
-        if not norm > 1e-12 or not math.isfinite(norm):
+        w = sphere(v)
+        if w is None:
             return math.inf
-        return on_sphere(v / norm) + lam * (norm + 1.0 / norm)
+        norm = float(np.abs(v).sum())
+        return on_sphere(w) + lam * (norm + 1.0 / norm)
+
+    def ahead_of(z: np.ndarray) -> None:
+        ahead([sphere(np.asarray(v, dtype=float)) for v in z])
 
     rng = np.random.default_rng(seed)
     default_popsize = xnes_defaults(d)["popsize"]          # also cma's default, 4 + floor(3 ln d)
     popsize = default_popsize if method == "xnes" else None
     runs: list[dict] = []
     if method == "random":
-        for w in uniform_l1(rng, d, budget - len(raw)) if budget > len(raw) else []:
+        points = uniform_l1(rng, d, budget - len(raw)) if budget > len(raw) else []
+        ahead(list(points))
+        for w in points:
             on_sphere(w)
     while method != "random" and budget - len(raw) > 0:
         left = budget - len(raw)
@@ -389,12 +432,12 @@ def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", 
             if popsize > left:                 # the rest of the budget: a last run at the default size
                 popsize = default_popsize
             r = xnes(objective, x0, sigma0, left, run_seed, popsize=popsize,
-                     patience=patience if restarts else None)
+                     patience=patience if restarts else None, ahead=ahead_of if f_many else None)
         else:
             if popsize is not None and popsize > left:
                 popsize = None                 # the rest of the budget: a last run at cma's default size
             r = cmaes(objective, x0, sigma0, left, run_seed, popsize=popsize,
-                      patience=patience if restarts else None)
+                      patience=patience if restarts else None, ahead=ahead_of if f_many else None)
         runs.append({"start": x0.tolist(), "popsize": r.info["popsize"], "evaluations": r.evaluations,
                      "stop": r.info["stop"]})
         if not restarts or r.evaluations == 0:

@@ -244,8 +244,13 @@ def search_cell(p: SearchInputs) -> dict:
     def f(w):
         return period.bsld(mixed_policy(w, scales))
 
+    def f_many(points):
+        # static weight vectors (no expansion term): together, bit for bit f's values
+        return grid_bsld(jobs, m, points, scales, thr, bf)
+
     r = optim.minimise_l1(f, d, method, budget, seed=_seed(p.seed, p.unit, name),
-                          sigma0=p.sigma0, penalty=p.penalty, patience=p.patience)
+                          sigma0=p.sigma0, penalty=p.penalty, patience=p.patience,
+                          f_many=f_many if d <= 4 else None)
     period.close()
     w6 = np.zeros(6)
     w6[:d] = r.x
