@@ -374,12 +374,13 @@ def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", 
         for w, v in zip(points, f_many(np.asarray(points, dtype=float))):
             known[w.tobytes()] = v
 
-    def sphere(v: np.ndarray) -> np.ndarray | None:
-        """The point of the sphere that ``objective`` evaluates for v (None: none)."""
+    def sphere(v: np.ndarray) -> tuple[np.ndarray | None, float]:
+        """The point of the sphere that ``objective`` evaluates for v (None:
+        none) and v's norm."""
         norm = float(np.abs(v).sum())
         if not norm > 1e-12 or not math.isfinite(norm):
-            return None
-        return v / norm
+            return None, norm
+        return v / norm, norm
 
     def on_sphere(w: np.ndarray) -> float:
         v = known.pop(w.tobytes(), None)
@@ -405,14 +406,13 @@ def minimise_l1(f: Callable[[np.ndarray], float], d: int, method: str = "xnes", 
     lam = penalty * abs(best["f"]) if math.isfinite(best["f"]) and best["f"] != 0 else penalty
 
     def objective(v: np.ndarray) -> float:
-        w = sphere(v)
+        w, norm = sphere(v)
         if w is None:
             return math.inf
-        norm = float(np.abs(v).sum())
         return on_sphere(w) + lam * (norm + 1.0 / norm)
 
     def ahead_of(z: np.ndarray) -> None:
-        ahead([sphere(np.asarray(v, dtype=float)) for v in z])
+        ahead([sphere(np.asarray(v, dtype=float))[0] for v in z])
 
     rng = np.random.default_rng(seed)
     default_popsize = xnes_defaults(d)["popsize"]          # also cma's default, 4 + floor(3 ln d)

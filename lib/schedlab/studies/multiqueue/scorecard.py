@@ -53,16 +53,24 @@ def _machine(name: str, measured: bool = False) -> str:
     return "unexplained"
 
 
-def _fixed(text: str) -> str:
-    """The explanation of a row on runs with a fixed number of partitions P,
-    which no replay reading changes (they change only the online simulations)."""
-    return (f"{text}; no reading of this study changes a run with a fixed number of partitions (the replay "
-            "readings change only the online simulations)")
-
-
 def _kw_fixed(kw: dict, compared: bool, readings) -> dict:
-    """``kw`` of a compared fixed-P row without readings, with :func:`_fixed`'s reason."""
-    return {**kw, "explanation": _fixed(kw["explanation"])} if compared and not readings else kw
+    """``kw`` of a compared row on runs with a fixed number of partitions P and
+    no readings, its explanation saying why: no replay reading changes such a
+    run (they change only the online simulations)."""
+    if not compared or readings:
+        return kw
+    return {**kw, "explanation": f"{kw['explanation']}; no reading of this study changes a run with a fixed "
+                                 "number of partitions (the replay readings change only the online simulations)"}
+
+
+def _online_readings(r, tl: tuple, ref: float, digits: int) -> list[Reading]:
+    """The online simulation's aggregate R at ``tl`` (T, L) under each other
+    replay of ``r``, against ``ref`` (holds when above it)."""
+    out = []
+    for x in _replays(r):
+        o = float(r.online_sel("mean_slowdown_ratio", "user", *tl, x))
+        out.append(Reading(x, OTHER_REPLAYS[x], f"{o:.{digits}f} vs {ref:.{digits}f}", holds=o > ref))
+    return out
 
 
 def _machine_reading(m: int) -> tuple[str, str]:
@@ -141,10 +149,7 @@ def rows(results, p, machines: dict | None = None) -> list[Row]:
                            **_kw_fixed(kw, same, rds)))
             if tl and r.has_online("user", *tl):
                 online = float(r.online_sel("mean_slowdown_ratio", "user", *tl))
-                rds = []
-                for x in _replays(r):
-                    o = float(r.online_sel("mean_slowdown_ratio", "user", *tl, x))
-                    rds.append(Reading(x, OTHER_REPLAYS[x], f"{o:.3f} vs {fixed_user:.3f}", holds=o > fixed_user))
+                rds = _online_readings(r, tl, fixed_user, 3)
                 if mr is not None and mr.has_online("user", *tl) and "user" in mr.fixed.estimate.values:
                     mo, mu = float(mr.online_sel("mean_slowdown_ratio", "user", *tl)), mr.fixed_r("user", p.pmax)
                     rds.append(Reading(mname, mtext, f"{mo:.3f} vs {mu:.3f}", holds=mo > mu))
@@ -214,10 +219,7 @@ def cross_rows(results, p, machines: dict | None = None) -> list[Row]:
         tl = PUBLISHED["table1"].get(t)
         if t in exact and tl and by[t].has_online("user", *tl):
             online = float(by[t].online_sel("mean_slowdown_ratio", "user", *tl))
-            rds = []
-            for x in _replays(by[t]):
-                o = float(by[t].online_sel("mean_slowdown_ratio", "user", *tl, x))
-                rds.append(Reading(x, OTHER_REPLAYS[x], f"{o:.2f} vs {exact[t]:.2f}", holds=o > exact[t]))
+            rds = _online_readings(by[t], tl, exact[t], 2)
             out.append(Row(f"{PAPER} §3", "claim: Fig. 6, online simulation with user estimates does better than "
                            "multiple queues with a priori (exact) knowledge on KTH and SDSC-SP2", t,
                            f"aggregate R: online at T/L = {tl[0]:g}/{tl[1]} vs fixed P = {p.pmax} exact",
