@@ -144,7 +144,8 @@ def _policy_name(p: PolicyLike) -> PolicyLike:
         except ValueError:
             raise InputError(f"bad mixed policy {p!r}: expected MIXED(w1,...,w6)") from None
     if name not in QUEUE_ORDERS:
-        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(QUEUE_ORDERS)} or MIXED(w...)")
+        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(QUEUE_ORDERS)}, MIXED(w...) or "
+                         "'expr:<expression>'")
     return name
 
 
