@@ -1,0 +1,36 @@
+"""Your policy through the papers' protocol (issue 43, item 5): the policies
+study's ``extra_policies`` put a user's expressions in the online-bandit
+part beside the built-in policies, on the same resampled traces, with the
+same tables; an expression equal to a built-in gets its very numbers."""
+import numpy as np
+import pytest
+
+from schedlab import validators
+from schedlab.errors import InputError
+from schedlab.protocol import study
+from schedlab.studies.policies.params import TINY
+
+
+def test_extra_policies_are_names_or_expressions_checked_once():
+    got = validators.policy_specs(["spf", "expr: wait/req ", "EXPR:procs"], "extra_policies")
+    assert got == ("SPF", "expr:wait/req", "expr:procs")
+    for bad, says in ((["expr:__import__('os')"], "unknown function"), (["SPF", "spf"], "listed twice"),
+                      ([["SPF"]], "expected a policy name"), (["MIXED(1,0,0)"], "pure queue policy or an expression")):
+        with pytest.raises(InputError, match=says):
+            validators.policy_specs(bad, "extra_policies")
+
+
+def test_an_expression_in_the_policy_comparison_gets_the_numbers_of_its_builtin(tmp_path):
+    log = study.tiny_log(tmp_path / "tiny.swf", m=16)
+    ov = dict(TINY, bandit_policies=["FCFS", "SPF"], extra_policies=["expr:req", "expr:wait / max(req, 1) + procs / m"],
+              lelong_trace=None, table_traces=[], thesis_traces=[], bandit_traces=[str(log)], bandit_weeks=4)
+    res = study.run_study("policies", overrides=ov, outdir=tmp_path / "out", workers=1, cache_dir=tmp_path / "cache",
+                          log=None)
+    (bd,) = res["bandit"]
+    assert bd.policies == ("FCFS", "SPF", "expr:req", "expr:wait / max(req, 1) + procs / m")
+    w = {p: bd.dataset.sum_wait.sel(policy=p).values for p in bd.policies}
+    assert w["FCFS"].sum() > 0
+    assert np.array_equal(w["SPF"], w["expr:req"])
+    assert bd.change["SPF"] == bd.change["expr:req"]
+    table = (tmp_path / "out" / "tables" / "bandit_table2_ci.csv").read_text()
+    assert "expr:wait / max(req, 1) + procs / m" in table
