@@ -34,3 +34,23 @@ def test_an_expression_in_the_policy_comparison_gets_the_numbers_of_its_builtin(
     assert bd.change["SPF"] == bd.change["expr:req"]
     table = (tmp_path / "out" / "tables" / "bandit_table2_ci.csv").read_text()
     assert "expr:wait / max(req, 1) + procs / m" in table
+
+
+def test_the_advisor_takes_an_expression_as_a_candidate():
+    from schedlab.tools.advise.cells import parse
+    c = parse("expr: wait / max(req, 1) - procs/m |T=20h")
+    assert (c.label, c.primary, c.threshold, c.family) == (
+        "expr:wait / max(req, 1) - procs/m|T=20h", "expr:wait / max(req, 1) - procs/m", 72000,
+        "your policy (expression)")
+    assert parse("expr:req").threshold is None
+    with pytest.raises(InputError, match="unknown function"):
+        parse("expr:__import__('os').getcwd()")
+    with pytest.raises(InputError, match="only T=<duration>"):
+        parse("expr:req|est=easy++")
+
+
+def test_the_advisor_command_line_adds_candidates_to_the_defaults():
+    from schedlab.tools import cli
+    from schedlab.tools.advise import EXTRA_CANDIDATES
+    args = cli.build_parser().parse_args(["advise", "KTH-SP2", "--candidates", "expr:req", "--candidates", "expr:-req"])
+    assert args.candidates == ["expr:req", "expr:-req"] and len(EXTRA_CANDIDATES) == 3
