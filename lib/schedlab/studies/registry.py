@@ -74,6 +74,9 @@ STUDIES: tuple[Entry, ...] = (
     Entry("schedules", 9, "schedules", "One EASY pass, drawn",
           "one EASY pass on a real excerpt: queue, shadow time, extra processors, backfills; Gantt charts",
           "lelong2017 Algorithm 1"),
+    Entry("yourpolicy", 10, "your-policy", "Your own policy",
+          "your priority as a policy expression, measured with online-bandit's protocol beside the built-ins",
+          "online-bandit §6.1 protocol"),
 )
 
 BY_NAME = {e.name: e for e in STUDIES}
