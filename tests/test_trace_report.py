@@ -15,7 +15,7 @@ from schedlab.errors import InputError
 def test_the_trace_based_studies_are_every_study_but_energy():
     names = [e.name for e, _ in trace_report.trace_studies()]
     assert names == ["traces", "policies", "thresholds", "mixed", "classification", "prediction", "selection",
-                     "multiqueue", "schedules"]
+                     "multiqueue", "schedules", "yourpolicy"]
 
 
 def test_an_unknown_study_is_refused(tmp_path):
