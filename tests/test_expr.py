@@ -321,3 +321,14 @@ def test_random_expressions_schedule_as_the_reference_evaluates_them(w, text, ba
     assert s.start.tolist() == r["start"], (text, back)
     res = check.check(s, w.m, sim.Policy(p, b))
     assert res.ok, res.report(5)
+
+
+def test_simulate_parts_takes_expressions_as_the_selection_study_s_periods_need():
+    jobs, m = _log("KTH-SP2")
+    bounds = np.arange(0, len(jobs) + 1, 700)
+    for name in ("SPF", "WFP", "LEXP"):
+        a = sim.simulate_parts(jobs, m, f"EASY-{name}-{name}", bounds)
+        e = sim.simulate_parts(jobs, m, "expr:" + BUILTIN_EXPRESSIONS[name], bounds)
+        assert np.array_equal(a.start, e.start) and np.array_equal(a.flags, e.flags), name
+    with pytest.raises(InputError, match="per-job columns"):
+        sim.simulate_parts(jobs, m, "expr:user", bounds)
