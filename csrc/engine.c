@@ -297,8 +297,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
     if (s == NULL)
         return SL_EINVAL;
     if (s->failed) {
-        snprintf(s->err, sizeof s->err, "the simulation stopped at an estimator or key function error and "
-                 "cannot run further");
+        snprintf(s->err, sizeof s->err, "the simulation stopped at %s error and cannot run further",
+                 s->failed == 2 ? "a policy key function" : "an estimator");
         return SL_ESTATE;
     }
     for (;;) {

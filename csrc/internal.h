@@ -91,7 +91,7 @@ struct sl_sim {
     int64_t *hist1;     /* EASY++: user's last completed runtime */
     int64_t *hist2;     /*         and the one before           */
     uint8_t *hcount;    /*         how many of the two are known */
-    int failed;         /* a callback estimator failed           */
+    int failed;         /* 1: a callback estimator failed, 2: a key function (SL_PYKEYS) */
     int64_t r0;         /* first submit time (mixed policy)     */
 
     sl_queue fq;        /* queued jobs in FCFS order            */

@@ -803,7 +803,7 @@ static void pykeys_sort(sl_sim *s, sl_queue *q, int64_t t)
         return;
     double *out = s->skey;
     if (q->pol.keys(q->pol.kctx, q->idx, q->len, t, out) != 0) {
-        s->failed = 1;
+        s->failed = 2;      /* 2: a key function (1: an estimator; sl_sim_run says which) */
         snprintf(s->err, sizeof s->err, "the policy's key function failed");
         return;
     }

@@ -33,7 +33,7 @@ enum sl_policy_kind {
     SL_SJBF = 14,                /* shortest estimate first (the  */
                                  /* scheduler's prediction)       */
     SL_EXPR = 15,                /* a policy expression, see      */
-                                 /* sl_expr (csrc/expr.c)         */
+                                 /* sl_expr in csrc/expr.c        */
     SL_PYKEYS = 16,              /* keys from a caller's function */
                                  /* at every pass, see sl_keys_fn */
     SL_NPOLICIES = 17

@@ -257,7 +257,7 @@ def test_an_exception_in_a_key_function_is_one_schedlab_error_and_the_state_stay
         s.run()
     started = s.start_times
     assert 0 < (started >= 0).sum() < len(jobs)     # what was scheduled is still there
-    with pytest.raises(SchedlabError, match="cannot run further"):
+    with pytest.raises(SchedlabError, match="stopped at a policy key function error and cannot run further"):
         s.run()
     bad = sim.Simulation(jobs, m, sim.Policy(lambda f, now: f["req"][:1], "FCFS"))
     with pytest.raises(SchedlabError, match="expected .* numbers, one per queued job"):
