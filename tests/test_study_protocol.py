@@ -32,20 +32,58 @@ def test_registry_matches_notebooks_and_parameter_files():
     assert len({e.name for e in STUDIES}) == len({e.number for e in STUDIES}) == len(STUDIES)
 
 
-def test_registry_matches_the_paper():
+def test_registry_matches_the_paper(tmp_path):
+    """The paper's sections are the registry's, in its order: paper.typ keeps no
+    list of its own, the build writes it (numbers.meta.studies) and copies a
+    section a study package holds."""
     from schedlab.publish import paper
 
     text = (paths.PAPER / "paper.typ").read_text()
-    sections = re.findall(r'^#section\("([^"]+)", "([^"]+)", "([^"]+)", "([^"]+)"\)', text, flags=re.M)
-    assert sections == [(e.name, e.title, f"{e.stem}.ipynb", e.section) for e in STUDIES]
+    assert not re.findall(r'^#section\(', text, flags=re.M), "paper.typ lists studies by hand"
+    assert 'numbers.meta.at("studies"' in text
+    (tmp_path / "results").mkdir()
+    numbers = paper.collect(tmp_path / "results", tmp_path / "paper", "quick", use_shipped=False)
+    assert numbers["meta"]["studies"] == [{"name": e.name, "title": e.title, "notebook": f"{e.stem}.ipynb",
+                                           "section": e.section} for e in STUDIES]
     for e in STUDIES:
-        assert (paths.PAPER / e.section).exists()
+        assert e.section_source.is_file(), e.name
         assert paper.study_name(e.stem) == e.name
 
 
+def test_the_registry_is_discovered_from_the_study_packages(tmp_path):
+    """A folder with a study.toml is a study; its keys are checked, each error
+    naming the file and the key; two studies may not share a number or slug."""
+    assert registry.discover() == STUDIES
+    assert [e.number for e in STUDIES] == sorted(e.number for e in STUDIES)
+    good = "number = 3\nslug = \"a-b\"\ntitle = \"A\"\nsummary = \"s\"\npapers = \"p\"\n"
+    for name, text in (("one", good), ("two", good.replace("3", "4").replace("a-b", "c"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "study.toml").write_text(text)
+    found = registry.discover(tmp_path)
+    assert [(e.name, e.number, e.stem, e.data) for e in found] == [("one", 3, "03-a-b", ("traces",)),
+                                                                    ("two", 4, "04-c", ("traces",))]
+    (tmp_path / "two" / "study.toml").write_text(good.replace("a-b", "x"))
+    with pytest.raises(InputError, match="studies one and two have the same number 3"):
+        registry.discover(tmp_path)
+    for text, expect in ((good.replace('slug = "a-b"', 'slug = "A B"'), "two/study.toml: slug must be"),
+                         (good + "colour = 1\n", "unknown key(s) colour"),
+                         (good.replace("papers", "paper"), "unknown key(s) paper"),
+                         (good.replace("number = 3", "number = 'x'"), "number must be an integer"),
+                         ("number = [", "two/study.toml: ")):
+        (tmp_path / "two" / "study.toml").write_text(text)
+        with pytest.raises(InputError, match=re.escape(expect)):
+            registry.discover(tmp_path)
+
+
 def test_registry_matches_the_readme():
+    """The README's study table is the registry's shipped studies, generated between its markers."""
     readme = (paths.ROOT / "README.md").read_text()
-    assert registry.readme_table() in readme, "README's study table: python -m schedlab.protocol.study readme-table"
+    assert registry.readme_with_table(readme) == readme, "README's study table is out of date: make readme"
+    table = registry.readme_table()
+    for e in STUDIES:
+        assert (f"| `{e.stem}` |" in table) == registry.shipped(e), e.stem
+    with pytest.raises(InputError, match="markers are missing"):
+        registry.readme_with_table(readme.replace(registry.README_END, ""))
 
 
 def test_registry_lookup():

@@ -802,7 +802,18 @@ def main(argv=None) -> int:
         from ..studies.registry import readme_table
         print(readme_table(), end="")
         return 0
-    print("usage: python -m schedlab.protocol.study cells | readme-table", file=sys.stderr)
+    if argv[:1] == ["readme"]:         # make readme: the README's study table, between its markers
+        from ..files import atomic
+        from ..studies.registry import readme_with_table
+        readme = paths.ROOT / "README.md"
+        text = readme.read_text()
+        new = readme_with_table(text)
+        if new != text:
+            with atomic(readme) as tmp:
+                Path(tmp).write_text(new)
+            print("rewrote the study table of README.md")
+        return 0
+    print("usage: python -m schedlab.protocol.study cells | readme | readme-table", file=sys.stderr)
     return 2
 
 
