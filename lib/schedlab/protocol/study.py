@@ -731,7 +731,7 @@ def _notebook_findings(entry: Entry) -> list[str]:
     outputs = getattr(importlib.import_module(entry.module), "OUTPUTS", None)
     if isinstance(outputs, Outputs):
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-        section = paths.PAPER / entry.section
+        section = entry.section_source
         paper = section.read_text() if section.is_file() else ""
         for ref in undeclared_references(outputs, code, paper, entry.name):
             found.append(f"{entry.notebook} or {relpath(section)}: names {ref}, not declared in the study's OUTPUTS")

@@ -193,8 +193,11 @@ def readme_with_table(text: str) -> str:
 def name_of(module: str) -> str:
     """The registered name of the study a module belongs to
     (``schedlab.studies.mixed.params`` -> ``mixed``): a study's ``STUDY``
-    comes from here, so its name is written once, in this registry."""
+    comes from here, so its name is written once, in its package's folder
+    (a package with a ``study.toml``, found now: a study made in this process
+    by ``schedlab study new`` is one)."""
     parts = module.split(".")
-    if parts[:2] != ["schedlab", "studies"] or len(parts) < 3 or parts[2] not in BY_NAME:
+    if (parts[:2] != ["schedlab", "studies"] or len(parts) < 3
+            or not (parts[2] in BY_NAME or (NAME.match(parts[2]) and (HERE / parts[2] / "study.toml").is_file()))):
         raise ValueError(f"{module} is not a module of a registered study")
     return parts[2]
