@@ -297,7 +297,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
     if (s == NULL)
         return SL_EINVAL;
     if (s->failed) {
-        snprintf(s->err, sizeof s->err, "the simulation stopped at an estimator error and cannot run further");
+        snprintf(s->err, sizeof s->err, "the simulation stopped at an estimator or key function error and "
+                 "cannot run further");
         return SL_ESTATE;
     }
     for (;;) {
@@ -312,6 +313,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
         } else {
             sl_easy_pass(s, t);
         }
+        if (s->failed)
+            return SL_EINVAL;       /* a key function failed in the pass (pykeys_sort) */
     }
     if (until != INT64_MAX && until > s->clock)
         s->clock = until;
@@ -461,6 +464,32 @@ static int check_config(const sl_config *C, char *err, size_t errlen)
     return rc;
 }
 
+/* What a policy expression reads must be there: its columns, and the
+ * actual runtime only when the scheduler is told it (SL_EST_ACTUAL). */
+static int check_expr_inputs(const sl_policy *p, const sl_jobs *J, int32_t estimate, char *err, size_t errlen,
+                             const char *which)
+{
+    if (p->kind != SL_EXPR)
+        return SL_OK;
+    if (sl_expr_check(p->expr, J->cols != NULL ? J->ncols : 0, err, errlen, which) != SL_OK)
+        return SL_EINVAL;
+    if (sl_expr_uses(p->expr, SL_OP_RUN) && estimate != SL_EST_ACTUAL) {
+        sl_set_err(err, errlen, "%s policy: the expression reads the actual runtime (run), which needs "
+                   "the actual-runtime estimate", which);
+        return SL_EINVAL;
+    }
+    return SL_OK;
+}
+
+static int check_policy_inputs(const sl_policy *primary, const sl_policy *backfill, const sl_jobs *J,
+                               int32_t estimate, char *err, size_t errlen)
+{
+    int rc = check_expr_inputs(primary, J, estimate, err, errlen, "primary");
+    if (rc == SL_OK)
+        rc = check_expr_inputs(backfill, J, estimate, err, errlen, "backfill");
+    return rc;
+}
+
 /* ----------------------------------------------------- create and free -- */
 
 static void set_queue_policy(sl_queue *q, const sl_policy *p)
@@ -551,6 +580,12 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     int rc = check_config(cfg, err, errlen);
     if (rc == SL_OK)
         rc = check_jobs(jobs, cfg, err, errlen);
+    if (rc == SL_OK && (jobs->ncols < 0 || (jobs->ncols > 0 && jobs->n > 0 && jobs->cols == NULL))) {
+        sl_set_err(err, errlen, "%d job columns but no column array", (int)jobs->ncols);
+        rc = SL_EINVAL;
+    }
+    if (rc == SL_OK)
+        rc = check_policy_inputs(&cfg->primary, &cfg->backfill, jobs, cfg->estimate, err, errlen);
     if (rc != SL_OK)
         return rc;
     if (jobs->n > 0 && (!out->start || !out->end || !out->flags)) {
@@ -620,6 +655,10 @@ int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *back
     int rc = sl_policy_check(primary, s->err, sizeof s->err, "primary");
     if (rc == SL_OK)
         rc = sl_policy_check(backfill, s->err, sizeof s->err, "backfill");
+    if (rc != SL_OK)
+        return rc;
+    if (rc == SL_OK)
+        rc = check_policy_inputs(primary, backfill, &s->J, s->C.estimate, s->err, sizeof s->err);
     if (rc != SL_OK)
         return rc;
     if (s->mq != NULL && !sl_mq_policy_ok(primary, backfill, threshold)) {

@@ -135,6 +135,13 @@ struct sl_sim {
     char err[SL_ERRLEN];
 };
 
+/* expr.c: policy expressions */
+int sl_expr_check(const sl_expr *e, int32_t ncols, char *err, size_t errlen, const char *which);
+int sl_expr_uses(const sl_expr *e, int32_t op);
+int sl_expr_dynamic(const sl_expr *e);
+int sl_expr_same(const sl_expr *a, const sl_expr *b);
+double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t);
+
 /* policies.c */
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);
 int sl_policy_dynamic(const sl_policy *p);

@@ -22,13 +22,22 @@
 
 static const char *const NAMES[SL_NPOLICIES] = {
     "FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF",
-    "SRF", "LRF", "SEXP", "LEXP", "WFP", "MIXED", "SJBF"};
+    "SRF", "LRF", "SEXP", "LEXP", "WFP", "MIXED", "SJBF", "EXPR", "PYKEYS"};
 
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which)
 {
     if (p->kind < 0 || p->kind >= SL_NPOLICIES) {
         snprintf(err, errlen, "%s policy: unknown kind %d", which, (int)p->kind);
         return SL_EINVAL;
+    }
+    if (p->kind == SL_EXPR)
+        return sl_expr_check(p->expr, -1, err, errlen, which);
+    if (p->kind == SL_PYKEYS) {
+        if (p->keys == NULL) {
+            snprintf(err, errlen, "%s policy: keys from a function need the function", which);
+            return SL_EINVAL;
+        }
+        return SL_OK;
     }
     if (p->kind != SL_MIXED)
         return SL_OK;
@@ -54,8 +63,10 @@ int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *wh
 int sl_policy_dynamic(const sl_policy *p)
 {
     switch (p->kind) {
-    case SL_SEXP: case SL_LEXP: case SL_WFP:
+    case SL_SEXP: case SL_LEXP: case SL_WFP: case SL_PYKEYS:
         return 1;
+    case SL_EXPR:
+        return sl_expr_dynamic(p->expr);
     case SL_MIXED:
         /* The submit feature shifts every key by the same amount as time
          * passes, so only the expansion feature changes the order. */
@@ -70,6 +81,10 @@ int sl_policy_same(const sl_policy *a, const sl_policy *b)
 {
     if (a->kind != b->kind)
         return 0;
+    if (a->kind == SL_EXPR)
+        return sl_expr_same(a->expr, b->expr);
+    if (a->kind == SL_PYKEYS)
+        return 0;       /* two calls may differ: each queue gets its own */
     if (a->kind == SL_MIXED)
         for (int i = 0; i < SL_NFEATURES; i++)
             if (a->weights[i] != b->weights[i] || a->scales[i] != b->scales[i])
@@ -121,6 +136,7 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
         return -(w * w * w * q);
     }
     case SL_SJBF: return (double)s->est[j];
+    case SL_EXPR: return sl_expr_eval(s, p->expr, j, t);
     case SL_MIXED: {
         double f[SL_NFEATURES];
         f[SL_F_PROCS] = q;
@@ -772,6 +788,30 @@ static int kin_reorder(sl_sim *s, sl_queue *q, int64_t t)
     return 1;
 }
 
+/* SL_PYKEYS: every queued job keyed by the caller's function at t, then
+ * sorted (a merge sort: the function's keys need not follow any law).
+ * A failing function stops the run (s->failed; sl_sim_run returns
+ * SL_EINVAL) and leaves the order as it was. */
+static void pykeys_sort(sl_sim *s, sl_queue *q, int64_t t)
+{
+    q->kvalid = 0;
+    q->tvalid = 0;
+    q->calm = 0;
+    q->dirty = 0;
+    sl_queue_compact(s, q);
+    if (s->failed || q->len == 0)
+        return;
+    double *out = s->skey;
+    if (q->pol.keys(q->pol.kctx, q->idx, q->len, t, out) != 0) {
+        s->failed = 1;
+        snprintf(s->err, sizeof s->err, "the policy's key function failed");
+        return;
+    }
+    for (int32_t i = 0; i < q->len; i++)
+        q->key[q->idx[i]] = isnan(out[i]) ? INFINITY : out[i];
+    merge_sort(s, q, s->scratch);
+}
+
 #define KIN_WINDOW 64
 /* Mode 1: does the kinetic order pay for q?  Counts the pass; after a
  * window in which it cost more than re-sorting would have, q is re-sorted
@@ -803,7 +843,7 @@ static int kin_pays(sl_sim *s, sl_queue *q)
 
 int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
-    if (q->dynamic) {
+    if (q->dynamic && q->pol.kind != SL_PYKEYS) {     /* PYKEYS: keyed at t by the reorder */
         q->key[a] = sl_policy_key(s, &q->pol, a, t);
         q->key[b] = sl_policy_key(s, &q->pol, b, t);
     }
@@ -816,7 +856,11 @@ int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64
  * O(len log len) after a policy change. */
 void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t)
 {
-    if (q->dynamic && s->cls == NULL && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
+    if (q->pol.kind == SL_PYKEYS) {
+        pykeys_sort(s, q, t);
+        return;
+    }
+    if (q->dynamic && s->cls == NULL && q->pol.kind != SL_EXPR && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
         if (q->dirty) {
             q->kvalid = 0;
             q->dirty = 0;

@@ -32,8 +32,61 @@ enum sl_policy_kind {
     SL_MIXED = 13,               /* w . x, see sl_policy         */
     SL_SJBF = 14,                /* shortest estimate first (the  */
                                  /* scheduler's prediction)       */
-    SL_NPOLICIES = 15
+    SL_EXPR = 15,                /* a policy expression, see      */
+                                 /* sl_expr (csrc/expr.c)         */
+    SL_PYKEYS = 16,              /* keys from a caller's function */
+                                 /* at every pass, see sl_keys_fn */
+    SL_NPOLICIES = 17
 };
+
+/* Policy expressions (csrc/SEMANTICS.md, "Policy expressions"): a key per
+ * job computed by a postfix program of these operations on a stack of
+ * doubles.  Loads push one value; unary operations replace the top; binary
+ * ones pop b then a and push a op b; SL_OP_WHERE pops else, then, cond and
+ * pushes cond != 0 ? then : else. */
+enum sl_op {
+    SL_OP_CONST = 0,    /* arg                                         */
+    SL_OP_REQ = 1,      /* requested time p~ (s)                       */
+    SL_OP_RUN = 2,      /* actual runtime p (s; needs SL_EST_ACTUAL)   */
+    SL_OP_PROCS = 3,    /* q                                           */
+    SL_OP_SUBMIT = 4,   /* r (s)                                       */
+    SL_OP_WAIT = 5,     /* now - r (s)                                 */
+    SL_OP_AREA = 6,     /* p~ * q                                      */
+    SL_OP_ID = 7,       /* job id                                      */
+    SL_OP_NOW = 8,      /* the pass's time (s)                         */
+    SL_OP_M = 9,        /* processors of the machine                   */
+    SL_OP_COL = 10,     /* sl_jobs.cols column (int) arg               */
+    SL_OP_EST = 11,     /* the scheduler's estimate at submission      */
+    SL_OP_ADD = 12, SL_OP_SUB = 13, SL_OP_MUL = 14, SL_OP_DIV = 15,
+    SL_OP_POW = 16,     /* pow(a, b)                                   */
+    SL_OP_POWI = 17,    /* a^k, k = (int)arg in -16..16, by repeated
+                           multiplication left to right (1/a^-k if k<0) */
+    SL_OP_MIN = 18, SL_OP_MAX = 19,
+    SL_OP_LT = 20, SL_OP_LE = 21, SL_OP_GT = 22, SL_OP_GE = 23,
+    SL_OP_EQ = 24, SL_OP_NE = 25,   /* 1 or 0                          */
+    SL_OP_AND = 26, SL_OP_OR = 27,  /* on != 0, 1 or 0                 */
+    SL_OP_NEG = 28, SL_OP_ABS = 29, SL_OP_LOG = 30, SL_OP_LOG1P = 31,
+    SL_OP_SQRT = 32, SL_OP_EXP = 33,
+    SL_OP_NOT = 34,
+    SL_OP_WHERE = 35,
+    SL_NOPS = 36
+};
+
+enum { SL_EXPR_MAXLEN = 1024, SL_EXPR_STACK = 64 };
+
+/* A compiled policy expression; the caller keeps it (and its arrays) alive
+ * and unchanged while any handle using it exists. */
+typedef struct sl_expr {
+    int32_t len;              /* operations, 1..SL_EXPR_MAXLEN        */
+    const int32_t *op;        /* enum sl_op, len entries              */
+    const double *arg;        /* len entries: the constant, column or k */
+} sl_expr;
+
+/* Keys from the caller (SL_PYKEYS): at each pass that orders the queue,
+ * keys(ctx, jobs, n, now, out) writes the key of each of the n queued jobs
+ * (indices) into out; a non-zero return stops the run (SL_EINVAL) and the
+ * handle refuses to run further. */
+typedef int (*sl_keys_fn)(void *ctx, const int32_t *jobs, int32_t n, int64_t now, double *out);
 
 /* Features of the mixed linear policy, in the order of sl_policy.weights. */
 enum sl_feature {
@@ -152,12 +205,19 @@ typedef struct sl_jobs {
                                   NULL: sl_config.divider for every job   */
     const int32_t *user;       /* user index 0..nusers-1 (SL_EST_EASYPP)  */
     int32_t nusers;
+    const double *cols;        /* per-job columns for policy expressions:
+                                  column c of job j at cols[j * ncols + c]
+                                  (so a slice of jobs is a slice of rows); or NULL */
+    int32_t ncols;
 } sl_jobs;
 
 typedef struct sl_policy {
     int32_t kind;                 /* enum sl_policy_kind               */
     double weights[6];            /* SL_MIXED: w, one per sl_feature   */
     double scales[6];             /* SL_MIXED: x_i is divided by these */
+    const sl_expr *expr;          /* SL_EXPR: the program              */
+    sl_keys_fn keys;              /* SL_PYKEYS: the caller's function  */
+    void *kctx;                   /* ... and its context               */
 } sl_policy;
 
 typedef struct sl_config {

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import InputError
+from .expr import Expr, is_expr
 
-__all__ = ["TIME_MAX", "POLICIES", "QUEUE_ORDERS", "LELONG_POLICIES", "BANDIT_POLICIES", "FEATURES", "ALIASES",
+__all__ = ["TIME_MAX", "Expr", "KeyFunction", "POLICIES", "QUEUE_ORDERS", "LELONG_POLICIES", "BANDIT_POLICIES", "FEATURES", "ALIASES",
            "Mixed", "PolicyLike", "Policy", "as_policy", "parse_duration", "format_duration", "Jobs",
            "default_scales"]
 
@@ -92,14 +93,50 @@ class Mixed:
         return "MIXED(" + ",".join(f"{w:g}" for w in self.weights) + ")"
 
 
-PolicyLike = str | Mixed
+@dataclass(frozen=True, eq=False)
+class KeyFunction:
+    """The Python escape hatch: a queue order computed by your own function.
+
+    ``Policy(primary=fn)`` (or ``KeyFunction(fn)``): at every scheduling pass
+    that orders the queue, ``fn(jobs, now)`` receives the queued jobs'
+    features as a dict of numpy arrays (``req``, ``procs``, ``submit``,
+    ``wait``, ``area``, ``id``, ``est``, ``user`` when the jobs have users,
+    ``run`` with ``estimate="actual"``, and every column of
+    ``Jobs(columns=...)``), ``now`` in seconds, and returns one key per job
+    (lowest first; NaN goes last, ties as for every policy).
+
+    It is slow: Python runs at every pass (bench/bench_expr.py measures it;
+    on KTH-SP2 a key function computing SPF's keys takes about 60x the
+    built-in SPF); write the order as an expression (``"expr:..."``, C speed)
+    when the language allows it.  An exception inside ``fn`` stops the run
+    and reaches you as one :class:`~schedlab.errors.SchedlabError` naming
+    the function; the simulation keeps what it had scheduled."""
+
+    fn: object
+    name: str = ""
+
+    def __post_init__(self):
+        if not callable(self.fn):
+            raise InputError(f"a key function must be callable, got {type(self.fn).__name__}")
+        if not self.name:
+            object.__setattr__(self, "name", getattr(self.fn, "__qualname__", None) or repr(self.fn))
+
+    def __str__(self):
+        return f"keys:{self.name}"
+
+
+PolicyLike = str | Mixed | Expr | KeyFunction
 
 
 def _policy_name(p: PolicyLike) -> PolicyLike:
-    if isinstance(p, Mixed):
+    if isinstance(p, (Mixed, Expr, KeyFunction)):
         return p
+    if is_expr(p):
+        return Expr(p)
+    if callable(p) and not isinstance(p, (str, type)):
+        return KeyFunction(p)
     if not isinstance(p, str):
-        raise InputError(f"a queue policy is a name or Mixed(...), got {p!r}")
+        raise InputError(f"a queue policy is a name, 'expr:<expression>', Mixed(...) or a key function, got {p!r}")
     name = ALIASES.get(p.strip().upper(), p.strip().upper())
     if name.startswith("MIXED(") and name.endswith(")"):
         try:
@@ -107,7 +144,8 @@ def _policy_name(p: PolicyLike) -> PolicyLike:
         except ValueError:
             raise InputError(f"bad mixed policy {p!r}: expected MIXED(w1,...,w6)") from None
     if name not in QUEUE_ORDERS:
-        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(QUEUE_ORDERS)} or MIXED(w...)")
+        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(QUEUE_ORDERS)}, MIXED(w...) or "
+                         "'expr:<expression>'")
     return name
 
 
@@ -185,9 +223,14 @@ class Policy:
 
     @classmethod
     def parse(cls, spec: str, threshold=None, threshold_backfill: bool = False) -> "Policy":
-        """``"EASY-SPF-FCFS"``, ``"SPF-FCFS"`` or ``"SPF"`` (both queues)."""
+        """``"EASY-SPF-FCFS"``, ``"SPF-FCFS"``, ``"SPF"`` (both queues) or
+        ``"expr:<expression>"`` (both queues; give ``primary`` and
+        ``backfill`` to :class:`Policy` for two different orders)."""
         if not isinstance(spec, str) or not spec.strip():
             raise InputError(f"bad policy spec {spec!r}: expected e.g. EASY-SPF-FCFS")
+        if is_expr(spec):       # one expression orders both queues
+            e = Expr(spec)
+            return cls(e, e, threshold, threshold_backfill)
         parts = re.split(r"-(?![^(]*\))", spec.strip())
         if parts[0].upper() == "EASY" and len(parts) > 1:
             parts = parts[1:]
@@ -247,7 +290,12 @@ def _int_array(name: str, x, dtype, n: int | None = None) -> np.ndarray:
 class Jobs:
     """Jobs as a struct of arrays: submit r, runtime p, requested time p~,
     processors q, id (default 1..n), user (optional), and optionally the
-    source file and line of each job (for error messages)."""
+    source file and line of each job (for error messages).
+
+    ``columns``: per-job values of your own (``{"pred": array}``, n finite
+    numbers each, names of letters, digits and ``_``), for policy
+    expressions (``expr:col.pred``) and estimates (``estimate="col:pred"``);
+    kept by :meth:`subset` and :meth:`sorted`."""
 
     submit: np.ndarray
     run: np.ndarray
@@ -257,6 +305,7 @@ class Jobs:
     user: np.ndarray | None = None
     source: str | None = None
     lines: np.ndarray | None = field(default=None, repr=False)
+    columns: dict | None = field(default=None, repr=False)
 
     def __post_init__(self):
         submit = _int_array("submit", self.submit, np.int64)
@@ -273,6 +322,8 @@ class Jobs:
             set_("lines", _int_array("lines", self.lines, np.int64, n))
         for a in (self.submit, self.run, self.req, self.procs, self.id):
             a.setflags(write=False)
+        if self.columns is not None:
+            set_("columns", _columns(self.columns, n))
 
     def __len__(self):
         return int(self.submit.shape[0])
@@ -291,8 +342,9 @@ class Jobs:
     def subset(self, index) -> "Jobs":
         """The jobs selected by a boolean mask or an index array."""
         pick = lambda a: None if a is None else a[index]  # noqa: E731
+        cols = None if self.columns is None else {k: v[index] for k, v in self.columns.items()}
         return Jobs(self.submit[index], self.run[index], self.req[index], self.procs[index],
-                    self.id[index], pick(self.user), self.source, pick(self.lines))
+                    self.id[index], pick(self.user), self.source, pick(self.lines), cols)
 
     def sorted(self) -> "Jobs":
         """Sorted by (submit, id), stable; unchanged if already sorted."""
@@ -317,6 +369,35 @@ class Jobs:
                 value = getattr(self, fname)[i]
                 raise InputError(f"{self.where(i)}: field {fname}: {msg} ({value}); "
                                  f"{int(bad.sum())} job(s) affected")
+
+
+_COLUMN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def _columns(columns, n: int) -> dict:
+    """Per-job columns checked: a mapping of names to n finite numbers each
+    (copied as float64, read-only: the caller's arrays are left as they were)."""
+    if not isinstance(columns, dict):
+        raise InputError(f"columns: a dict of name -> per-job values, got {type(columns).__name__}")
+    out = {}
+    for name, values in columns.items():
+        if not isinstance(name, str) or not _COLUMN_NAME.match(name) or name.startswith("__"):
+            raise InputError(f"columns: bad column name {name!r} (letters, digits and _, at most 64)")
+        if name == "user":
+            raise InputError("columns: 'user' is the jobs' users (Jobs(user=...)), not a column")
+        a = np.asarray(values)
+        if a.ndim != 1 or a.shape[0] != n:
+            raise InputError(f"columns: {name!r} has shape {a.shape}, expected ({n},): one value per job")
+        if a.dtype.kind == "b" or a.dtype.kind not in "iuf":
+            raise InputError(f"columns: {name!r} must hold numbers, got dtype {a.dtype}")
+        a = np.array(a, dtype=np.float64)        # a copy
+        bad = ~np.isfinite(a)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"columns: {name!r}: value {a[i]!r} at index {i} is not a finite number")
+        a.setflags(write=False)
+        out[name] = a
+    return out
 
 
 def default_scales(jobs: Jobs) -> tuple[float, ...]:

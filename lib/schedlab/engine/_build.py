@@ -15,7 +15,7 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parents[3]
 CSRC = ROOT / "csrc"
-SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c"]
+SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c", "expr.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
 
@@ -23,6 +23,7 @@ WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-paramet
 PYTHON_CALLBACKS = """
 extern "Python" int64_t sl_py_predict(void *, int32_t, int64_t);
 extern "Python" void sl_py_observe(void *, int32_t, int64_t, int64_t);
+extern "Python" int sl_py_keys(void *, const int32_t *, int32_t, int64_t, double *);
 extern "Python" int sl_py_multi(void *, const int32_t *, int32_t, const int64_t *, const int64_t *, const uint8_t *);
 """
 

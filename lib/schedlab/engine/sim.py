@@ -28,7 +28,10 @@ import numpy as np
 
 from ..errors import InputError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
-from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration)
+from ..errors import SchedlabError
+from ..expr import OPS as _EXPR_OPS
+from ..expr import Expr
+from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
 try:
@@ -57,6 +60,8 @@ SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
 # The bound on every time of a simulation (csrc/SEMANTICS.md, "Time bounds").
 assert lib.sl_time_max() == TIME_MAX, "schedlab.jobs.TIME_MAX differs from the C core's sl_time_max()"
 _I64 = np.iinfo(np.int64)
+assert all(getattr(lib, f"SL_OP_{k}") == v for k, v in _EXPR_OPS.items()), "schedlab.expr.OPS differs from enum sl_op"
+assert lib.SL_NOPS == len(_EXPR_OPS)
 
 
 #: Jobs completed by :meth:`Simulation.run` in this process (every simulation,
@@ -287,6 +292,52 @@ def sl_py_observe(ctx, job, now, runtime):
 
 # --------------------------------------------------------------- simulation --
 
+class _KeyContext:
+    """What a key function's calls need: its simulation (weakly) and the function."""
+
+    __slots__ = ("sim", "fn")
+
+    def __init__(self, sim: "Simulation", fn: KeyFunction):
+        self.sim = weakref.ref(sim)
+        self.fn = fn
+
+    def features(self, idx: np.ndarray, now: int) -> dict:
+        sim = self.sim()
+        jobs = sim.jobs
+        req, procs, submit = jobs.req[idx], jobs.procs[idx], jobs.submit[idx]
+        f = {"req": req, "procs": procs, "submit": submit, "wait": now - submit,
+             "area": req.astype(np.float64) * procs, "id": jobs.id[idx],
+             "est": sim._pred[idx] if sim._est_kind != lib.SL_EST_REQUESTED else req}
+        if jobs.user is not None:
+            f["user"] = jobs.user[idx]
+        if sim.estimate == "actual":
+            f["run"] = jobs.run[idx]
+        for name, col in (jobs.columns or {}).items():
+            f[name] = col[idx]
+        return f
+
+
+@ffi.def_extern()
+def sl_py_keys(ctx, jobs, n, now, out):
+    kc = ffi.from_handle(ctx)
+    sim = kc.sim()
+    try:
+        idx = np.frombuffer(ffi.buffer(jobs, 4 * n), dtype=np.int32).copy() if n else np.zeros(0, np.int32)
+        keys = kc.fn.fn(kc.features(idx, int(now)), int(now))
+        k = np.asarray(keys)
+        if k.shape != (n,) or k.dtype.kind not in "iuf" or k.dtype.kind == "b":
+            raise TypeError(f"returned {type(keys).__name__} of shape {k.shape} and dtype {k.dtype}; expected "
+                            f"{n} numbers, one per queued job")
+        np.frombuffer(ffi.buffer(out, 8 * n), dtype=np.float64)[:] = k.astype(np.float64)
+        return 0
+    except BaseException as exc:  # noqa: BLE001 - reaches the user as one SchedlabError
+        if sim is not None:
+            err = SchedlabError(f"policy key function {kc.fn.name}: {type(exc).__name__}: {exc}")
+            err.__cause__ = exc
+            sim._cb_error = err
+        return 1
+
+
 def _check(rc: int, what: str, handle=None) -> None:
     if rc != lib.SL_OK:
         msg = ffi.string(lib.sl_status_message(rc)).decode()
@@ -386,10 +437,21 @@ class Simulation:
             self.estimate, self._est_kind, self._est = LEARNED, lib.SL_EST_LEARNED, None
             if jobs.user is None:
                 raise InputError("the learned estimate needs the users of the jobs (Jobs(..., user=...))")
+        elif isinstance(estimate, str) and estimate.startswith("col:"):
+            name = estimate[4:]
+            if not jobs.columns or name not in jobs.columns:
+                known = ", ".join(sorted(jobs.columns or ())) or "none"
+                raise InputError(f"estimate={estimate!r}: the jobs have no column {name!r} (their columns: {known})")
+            col = jobs.columns[name]
+            if col.size and (col.min() < 0 or col.max() > TIME_MAX):
+                i = int(np.flatnonzero((col < 0) | (col > TIME_MAX))[0])
+                raise InputError(f"{jobs.where(i)}: column {name}: estimate {col[i]!r} outside 0..2^61 s")
+            est = _estimate_array(np.rint(col), jobs)
+            self.estimate, self._est_kind, self._est = estimate, lib.SL_EST_ARRAY, est
         elif isinstance(estimate, str):
             if estimate not in ESTIMATES:
-                raise InputError(f"estimate must be one of {sorted(ESTIMATES) + [LEARNED]}, a per-job array, "
-                                 f"Learned(...) or an Estimator, got {estimate!r}")
+                raise InputError(f"estimate must be one of {sorted(ESTIMATES) + [LEARNED]}, 'col:NAME' (a column "
+                                 f"of the jobs), a per-job array, Learned(...) or an Estimator, got {estimate!r}")
             self.estimate, self._est_kind, self._est = estimate, ESTIMATES[estimate], None
             if estimate == "easy++" and jobs.user is None:
                 raise InputError("estimate='easy++' needs the users of the jobs (Jobs(..., user=...))")
@@ -399,6 +461,13 @@ class Simulation:
         self._keep: list = []
         self._cls, self.divider = self._check_classes(classes, divider, n)
         cjobs = _sl_jobs(jobs, self._est, self._ptr)
+        self._cols = None
+        if jobs.columns or any(isinstance(q, (Expr, KeyFunction)) for q in (self.policy.primary,
+                                                                            self.policy.backfill)):
+            names = self._column_names()
+            if names:
+                cjobs.cols = self._ptr("double[]", self._columns_array().reshape(-1))
+                cjobs.ncols = len(names)
         cjobs.cls = self._ptr("uint8_t[]", self._cls) if self._cls is not None else ffi.NULL
         per_job = isinstance(self.divider, np.ndarray)
         cjobs.divider = self._ptr("int64_t[]", self.divider) if per_job else ffi.NULL
@@ -523,8 +592,53 @@ class Simulation:
         out.predicted = self._ptr("int64_t[]", self._pred, True)
         self._cout = out
 
-    def _policy_struct(self, c, p: PolicyLike):
-        if isinstance(p, Mixed):
+    def _column_names(self) -> tuple[str, ...]:
+        """The per-job columns the core is given (Jobs.columns, then user)."""
+        names = tuple(sorted(self.jobs.columns)) if self.jobs.columns else ()
+        return names + (("user",) if self.jobs.user is not None else ())
+
+    def _columns_array(self):
+        """The job-major column matrix of _column_names (built once)."""
+        if getattr(self, "_cols", None) is None:
+            names, jobs = self._column_names(), self.jobs
+            mat = np.empty((len(jobs), len(names)), np.float64)
+            for k, name in enumerate(names):
+                mat[:, k] = jobs.user if name == "user" else jobs.columns[name]
+            self._cols = mat
+        return self._cols
+
+    def _check_expr(self, e: Expr, which: str) -> None:
+        have = self._column_names()
+        for c in e.columns:
+            if c not in have:
+                if c == "user":
+                    raise InputError(f"{which} policy {e}: reads user, but the jobs have no users (Jobs(user=...))")
+                known = ", ".join(n for n in have if n != "user") or "none"
+                raise InputError(f"{which} policy {e}: unknown column {c!r}; the jobs' columns: {known} "
+                                 "(Jobs(columns=...), or --column NAME=FILE)")
+        if e.reads_run and self.estimate != "actual":
+            raise InputError(f"{which} policy {e}: reads the actual runtime (run), which only "
+                             "estimate='actual' tells the scheduler")
+
+    def _policy_struct(self, c, p: PolicyLike, which: str = "primary"):
+        if isinstance(p, Expr):
+            self._check_expr(p, which)
+            ops, args = p.arrays(self._column_names())
+            ce = ffi.new("sl_expr *")
+            ce.len = len(ops)
+            ce.op = self._ptr("int32_t[]", ops)
+            ce.arg = self._ptr("double[]", args)
+            self._keep.append(ce)
+            c.kind = lib.SL_EXPR
+            c.expr = ce
+        elif isinstance(p, KeyFunction):
+            ctx = _KeyContext(self, p)
+            handle = ffi.new_handle(ctx)
+            self._keep.append((ctx, handle))
+            c.kind = lib.SL_PYKEYS
+            c.keys = lib.sl_py_keys
+            c.kctx = handle
+        elif isinstance(p, Mixed):
             c.kind = lib.SL_MIXED
             scales = p.scales if p.scales is not None else default_scales(self.jobs)
             for i in range(6):
@@ -535,8 +649,8 @@ class Simulation:
 
     def _fill_policy_config(self, cfg):
         p = self.policy
-        self._policy_struct(cfg.primary, p.primary)
-        self._policy_struct(cfg.backfill, p.backfill)
+        self._policy_struct(cfg.primary, p.primary, "primary")
+        self._policy_struct(cfg.backfill, p.backfill, "backfill")
         cfg.threshold = -1 if p.threshold is None else p.threshold
         cfg.threshold_backfill = int(p.threshold_backfill)
 
@@ -563,6 +677,9 @@ class Simulation:
             self._self_handle = ffi.new_handle(self)
             _check(lib.sl_sim_set_context(self._handle, self._self_handle), "clone")
             self._estimator.attach(self)
+        if any(isinstance(q, KeyFunction) for q in (self.policy.primary, self.policy.backfill)):
+            self._cb_error = None
+            self.set_policy(self.policy)        # the clone's own key context (same keys: same order)
 
     def _live(self):
         if self._handle is None:
@@ -616,8 +733,8 @@ class Simulation:
         with self._busy("set_policy"):
             h = self._live()
             prim, back = ffi.new("sl_policy *"), ffi.new("sl_policy *")
-            self._policy_struct(prim, policy.primary)
-            self._policy_struct(back, policy.backfill)
+            self._policy_struct(prim, policy.primary, "primary")
+            self._policy_struct(back, policy.backfill, "backfill")
             thr = -1 if policy.threshold is None else policy.threshold
             _check(lib.sl_sim_set_policy(h, prim, back, thr, int(policy.threshold_backfill)), "set_policy", h)
             self.policy = policy

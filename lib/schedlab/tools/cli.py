@@ -81,10 +81,16 @@ def cmd_simulate(args) -> int:
     t0 = time.perf_counter()
     info, trace, jobs, report, m = _load_jobs(args)
     t1 = time.perf_counter()
+    if args.column:
+        from ..workloads import columns
+        named = dict(columns.parse_column_arg(c) for c in args.column)
+        jobs = columns.with_columns(jobs, {k: columns.read_column(f, jobs.id, k) for k, f in named.items()})
     if args.policy:
         policy = sim.Policy.parse(args.policy, args.threshold)
     else:
         policy = sim.Policy(args.primary, args.backfill, args.threshold)
+    if args.estimate not in ("requested", "actual") and not args.estimate.startswith("col:"):
+        raise SchedlabError(f"--estimate {args.estimate!r}: expected requested, actual or col:NAME")
     sched = sim.simulate(jobs, m, policy, estimate=args.estimate)
     t2 = time.perf_counter()
     s = sched.summary()
@@ -322,11 +328,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="simulate EASY-P_R-P_B on a trace and print a summary")
     s.add_argument("trace", help="registry name (e.g. KTH-SP2) or path to an SWF file (.gz/.bz2 ok)")
-    s.add_argument("--policy", help="EASY-<P_R>-<P_B>, e.g. EASY-SPF-FCFS (overrides --primary/--backfill)")
-    s.add_argument("--primary", default="FCFS", help="primary queue policy (default FCFS)")
-    s.add_argument("--backfill", default="FCFS", help="backfilling queue policy (default FCFS)")
+    s.add_argument("--policy", help="EASY-<P_R>-<P_B>, e.g. EASY-SPF-FCFS, or 'expr:<expression>' for both queues "
+                   "(overrides --primary/--backfill)")
+    s.add_argument("--primary", default="FCFS", help="primary queue policy (default FCFS): a name or "
+                   "'expr:<expression>', e.g. 'expr:wait/req + procs/m' (schedlab.expr)")
+    s.add_argument("--backfill", default="FCFS", help="backfilling queue policy (default FCFS): a name or "
+                   "'expr:<expression>'")
+    s.add_argument("--column", action="append", default=[], metavar="NAME=FILE",
+                   help="a per-job column from a CSV of 'job id,value' lines, for col.NAME in expressions "
+                   "or --estimate col:NAME (repeatable)")
     s.add_argument("--threshold", default=None, help="waiting-time threshold, e.g. 20h (default none)")
-    s.add_argument("--estimate", default="requested", choices=["requested", "actual"])
+    s.add_argument("--estimate", default="requested", help="requested (default), actual, or col:NAME (a --column)")
     s.add_argument("--overrun", default="kill", choices=["kill", "drop"],
                    help="jobs with p > p~: killed at p~ (default) or dropped when cleaning")
     s.add_argument("-m", type=machine_or_choice_arg, default=None, help="machine size: a number, or header, peak (the log's peak "

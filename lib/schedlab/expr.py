@@ -1,0 +1,396 @@
+"""Policy expressions: your own queue order, compiled into the C core.
+
+Anywhere a queue policy name is accepted, ``"expr:<expression>"`` is too: the
+queued jobs are ordered by the expression's value, lowest first, ties as for
+every policy (earlier submission, then smaller id; ``tie="newest"`` reverses
+them).  For example::
+
+    expr:req                      # SPF: shortest requested time first
+    expr:-(wait/req)**3*procs     # WFP's shape, written out
+    expr:wait/req + procs/m       # a fair-share-like mix (time-varying)
+    expr:col.pred                 # a score from your own model (Jobs(columns=...))
+
+The language (:data:`FEATURES`, :data:`FUNCTIONS`):
+
+* per-job features: ``req`` (requested time p~, s), ``run`` (actual runtime,
+  only with ``estimate="actual"``), ``procs`` (q), ``submit`` (r, s), ``wait``
+  (now - r, s), ``area`` (p~ * q), ``user`` (the user's number in the log),
+  ``id``, ``est`` (the scheduler's estimate at submission) and ``col.NAME``,
+  a per-job column you supply;
+* ``now`` (the pass's time, s) and ``m`` (the machine's processors);
+* numbers, ``+ - * / **``, unary minus, comparisons (1 or 0; chained ones
+  are joined with ``and``), ``and``, ``or``, ``not``, ``a if c else b``, and
+  the functions ``min``, ``max``, ``abs``, ``log``, ``log1p``, ``sqrt``,
+  ``exp``, ``where(cond, a, b)``.
+
+The text is parsed once with Python's :mod:`ast` and checked against that
+whitelist; it is **never evaluated as Python**.  Anything else (another
+name, an attribute, a call, a subscript, a string, a lambda ...) is refused
+with an :class:`~schedlab.errors.InputError` naming the expression and the
+column of the offending token.  Length (2,000 characters), nesting (32
+levels) and the program's size are bounded.  A constant part that is not a
+finite number (``1/0``, ``log(0)``, ``1e999``) is refused when parsing.
+
+The program runs in C (``csrc/expr.c``) with C's double arithmetic; the
+rules a key follows at run time are ``csrc/SEMANTICS.md``, "Policy
+expressions": ``x ** k`` for a literal integer k in -16..16 is repeated
+multiplication (``x*x*x``, so the built-in WFP's doubles), and a key that
+comes out NaN (``0/0``, ``log(-1)``) is +infinity: the job goes last.
+An expression without ``wait`` and ``now`` is *static*: each job is keyed
+once, when it is queued; otherwise the queue is re-ordered at every pass.
+
+This module is pure Python (below the compiled core, like :mod:`schedlab.jobs`).
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InputError
+
+__all__ = ["Expr", "PREFIX", "FEATURES", "FUNCTIONS", "is_expr", "BUILTIN_EXPRESSIONS"]
+
+PREFIX = "expr:"
+MAX_LENGTH = 2000
+MAX_DEPTH = 32
+MAX_OPS = 1024          # SL_EXPR_MAXLEN
+MAX_STACK = 64          # SL_EXPR_STACK
+MAX_CONSTANT = 1e300
+
+#: The operation codes of ``enum sl_op`` (csrc/schedlab.h); the engine
+#: checks them against the compiled core's (schedlab.engine.sim).
+OPS = {
+    "CONST": 0, "REQ": 1, "RUN": 2, "PROCS": 3, "SUBMIT": 4, "WAIT": 5, "AREA": 6, "ID": 7, "NOW": 8,
+    "M": 9, "COL": 10, "EST": 11, "ADD": 12, "SUB": 13, "MUL": 14, "DIV": 15, "POW": 16, "POWI": 17,
+    "MIN": 18, "MAX": 19, "LT": 20, "LE": 21, "GT": 22, "GE": 23, "EQ": 24, "NE": 25, "AND": 26, "OR": 27,
+    "NEG": 28, "ABS": 29, "LOG": 30, "LOG1P": 31, "SQRT": 32, "EXP": 33, "NOT": 34, "WHERE": 35,
+}
+
+#: Names an expression may read, and what each is.
+FEATURES = {
+    "req": "requested time p~ (s)",
+    "run": "actual runtime p (s); only with estimate='actual'",
+    "procs": "processors q",
+    "submit": "submit time r (s)",
+    "wait": "waiting time now - r (s)",
+    "area": "p~ * q",
+    "user": "the user's number in the log (needs the jobs' users)",
+    "id": "job id",
+    "est": "the scheduler's runtime estimate at submission (s)",
+    "now": "the time of the scheduling pass (s)",
+    "m": "processors of the machine",
+}
+_LOADS = {"req": "REQ", "run": "RUN", "procs": "PROCS", "submit": "SUBMIT", "wait": "WAIT", "area": "AREA",
+          "id": "ID", "est": "EST", "now": "NOW", "m": "M"}
+#: Functions an expression may call, with their number of arguments.
+FUNCTIONS = {"min": (2, None), "max": (2, None), "abs": (1, 1), "log": (1, 1), "log1p": (1, 1), "sqrt": (1, 1),
+             "exp": (1, 1), "where": (3, 3)}
+_UNARY_FN = {"abs": "ABS", "log": "LOG", "log1p": "LOG1P", "sqrt": "SQRT", "exp": "EXP"}
+_BINOPS = {ast.Add: "ADD", ast.Sub: "SUB", ast.Mult: "MUL", ast.Div: "DIV", ast.Pow: "POW"}
+_CMPOPS = {ast.Lt: "LT", ast.LtE: "LE", ast.Gt: "GT", ast.GtE: "GE", ast.Eq: "EQ", ast.NotEq: "NE"}
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+#: The 13 built-in queue policies written as expressions: each gives the same
+#: schedule as its built-in twin, bit for bit (tests/test_expr.py,
+#: bench/schedule_hashes.py).  ``max(req, 1)`` is the engine's p~' (a job
+#: requesting 0 s counts as 1 s in the time-varying orders).
+BUILTIN_EXPRESSIONS = {
+    "FCFS": "submit", "LCFS": "-submit",
+    "SPF": "req", "LPF": "-req",
+    "SQF": "procs", "LQF": "-procs",
+    "SAF": "area", "LAF": "-area",
+    "SRF": "req / procs", "LRF": "-(req / procs)",
+    "SEXP": "(wait + max(req, 1)) / max(req, 1)",
+    "LEXP": "-((wait + max(req, 1)) / max(req, 1))",
+    "WFP": "-((wait / max(req, 1)) ** 3 * procs)",
+}
+
+
+def is_expr(x) -> bool:
+    """Is ``x`` a policy expression (an :class:`Expr` or an ``"expr:..."`` string)?"""
+    return isinstance(x, Expr) or (isinstance(x, str) and x.strip()[:len(PREFIX)].lower() == PREFIX)
+
+
+class _Refused(Exception):
+    def __init__(self, node, msg: str):
+        super().__init__(msg)
+        self.col = getattr(node, "col_offset", None)
+        self.msg = msg
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 80 else repr(text[:77] + "...")
+
+
+def _constant(node) -> float:
+    v = node.value
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise _Refused(node, f"{type(v).__name__} constant {v!r} is not a number")
+    if isinstance(v, int) and abs(v) > 2 ** 63:
+        raise _Refused(node, "integer constant too large (at most 2^63)")
+    f = float(v)
+    if not math.isfinite(f) or abs(f) > MAX_CONSTANT:
+        raise _Refused(node, f"constant {v!r} is not a finite number of at most {MAX_CONSTANT:g}")
+    return f
+
+
+class _Compiler:
+    """Postfix program of a parsed expression: a list of (op, arg), arg a
+    float (CONST, POWI) or a column name (COL)."""
+
+    def __init__(self):
+        self.prog: list[tuple[str, object]] = []
+        self.columns: list[str] = []
+
+    def emit(self, op: str, arg=0.0):
+        self.prog.append((op, arg))
+        if len(self.prog) > MAX_OPS:
+            raise _Refused(None, f"the expression compiles to more than {MAX_OPS} operations")
+
+    def compile(self, node, depth: int = 0):
+        if depth > MAX_DEPTH:
+            raise _Refused(node, f"nested more than {MAX_DEPTH} levels deep")
+        d = depth + 1
+        if isinstance(node, ast.Constant):
+            self.emit("CONST", _constant(node))
+        elif isinstance(node, ast.Name):
+            if node.id in _LOADS:
+                self.emit(_LOADS[node.id])
+            elif node.id == "user":
+                self.emit("COL", "user")
+            elif node.id in FUNCTIONS:
+                raise _Refused(node, f"{node.id} is a function: call it, e.g. {node.id}(...)")
+            else:
+                raise _Refused(node, f"unknown name {node.id!r}; the features are {', '.join(FEATURES)}, "
+                               "and col.NAME for a column of yours")
+        elif isinstance(node, ast.Attribute):
+            if not (isinstance(node.value, ast.Name) and node.value.id == "col" and isinstance(node.ctx, ast.Load)):
+                raise _Refused(node, "attribute access is refused (only col.NAME, a column of yours)")
+            if not _NAME.match(node.attr) or node.attr.startswith("__"):
+                raise _Refused(node, f"bad column name {node.attr!r}")
+            self.emit("COL", node.attr)
+        elif isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                if isinstance(node.operand, ast.Constant):
+                    self.emit("CONST", -_constant(node.operand))
+                else:
+                    self.compile(node.operand, d)
+                    self.emit("NEG")
+            elif isinstance(node.op, ast.UAdd):
+                self.compile(node.operand, d)
+            elif isinstance(node.op, ast.Not):
+                self.compile(node.operand, d)
+                self.emit("NOT")
+            else:
+                raise _Refused(node, "operator ~ is refused")
+        elif isinstance(node, ast.BinOp):
+            op = _BINOPS.get(type(node.op))
+            if op is None:
+                raise _Refused(node, f"operator {type(node.op).__name__} is refused (use + - * / **)")
+            self.compile(node.left, d)
+            k = node.right
+            if op == "POW" and isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) \
+                    and isinstance(k.operand, ast.Constant):
+                kval = -_constant(k.operand)
+            elif op == "POW" and isinstance(k, ast.Constant):
+                kval = _constant(k)
+            else:
+                kval = None
+            if kval is not None and kval == int(kval) and abs(kval) <= 16 \
+                    and isinstance(getattr(k, "operand", k).value, int):
+                self.emit("POWI", float(kval))
+            else:
+                self.compile(node.right, d)
+                self.emit(op)
+        elif isinstance(node, ast.Compare):
+            left = node.left
+            for i, (cop, right) in enumerate(zip(node.ops, node.comparators)):
+                op = _CMPOPS.get(type(cop))
+                if op is None:
+                    raise _Refused(node, f"comparison {type(cop).__name__} is refused")
+                self.compile(left, d)
+                self.compile(right, d)
+                self.emit(op)
+                if i:
+                    self.emit("AND")
+                left = right
+        elif isinstance(node, ast.BoolOp):
+            op = "AND" if isinstance(node.op, ast.And) else "OR"
+            self.compile(node.values[0], d)
+            for v in node.values[1:]:
+                self.compile(v, d)
+                self.emit(op)
+        elif isinstance(node, ast.IfExp):
+            self.compile(node.test, d)
+            self.compile(node.body, d)
+            self.compile(node.orelse, d)
+            self.emit("WHERE")
+        elif isinstance(node, ast.Call):
+            f = node.func
+            if not isinstance(f, ast.Name) or f.id not in FUNCTIONS:
+                what = f.id if isinstance(f, ast.Name) else ast.unparse(f)
+                raise _Refused(node, f"unknown function {what!r}; the functions are {', '.join(FUNCTIONS)}")
+            if node.keywords:
+                raise _Refused(node.keywords[0].value, f"{f.id}() takes no keyword arguments")
+            lo, hi = FUNCTIONS[f.id]
+            if len(node.args) < lo or (hi is not None and len(node.args) > hi):
+                want = f"{lo}" if lo == hi else f"at least {lo}"
+                raise _Refused(node, f"{f.id}() takes {want} argument(s), got {len(node.args)}")
+            for a in node.args:
+                if isinstance(a, ast.Starred):
+                    raise _Refused(a, "*arguments are refused")
+            if f.id in _UNARY_FN:
+                self.compile(node.args[0], d)
+                self.emit(_UNARY_FN[f.id])
+            elif f.id == "where":
+                for a in node.args:
+                    self.compile(a, d)
+                self.emit("WHERE")
+            else:
+                self.compile(node.args[0], d)
+                for a in node.args[1:]:
+                    self.compile(a, d)
+                    self.emit(f.id.upper())
+        else:
+            raise _Refused(node, f"{type(node).__name__} is refused: an expression holds only numbers, "
+                           "features, operators and the listed functions")
+
+
+def _run_constant(prog) -> float | None:
+    """The value of a program that reads nothing (numpy doubles), or None."""
+    st: list = []
+    with np.errstate(all="ignore"):
+        for op, arg in prog:
+            if op == "CONST":
+                st.append(np.float64(arg))
+            elif op in ("NEG", "ABS", "LOG", "LOG1P", "SQRT", "EXP", "NOT", "POWI"):
+                x = st.pop()
+                st.append({"NEG": lambda: -x, "ABS": lambda: abs(x), "LOG": lambda: np.log(x),
+                           "LOG1P": lambda: np.log1p(x), "SQRT": lambda: np.sqrt(x), "EXP": lambda: np.exp(x),
+                           "NOT": lambda: np.float64(x == 0),
+                           "POWI": lambda: np.float64(x) ** int(arg) if arg >= 0 else 1 / x ** -int(arg)}[op]())
+            elif op == "WHERE":
+                e, t, c = st.pop(), st.pop(), st.pop()
+                st.append(t if c != 0 else e)
+            elif op in ("ADD", "SUB", "MUL", "DIV", "POW", "MIN", "MAX", "LT", "LE", "GT", "GE", "EQ", "NE",
+                        "AND", "OR"):
+                b, a = st.pop(), st.pop()
+                st.append({"ADD": lambda: a + b, "SUB": lambda: a - b, "MUL": lambda: a * b,
+                           "DIV": lambda: np.divide(a, b), "POW": lambda: np.power(a, b),
+                           "MIN": lambda: np.fmin(a, b) if not (np.isnan(a) or np.isnan(b)) else np.nan,
+                           "MAX": lambda: np.fmax(a, b) if not (np.isnan(a) or np.isnan(b)) else np.nan,
+                           "LT": lambda: np.float64(a < b), "LE": lambda: np.float64(a <= b),
+                           "GT": lambda: np.float64(a > b), "GE": lambda: np.float64(a >= b),
+                           "EQ": lambda: np.float64(a == b), "NE": lambda: np.float64(a != b),
+                           "AND": lambda: np.float64(a != 0 and b != 0),
+                           "OR": lambda: np.float64(a != 0 or b != 0)}[op]())
+            else:
+                return None
+    return float(st[-1])
+
+
+def _check_constants(node, text: str):
+    """Refuse a part of the expression that reads nothing and is not a
+    finite number (1/0, log(0), sqrt(-1), 10.0**400)."""
+    for sub in ast.walk(node):
+        if not isinstance(sub, (ast.BinOp, ast.UnaryOp, ast.Call, ast.Compare, ast.BoolOp, ast.IfExp)):
+            continue
+        c = _Compiler()
+        try:
+            c.compile(sub)
+        except _Refused:
+            continue
+        v = _run_constant(c.prog)
+        if v is not None and not math.isfinite(v):
+            raise _Refused(sub, f"the constant part {ast.get_source_segment(text, sub) or ast.unparse(sub)!r} "
+                           f"is {v!r}, not a finite number")
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A policy expression, parsed and compiled on creation (see the module).
+
+    ``Expr("wait / req")`` or the string ``"expr:wait / req"`` wherever a
+    policy is accepted.  ``program`` is the postfix program (op, arg);
+    ``columns`` the per-job columns it reads (``user`` included);
+    ``dynamic`` whether it reads ``wait`` or ``now``."""
+
+    text: str
+    program: tuple = field(init=False, repr=False, compare=False)
+    columns: tuple = field(init=False, repr=False, compare=False)
+    dynamic: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        text = self.text
+        if not isinstance(text, str):
+            raise InputError(f"a policy expression is a string, got {type(text).__name__}")
+        if text.strip()[:len(PREFIX)].lower() == PREFIX:
+            text = text.strip()[len(PREFIX):]
+        text = text.strip()
+        object.__setattr__(self, "text", text)
+        if not text:
+            raise InputError("empty policy expression: write e.g. 'expr:req' (shortest requested time first)")
+        if len(text) > MAX_LENGTH:
+            raise InputError(f"policy expression {_shown(text)} is {len(text)} characters long "
+                             f"(at most {MAX_LENGTH})")
+        if "\n" in text or "\r" in text or "\x00" in text:
+            raise InputError(f"policy expression {_shown(text)}: one line, without control characters")
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError as e:
+            col = e.offset if e.offset is not None else 1
+            raise InputError(f"policy expression {_shown(text)}, column {col}: syntax error "
+                             f"({e.msg})") from None
+        except (RecursionError, MemoryError, ValueError) as e:
+            raise InputError(f"policy expression {_shown(text)}: cannot be parsed ({type(e).__name__}: too "
+                             "deep or too large)") from None
+        c = _Compiler()
+        try:
+            _check_depth(tree.body)
+            c.compile(tree.body)
+            _check_constants(tree.body, text)
+        except _Refused as e:
+            where = f", column {e.col + 1}" if e.col is not None else ""
+            raise InputError(f"policy expression {_shown(text)}{where}: {e.msg}") from None
+        depth = peak = 0
+        for op, _ in c.prog:
+            depth += 1 - _ARITY[op]
+            peak = max(peak, depth)
+        if peak > MAX_STACK:
+            raise InputError(f"policy expression {_shown(text)}: needs a stack deeper than {MAX_STACK}")
+        cols = tuple(dict.fromkeys(a for op, a in c.prog if op == "COL"))
+        object.__setattr__(self, "program", tuple(c.prog))
+        object.__setattr__(self, "columns", cols)
+        object.__setattr__(self, "dynamic", any(op in ("WAIT", "NOW") for op, _ in c.prog))
+
+    @property
+    def reads_run(self) -> bool:
+        return any(op == "RUN" for op, _ in self.program)
+
+    def arrays(self, columns: tuple[str, ...]):
+        """(op codes int32, args float64) with each column as its index in ``columns``."""
+        ops = np.array([OPS[op] for op, _ in self.program], dtype=np.int32)
+        args = np.array([float(columns.index(a)) if op == "COL" else float(a) for op, a in self.program],
+                        dtype=np.float64)
+        return ops, args
+
+    def __str__(self):
+        return PREFIX + self.text
+
+
+_ARITY = {op: (0 if OPS[op] <= 11 else 1 if op == "POWI" else 2 if OPS[op] <= 27 else 1 if OPS[op] <= 34 else 3)
+          for op in OPS}
+
+
+def _check_depth(node, depth: int = 0):
+    """Refuse nesting deeper than MAX_DEPTH before compiling (iteratively)."""
+    stack = [(node, 0)]
+    while stack:
+        n, d = stack.pop()
+        if d > MAX_DEPTH:
+            raise _Refused(n, f"nested more than {MAX_DEPTH} levels deep")
+        stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
