@@ -402,5 +402,10 @@ def test_a_misspelt_output_in_a_notebook_or_the_paper_is_named():
 def test_the_driver_refuses_an_undeclared_output(example, monkeypatch):
     entry, root = example
     monkeypatch.setattr(protocol_example, "OUTPUTS", study.Outputs(tables=("avg_wiat",)))
-    with pytest.raises(SchedlabError, match="tables/avg_wait written but not declared"):
+    monkeypatch.delenv(study.STRICT_SCORECARD, raising=False)        # one behaviour, no switch: refused always
+    with pytest.raises(SchedlabError, match=r"study example: tables/avg_wait is not declared in its OUTPUTS "
+                                            r"\(add 'avg_wait' to the tables of protocol_example\.OUTPUTS\)"):
         study.run_study("example", profile="quick", workers=1, cache_dir=root / "cache", log=None)
+    assert not (root / "results" / "quick" / "09-example" / "tables" / "avg_wait.csv").exists()   # before writing
+    with pytest.raises(SchedlabError, match="protocol_example declares no OUTPUTS"):
+        study.check_outputs(entry, object(), {"tables": {"avg_wait"}})

@@ -206,7 +206,20 @@ class Context:
     def path(self, *parts: str) -> Path:
         return self.outdir.joinpath(*parts)
 
+    def declared(self, kind: str, name: str) -> None:
+        """Refuse, before it is written, an output the study's ``OUTPUTS`` does
+        not declare (one behaviour, in every run: the notebooks, the paper and
+        the scorecard refer to outputs by their declared names)."""
+        try:
+            outputs = getattr(importlib.import_module(self.entry.module), "OUTPUTS", None)
+        except ImportError:             # a tool's own context (the advisor): nothing declared to check against
+            return
+        if isinstance(outputs, Outputs) and not outputs.declares(kind, name):
+            raise SchedlabError(f"study {self.entry.name}: {kind}/{name} is not declared in its OUTPUTS "
+                                f"(add {name!r} to the {kind} of {self.entry.module}.OUTPUTS)")
+
     def table(self, name: str, table, folder: str = "tables"):
+        self.declared(folder or "tables", name)
         self.files += table.write(self.path(folder, name))
         self.written.setdefault(folder, set()).add(name)
         if folder == "tables":
@@ -217,6 +230,7 @@ class Context:
         """A table of data behind a figure, as CSV only (``data/<name>.csv``)."""
         from ..studies import write_text
 
+        self.declared("data", name)
         self.files.append(write_text(self.path("data", f"{name}.csv"), table.to_csv()))
         self.written["data"].add(name)
         return table
@@ -224,6 +238,7 @@ class Context:
     def figure(self, name: str, fig) -> list[Path]:
         from . import plots
 
+        self.declared("figures", name)
         written = plots.savefig(fig, self.path("figures", name))
         self.files += written
         self.written["figures"].add(name)
@@ -234,6 +249,7 @@ class Context:
         completed with the versions and commit (no machine paths)."""
         from ..campaigns import store
 
+        self.declared(folder or "datasets", name)
         ds.attrs.setdefault("schedlab_version", __version__)
         ds.attrs.setdefault("git_commit", paths.git_commit())
         p = store.write_dataset(ds, self.path(folder, f"{name}.nc") if folder else self.path(f"{name}.nc"))
@@ -258,8 +274,9 @@ def _namespace_values(cls: type[Params], namespace: Mapping[str, Any]) -> dict[s
     return {k: namespace[k] for k in cls.names() if k in namespace}
 
 
-#: set (to anything but "" or "0") to make a study whose published table feeds no scorecard row fail
-#: (the test suite sets it: every study run in a test checks its coverage)
+#: set (to anything but "" or "0") to make a study whose published table feeds no scorecard row, or whose
+#: counted miss says only "unexplained", fail (the test suite sets it); unset, both are warnings recorded
+#: under numbers.scorecard.  (An undeclared output is refused always, without it: Context.declared.)
 STRICT_SCORECARD = "SCHEDLAB_STRICT_SCORECARD"
 
 
@@ -305,8 +322,9 @@ def check_scorecard_explained(entry: Entry, rows: list, numbers: dict, log=None)
 
 def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> list[str]:
     """Every output a run wrote is declared in the study's ``OUTPUTS``
-    (:class:`Outputs`); what is not is said, and with :data:`STRICT_SCORECARD`
-    set (the test suite) it is an error."""
+    (:class:`Outputs`), else :class:`SchedlabError`, always (the context
+    refuses each undeclared output before writing it; this also catches a
+    study without ``OUTPUTS``)."""
     outputs = getattr(mod, "OUTPUTS", None)
     if not isinstance(outputs, Outputs):
         missing = [f"{entry.module} declares no OUTPUTS (schedlab.protocol.study.Outputs)"]
@@ -314,11 +332,7 @@ def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> li
         missing = [f"{entry.module}: {name} written but not declared in its OUTPUTS"
                    for name in outputs.undeclared(written)]
     if missing:
-        if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
-            raise SchedlabError("; ".join(missing))
-        if log:
-            for m in missing:
-                log(f"warning: {m}")
+        raise SchedlabError("; ".join(missing))
     return missing
 
 
