@@ -284,14 +284,14 @@ BROKEN = {
 }
 
 
-@pytest.mark.parametrize("kind", [*BROKEN, "undeclared_cell", "unstable_keys"])
+@pytest.mark.parametrize("kind", [*BROKEN, "undeclared_cell", "unstable_keys", "cell_imports_analysis", "sibling"])
 def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatch):
     pkg = tmp_path / f"broken_{kind}"
     pkg.mkdir()
     field, expect = BROKEN.get(kind, ("traces: tuple = param(('KTH-SP2',), help='traces', "
                                       "check=lambda v, n: tuple(_traces.trace_list(v, n)))", ""))
     tiny = "{'wekes': 1}" if kind == "bad_tiny" else "{}"
-    (pkg / "__init__.py").write_text(f"""
+    (pkg / "__init__.py").write_text(("import schedlab.studies.policies.cells\n" if kind == "sibling" else "") + f"""
 from dataclasses import dataclass
 from schedlab.campaigns.spec import Campaign
 from schedlab import validators
@@ -313,7 +313,8 @@ def compute(params, ctx):
     return {{"numbers": {{}}}}
 """)
     decl = "" if kind == "undeclared_cell" else "@cell('broken-{kind}', Inputs)\n"
-    (pkg / "cells.py").write_text(f"""
+    (pkg / "analysis.py").write_text("SCALE = 1\n")
+    (pkg / "cells.py").write_text(("from .analysis import SCALE\n" if kind == "cell_imports_analysis" else "") + f"""
 from dataclasses import dataclass
 from schedlab.campaigns.cells import SimulateInputs, cell, simulate_cell
 from schedlab.declared import param
@@ -329,10 +330,31 @@ class Inputs(SimulateInputs):
 """)
     monkeypatch.syspath_prepend(str(tmp_path))
     allow_cell_modules(pkg.name)
-    expect = expect or {"undeclared_cell": "my_cell: a cell without declared inputs",
-                        "unstable_keys": "a second run computed 1 cells"}[kind]
+    expect = expect or {"undeclared_cell": "[cell-inputs] broken_undeclared_cell.cells.my_cell: a cell without "
+                                           "declared inputs",
+                        "unstable_keys": "[run] study broken_unstable_keys: a second run computed 1 cells",
+                        "cell_imports_analysis": "[cell-imports] broken_cell_imports_analysis.cells imports, "
+                                                 "directly or not, broken_cell_imports_analysis.analysis (fix: move",
+                        "sibling": "imports schedlab.studies.policies.cells (fix: move shared science to "
+                                   "schedlab/science/"}[kind]
     with pytest.raises(study.ProtocolError, match=re.escape(expect)):
         study.check_study(pkg.name)
+
+
+def test_every_finding_names_its_rule_and_its_fix(example, monkeypatch):
+    """check_study's findings are named rules (study.RULES), each with its fix: here a
+    registered study whose notebook, numbering, section and profiles are all wrong."""
+    entry, root = example
+    monkeypatch.setattr(paths, "ROOT", root)
+    (root / "params" / "full" / "09-example.yaml").write_text("wekes: 3\n")
+    with pytest.raises(study.ProtocolError) as exc:
+        study.check_study("example", run=False)
+    text = str(exc.value)
+    for rule, what in (("profiles", "'wekes' is not a parameter"), ("notebook", "notebooks/09-example.ipynb: missing"),
+                       ("numbering", "its docstring starts"), ("section", "no paper section")):
+        assert f"[{rule}] " in text and what in text, (rule, text)
+        assert f"(fix: {study.RULES[rule][1]})" in text
+    assert all(desc and fix for desc, fix in study.RULES.values())
 
 
 def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys):
