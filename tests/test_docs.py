@@ -72,3 +72,16 @@ def test_the_paths_the_guides_name_exist(doc):
     missing = [p for p in named if not re.search(r"[<{*]|NN|hourly", p) and not p.startswith(GENERATED)
                and not (paths.ROOT / p.split(" ")[0].rstrip(".,:;)")).exists()]
     assert not missing, f"{doc.name} names paths that do not exist: {missing}"
+
+
+def test_shipped_full_holds_the_benchmark_files_the_readme_cites():
+    """shipped/full/ keeps the benchmark JSONs the README cites, no more (older
+    ones live in git history), and each cited one is there and in the manifest."""
+    import json
+
+    readme = (paths.ROOT / "README.md").read_text()
+    cited = set(re.findall(r"bench-profile-[A-Za-z0-9_.-]+\.json", readme))
+    full = paths.ROOT / "shipped" / "full"
+    present = {p.name for p in full.glob("bench-*.json")}
+    assert cited and present == cited, (sorted(present - cited), sorted(cited - present))
+    assert set(json.loads((full / "MANIFEST.json").read_text())["files"]) == cited
