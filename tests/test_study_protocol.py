@@ -431,3 +431,25 @@ def test_the_driver_refuses_an_undeclared_output(example, monkeypatch):
     assert not (root / "results" / "quick" / "09-example" / "tables" / "avg_wait.csv").exists()   # before writing
     with pytest.raises(SchedlabError, match="protocol_example declares no OUTPUTS"):
         study.check_outputs(entry, object(), {"tables": {"avg_wait"}})
+
+
+def test_writing_the_parameters_cells_names_a_missing_notebook_or_tag(example, monkeypatch, capsys):
+    """python -m schedlab.protocol.study cells: a study without its notebook, or a notebook
+    without one cell tagged 'parameters', is an error naming the file (not a bare
+    StopIteration or FileNotFoundError)."""
+    import nbformat
+
+    entry, root = example
+    monkeypatch.setattr(paths, "ROOT", root)
+    with pytest.raises(InputError, match="notebooks/09-example.ipynb: missing \\(schedlab study new example"):
+        study.write_cells([entry])
+    (root / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("weeks = 1")]
+    nbformat.write(nb, str(root / "notebooks" / "09-example.ipynb"))
+    with pytest.raises(InputError, match="expected one cell tagged 'parameters', found 0"):
+        study.write_cells([entry])
+    real = study.write_cells
+    monkeypatch.setattr(study, "write_cells", lambda: real([entry]))       # the command, on this study
+    assert study.main(["cells"]) == 2
+    assert "cells: notebooks/09-example.ipynb: expected one cell tagged 'parameters'" in capsys.readouterr().err

@@ -943,8 +943,15 @@ def write_cells(entries=STUDIES) -> list[str]:
         except InputError:
             continue
         nb_path = paths.ROOT / entry.notebook
+        if not nb_path.is_file():
+            raise InputError(f"{entry.notebook}: missing (schedlab study new {entry.name} starts a study with its "
+                             f"notebook)")
         nb = nbformat.read(str(nb_path), as_version=4)
-        cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+        tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        if len(tagged) != 1:
+            raise InputError(f"{entry.notebook}: expected one cell tagged 'parameters', found {len(tagged)} (tag "
+                             f"the cell that assigns the parameters: JupyterLab, property inspector, cell tags)")
+        cell = tagged[0]
         text = parameters_cell(entry)
         if cell.source != text.rstrip("\n"):
             cell.source = text.rstrip("\n")
@@ -956,8 +963,12 @@ def write_cells(entries=STUDIES) -> list[str]:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["cells"]:
-        for stem in write_cells():
-            print(f"rewrote the parameters cell of notebooks/{stem}.ipynb")
+        try:
+            for stem in write_cells():
+                print(f"rewrote the parameters cell of notebooks/{stem}.ipynb")
+        except InputError as exc:
+            print(f"schedlab.protocol.study cells: {exc}", file=sys.stderr)
+            return 2
         return 0
     if argv[:1] == ["readme-table"]:
         from ..studies.registry import readme_table
