@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 
 #: The folder of the study packages.
 HERE = Path(__file__).resolve().parent
