@@ -33,9 +33,17 @@ def jobs_at_once(n: int, seed: int = 17):
     return Jobs(np.zeros(n, np.int64), run, req, rng.integers(1, 65, n))
 
 
+#: policy expressions of issue 43: WFP's shape as the issue writes it, and a
+#: mixed order with a waiting-time term
+EXPRESSIONS = {"EXPR-WFP": "expr:-(wait/req)**3*procs",
+               "EXPR-MIXED": "expr:0.3*procs/32 - 0.2*req/15000 + 0.4*(wait + max(req, 1))/max(req, 1)"}
+
+
 def policy_of(name: str):
     from schedlab.engine import sim
 
+    if name in EXPRESSIONS:
+        return EXPRESSIONS[name]
     if name == "MIXED-EXP":
         mp = sim.Mixed(MIXED_EXP)
         return sim.Policy(mp, mp, None)
@@ -47,8 +55,8 @@ def main(argv=None) -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, nargs="+", default=[1_000_000])
-    ap.add_argument("--policies", nargs="+", default=list(POLICIES) + ["MIXED-EXP"],
-                    help="pure policy names, or MIXED-EXP (weights %s)" % (MIXED_EXP,))
+    ap.add_argument("--policies", nargs="+", default=list(POLICIES) + ["MIXED-EXP"] + list(EXPRESSIONS),
+                    help="pure policy names, MIXED-EXP (weights %s), or %s" % (MIXED_EXP, ", ".join(EXPRESSIONS)))
     ap.add_argument("--old", action="store_true", help="time-varying keys re-sorted at every pass (the old path)")
     ap.add_argument("--target", type=float, default=5.0, help="seconds (issue 33: 5)")
     args = ap.parse_args(argv)

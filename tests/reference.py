@@ -9,6 +9,10 @@ Entry point: :func:`reference_simulate`.
 """
 from __future__ import annotations
 
+# policy expressions: the parser and the Python evaluator of schedlab.expr
+# (pure Python, written apart from csrc/expr.c), not the engine
+from schedlab.expr import Expr
+
 PURE_POLICIES = (
     "FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
     "SAF", "LAF", "SRF", "LRF", "SEXP", "LEXP", "WFP",
@@ -98,6 +102,8 @@ def policy_key(policy, mixed, t, r, ptilde, q, r0, estimate=None):
 # ---------------------------------------------------------------------------
 
 def _check_policy(name, mixed, what):
+    if isinstance(name, Expr):
+        return
     if name not in POLICIES:
         raise ValueError(f"{what}: unknown policy {name!r}")
     if name == "MIXED":
@@ -177,8 +183,12 @@ def reference_simulate(
     divider=None,
     users=None,
     correction="none",
+    columns=None,
 ):
     """Simulate EASY-P_R-P_B on one machine of ``m`` processors.
+
+    ``primary`` / ``backfill`` may be :class:`schedlab.expr.Expr` (keys from
+    its Python evaluator); ``columns``: name -> per-job floats it reads.
 
     Jobs are given as parallel sequences (``submit`` sorted non-decreasing).
     ``estimate`` is ``"requested"``, ``"actual"``, ``"easy++"`` (needs
@@ -327,6 +337,11 @@ def reference_simulate(
 
     def ordered(jobs, policy, mixed, t):
         """Small jobs first, then by key, then submit time, then id, then input order."""
+        if isinstance(policy, Expr):    # a policy expression: schedlab.expr's own Python evaluator
+            def job(j):
+                return {"req": req[j], "procs": procs[j], "submit": submit[j], "id": ids[j], "run": run[j],
+                        "est": est[j], **{k: v[j] for k, v in (columns or {}).items()}}
+            return sorted(jobs, key=lambda j: (not small[j], policy.key(job(j), t, m), submit[j], ids[j], j))
         return sorted(
             jobs,
             key=lambda j: (not small[j],

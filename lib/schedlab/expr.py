@@ -378,6 +378,15 @@ class Expr:
                         dtype=np.float64)
         return ops, args
 
+    def key(self, job: dict, now: int, m: int) -> float:
+        """The key of one job at time ``now`` on ``m`` processors, computed
+        in Python with C's semantics (csrc/SEMANTICS.md, "Policy
+        expressions"): the reference the engine is tested against, and what
+        ``schedlab check`` replays.  ``job``: ``req``, ``procs``, ``submit``,
+        ``id`` (integers), ``run``, ``est`` when read, and each column read
+        (``user`` included) as a float."""
+        return _reference_key(self.program, job, now, m)
+
     def __str__(self):
         return PREFIX + self.text
 
@@ -394,3 +403,111 @@ def _check_depth(node, depth: int = 0):
         if d > MAX_DEPTH:
             raise _Refused(n, f"nested more than {MAX_DEPTH} levels deep")
         stack.extend((c, d + 1) for c in ast.iter_child_nodes(n))
+
+
+# ------------------------------------------------- the Python reference --
+# An evaluator of the postfix program written apart from csrc/expr.c, on
+# Python floats and libm (the math module), with IEEE results where Python
+# raises: the engine's keys are tested against it (tests/test_expr.py).
+
+def _div(a: float, b: float) -> float:
+    if b == 0.0:
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def _pow(a: float, b: float) -> float:
+    try:
+        return math.pow(a, b)
+    except OverflowError:
+        odd = b == int(b) and int(b) % 2 == 1 if math.isfinite(b) else False
+        return -math.inf if (a < 0 and odd) else math.inf
+    except ValueError:
+        if a == 0.0 and b < 0:
+            odd = b == int(b) and int(b) % 2 == 1
+            return math.copysign(math.inf, a) if odd else math.inf
+        return math.nan
+
+
+def _log(x: float) -> float:
+    if math.isnan(x) or x < 0:
+        return math.nan
+    return -math.inf if x == 0 else math.log(x)
+
+
+def _log1p(x: float) -> float:
+    if math.isnan(x) or x < -1:
+        return math.nan
+    return -math.inf if x == -1 else math.log1p(x)
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _powi(x: float, k: int) -> float:
+    if k == 0:
+        return 1.0
+    acc = x
+    for _ in range(abs(k) - 1):
+        acc = acc * x
+    return _div(1.0, acc) if k < 0 else acc
+
+
+def _minmax(a: float, b: float, smaller: bool) -> float:
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if smaller:
+        return a if a < b else b
+    return a if a > b else b
+
+
+_REF_BINARY = {
+    "ADD": lambda a, b: a + b if not (math.isinf(a) and math.isinf(b) and a != b) else math.nan,
+    "SUB": lambda a, b: a - b if not (math.isinf(a) and math.isinf(b) and a == b) else math.nan,
+    "MUL": lambda a, b: a * b,
+    "DIV": _div, "POW": _pow,
+    "MIN": lambda a, b: _minmax(a, b, True), "MAX": lambda a, b: _minmax(a, b, False),
+    "LT": lambda a, b: float(a < b), "LE": lambda a, b: float(a <= b), "GT": lambda a, b: float(a > b),
+    "GE": lambda a, b: float(a >= b), "EQ": lambda a, b: float(a == b), "NE": lambda a, b: float(a != b),
+    "AND": lambda a, b: float(a != 0.0 and b != 0.0), "OR": lambda a, b: float(a != 0.0 or b != 0.0),
+}
+_REF_UNARY = {"NEG": lambda x: -x, "ABS": abs, "LOG": _log, "LOG1P": _log1p,
+              "SQRT": lambda x: math.nan if math.isnan(x) or x < 0 else math.sqrt(x), "EXP": _exp,
+              "NOT": lambda x: float(x == 0.0)}
+
+
+def _reference_key(program, job: dict, now: int, m: int) -> float:
+    st: list[float] = []
+    for op, arg in program:
+        if op == "CONST":
+            st.append(float(arg))
+        elif op == "WAIT":
+            st.append(float(int(now) - int(job["submit"])))
+        elif op == "AREA":
+            st.append(float(job["req"]) * float(job["procs"]))
+        elif op == "NOW":
+            st.append(float(now))
+        elif op == "M":
+            st.append(float(m))
+        elif op == "COL":
+            st.append(float(job[arg]))
+        elif op in ("REQ", "RUN", "PROCS", "SUBMIT", "ID", "EST"):
+            st.append(float(job[op.lower()]))
+        elif op == "POWI":
+            st.append(_powi(st.pop(), int(arg)))
+        elif op in _REF_UNARY:
+            st.append(_REF_UNARY[op](st.pop()))
+        elif op == "WHERE":
+            e, t, c = st.pop(), st.pop(), st.pop()
+            st.append(t if c != 0.0 else e)
+        else:
+            b, a = st.pop(), st.pop()
+            st.append(_REF_BINARY[op](a, b))
+    k = st[-1]
+    return math.inf if math.isnan(k) else k

@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import InputError
+from .expr import Expr, is_expr
 from .jobs import POLICIES, Policy, parse_duration
 
 __all__ = ["as_list", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
@@ -153,6 +154,26 @@ def directory(value, name: str, default: Path) -> Path:
     if path.exists() and not path.is_dir():
         raise InputError(f"{name}: {path} exists and is not a directory")
     return path
+
+
+def policy_specs(value, name: str) -> tuple[str, ...]:
+    """Queue orders of both queues given as names or policy expressions
+    (``"SPF"``, ``"expr:wait / req + procs / m"``), canonical
+    (``schedlab.expr.Expr``'s text for an expression), each once."""
+    out: list[str] = []
+    for i, item in enumerate(as_list(value, name, none_is_empty=True)):
+        if not isinstance(item, str):
+            raise InputError(f"{name}[{i}]: expected a policy name or 'expr:<expression>', got {item!r}")
+        try:
+            canon = str(Expr(item)) if is_expr(item) else Policy(item, item).primary
+        except InputError as exc:
+            raise InputError(f"{name}[{i}]: {exc}") from None
+        if not isinstance(canon, str) or (not is_expr(canon) and canon not in POLICIES):
+            raise InputError(f"{name}[{i}]: a pure queue policy or an expression is needed here, got {item!r}")
+        if canon in out:
+            raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
+        out.append(canon)
+    return tuple(out)
 
 
 def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ...]:

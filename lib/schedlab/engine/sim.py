@@ -30,7 +30,7 @@ from ..errors import InputError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
 from ..errors import SchedlabError
 from ..expr import OPS as _EXPR_OPS
-from ..expr import Expr
+from ..expr import Expr  # noqa: F401 - re-exported: schedlab.engine.sim.Expr
 from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
@@ -1004,6 +1004,10 @@ def simulate_parts(jobs: Jobs, m: int, policy, bounds, overrun: str = "kill") ->
     policy = as_policy(policy)
     if isinstance(policy.primary, Mixed) or isinstance(policy.backfill, Mixed):
         raise InputError("simulate_parts: queue orders only, not a mixed policy (use simulate on each part)")
+    for q in (policy.primary, policy.backfill):
+        if isinstance(q, KeyFunction) or (isinstance(q, Expr) and (q.columns or q.reads_run)):
+            raise InputError(f"simulate_parts: {q} needs per-job columns, the actual runtime or Python keys "
+                             "(use simulate on each part)")
     b = np.asarray(bounds)
     if b.ndim != 1 or b.size < 1 or not np.issubdtype(b.dtype, np.integer):
         raise InputError(f"bounds: a 1-d array of integer positions, got {b!r}")
@@ -1024,8 +1028,17 @@ def simulate_parts(jobs: Jobs, m: int, policy, bounds, overrun: str = "kill") ->
     cfg.overrun = OVERRUNS[overrun]
     cfg.divider = -1
     cfg.correction = CORRECTIONS["none"]
-    cfg.primary.kind = _KINDS[policy.primary]
-    cfg.backfill.kind = _KINDS[policy.backfill]
+    keep = []
+    for c, q in ((cfg.primary, policy.primary), (cfg.backfill, policy.backfill)):
+        if isinstance(q, Expr):
+            ops, args = q.arrays(())
+            ce = ffi.new("sl_expr *")
+            keep += [ops, args, ce]
+            ce.len, ce.op, ce.arg = len(ops), ffi.from_buffer("int32_t[]", ops), ffi.from_buffer("double[]", args)
+            keep += [ce.op, ce.arg]
+            c.kind, c.expr = lib.SL_EXPR, ce
+        else:
+            c.kind = _KINDS[q]
     cfg.threshold = -1 if policy.threshold is None else policy.threshold
     cfg.threshold_backfill = int(policy.threshold_backfill)
     cjobs, out = ffi.new("sl_jobs *"), ffi.new("sl_out *")     # zeroed: no estimates, classes, users

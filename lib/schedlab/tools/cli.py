@@ -457,6 +457,10 @@ def build_parser() -> argparse.ArgumentParser:
                                 "accounting file with --format")
     ad.add_argument("--format", default="swf", help="swf (default), sacct, sacct-json or batsim (imported first)")
     ad.add_argument("-m", type=machine_arg, default=None, help="machine size (processors)")
+    ad.add_argument("--candidates", action="append", default=[], metavar="LABEL",
+                    help="another candidate besides the defaults, e.g. 'expr:wait / req + procs / m' (a policy "
+                         "expression ordering both queues; '|T=20h' adds a threshold) or EASY-SPF-LPF/T=10h "
+                         "(repeatable)")
     ad.add_argument("--objective", default="avgwait", help="avgwait (default), bsld or ppbsld")
     ad.add_argument("--max-wait-risk", default=None, metavar="X",
                     help="largest accepted ratio of the mean weekly MaxWait to EASY-FCFS-FCFS's, e.g. 1.5")

@@ -74,6 +74,7 @@ from sortedcontainers import SortedList
 
 from ..errors import InputError
 from .formats.schedule import ScheduleFile, from_schedule, read
+from ..expr import Expr
 from ..jobs import POLICIES, Policy, as_policy
 
 __all__ = ["KINDS", "Violation", "CheckResult", "PassDecision", "check", "check_file", "explain", "passes"]
@@ -268,9 +269,16 @@ class _Replay:
 
     def __init__(self, sf: ScheduleFile, m: int, policy: Policy, estimate: str, on_pass=None):
         for name, p in (("primary", policy.primary), ("backfill", policy.backfill)):
-            if not isinstance(p, str) or p not in POLICIES:
+            if isinstance(p, Expr):
+                bad = [c for c in p.columns] + (["run"] if p.reads_run else []) + \
+                    (["est"] if any(op == "EST" for op, _ in p.program) else [])
+                if bad:
+                    raise InputError(f"check: {name} policy {p}: reads {', '.join(bad)}, which a schedule file does "
+                                     "not hold; an expression of req, procs, submit, wait, area, id, now and m can "
+                                     "be checked")
+            elif not isinstance(p, str) or p not in POLICIES:
                 raise InputError(f"check: {name} policy {p}: only the pure policies "
-                                 f"{', '.join(POLICIES)} can be checked")
+                                 f"{', '.join(POLICIES)} and policy expressions can be checked")
         if estimate not in ESTIMATES:
             raise InputError(f"check: estimate must be one of {', '.join(ESTIMATES)}, got {estimate!r}")
         if sf.killed_run.any():
@@ -300,7 +308,7 @@ class _Replay:
         self.rank_fcfs[fcfs] = np.arange(n)
         self.rank = {}
         for p in {policy.primary, policy.backfill}:
-            if p in _STATIC and p != "FCFS":
+            if (isinstance(p, Expr) and not p.dynamic) or (isinstance(p, str) and p in _STATIC and p != "FCFS"):
                 o = np.lexsort((sf.order, sf.submit, self._static_key(p)))
                 r = np.empty(n, np.int64)
                 r[o] = np.arange(n)
@@ -315,13 +323,21 @@ class _Replay:
         self.violations: list[Violation] = []
         self.passes = 0
 
-    def _static_key(self, p: str) -> np.ndarray:
+    def _job(self, j: int) -> dict:
+        sf = self.sf
+        return {"req": self.req[j], "procs": self.q[j], "submit": self.submit[j], "id": int(sf.ids[j])}
+
+    def _static_key(self, p) -> np.ndarray:
+        if isinstance(p, Expr):
+            return np.array([p.key(self._job(j), 0, self.m) for j in range(self.n)], dtype=np.float64)
         sf = self.sf
         r, pt, q = sf.submit, sf.requested.astype(np.float64), sf.procs.astype(np.float64)
         return {"FCFS": r, "LCFS": -r, "SPF": pt, "LPF": -pt, "SQF": q, "LQF": -q, "SAF": pt * q,
                 "LAF": -(pt * q), "SRF": pt / q, "LRF": -(pt / q)}[p]
 
-    def _dyn_key(self, p: str, j: int, t: float) -> float:
+    def _dyn_key(self, p, j: int, t: float) -> float:
+        if isinstance(p, Expr):
+            return p.key(self._job(j), t, self.m)
         wait = t - self.submit[j]
         pp = max(self.req[j], 1.0)
         if p == "SEXP":

@@ -15,6 +15,7 @@ from ... import stats
 from ...errors import InputError
 from .cells import TABLE_VARIANTS, bsld_classes, cumulative_by_week, premature_ratio, top_procs  # noqa: F401
 from .params import PUBLISHED, SWAPS
+from ...stats import total_change  # noqa: F401 - online-bandit Eq. 11, shared with the your-policy study
 
 # ------------------------------------------------------------ computations --
 
@@ -66,23 +67,6 @@ def pair_summary(avg_wait, max_wait, policies: Sequence[str], baseline: str = "F
                 "significant": bool(stats.significant(a["ci_low"], a["ci_high"])),
             })
     return out
-
-
-def total_change(sums, baseline, level=0.95, seed=0, n_boot=2000) -> tuple[float, float, float]:
-    """online-bandit Eq. 11: ``sum(sums) / sum(baseline) - 1`` over paired
-    resampled traces, with a percentile-bootstrap CI that resamples the
-    traces (pairs kept together) through :func:`schedlab.stats.bootstrap_ci`."""
-    x = np.stack([np.asarray(sums, dtype=float), np.asarray(baseline, dtype=float)])
-    if x.ndim != 2:
-        raise InputError("total_change: expected two 1-d arrays of the same length")
-
-    def ratio(a, axis=-1):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.nansum(a[0], axis=axis) / np.nansum(a[1], axis=axis) - 1.0
-        return np.broadcast_to(r, (2,) + np.shape(r))
-
-    est, lo, hi = stats.bootstrap_ci(x, axis=-1, level=level, n_boot=n_boot, seed=seed, stat=ratio)
-    return float(np.asarray(est)[0]), float(np.asarray(lo)[0]), float(np.asarray(hi)[0])
 
 
 def _swap(mapping: dict[str, float], pairs) -> dict[str, float]:

@@ -13,11 +13,24 @@ from ...engine import sim
 from .analysis import BanditTrace, LelongResult, ThesisTrace, _bandit_columns, _swap
 from .params import BSLD_CLASSES, PUBLISHED, SWAPS, TOP
 
-POLICY_COLORS = dict(zip(sim.POLICIES, (
-    "#000000", "#7f7f7f", "#1f77b4", "#aec7e8", "#2ca02c", "#98df8a", "#d62728", "#ff9896",
-    "#9467bd", "#c5b0d5", "#8c564b", "#ff7f0e", "#17becf")))
+class _ByName(dict):
+    """A style per built-in policy; a user's policy (an expression) gets one
+    of ``extra``, chosen from its text (the same on every run)."""
 
-POLICY_MARKERS = dict(zip(sim.POLICIES, "osD^v<>pP*Xhd"))
+    def __init__(self, pairs, extra):
+        super().__init__(pairs)
+        self.extra = extra
+
+    def __missing__(self, key):
+        import zlib
+        return self.extra[zlib.crc32(str(key).encode()) % len(self.extra)]
+
+
+POLICY_COLORS = _ByName(zip(sim.POLICIES, (
+    "#000000", "#7f7f7f", "#1f77b4", "#aec7e8", "#2ca02c", "#98df8a", "#d62728", "#ff9896",
+    "#9467bd", "#c5b0d5", "#8c564b", "#ff7f0e", "#17becf")), ("#e377c2", "#bcbd22", "#393b79", "#637939"))
+
+POLICY_MARKERS = _ByName(zip(sim.POLICIES, "osD^v<>pP*Xhd"), "H8+x")
 
 
 def _plain_log_ticks(axis) -> None:

@@ -151,6 +151,11 @@ class Params(StudyParams):
                               help="length of each online-bandit resampled trace (paper: 104, two years)")
     bandit_policies: tuple = param(sim.BANDIT_POLICIES, check=_policies,
                                    help="policies of the online-bandit part (the 12 of its Table 2)")
+    extra_policies: tuple = param((), check=validators.policy_specs,
+                                  help="your own queue orders, 'expr:<expression>' or names, added to the "
+                                       "online-bandit part: EASY(P, Θ) on the same resampled traces, their "
+                                       "change of total wait against FCFS with the same intervals (tables "
+                                       "bandit_table2, bandit_table2_ci)")
     bandit_reading_samples: int = param(3, check=lambda v, n: validators.integer(v, n, 0),
                                         help="resampled traces (the first ones of the online-bandit part) on "
                                              "which the label-map readings of Table 2 that need new "

@@ -61,7 +61,8 @@ def campaigns(p) -> dict[str, Campaign]:
     for t in p.bandit_traces:
         # the selection study's fixed-policy cells: the same simulations, run once for both studies
         out[f"bandit:{t.name}"] = online_bandit.fixed_campaign(
-            t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold, p.bandit_policies)
+            t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold,
+            p.bandit_policies + tuple(x for x in p.extra_policies if x not in p.bandit_policies))
         if p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies):
             out[f"pairs:{t.name}"] = pair_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
                                                    p.bandit_threshold)

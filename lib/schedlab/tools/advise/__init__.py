@@ -475,6 +475,8 @@ def cli_run(args) -> int:
               "scheduler": args.scheduler, "workers": args.workers, "cache_dir": args.cache}
     if args.weeks is not None:
         values["weeks"] = args.weeks
+    if getattr(args, "candidates", None):
+        values["extra"] = list(EXTRA_CANDIDATES) + list(args.candidates)
     # the settings are checked here first: a bad value fails before a kernel starts
     validate(Settings, {"log": str(args.log), **{k: v for k, v in values.items()
                                                  if k in Settings.names() and v is not None}}, source="advise")

@@ -22,6 +22,9 @@ A candidate is named by a label, so that it can be a campaign dimension:
   before the job's (its campaign, :func:`~schedlab.studies.classification.
   cells.campaigns_classify`); the classes travel with the jobs into the
   resampled weeks (by their line in the log), passed packed as ``classes``;
+* ``expr:<expression>`` or ``expr:<expression>|T=20h``: your own queue order,
+  a policy expression (:mod:`schedlab.expr`) ordering both queues, with an
+  optional threshold after ``|`` (the expression may hold ``/`` and ``-``);
 * ``bandit/period=day``: online-bandit's epsilon-greedy choice among its 12
   policies, period by period, with the selection study's mechanics
   (:func:`schedlab.studies.selection.cells.run_strategy`) and parameters
@@ -93,6 +96,8 @@ class Candidate:
 
     @property
     def family(self) -> str:
+        if self.primary.startswith("expr:"):
+            return "your policy (expression)"
         if self.kind == "bandit":
             return "online selection (online-bandit)"
         if self.kind == "mixed":
@@ -108,6 +113,18 @@ def parse(label: str) -> Candidate:
     """The :class:`Candidate` of a label; a bad label raises
     :class:`~schedlab.errors.InputError` naming the part."""
     text = str(label).strip()
+    if text[:5].lower() == "expr:":
+        body, *rest = text.split("|")
+        opts = {}
+        for part in rest:
+            key, eq, value = part.strip().partition("=")
+            if key.strip() != "T" or not eq or not value.strip():
+                raise InputError(f"candidate {text!r}: after '|' only T=<duration>, got {part!r}")
+            opts["T"] = value.strip()
+        e = str(sim.Expr(body))                         # the whitelist parser: never evaluated
+        threshold = sim.parse_duration(opts["T"]) if "T" in opts else None
+        canon = e if threshold is None else f"{e}|T={sim.format_duration(threshold)}"
+        return Candidate(canon, "easy", e, e, threshold)
     head, *rest = text.split("/")
     opts = {}
     for part in rest:
