@@ -17,6 +17,8 @@ from schedlab.errors import InputError
 from schedlab.protocol import scaffold
 from schedlab.studies.registry import STUDIES
 
+#: a study name the repository does not use yet (a user may have made a "demo" already)
+NAME = next(n for n in (f"probe{i}" for i in range(100)) if not (paths.ROOT / "lib" / "schedlab" / "studies" / n).exists())
 COPIED = ("lib", "notebooks", "params", "paper", "docs", "README.md", "CONTRIBUTING.md")
 
 
@@ -57,25 +59,25 @@ def test_study_new_runs_and_passes_check_study_touching_only_its_own_files(repo_
         import json, sys
         from schedlab.protocol.study import check_study
         from schedlab.studies.registry import get
-        measured = check_study("demo", workdir=sys.argv[1])
-        print("MEASURED " + json.dumps({"check": measured, "number": get("demo").number}))
+        measured = check_study(sys.argv[2], workdir=sys.argv[1])
+        print("MEASURED " + json.dumps({"check": measured, "number": get(sys.argv[2]).number}))
     """)
     outs = []
-    for argv in (schedlab + ["study", "new", "demo", "--title", "A demo study", "--paper", "none yet"],
-                 schedlab + ["study", "run", "demo", "--profile", "quick", "--workers", "1", "--no-progress"],
-                 [sys.executable, "-c", check, str(tmp_path / "check")]):
+    for argv in (schedlab + ["study", "new", NAME, "--title", "A demo study", "--paper", "none yet"],
+                 schedlab + ["study", "run", NAME, "--profile", "quick", "--workers", "1", "--no-progress"],
+                 [sys.executable, "-c", check, str(tmp_path / "check"), NAME]):
         out = subprocess.run(argv, cwd=repo_copy, env=env, capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
         outs.append(out.stdout)
-    assert "schedlab study run demo --profile quick" in outs[0]        # what to do next, printed
+    assert f"schedlab study run {NAME} --profile quick" in outs[0]        # what to do next, printed
     out = subprocess.CompletedProcess([], 0, outs[2])
     measured = json.loads(out.stdout.split("MEASURED ", 1)[1].splitlines()[0])
     number = max(e.number for e in STUDIES) + 1
     assert measured["number"] == number and measured["check"]["cells"] > 0
-    stem = f"{number:02d}-demo"
+    stem = f"{number:02d}-{NAME}"
     after = _snapshot(repo_copy)
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
-    pkg = ["lib/schedlab/studies/demo/" + f for f in ("__init__.py", "analysis.py", "cells.py", "figures.py",
+    pkg = [f"lib/schedlab/studies/{NAME}/" + f for f in ("__init__.py", "analysis.py", "cells.py", "figures.py",
                                                       "params.py", "published.toml", "report.py", "run.py",
                                                       "section.typ", "study.toml", "tables.py")]
     assert changed == sorted(pkg + [f"notebooks/{stem}.ipynb", f"params/full/{stem}.yaml",
