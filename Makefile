@@ -17,7 +17,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock
+.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock readme
 
 install: $(STAMP)
 
@@ -203,3 +203,8 @@ test-browser: site
 clean:
 	rm -rf $(VENV) build dist lib/*.egg-info lib/schedlab/engine/_core.* .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The README's study table (the studies shipped at full size), regenerated from
+# the registry (lib/schedlab/studies/*/study.toml) between its two markers.
+readme: install
+	$(PY) -m schedlab.protocol.study readme

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schedlab.studies.registry import STUDIES
 from schedlab.workloads.swf import write_swf
 
 WEEK = 7 * 86400
@@ -35,11 +36,10 @@ KINDS = {
 EXCLUSIVE = [("no-waits", "zero-waits", "skewed-weeks")]
 
 
-#: Per study: values that keep a run to seconds (the traces are set by --trace).
-#: each trace-based study's tiny run (its TINY parameters, declared beside its Params)
-TINY = {name: importlib.import_module(f"schedlab.studies.{name}").TINY
-        for name in ("traces", "policies", "thresholds", "mixed", "classification", "prediction", "selection",
-                     "multiqueue", "schedules")}
+#: Per trace-based study (the registry's studies whose data is "traces"): its
+#: tiny run's values (its TINY parameters, declared beside its Params; the
+#: traces are set by --trace).  A new study that reads traces is in it.
+TINY = {e.name: importlib.import_module(e.module).TINY for e in STUDIES if "traces" in e.data}
 
 
 def properties(kind: str) -> list[str]:

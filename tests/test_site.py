@@ -44,6 +44,16 @@ def test_every_notebook_has_a_page_and_the_index_links_them(built):
     assert all((out / "conformance" / "cases" / c.name).exists() for c in cases) and cases
 
 
+def test_the_design_and_the_contributor_s_guide_are_pages_of_the_site(built):
+    out, _ = built
+    index = (out / "index.html").read_text()
+    assert 'href="design.html"' in index and 'href="contributing.html"' in index
+    design, guide = (out / "design.html").read_text(), (out / "contributing.html").read_text()
+    assert "The house" in design and "Fidelity: how a miss gets explained" in design
+    assert "A new study" in guide and 'href="design.html"' in guide          # its link to the design, made local
+    assert 'href="contributing.html"' in design
+
+
 def test_the_scorecard_is_one_table_of_every_row_of_every_study(built):
     out, info = built
     page = (out / "scorecard.html").read_text()

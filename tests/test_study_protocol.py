@@ -32,20 +32,58 @@ def test_registry_matches_notebooks_and_parameter_files():
     assert len({e.name for e in STUDIES}) == len({e.number for e in STUDIES}) == len(STUDIES)
 
 
-def test_registry_matches_the_paper():
+def test_registry_matches_the_paper(tmp_path):
+    """The paper's sections are the registry's, in its order: paper.typ keeps no
+    list of its own, the build writes it (numbers.meta.studies) and copies a
+    section a study package holds."""
     from schedlab.publish import paper
 
     text = (paths.PAPER / "paper.typ").read_text()
-    sections = re.findall(r'^#section\("([^"]+)", "([^"]+)", "([^"]+)", "([^"]+)"\)', text, flags=re.M)
-    assert sections == [(e.name, e.title, f"{e.stem}.ipynb", e.section) for e in STUDIES]
+    assert not re.findall(r'^#section\(', text, flags=re.M), "paper.typ lists studies by hand"
+    assert 'numbers.meta.at("studies"' in text
+    (tmp_path / "results").mkdir()
+    numbers = paper.collect(tmp_path / "results", tmp_path / "paper", "quick", use_shipped=False)
+    assert numbers["meta"]["studies"] == [{"name": e.name, "title": e.title, "notebook": f"{e.stem}.ipynb",
+                                           "section": e.section} for e in STUDIES]
     for e in STUDIES:
-        assert (paths.PAPER / e.section).exists()
+        assert e.section_source.is_file(), e.name
         assert paper.study_name(e.stem) == e.name
 
 
+def test_the_registry_is_discovered_from_the_study_packages(tmp_path):
+    """A folder with a study.toml is a study; its keys are checked, each error
+    naming the file and the key; two studies may not share a number or slug."""
+    assert registry.discover() == STUDIES
+    assert [e.number for e in STUDIES] == sorted(e.number for e in STUDIES)
+    good = "number = 3\nslug = \"a-b\"\ntitle = \"A\"\nsummary = \"s\"\npapers = \"p\"\n"
+    for name, text in (("one", good), ("two", good.replace("3", "4").replace("a-b", "c"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "study.toml").write_text(text)
+    found = registry.discover(tmp_path)
+    assert [(e.name, e.number, e.stem, e.data) for e in found] == [("one", 3, "03-a-b", ("traces",)),
+                                                                    ("two", 4, "04-c", ("traces",))]
+    (tmp_path / "two" / "study.toml").write_text(good.replace("a-b", "x"))
+    with pytest.raises(InputError, match="studies one and two have the same number 3"):
+        registry.discover(tmp_path)
+    for text, expect in ((good.replace('slug = "a-b"', 'slug = "A B"'), "two/study.toml: slug must be"),
+                         (good + "colour = 1\n", "unknown key(s) colour"),
+                         (good.replace("papers", "paper"), "unknown key(s) paper"),
+                         (good.replace("number = 3", "number = 'x'"), "number must be an integer"),
+                         ("number = [", "two/study.toml: ")):
+        (tmp_path / "two" / "study.toml").write_text(text)
+        with pytest.raises(InputError, match=re.escape(expect)):
+            registry.discover(tmp_path)
+
+
 def test_registry_matches_the_readme():
+    """The README's study table is the registry's shipped studies, generated between its markers."""
     readme = (paths.ROOT / "README.md").read_text()
-    assert registry.readme_table() in readme, "README's study table: python -m schedlab.protocol.study readme-table"
+    assert registry.readme_with_table(readme) == readme, "README's study table is out of date: make readme"
+    table = registry.readme_table()
+    for e in STUDIES:
+        assert (f"| `{e.stem}` |" in table) == registry.shipped(e), e.stem
+    with pytest.raises(InputError, match="markers are missing"):
+        registry.readme_with_table(readme.replace(registry.README_END, ""))
 
 
 def test_registry_lookup():
@@ -246,14 +284,14 @@ BROKEN = {
 }
 
 
-@pytest.mark.parametrize("kind", [*BROKEN, "undeclared_cell", "unstable_keys"])
+@pytest.mark.parametrize("kind", [*BROKEN, "undeclared_cell", "unstable_keys", "cell_imports_analysis", "sibling"])
 def test_the_protocol_check_names_what_a_study_breaks(kind, tmp_path, monkeypatch):
     pkg = tmp_path / f"broken_{kind}"
     pkg.mkdir()
     field, expect = BROKEN.get(kind, ("traces: tuple = param(('KTH-SP2',), help='traces', "
                                       "check=lambda v, n: tuple(_traces.trace_list(v, n)))", ""))
     tiny = "{'wekes': 1}" if kind == "bad_tiny" else "{}"
-    (pkg / "__init__.py").write_text(f"""
+    (pkg / "__init__.py").write_text(("import schedlab.studies.policies.cells\n" if kind == "sibling" else "") + f"""
 from dataclasses import dataclass
 from schedlab.campaigns.spec import Campaign
 from schedlab import validators
@@ -275,7 +313,8 @@ def compute(params, ctx):
     return {{"numbers": {{}}}}
 """)
     decl = "" if kind == "undeclared_cell" else "@cell('broken-{kind}', Inputs)\n"
-    (pkg / "cells.py").write_text(f"""
+    (pkg / "analysis.py").write_text("SCALE = 1\n")
+    (pkg / "cells.py").write_text(("from .analysis import SCALE\n" if kind == "cell_imports_analysis" else "") + f"""
 from dataclasses import dataclass
 from schedlab.campaigns.cells import SimulateInputs, cell, simulate_cell
 from schedlab.declared import param
@@ -291,10 +330,31 @@ class Inputs(SimulateInputs):
 """)
     monkeypatch.syspath_prepend(str(tmp_path))
     allow_cell_modules(pkg.name)
-    expect = expect or {"undeclared_cell": "my_cell: a cell without declared inputs",
-                        "unstable_keys": "a second run computed 1 cells"}[kind]
+    expect = expect or {"undeclared_cell": "[cell-inputs] broken_undeclared_cell.cells.my_cell: a cell without "
+                                           "declared inputs",
+                        "unstable_keys": "[run] study broken_unstable_keys: a second run computed 1 cells",
+                        "cell_imports_analysis": "[cell-imports] broken_cell_imports_analysis.cells imports, "
+                                                 "directly or not, broken_cell_imports_analysis.analysis (fix: move",
+                        "sibling": "imports schedlab.studies.policies.cells (fix: move shared science to "
+                                   "schedlab/science/"}[kind]
     with pytest.raises(study.ProtocolError, match=re.escape(expect)):
         study.check_study(pkg.name)
+
+
+def test_every_finding_names_its_rule_and_its_fix(example, monkeypatch):
+    """check_study's findings are named rules (study.RULES), each with its fix: here a
+    registered study whose notebook, numbering, section and profiles are all wrong."""
+    entry, root = example
+    monkeypatch.setattr(paths, "ROOT", root)
+    (root / "params" / "full" / "09-example.yaml").write_text("wekes: 3\n")
+    with pytest.raises(study.ProtocolError) as exc:
+        study.check_study("example", run=False)
+    text = str(exc.value)
+    for rule, what in (("profiles", "'wekes' is not a parameter"), ("notebook", "notebooks/09-example.ipynb: missing"),
+                       ("numbering", "its docstring starts"), ("section", "no paper section")):
+        assert f"[{rule}] " in text and what in text, (rule, text)
+        assert f"(fix: {study.RULES[rule][1]})" in text
+    assert all(desc and fix for desc, fix in study.RULES.values())
 
 
 def test_make_reproduce_prints_the_progress_lines_of_the_kernel(tmp_path, capsys):
@@ -364,5 +424,32 @@ def test_a_misspelt_output_in_a_notebook_or_the_paper_is_named():
 def test_the_driver_refuses_an_undeclared_output(example, monkeypatch):
     entry, root = example
     monkeypatch.setattr(protocol_example, "OUTPUTS", study.Outputs(tables=("avg_wiat",)))
-    with pytest.raises(SchedlabError, match="tables/avg_wait written but not declared"):
+    monkeypatch.delenv(study.STRICT_SCORECARD, raising=False)        # one behaviour, no switch: refused always
+    with pytest.raises(SchedlabError, match=r"study example: tables/avg_wait is not declared in its OUTPUTS "
+                                            r"\(add 'avg_wait' to the tables of protocol_example\.OUTPUTS\)"):
         study.run_study("example", profile="quick", workers=1, cache_dir=root / "cache", log=None)
+    assert not (root / "results" / "quick" / "09-example" / "tables" / "avg_wait.csv").exists()   # before writing
+    with pytest.raises(SchedlabError, match="protocol_example declares no OUTPUTS"):
+        study.check_outputs(entry, object(), {"tables": {"avg_wait"}})
+
+
+def test_writing_the_parameters_cells_names_a_missing_notebook_or_tag(example, monkeypatch, capsys):
+    """python -m schedlab.protocol.study cells: a study without its notebook, or a notebook
+    without one cell tagged 'parameters', is an error naming the file (not a bare
+    StopIteration or FileNotFoundError)."""
+    import nbformat
+
+    entry, root = example
+    monkeypatch.setattr(paths, "ROOT", root)
+    with pytest.raises(InputError, match="notebooks/09-example.ipynb: missing \\(schedlab study new example"):
+        study.write_cells([entry])
+    (root / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("weeks = 1")]
+    nbformat.write(nb, str(root / "notebooks" / "09-example.ipynb"))
+    with pytest.raises(InputError, match="expected one cell tagged 'parameters', found 0"):
+        study.write_cells([entry])
+    real = study.write_cells
+    monkeypatch.setattr(study, "write_cells", lambda: real([entry]))       # the command, on this study
+    assert study.main(["cells"]) == 2
+    assert "cells: notebooks/09-example.ipynb: expected one cell tagged 'parameters'" in capsys.readouterr().err

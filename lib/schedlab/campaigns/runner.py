@@ -21,6 +21,7 @@ from .. import paths
 from .assembly import assemble, provenance
 from .cache import Cache
 from .cells import _import_cell, resolve_cell
+from .outputs import check_metrics
 from .spec import Campaign
 
 #: Environment variable: the address of a dask scheduler to run on (unset: a local cluster).
@@ -160,6 +161,7 @@ def run(campaign: Campaign, *, scheduler: str | None = None, workers: int | None
             return None
     t0 = time.time()
     resolve_cell(campaign.cell)   # the campaign may have been changed since it was checked
+    check_metrics(campaign.name, campaign.cell, campaign.metrics)   # what its cell produces, before any work
     cells = campaign.cells()
     keyed = [(idx, campaign.key(p), p) for idx, p in cells]
     cache = Cache(cache_dir or paths.RESULTS / "cache", campaign.name)
@@ -267,6 +269,7 @@ class Runner:
 
     def run(self, campaign: Campaign, **kw):
         """:func:`run` on this runner's cluster (none if every cell is cached)."""
+        check_metrics(campaign.name, campaign.cell, campaign.metrics)    # before a cluster starts
         scheduler = self.address() if self.pending(campaign) else None
         ds = run(campaign, scheduler=scheduler, cache_dir=self.cache_dir, progress=kw.pop("progress", False),
                  log=self.log, **kw)

@@ -206,7 +206,20 @@ class Context:
     def path(self, *parts: str) -> Path:
         return self.outdir.joinpath(*parts)
 
+    def declared(self, kind: str, name: str) -> None:
+        """Refuse, before it is written, an output the study's ``OUTPUTS`` does
+        not declare (one behaviour, in every run: the notebooks, the paper and
+        the scorecard refer to outputs by their declared names)."""
+        try:
+            outputs = getattr(importlib.import_module(self.entry.module), "OUTPUTS", None)
+        except ImportError:             # a tool's own context (the advisor): nothing declared to check against
+            return
+        if isinstance(outputs, Outputs) and not outputs.declares(kind, name):
+            raise SchedlabError(f"study {self.entry.name}: {kind}/{name} is not declared in its OUTPUTS "
+                                f"(add {name!r} to the {kind} of {self.entry.module}.OUTPUTS)")
+
     def table(self, name: str, table, folder: str = "tables"):
+        self.declared(folder or "tables", name)
         self.files += table.write(self.path(folder, name))
         self.written.setdefault(folder, set()).add(name)
         if folder == "tables":
@@ -217,6 +230,7 @@ class Context:
         """A table of data behind a figure, as CSV only (``data/<name>.csv``)."""
         from ..studies import write_text
 
+        self.declared("data", name)
         self.files.append(write_text(self.path("data", f"{name}.csv"), table.to_csv()))
         self.written["data"].add(name)
         return table
@@ -224,6 +238,7 @@ class Context:
     def figure(self, name: str, fig) -> list[Path]:
         from . import plots
 
+        self.declared("figures", name)
         written = plots.savefig(fig, self.path("figures", name))
         self.files += written
         self.written["figures"].add(name)
@@ -234,6 +249,7 @@ class Context:
         completed with the versions and commit (no machine paths)."""
         from ..campaigns import store
 
+        self.declared(folder or "datasets", name)
         ds.attrs.setdefault("schedlab_version", __version__)
         ds.attrs.setdefault("git_commit", paths.git_commit())
         p = store.write_dataset(ds, self.path(folder, f"{name}.nc") if folder else self.path(f"{name}.nc"))
@@ -258,8 +274,9 @@ def _namespace_values(cls: type[Params], namespace: Mapping[str, Any]) -> dict[s
     return {k: namespace[k] for k in cls.names() if k in namespace}
 
 
-#: set (to anything but "" or "0") to make a study whose published table feeds no scorecard row fail
-#: (the test suite sets it: every study run in a test checks its coverage)
+#: set (to anything but "" or "0") to make a study whose published table feeds no scorecard row, or whose
+#: counted miss says only "unexplained", fail (the test suite sets it); unset, both are warnings recorded
+#: under numbers.scorecard.  (An undeclared output is refused always, without it: Context.declared.)
 STRICT_SCORECARD = "SCHEDLAB_STRICT_SCORECARD"
 
 
@@ -305,8 +322,9 @@ def check_scorecard_explained(entry: Entry, rows: list, numbers: dict, log=None)
 
 def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> list[str]:
     """Every output a run wrote is declared in the study's ``OUTPUTS``
-    (:class:`Outputs`); what is not is said, and with :data:`STRICT_SCORECARD`
-    set (the test suite) it is an error."""
+    (:class:`Outputs`), else :class:`SchedlabError`, always (the context
+    refuses each undeclared output before writing it; this also catches a
+    study without ``OUTPUTS``)."""
     outputs = getattr(mod, "OUTPUTS", None)
     if not isinstance(outputs, Outputs):
         missing = [f"{entry.module} declares no OUTPUTS (schedlab.protocol.study.Outputs)"]
@@ -314,11 +332,7 @@ def check_outputs(entry: Entry, mod, written: Mapping[str, Any], log=None) -> li
         missing = [f"{entry.module}: {name} written but not declared in its OUTPUTS"
                    for name in outputs.undeclared(written)]
     if missing:
-        if os.environ.get(STRICT_SCORECARD, "") not in ("", "0"):
-            raise SchedlabError("; ".join(missing))
-        if log:
-            for m in missing:
-                log(f"warning: {m}")
+        raise SchedlabError("; ".join(missing))
     return missing
 
 
@@ -574,10 +588,79 @@ def _as_entry(study) -> Entry:
     return Entry(short, 99, short.replace("_", "-"), short, "a study outside the registry", "", package=name)
 
 
+#: The house rules of a study, each a named check of :func:`check_study`:
+#: name -> (what it checks, how to fix a finding).  The test suite enforces
+#: nothing about a study that is not here (DESIGN §8).
+RULES: dict[str, tuple[str, str]] = {
+    "params": ("Params is a frozen dataclass subclassing schedlab.protocol.study.Params; every field is a "
+               "param() with help text and a validator, and none is the driver's (outdir, workers, cache_dir, "
+               "scheduler, profile)",
+               "declare each field with param(default, help=..., unit=..., check=...) in params.py; leave where "
+               "and how it runs to the driver"),
+    "one-driver": ("the package has no run() or validate() of its own: run_study runs every study",
+                   "remove them; compute(params, ctx) is the study"),
+    "outputs": ("OUTPUTS (schedlab.protocol.study.Outputs) declares every table, figure, dataset and data file by "
+                "name, and the notebook and the paper section name only declared ones",
+                "add the name to OUTPUTS in params.py, or correct the misspelt reference"),
+    "tiny": ("TINY is a dict of parameters Params accepts: the seconds-long run of this check and the "
+             "hostile-log tests", "TINY = {...} in params.py with valid values"),
+    "profiles": ("params/quick/<stem>.yaml and params/full/<stem>.yaml exist and every key is a valid parameter",
+                 "create or correct the file named (keys are Params fields; quick = the defaults)"),
+    "notebook": ("notebooks/<stem>.ipynb exists, committed without outputs, on the schedlab kernel, opens with a "
+                 "Markdown cell, has one parameters cell equal to the generated one (the quick profile's "
+                 "values) and calls run_study(\"<name>\", globals())",
+                 "python -m schedlab.protocol.study cells (the parameters cell); clear the outputs; call the "
+                 "driver"),
+    "numbering": ("the notebook's title starts '# Study N ' and the package's docstring 'Study N ', N the "
+                  "number of its study.toml", "edit the notebook's first cell and the package docstring"),
+    "published": ("every table of published.toml has a source (paper and table, figure or section)",
+                  "add source = \"<paper> <table>\" to the table named"),
+    "section": ("the paper section exists (section.typ in the package, or paper/sections/<name>.typ)",
+                "write it; it reads numbers.<name> and /generated/<name>/ by the declared names"),
+    "cell-inputs": ("every cell (a function named cell or *_cell in cells.py) is registered with "
+                    "schedlab.campaigns.cells.cell(name, Inputs) and every input has help text",
+                    "decorate it with @cell(\"<name>-...\", Inputs), Inputs a CellInputs dataclass of param() "
+                    "fields"),
+    "cell-imports": ("a cell imports no reporting code: not its study's params, analysis, tables, figures, report, "
+                     "scorecard or run, not schedlab.protocol, publish or tools, not the campaign cache, assembly "
+                     "or runner (its cache key covers the code it imports)",
+                     "move what the cell needs into cells.py or schedlab/science/"),
+    "no-sibling": ("no module of the study imports another study",
+                   "move shared science to schedlab/science/; read another study's values with "
+                   "schedlab.studies.load_published"),
+    "run": ("a tiny run on a generated log writes numbers.json, findings.json, parameters.json and every file it "
+            "names, keeps its parameters, and a second run computes 0 cells",
+            "make the cells' parameters deterministic (no times or random seeds in them) and write through ctx"),
+    "feeds": ("every table with a published column feeds a scorecard row, and no counted miss says only "
+              "'unexplained' (DESIGN §4, §10)",
+              "give the rows source=<table> or declare the table in OUTPUTS.feeds; name the readings tried"),
+}
+
+
+def _rule(rule: str, text: str) -> str:
+    """A finding of check ``rule``: what is wrong, then how to fix it."""
+    return f"[{rule}] {text} (fix: {RULES[rule][1]})"
+
+
+def _cell_modules(mod_name: str) -> list:
+    """The modules of a study package that register its cells (its ``cells`` module)."""
+    from ..campaigns.cells import CELLS
+
+    try:
+        importlib.import_module(f"{mod_name}.cells")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{mod_name}.cells":
+            raise
+    return sorted({f.__module__ for f in CELLS.values() if f.__module__.startswith(mod_name + ".")})
+
+
 def _cell_findings(mod_name: str) -> list[str]:
     """Every cell of a study's ``cells`` module declares its inputs
-    (:func:`schedlab.campaigns.cells.cell`), each with a help text."""
+    (:func:`schedlab.campaigns.cells.cell`), each with a help text, and its
+    cache key covers no reporting code."""
     import inspect
+
+    from ..campaigns.fingerprint import module_closure
 
     found = []
     try:
@@ -591,33 +674,76 @@ def _cell_findings(mod_name: str) -> list[str]:
             continue
         inputs = getattr(f, "inputs", None)
         if inputs is None:
-            found.append(f"{cells.__name__}.{name}: a cell without declared inputs (use schedlab.campaigns.cells.cell)")
+            found.append(_rule("cell-inputs", f"{cells.__name__}.{name}: a cell without declared inputs "
+                                              f"(use schedlab.campaigns.cells.cell)"))
             continue
         for fld in dataclasses.fields(inputs):
             if not fld.metadata.get("help"):
-                found.append(f"{cells.__name__}.{name}: input {fld.name!r} has no help text")
+                found.append(_rule("cell-inputs", f"{cells.__name__}.{name}: input {fld.name!r} has no help text"))
+    own = _cell_modules(mod_name)
+    machinery = {f"schedlab.campaigns.{m}" for m in ("cache", "assembly", "runner")}
+    for cm in own:
+        wrong = [n for n in module_closure(cm)
+                 if n.startswith(("schedlab.protocol", "schedlab.publish", "schedlab.tools")) or n in machinery
+                 or (n.startswith(mod_name + ".") and n not in own)]
+        if wrong:
+            found.append(_rule("cell-imports", f"{cm} imports, directly or not, {', '.join(wrong)}"))
     return found
+
+
+def _sibling_findings(entry: Entry) -> list[str]:
+    """The imports of another registered study by any module of this one."""
+    import ast
+    import importlib.util
+
+    from ..studies.registry import BY_NAME
+
+    spec = importlib.util.find_spec(entry.module)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    found = []
+    own = entry.module.split(".")
+    for folder in spec.submodule_search_locations:
+        for f in sorted(Path(folder).rglob("*.py")):
+            rel = f.relative_to(folder).with_suffix("").parts
+            name = own + [p for p in rel if p != "__init__"]
+            package = name if f.name == "__init__.py" else name[:-1]
+            for node in ast.walk(ast.parse(f.read_text(), str(f))):
+                mods = []
+                if isinstance(node, ast.Import):
+                    mods = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    base = package[:len(package) - (node.level - 1)] if node.level else []
+                    mod = ".".join(base + ([node.module] if node.module else []))
+                    mods = [mod] + [f"{mod}.{a.name}" for a in node.names]
+                for m in mods:
+                    p = m.split(".")
+                    if p[:2] == ["schedlab", "studies"] and len(p) > 2 and p[2] in BY_NAME and p[2] != entry.name \
+                            and ".".join(p[:3]) != entry.module:
+                        found.append(_rule("no-sibling", f"{relpath(f)} imports {m}"))
+    return sorted(set(found))
 
 
 def check_study(study, *, run: bool = True, trace=None, workdir=None,
                 log: Callable[[str], None] | None = None) -> dict:
     """The protocol check of a study (cf. scikit-learn's ``check_estimator``):
     a registered study by name, or a site's own study package (its module or
-    module name).  Raises :class:`ProtocolError` listing every finding.
+    module name).  Raises :class:`ProtocolError` listing every finding, each
+    as ``[rule] what is wrong (fix: how)``, the rules of :data:`RULES`: every
+    house rule the test suite enforces on a study, so that a third party
+    needs nothing but this function.
 
-    Static: ``Params`` is a frozen dataclass of :func:`param` fields, each with
-    help text and validator and none of the driver's names; ``compute``
-    exists and there is no second way to run or validate the study; its
-    ``TINY`` overrides (a tiny run's parameters) and every profile validate;
-    a registered study's notebook has the generated parameters cell and runs
-    the driver, and its published tables name their source; every cell of
-    its ``cells`` module declares its inputs.
+    Static: ``params``, ``one-driver``, ``outputs``, ``tiny``,
+    ``cell-inputs``, ``cell-imports``, ``no-sibling``; for a registered
+    study also ``profiles``, ``notebook``, ``numbering``, ``published`` and
+    ``section``.
 
-    Behavioural (``run``): on a generated log (:func:`tiny_log`; or ``trace``,
-    a path or trace spec) the study runs through the driver with ``TINY``, writes its ``numbers.json`` and
-    every file it names, leaves its parameters as given, and a second run
-    computes 0 cells.  Returns what it measured (``cells``, ``files``,
-    ``seconds``)."""
+    Behavioural (``run``, rules ``run`` and ``feeds``): on a generated log
+    (:func:`tiny_log`; or ``trace``, a path or trace spec) the study runs
+    through the driver with ``TINY``, writes its ``numbers.json`` and every
+    file it names, leaves its parameters as given, feeds the scorecard from
+    every published table, and a second run computes 0 cells.  Returns what
+    it measured (``cells``, ``files``, ``seconds``)."""
     import tempfile
 
     entry = _as_entry(study)
@@ -627,42 +753,57 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
     except ImportError as exc:
         raise ProtocolError(f"study {entry.name}: cannot import {entry.module}: {exc}") from None
     if not hasattr(mod, "compute") or not hasattr(mod, "Params"):
-        raise ProtocolError(f"{entry.module} does not follow the study protocol (Params and compute)")
+        raise ProtocolError(_rule("params", f"{entry.module} does not follow the study protocol (Params and compute)"))
     if callable(getattr(mod, "run", None)) or callable(getattr(mod, "validate", None)):
-        findings.append(f"{entry.module}: a second way to run or validate the study besides the driver")
+        findings.append(_rule("one-driver", f"{entry.module}: a second way to run or validate the study besides "
+                                            f"the driver"))
     P = mod.Params
     if not (isinstance(P, type) and issubclass(P, Params) and dataclasses.is_dataclass(P)):
-        raise ProtocolError(f"{entry.module}.Params is not a dataclass subclassing schedlab.protocol.study.Params")
+        raise ProtocolError(_rule("params", f"{entry.module}.Params is not a dataclass subclassing "
+                                            f"schedlab.protocol.study.Params"))
     for f in dataclasses.fields(P):
         if not f.metadata.get("help"):
-            findings.append(f"{entry.module}.Params.{f.name}: no help text")
+            findings.append(_rule("params", f"{entry.module}.Params.{f.name}: no help text"))
         if f.metadata.get("check") is None:
-            findings.append(f"{entry.module}.Params.{f.name}: no validator")
+            findings.append(_rule("params", f"{entry.module}.Params.{f.name}: no validator"))
         if f.name in DRIVER_NAMES:
-            findings.append(f"{entry.module}.Params.{f.name}: the driver's business, not the study's")
+            findings.append(_rule("params", f"{entry.module}.Params.{f.name}: the driver's business, not the study's"))
     if not isinstance(getattr(mod, "OUTPUTS", None), Outputs):
-        findings.append(f"{entry.module}: no OUTPUTS (schedlab.protocol.study.Outputs: what it writes, by name)")
+        findings.append(_rule("outputs", f"{entry.module}: no OUTPUTS (schedlab.protocol.study.Outputs: what it "
+                                         f"writes, by name)"))
     tiny = getattr(mod, "TINY", None)
     if not isinstance(tiny, dict):
-        findings.append(f"{entry.module}: no TINY dict (the parameters of a tiny run, for this check)")
+        findings.append(_rule("tiny", f"{entry.module}: no TINY dict (the parameters of a tiny run, for this check)"))
         tiny = {}
     else:
         try:
             validate(P, tiny, source=f"{entry.module}.TINY")
         except InputError as exc:
-            findings.append(str(exc))
+            findings.append(_rule("tiny", str(exc)))
     if entry.registered:
         for profile in PROFILES:
             try:
                 profile_params(entry, profile)
             except InputError as exc:
-                findings.append(str(exc))
+                findings.append(_rule("profiles", str(exc)))
         findings += _notebook_findings(entry)
+        doc = mod.__doc__ or ""
+        if not doc.startswith(f"Study {entry.number} "):
+            findings.append(_rule("numbering", f"{entry.module}: its docstring starts {doc[:20]!r}, not "
+                                               f"'Study {entry.number} '"))
         from ..studies import load_published
-        for name, table in load_published(entry.module).items():
+        try:
+            published = load_published(entry.module)
+        except InputError as exc:
+            findings.append(_rule("published", str(exc)))
+            published = {}
+        for name, table in published.items():
             if not (isinstance(table, dict) and table.get("source")):
-                findings.append(f"{entry.module} published.toml [{name}]: no source")
+                findings.append(_rule("published", f"{entry.module} published.toml [{name}]: no source"))
+        if not entry.section_source.is_file():
+            findings.append(_rule("section", f"study {entry.name}: no paper section ({relpath(entry.section_source)})"))
     findings += _cell_findings(entry.module)
+    findings += _sibling_findings(entry)
     if findings:
         raise ProtocolError(f"study {entry.name}: " + "; ".join(findings))
     if not run:
@@ -681,19 +822,27 @@ def check_study(study, *, run: bool = True, trace=None, workdir=None,
             given = validate(P, {**base, **tiny, **({k: ([trace] if many else trace)
                                                for k, many in trace_fields(P).items()} if takes_traces else {})})
             if first["params"].record() != given.record():
-                findings.append(f"study {entry.name}: the run changed its parameters "
-                                f"({first['params'].record()} != {given.record()})")
+                findings.append(_rule("run", f"study {entry.name}: the run changed its parameters "
+                                             f"({first['params'].record()} != {given.record()})"))
+            card = first["numbers"].get("scorecard") or {}
+            if card.get("uncovered"):
+                findings.append(_rule("feeds", f"study {entry.name}: table(s) {', '.join(card['uncovered'])} hold "
+                                               f"published values that feed no scorecard row"))
+            if card.get("bare"):
+                findings.append(_rule("feeds", f"study {entry.name}: missed row(s) say only 'unexplained': "
+                                               f"{'; '.join(card['bare'][:3])}"))
             out = where / "out"
             for name in ("numbers.json", "findings.json", "parameters.json"):
                 if not (out / name).is_file():
-                    findings.append(f"study {entry.name}: {name} not written")
+                    findings.append(_rule("run", f"study {entry.name}: {name} not written"))
             missing = [str(f) for f in first["files"] if not Path(f).is_file()]
             if missing:
-                findings.append(f"study {entry.name}: files named but not written: {missing[:3]}")
+                findings.append(_rule("run", f"study {entry.name}: files named but not written: {missing[:3]}"))
             second = run_study(entry, **kw)
             if second["timing"]["cells_computed"]:
-                findings.append(f"study {entry.name}: a second run computed {second['timing']['cells_computed']} "
-                                f"cells (the cache keys are not stable)")
+                findings.append(_rule("run", f"study {entry.name}: a second run computed "
+                                             f"{second['timing']['cells_computed']} cells (the cache keys are not "
+                                             f"stable)"))
     if findings:
         raise ProtocolError(f"study {entry.name}: " + "; ".join(findings))
     return {"cells": first["timing"]["cells_computed"], "files": len(first["files"]),
@@ -720,21 +869,33 @@ def _notebook_findings(entry: Entry) -> list[str]:
 
     nb_path = paths.ROOT / entry.notebook
     if not nb_path.is_file():
-        return [f"{entry.notebook}: missing"]
+        return [_rule("notebook", f"{entry.notebook}: missing")]
     nb = nbformat.read(str(nb_path), as_version=4)
-    cell = next((c for c in nb.cells if "parameters" in c.metadata.get("tags", [])), None)
     found = []
-    if cell is None or cell.source != parameters_cell(entry).rstrip("\n"):
-        found.append(f"{entry.notebook}: parameters cell out of date (python -m schedlab.protocol.study cells)")
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1 or cells[0].source != parameters_cell(entry).rstrip("\n"):
+        found.append(_rule("notebook", f"{entry.notebook}: parameters cell out of date or not one cell tagged "
+                                       f"'parameters' (python -m schedlab.protocol.study cells)"))
     if not any(f'run_study("{entry.name}", globals())' in c.source for c in nb.cells if c.cell_type == "code"):
-        found.append(f"{entry.notebook}: does not run the study through the driver")
+        found.append(_rule("notebook", f"{entry.notebook}: does not run the study through the driver"))
+    if nb.metadata.get("kernelspec", {}).get("name") != "schedlab":
+        found.append(_rule("notebook", f"{entry.notebook}: not on the schedlab kernel"))
+    if any(c.cell_type == "code" and (c.outputs or c.execution_count is not None) for c in nb.cells):
+        found.append(_rule("notebook", f"{entry.notebook}: committed with outputs"))
+    first = nb.cells[0] if nb.cells else None
+    if first is None or first.cell_type != "markdown":
+        found.append(_rule("notebook", f"{entry.notebook}: does not open with a Markdown cell saying what it is"))
+    elif not first.source.startswith(f"# Study {entry.number} "):
+        found.append(_rule("numbering", f"{entry.notebook}: its title starts {first.source[:20]!r}, not "
+                                        f"'# Study {entry.number} '"))
     outputs = getattr(importlib.import_module(entry.module), "OUTPUTS", None)
     if isinstance(outputs, Outputs):
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-        section = paths.PAPER / entry.section
+        section = entry.section_source
         paper = section.read_text() if section.is_file() else ""
         for ref in undeclared_references(outputs, code, paper, entry.name):
-            found.append(f"{entry.notebook} or {relpath(section)}: names {ref}, not declared in the study's OUTPUTS")
+            found.append(_rule("outputs", f"{entry.notebook} or {relpath(section)}: names {ref}, not declared in "
+                                          f"the study's OUTPUTS"))
     return found
 
 
@@ -782,8 +943,15 @@ def write_cells(entries=STUDIES) -> list[str]:
         except InputError:
             continue
         nb_path = paths.ROOT / entry.notebook
+        if not nb_path.is_file():
+            raise InputError(f"{entry.notebook}: missing (schedlab study new {entry.name} starts a study with its "
+                             f"notebook)")
         nb = nbformat.read(str(nb_path), as_version=4)
-        cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+        tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        if len(tagged) != 1:
+            raise InputError(f"{entry.notebook}: expected one cell tagged 'parameters', found {len(tagged)} (tag "
+                             f"the cell that assigns the parameters: JupyterLab, property inspector, cell tags)")
+        cell = tagged[0]
         text = parameters_cell(entry)
         if cell.source != text.rstrip("\n"):
             cell.source = text.rstrip("\n")
@@ -795,14 +963,29 @@ def write_cells(entries=STUDIES) -> list[str]:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["cells"]:
-        for stem in write_cells():
-            print(f"rewrote the parameters cell of notebooks/{stem}.ipynb")
+        try:
+            for stem in write_cells():
+                print(f"rewrote the parameters cell of notebooks/{stem}.ipynb")
+        except InputError as exc:
+            print(f"schedlab.protocol.study cells: {exc}", file=sys.stderr)
+            return 2
         return 0
     if argv[:1] == ["readme-table"]:
         from ..studies.registry import readme_table
         print(readme_table(), end="")
         return 0
-    print("usage: python -m schedlab.protocol.study cells | readme-table", file=sys.stderr)
+    if argv[:1] == ["readme"]:         # make readme: the README's study table, between its markers
+        from ..files import atomic
+        from ..studies.registry import readme_with_table
+        readme = paths.ROOT / "README.md"
+        text = readme.read_text()
+        new = readme_with_table(text)
+        if new != text:
+            with atomic(readme) as tmp:
+                Path(tmp).write_text(new)
+            print("rewrote the study table of README.md")
+        return 0
+    print("usage: python -m schedlab.protocol.study cells | readme | readme-table", file=sys.stderr)
     return 2
 
 

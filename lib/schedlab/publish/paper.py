@@ -4,7 +4,10 @@
 For each executed study ``results/<profile>/<NN-study>/`` this copies
 ``figures/*.png`` and ``tables/*.csv`` to ``paper/generated/<study>/`` and
 puts its ``numbers.json`` under the key ``<study>`` of ``paper/numbers.json``
-(with a ``meta`` entry: versions, commit, profile, date).  The paper reads
+(with a ``meta`` entry: versions, commit, profile, date, and ``studies``: the
+registry's studies in order, each with its title, notebook and section
+file, which the paper's section list reads).  A study whose package holds its
+own ``section.typ`` has it copied to ``paper/generated/<study>/section.typ``.  The paper reads
 nothing else.  ``build(..., paper_dir=tmp)`` works on a copy (tests).
 """
 from __future__ import annotations
@@ -55,6 +58,10 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
                         "locked": lockfile.direct_versions(),
                         "lock_sha256": sha256_file(lockfile.UV_LOCK),
                         "environment_is_lock": not lockfile.differences()}}
+    from ..studies.registry import BY_STEM, STUDIES
+    # the sections, in the registry's order: every registered study has one, executed or not
+    numbers["meta"]["studies"] = [{"name": e.name, "title": e.title, "notebook": f"{e.stem}.ipynb",
+                                   "section": e.section} for e in STUDIES]
     srcs = shipped.sources(profile, results, use_shipped=use_shipped and profile != "full", root=shipped_root)
     numbers["meta"]["sources"] = {}
     manifest = shipped.read_manifest("full", shipped_root)
@@ -77,6 +84,9 @@ def collect(results: Path, paper_dir: Path, profile: str, use_shipped: bool = Tr
                 (tmp / sub).mkdir()
                 for f in sorted((study_dir / sub).glob(pattern)):
                     shutil.copy2(f, tmp / sub / f.name)
+            entry = BY_STEM.get(stem)
+            if entry is not None and entry.own_section.is_file():     # a section its package holds
+                shutil.copy2(entry.own_section, tmp / "section.typ")
     if profile != "full" and use_shipped and Path(results).exists():
         rows, counts = shipped.quick_check(results, root=shipped_root)
         if rows:

@@ -12,7 +12,9 @@ static host, built offline from the repository alone.
   filterable by paper, study, trace and verdict (and free text), sortable by
   any column, the verdict counts above it; each row names the published item
   it compares with and links to the notebook section that shows it;
-* ``paper.pdf`` (when ``paper/paper.pdf`` was built) and ``conformance/``.
+* ``paper.pdf`` (when ``paper/paper.pdf`` was built) and ``conformance/``;
+* ``design.html`` and ``contributing.html``: the repository's ``docs/DESIGN.md``
+  and ``CONTRIBUTING.md``, linked from every page's header.
 
 Why this and not Jupyter Book 2 / MyST: ``mystmd`` builds its HTML theme from
 a template it downloads at build time, and its site is an application that
@@ -151,7 +153,8 @@ def _page(title: str, body: str, depth: int = 0, wide: bool = False) -> str:
     cls = ' class="wide"' if wide else ""
     nav = "".join(f'<a href="{up}{href}">{label}</a>' for href, label in
                   (("index.html", "schedlab"), ("scorecard.html", "Scorecard"), ("index.html#studies", "Notebooks"),
-                   ("index.html#paper", "Paper"), ("conformance/index.html", "Conformance cases")))
+                   ("index.html#paper", "Paper"), ("conformance/index.html", "Conformance cases"),
+                   ("design.html", "Design"), ("contributing.html", "Contributing")))
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{html.escape(title)}</title><style>{CSS}</style></head>\n"
@@ -364,6 +367,9 @@ def _write_site(tmp: Path, VERDICTS, BY_STEM, log) -> tuple:
         "schedlab conformance cases", _markdown(readme).replace('href="cases/', 'href="cases/')
         + f"<h2>The cases ({len(cases)} files)</h2><ul>{listing}</ul>", depth=1))
 
+    # the repository's own guides: the design (docs/DESIGN.md) and how to contribute
+    _guides(tmp)
+
     # the index: the README's set-up, the studies
     text = (paths.ROOT / "README.md").read_text()
     intro = text.split("\n## ", 1)[0]
@@ -393,6 +399,21 @@ def _write_site(tmp: Path, VERDICTS, BY_STEM, log) -> tuple:
         raise InputError(f"site: {', '.join(map(str, remote))} load scripts or styles from the network")
     return rows, linked, pages
 
+
+#: The guides the site shows beside the notebooks: (page, source, title).
+GUIDES = (("design.html", "docs/DESIGN.md", "The design of schedlab"),
+          ("contributing.html", "CONTRIBUTING.md", "Contributing to schedlab"))
+
+
+def _guides(tmp: Path) -> None:
+    """``design.html`` and ``contributing.html`` from the repository's
+    Markdown; their links to each other point at the pages."""
+    for page, source, title in GUIDES:
+        text = (paths.ROOT / source).read_text()
+        for other, other_source, _ in GUIDES:
+            name = other_source.rsplit("/", 1)[-1]
+            text = re.sub(rf"\]\((?:\.\./|docs/)?{re.escape(name)}\)", f"]({other})", text)
+        (tmp / page).write_text(_page(title, _markdown(text)))
 
 
 def main(argv=None) -> int:

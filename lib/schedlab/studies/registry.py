@@ -1,13 +1,28 @@
-"""The registry of the studies: one entry each, the single place from which
-the notebooks' names, the results folders, the paper's keys and sections and
-the README's study table are derived (tests/test_study_protocol.py fails when
-any of them drifts).
+"""The registry of the studies, discovered from their packages: each study
+package ``schedlab/studies/<name>/`` holds a ``study.toml`` (number, slug,
+title, summary, papers, data) and nothing else registers it.  From here come
+the notebooks' names, the results folders, the paper's keys and sections, the
+README's study table and every test that iterates over the studies
+(tests/test_study_protocol.py fails when any of them drifts).
 
-An entry is data only: importing this module imports no study.
+An entry is data only: importing this module reads the ``study.toml`` files
+and imports no study.
 """
 from __future__ import annotations
 
+import re
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
+
+#: The folder of the study packages.
+HERE = Path(__file__).resolve().parent
+#: A study's name: a Python identifier in lower case (its package, its key in numbers.json).
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+#: Names a study may not take: keys of paper/numbers.json beside the studies', and the registry's own module.
+RESERVED = ("meta", "quick_check", "registry")
+#: A study's slug: its notebook's and results folder's name after the number.
+SLUG = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 
 
 @dataclass(frozen=True)
@@ -46,38 +61,80 @@ class Entry:
         return BY_NAME.get(self.name) is self
 
     @property
+    def own_section(self) -> Path:
+        """The section the study's package holds (``section.typ``, a new study's)."""
+        return HERE / self.name / "section.typ"
+
+    @property
     def section(self) -> str:
-        """The paper's section file."""
-        return f"sections/{self.name}.typ"
+        """The paper's section file, relative to ``paper/``: the package's own
+        ``section.typ`` (the paper's build copies it to
+        ``paper/generated/<name>/section.typ``), else ``sections/<name>.typ``."""
+        return f"generated/{self.name}/section.typ" if self.own_section.is_file() else f"sections/{self.name}.typ"
+
+    @property
+    def section_source(self) -> Path:
+        """The file the section is written in."""
+        from .. import paths
+
+        return self.own_section if self.own_section.is_file() else paths.PAPER / self.section
 
 
-STUDIES: tuple[Entry, ...] = (
-    Entry("traces", 0, "traces", "Workload traces",
-          "the workloads: sizes, loads, premature jobs, dividers", "thesis ch. 4, 6"),
-    Entry("policies", 1, "policy-comparison", "Policy comparison",
-          "the 7x7 EASY-P_R-P_B pairs, policies with a threshold, 12 policies over two years",
-          "lelong2017 §3-5, thesis ch. 4, online-bandit Table 2"),
-    Entry("thresholds", 2, "thresholds", "Thresholds and generalisation",
-          "the waiting-time threshold, train/test learning of the pair", "lelong2017 §6-7, thesis §5.8"),
-    Entry("mixed", 3, "mixed-policies", "Mixed policies",
-          "weekly-optimal mixed linear policies, xNES and CMA-ES", "thesis ch. 5"),
-    Entry("classification", 4, "classification", "Job-size classification",
-          "online small/large classifier, small-first queues, kill-and-requeue", "thesis ch. 6"),
-    Entry("energy", 5, "energy", "Energy profiles",
-          "energy profiles of the Gricad dahu nodes (RAPL)", "thesis ch. 7", ("data/energy",)),
-    Entry("prediction", 6, "runtime-prediction", "Runtime prediction for backfilling",
-          "EASY++, learned predictions (E-Loss), corrections, EASY-SJBF", "gaussier2015"),
-    Entry("selection", 7, "online-selection", "Online policy selection",
-          "choosing the policy online: full, noisy and bandit feedback", "online-bandit §5-6"),
-    Entry("multiqueue", 8, "multiqueue", "Self-adaptive multiple-queue backfilling",
-          "self-adaptive multiple-queue backfilling", "lawson2005"),
-    Entry("schedules", 9, "schedules", "One EASY pass, drawn",
-          "one EASY pass on a real excerpt: queue, shadow time, extra processors, backfills; Gantt charts",
-          "lelong2017 Algorithm 1"),
-    Entry("yourpolicy", 10, "your-policy", "Your own policy",
-          "your priority as a policy expression, measured with online-bandit's protocol beside the built-ins",
-          "online-bandit §6.1 protocol"),
-)
+#: The keys of a study.toml (``data`` may be left out: ``["traces"]``).
+KEYS = ("number", "slug", "title", "summary", "papers", "data")
+
+
+def read_entry(folder: Path) -> Entry:
+    """The entry a study package's ``study.toml`` declares; every key is
+    checked and an error names the file and the key."""
+    from ..errors import InputError
+
+    f = Path(folder) / "study.toml"
+    where = f"lib/schedlab/studies/{Path(folder).name}/study.toml"
+    try:
+        d = tomllib.loads(f.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    name = Path(folder).name
+    unknown = sorted(set(d) - set(KEYS))
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {', '.join(unknown)}; the keys: {', '.join(KEYS)}")
+    for key in KEYS[:-1]:
+        if key not in d:
+            raise InputError(f"{where}: missing {key!r}")
+    if not NAME.match(name) or name in RESERVED:
+        raise InputError(f"{where}: the package name {name!r} is not a study name (lower case, digits, _; "
+                         f"not {', '.join(RESERVED)})")
+    if not (isinstance(d["number"], int) and not isinstance(d["number"], bool) and 0 <= d["number"] <= 99):
+        raise InputError(f"{where}: number must be an integer from 0 to 99, got {d['number']!r}")
+    if not (isinstance(d["slug"], str) and SLUG.match(d["slug"])):
+        raise InputError(f"{where}: slug must be lower-case letters, digits and '-', got {d['slug']!r}")
+    for key in ("title", "summary", "papers"):
+        if not isinstance(d[key], str) or "\n" in d[key] or "|" in d[key]:
+            raise InputError(f"{where}: {key} must be one line of text without '|', got {d[key]!r}")
+    data = d.get("data", ["traces"])
+    if not (isinstance(data, list) and data and all(isinstance(x, str) and x for x in data)):
+        raise InputError(f"{where}: data must be a list of strings (e.g. [\"traces\"]), got {data!r}")
+    return Entry(name, d["number"], d["slug"], d["title"], d["summary"], d["papers"], tuple(data))
+
+
+def discover(root: Path = HERE) -> tuple[Entry, ...]:
+    """Every study package under ``root`` (a folder with ``study.toml``),
+    by number; two studies with one number or one slug are refused."""
+    from ..errors import InputError
+
+    entries = sorted((read_entry(f.parent) for f in Path(root).glob("*/study.toml")), key=lambda e: e.number)
+    for attr in ("number", "slug"):
+        seen: dict = {}
+        for e in entries:
+            other = seen.setdefault(getattr(e, attr), e.name)
+            if other != e.name:
+                raise InputError(f"studies {other} and {e.name} have the same {attr} {getattr(e, attr)!r} "
+                                 f"(lib/schedlab/studies/*/study.toml)")
+    return tuple(entries)
+
+
+STUDIES: tuple[Entry, ...] = discover()
 
 BY_NAME = {e.name: e for e in STUDIES}
 BY_STEM = {e.stem: e for e in STUDIES}
@@ -99,19 +156,47 @@ def get(name_or_stem: str) -> Entry:
     raise InputError(f"unknown study {name_or_stem!r}; the studies: {', '.join(e.name for e in STUDIES)}")
 
 
+#: The README's study table lies between these two lines (``make readme`` rewrites it).
+README_BEGIN = "<!-- studies: generated from the registry by `make readme`; edit study.toml, not this table -->"
+README_END = "<!-- studies: end -->"
+
+
+def shipped(entry: Entry) -> bool:
+    """Whether the study is shipped executed at full size (its notebook in ``shipped/full/notebooks/``)."""
+    from .. import paths
+
+    return (paths.ROOT / "shipped" / "full" / "notebooks" / f"{entry.stem}.ipynb").is_file()
+
+
 def readme_table() -> str:
-    """The README's table of the studies."""
+    """The README's table of the studies shipped at full size (a study
+    joins it when it is shipped: ``python -m schedlab.publish.reproduce ship``)."""
     lines = ["| notebook | study | papers | run at full size |", "|---|---|---|---|"]
     lines += [f"| `{e.stem}` | {e.summary} | {e.papers} | [executed](shipped/full/notebooks/{e.stem}.ipynb) |"
-              for e in STUDIES]
+              for e in STUDIES if shipped(e)]
     return "\n".join(lines) + "\n"
+
+
+def readme_with_table(text: str) -> str:
+    """``text`` (the README) with the table between :data:`README_BEGIN` and :data:`README_END` regenerated."""
+    from ..errors import InputError
+
+    if text.count(README_BEGIN) != 1 or text.count(README_END) != 1 or text.index(README_BEGIN) > text.index(README_END):
+        raise InputError(f"README.md: the study table's markers are missing or out of order ({README_BEGIN!r} "
+                         f"... {README_END!r})")
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    return f"{head}{README_BEGIN}\n{readme_table()}{README_END}{tail}"
 
 
 def name_of(module: str) -> str:
     """The registered name of the study a module belongs to
     (``schedlab.studies.mixed.params`` -> ``mixed``): a study's ``STUDY``
-    comes from here, so its name is written once, in this registry."""
+    comes from here, so its name is written once, in its package's folder
+    (a package with a ``study.toml``, found now: a study made in this process
+    by ``schedlab study new`` is one)."""
     parts = module.split(".")
-    if parts[:2] != ["schedlab", "studies"] or len(parts) < 3 or parts[2] not in BY_NAME:
+    if (parts[:2] != ["schedlab", "studies"] or len(parts) < 3
+            or not (parts[2] in BY_NAME or (NAME.match(parts[2]) and (HERE / parts[2] / "study.toml").is_file()))):
         raise ValueError(f"{module} is not a module of a registered study")
     return parts[2]

@@ -274,6 +274,11 @@ def _settings(items) -> dict:
 def cmd_study(args) -> int:
     if args.action == "list":
         return _study_list()
+    if args.action == "new":
+        from ..protocol.scaffold import new_study
+
+        new_study(args.name, args.title, args.paper, log=print)
+        return 0
     from ..protocol.study import run_study
 
     result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
@@ -417,11 +422,17 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--limit", type=int, default=50, help="violations printed (default 50)")
     ck.add_argument("--all", action="store_true", help="print every violation")
     ck.set_defaults(func=cmd_check)
-    st = sub.add_parser("study", help="the studies of the compendium: list them, run one",
+    st = sub.add_parser("study", help="the studies of the compendium: list them, run one, start a new one",
                         description="Run a study with the same driver as its notebook and make reproduce.")
     st.set_defaults(func=cmd_study)
     sa = st.add_subparsers(dest="action", required=True)
     sa.add_parser("list", help="the registered studies")
+    sn = sa.add_parser("new", help="start a new study: its package, notebook, parameter files and paper section",
+                       description="Write a new study that runs and passes check_study as it is (numbered after "
+                                   "the last study), then print what to edit next.")
+    sn.add_argument("name", help="the study's name: lower-case letters, digits and _ (its Python package)")
+    sn.add_argument("--title", default=None, help="its title (notebook and paper section; default: the name)")
+    sn.add_argument("--paper", default=None, help="the papers it reproduces, e.g. 'lelong2017 §5' (default: none yet)")
     sr = sa.add_parser("run", help="run one study (outputs in results/<profile>/<NN-study>/)")
     sr.add_argument("name", help="study name (schedlab study list), notebook stem or number")
     sr.add_argument("--profile", default="quick", choices=["quick", "full"])
