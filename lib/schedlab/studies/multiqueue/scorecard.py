@@ -53,14 +53,21 @@ def _machine(name: str, measured: bool = False) -> str:
     return "unexplained"
 
 
+#: What is known of a row on runs with a fixed number of partitions (issue 42 item 5: no generic text)
+FIXED_NOTE_BEFORE = ("no reading of this study changes a run with a fixed number of partitions (the replay "
+                     "readings change only the online simulations)")
+FIXED_NOTE = ("no reading was tried on it: this study's readings are of what the online simulation replays, and a "
+              "run with a fixed number of partitions replays nothing; the fixed run's own inputs (estimates, "
+              "partition boundaries, m) were not varied")
+
+
 def _kw_fixed(kw: dict, compared: bool, readings) -> dict:
     """``kw`` of a compared row on runs with a fixed number of partitions P and
     no readings, its explanation saying why: no replay reading changes such a
     run (they change only the online simulations)."""
     if not compared or readings:
         return kw
-    return {**kw, "explanation": f"{kw['explanation']}; no reading of this study changes a run with a fixed "
-                                 "number of partitions (the replay readings change only the online simulations)"}
+    return {**kw, "explanation": f"{kw['explanation']}; {FIXED_NOTE}"}
 
 
 def _online_readings(r, tl: tuple, ref: float, digits: int) -> list[Reading]:
