@@ -309,14 +309,44 @@ def main(argv=None) -> int:
     ap.add_argument("results")
     ap.add_argument("--out", help="write the re-judged study folders here (default: in place)")
     ap.add_argument("--roles-only", action="store_true")
+    ap.add_argument("--ship", action="store_true",
+                    help="RESULTS is shipped/full: re-judge in place and record the new checksums (and that the "
+                         "scorecard was re-judged, by which commit) in its MANIFEST.json")
     args = ap.parse_args(argv)
     src = Path(args.results)
-    for folder in sorted(p.parent.parent for p in src.glob("*/tables/scorecard.csv")):
+    folders = sorted(p.parent.parent for p in src.glob("*/tables/scorecard.csv"))
+    for folder in folders:
         dest = Path(args.out) / folder.name if args.out else folder
         if args.out:
             (dest / "tables").mkdir(parents=True, exist_ok=True)
         rescore(folder, dest, roles_only=args.roles_only)
+    if args.ship:
+        if args.out or args.roles_only:
+            raise SystemExit("--ship re-judges shipped/full in place: no --out, no --roles-only")
+        reship(src, folders)
     return 0
+
+
+def reship(base: Path, folders) -> None:
+    """Record the re-judged files of a shipped folder in its manifest (checksums, and a note per study)."""
+    import subprocess
+
+    from schedlab.publish import shipped
+
+    profile = base.name
+    root = base.parent if base.resolve() != shipped.folder(profile).resolve() else None
+    manifest = shipped.read_manifest(profile, root, missing_ok=False)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    for folder in folders:
+        entry = manifest["studies"].get(folder.name)
+        if entry is None:
+            continue
+        for rel in ("tables/scorecard.csv", "numbers.json"):
+            entry["files"][rel] = shipped._sha256(folder / rel)
+        entry["scorecard rejudged"] = (f"tools/scorecard_rescore.py at {commit}: the run's values, judged by the "
+                                       f"current scorecard rules (no cell re-run)")
+    shipped._write_manifest(manifest, profile, root)
 
 
 if __name__ == "__main__":
