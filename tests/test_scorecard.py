@@ -310,7 +310,7 @@ def test_the_thresholds_study_counts_thesis_tables_5_2_to_5_5_on_the_thesis_week
     # FCFS ignores the threshold: where the thesis prints the same value too, the comparison is counted once
     once = [r for r in rows if r.verdict == scorecard.COUNTED_ONCE]
     assert all(r.verdict in scorecard.VERDICTS for r in rows if r not in once)
-    assert all("FCFS" in r.metric and "the same comparison as" in r.explanation for r in once)
+    assert all("FCFS" in r.metric and "the same comparison as" in r.full_explanation() for r in once)
     assert all(r.explanation.startswith(("measured", "unexplained")) for r in rows
                if r.verdict not in ("reproduced", scorecard.COUNTED_ONCE))
     assert all(r.verdict == scorecard.NOT_COMPARED for r in short if r.item == "Tables 5.2-5.5")
@@ -522,7 +522,8 @@ def test_repeated_comparisons_are_counted_once():
     rows.append(Row("thesis §5.8", "Tables 5.2-5.5", "KTH-SP2", "FCFS, threshold other", 851.0, 1838.5))
     changed = scorecard.counted_once(rows)
     assert changed == rows[1:3] and rows[0].verdict == rows[3].verdict == "not reproduced"
-    assert all(r.verdict == scorecard.COUNTED_ONCE and "threshold none" in r.explanation for r in changed)
+    assert all(r.verdict == scorecard.COUNTED_ONCE and "threshold none" in r.full_explanation() for r in changed)
+    assert changed[0].full_explanation().startswith("counted once: the same comparison as")
     assert scorecard.counts(rows)["compared"] == 2
 
 
@@ -533,7 +534,8 @@ def test_repeated_comparisons_are_counted_once():
     ("lawson2005 §3", "KTH-SP2", False), ("lelong2017 §3.4", "CTC-SP2", False),
     ("gaussier2015 §6.2", "mean over the logs", True), ("gaussier2015 §6.3", "10 pairs of logs", True),
     ("gaussier2015 §6.1", "KTH-SP2", False), ("online-bandit, abstract", "KTH-SP2, CTC-SP2", True),
-    ("thesis §4.3.4", "mean over 5 traces", False),
+    ("thesis §4.3.4", "mean over 5 traces", False), ("lelong2017 §7.3", "the sweep's logs", True),
+    ("lelong2017 §7.3", "KTH-SP2, CTC-SP2", False),
 ])
 def test_one_comparability_rule(paper, trace, differs):
     row = Row(paper, "T", trace, "m", 1.0, 1.0)

@@ -123,6 +123,8 @@ POOLED_UNBUNDLED = {
     "online-bandit": ("ANL-Intrepid", "UniLu-Gaia"),
 }
 _POOLED = re.compile(r",|\bover the logs\b|\bpairs of logs\b|\bover \d+ (?:traces|logs)\b|sweep's logs", re.I)
+#: a trace field that pools the paper's logs without naming them
+_GENERIC_POOLED = re.compile(r"\bover the logs\b|\bpairs of logs\b|\bover \d+ (?:traces|logs)\b|sweep's logs", re.I)
 
 
 def paper_key(paper: str) -> str:
@@ -134,7 +136,10 @@ def workload_differs(paper: str, trace: str) -> str:
     """Why a row of ``paper`` on ``trace`` is computed on a workload that differs from the paper's in a way
     the paper states (rule "comparability"), or "" when it is not."""
     key = paper_key(paper)
-    why = [text for log, text in STATED_WORKLOADS.get(key, {}).items() if re.search(rf"\b{re.escape(log)}\b", trace)]
+    stated = STATED_WORKLOADS.get(key, {})
+    why = [text for log, text in stated.items() if re.search(rf"\b{re.escape(log)}\b", trace)]
+    if not why and stated and _GENERIC_POOLED.search(trace or ""):
+        why = [f"the value pools the paper's logs, {log} among them: {text}" for log, text in stated.items()]
     missing = POOLED_UNBUNDLED.get(key)
     if missing and _POOLED.search(trace or ""):
         why.append(f"the paper's value is over its logs, {', '.join(missing)} among them, which this compendium "
@@ -219,8 +224,10 @@ class Row:
         if verdict not in UNCOUNTED:
             raise ValueError(f"set_verdict is for the verdicts outside the count {UNCOUNTED}, got {verdict!r}")
         self.verdict = verdict
-        rest = self.explanation if self.explanation not in ("", "unexplained") else ""
-        self.explanation = f"{verdict}: {why}" + (f"; {rest}" if rest and why not in rest else "")
+        self.uncounted_why = why
+
+    #: why the row is outside the count (set by :meth:`set_verdict`), said first by :meth:`full_explanation`
+    uncounted_why: str = ""
 
     def judge_as(self, reading: Reading) -> str:
         """This row's verdict had ours been the reading's value."""
@@ -256,10 +263,18 @@ class Row:
         identified names that reading, its value and verdict first ("identified reading X"); a reading that
         matches this row without being identified for its group is a "lone hit"; the readings tried follow."""
         text = self.explanation
+        if self.uncounted_why:          # outside the count: why first, then what the rule's verdict would say
+            inner = self._explained(self.by_rule)
+            inner = "" if inner in ("", "unexplained") else inner
+            return f"{self.verdict}: {self.uncounted_why}" + (f"; {inner}" if inner else "")
+        return self._explained(self.verdict)
+
+    def _explained(self, verdict: str) -> str:
+        text = self.explanation
         tried = self.judged_readings()
-        if self.verdict in UNCOUNTED or not tried:
+        if verdict in UNCOUNTED or not tried:
             return text
-        ident = next((r for r in tried if r.identified), None)
+        ident = next((r for r in tried if r.identified), None) if verdict == self.verdict else None
 
         def said(r: Reading) -> str:
             tag = r.verdict
@@ -268,7 +283,7 @@ class Row:
             return f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({tag})"
 
         others = "; ".join(said(r) for r in tried if r is not ident)
-        if self.verdict in GOOD:
+        if verdict in GOOD:
             if not self.reading:
                 return text
             return f"{text}; under the other readings: {others}" if text else f"under the other readings: {others}"
