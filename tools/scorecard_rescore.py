@@ -76,9 +76,10 @@ GROUPS = {
     "thesis Table 6.2: which jobs": Group(_item("Table 6.2"), _trace("KTH-SP2"),
                                           {"not_identified": ("traces", "NOT_IDENTIFIED"),
                                            "axes_before_fit": ("traces", "AXES_BEFORE_FIT")}),
-    "thesis Table 4.2: resampled or original log, overrun, threshold": Group(_item("Table 4.2"), _trace("KTH-SP2"), {}),
+    "thesis Table 4.2: resampled or original log, overrun, threshold": Group(
+        _item("Table 4.2"), _trace("KTH-SP2"), {"axes_before_fit": ("policies", "T42_AXES")}),
     "online-bandit Table 2": Group(lambda r: r["paper"].startswith("online-bandit §6") and r["item"] == "Table 2",
-                                   _trace("KTH-SP2"), {}),
+                                   _trace("KTH-SP2"), {"axes_before_fit": ("policies", "BANDIT_AXES")}),
     "thesis Tables 5.2-5.5": Group(_item("Tables 5.2-5.5"), _trace("SDSC-SP2"),
                                    {"axes_before_fit": ("thresholds", "THESIS_AXES")}),
     "thesis Table 5.1 (pure policies)": Group(
@@ -89,10 +90,12 @@ GROUPS = {
                                                         {"not_identified": ("classification", "T65_NOT_IDENTIFIED"),
                                                          "axes_before_fit": ("classification", "T65_AXES")}),
     "gaussier2015 EASY++ (Tables 6-7): the correction": Group(
-        lambda r: r["metric"] in ("AVEbsld EASY++", "EASY++ reduction vs EASY (%)"), _trace("KTH-SP2"), {}),
+        lambda r: r["metric"] in ("AVEbsld EASY++", "EASY++ reduction vs EASY (%)"), _trace("KTH-SP2"),
+        {"axes_before_fit": ("prediction", "EASYPP_AXES")}),
     "lawson2005 Tables 1-3 and the Fig. 6 claim (what online simulation replays)": Group(
         lambda r: r["item"] in ("Table 1", "Table 2", "Table 3")
-        or r["item"].startswith("claim: Fig. 6, online simulation outperforms"), _trace("CTC-SP2"), {}),
+        or r["item"].startswith("claim: Fig. 6, online simulation outperforms"), _trace("CTC-SP2"),
+        {"axes_before_fit": ("multiqueue", "AXES")}),
 }
 
 _VERDICT = "|".join(re.escape(v) for v in sorted(sc.VERDICTS, key=len, reverse=True))
@@ -279,7 +282,7 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
                 why = sc.workload_differs(r.paper, r.trace)
                 if why:
                     r.set_verdict(sc.DIFFERENT_WORKLOAD, why)
-                    r.role = "none"
+                    r.role, r.group = "none", ""
         sc.declare(rows, sc.declarations(entry.module) if entry else ())
     out.mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)

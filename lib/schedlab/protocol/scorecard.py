@@ -206,10 +206,8 @@ class Row:
                 self.verdict = BY_CONSTRUCTION
             else:
                 self.verdict = judge(self) if self.comparable else NOT_COMPARED
-        if not self.by_rule:
+        if not self.by_rule:            # a row not compared, or by construction, is not judged by the rule
             self.by_rule = self.verdict
-            if self.verdict not in VERDICTS and not self.construction and (self.rule != "claim" or self.holds is not None):
-                self.by_rule = judge(self)
         if self.verdict == "reproduced" and self.explanation == "unexplained":
             self.explanation = ""           # nothing to explain
         # the comparability rule, on the rows this run compares (a row whose protocol here differs from the

@@ -71,7 +71,7 @@ def _rows(res, p) -> list[Row]:
         if pub and pub.get("easypp") is not None:
             row = Row("thesis §6.6", "Table 6.6", r.name, "total bsld improvement over EASY-FCFS, EASY++ (%)",
                       pub["easypp"], r.gain("FCFS", "easy++"), baseline=0.0, source="table_6_6", explanation=why)
-            if why == "unexplained" and row.verdict not in ("reproduced", "close"):
+            if why == "unexplained" and row.by_rule not in ("reproduced", "close"):
                 row.explanation = ("unexplained; no other reading computed: the study's readings are of the classes "
                                    "(classification, idempotent, clairvoyant) and EASY++ has none; the thesis' "
                                    "column differs from the EASY++ authors' own value on this trace too (EASY++ "

@@ -69,7 +69,7 @@ def thesis_rows(p, thesis) -> list[Row]:
                               r.sums[pol][c], comparable=same,
                               explanation="" if same else f"{r.weeks} weeks simulated, the thesis "
                                                           f"{THESIS_WEEKS.get(r.trace)}: shown, not compared")
-                    if same and row.verdict != "reproduced":
+                    if same and row.by_rule != "reproduced":
                         row.explanation = _checked(r, pol, t, pub[pol][col])
                     if r.readings:
                         row.reading = TEXT_READING
@@ -124,7 +124,7 @@ def sec73_rows(table, sweep_traces=(), sweep=None) -> list[Row]:
                      + ", ".join(f"{k} {v:.2f}" for k, v in own.items() if k != n))
         row = Row("lelong2017 §7.3", f"text: range over the logs, T = {label}", "the sweep's logs",
                   quantity, rec["published"], rec["reproduced"], baseline=1.0, source="sec73", readings=reads, **kw)
-        if where and row.comparable and row.verdict not in ("reproduced", "close"):
+        if where and row.comparable and row.by_rule not in ("reproduced", "close"):
             row.explanation = where
         out.append(row)
     return out
