@@ -42,8 +42,21 @@ VERDICTS = ("reproduced", "close", "consistent, wide interval", "direction only"
 GOOD = ("reproduced", "close")
 NOT_COMPARED = "not compared"
 BY_CONSTRUCTION = "by construction"
+#: a row computed on a workload that differs from the paper's in a way the paper states (:data:`STATED_WORKLOADS`)
+DIFFERENT_WORKLOAD = "different workload"
+#: a row that describes the input (jobs, CPUs, span, mean runtime, listed jobs): not a result
+WORKLOAD_DESCRIPTION = "workload description"
+#: a row true by the algorithm's definition (e.g. thesis Proposition 1): not a result
+PROPERTY = "property"
+#: a row that repeats another row's comparison, or whose value another row fixes: counted once, there
+COUNTED_ONCE = "counted once"
+#: the rows that describe the input or the algorithm: shown on their own line, never in R+C
+INPUTS = (WORKLOAD_DESCRIPTION, PROPERTY)
 #: shown, never counted
-UNCOUNTED = (NOT_COMPARED, BY_CONSTRUCTION)
+UNCOUNTED = (NOT_COMPARED, BY_CONSTRUCTION, DIFFERENT_WORKLOAD, WORKLOAD_DESCRIPTION, PROPERTY, COUNTED_ONCE)
+#: a row's role in its group of readings (:func:`identify`): chosen on ("fit"), predicted ("held-out"), or the
+#: fitted log's other weeks ("held-out, same log": counted apart, not as a prediction), or in no group
+ROLES = ("fit", "held-out", "held-out, same log", "none")
 
 CLOSE, NEAR = 0.05, 0.15
 #: an interval whose half-width exceeds this share of the published value is "wide"
@@ -64,17 +77,74 @@ RULES = {
              "less than half the published effect, direction only otherwise; else not reproduced",
     "claim": "reproduced: the published claim holds on our results (a yes/no test stated in the row); "
              "else not reproduced",
+    "comparability": "a row computed on a workload that differs from the paper's in a way the paper states (the "
+                     "log's span, the machine size, logs the paper pools that this run does not simulate) is "
+                     "\"different workload\": shown with its verdict by the rule, not counted; the stated "
+                     "differences are listed once (schedlab.protocol.scorecard.STATED_WORKLOADS) and applied to "
+                     "every row of every study",
 }
 NOTES = {
     NOT_COMPARED: "the run's protocol differs from the paper's; shown, not counted",
     BY_CONSTRUCTION: "the value is an input set from the paper (e.g. the machine size); shown, not counted",
+    DIFFERENT_WORKLOAD: "computed on a workload the paper states differently (span, machine size, pooled "
+                        "logs): shown, not counted (rule 'comparability')",
+    WORKLOAD_DESCRIPTION: "the row describes the input (jobs, CPUs, span, mean runtime, listed jobs), not a "
+                          "result: shown on its own line, never in reproduced or close",
+    PROPERTY: "the row holds by the algorithm's definition, not a result: shown on its own line, never in "
+              "reproduced or close",
+    COUNTED_ONCE: "the row repeats another row's comparison (same published value, same ours) or its value is "
+                  "fixed by another row: counted once, there",
     "readings": "the counted verdict is the paper's own text; a reading is identified only when chosen on a "
-                "declared part of a group's rows and then bringing at least half of the group's other rows to "
-                "reproduced or close (and more of them than the paper's text does); it is shown beside the "
-                "counted verdict and counted apart",
+                "declared part of a group's rows (role 'fit') and then bringing at least half of the group's "
+                "other rows (role 'held-out') to reproduced or close (and more of them than the paper's text "
+                "does); the count under identified readings takes the reading's verdict on held-out rows only "
+                "(fit rows keep their text verdict; 'held-out, same log' rows are counted apart)",
     "intervals": "our 95 % intervals: percentile bootstrap over 10 or more resampled units; Student's t "
                  "(jackknife standard error, n - 1 degrees of freedom) below 10",
 }
+
+
+#: How a paper's workload differs from ours, as the paper itself states it (rule "comparability"): per paper
+#: (the first word of ``Row.paper``), a log named in a row's trace -> the stated difference.  A row whose
+#: trace names such a log, for that paper, is "different workload".
+_CURIE = ("the paper's CEA-Curie log spans 3 months ({where}: 80,640 CPUs, 312k jobs, 3 months); the bundled "
+          "log, which every study simulates whole, spans 8.3 months")
+STATED_WORKLOADS = {
+    "lelong2017": {"CEA-Curie": _CURIE.format(where="lelong2017 Table 3")},
+    "gaussier2015": {"CEA-Curie": _CURIE.format(where="gaussier2015 Table 4")},
+    "online-bandit": {"CEA-Curie": _CURIE.format(where="online-bandit Table 1")},
+    "lawson2005": {"CTC-SP2": "the paper simulates CTC-SP2 on 512 nodes (lawson2005 §3); the log's batch partition, "
+                              "our m, is 338"},
+}
+#: Logs a paper pools over (a mean, a range, a claim over its logs) that no study simulates: a row over the
+#: paper's logs (its trace names several logs, or says "over the logs"/"pairs of logs") is "different workload".
+POOLED_UNBUNDLED = {
+    "gaussier2015": ("Metacentrum",),
+    "online-bandit": ("ANL-Intrepid", "UniLu-Gaia"),
+}
+_POOLED = re.compile(r",|\bover the logs\b|\bpairs of logs\b|\bover \d+ (?:traces|logs)\b|sweep's logs", re.I)
+#: a trace field that pools the paper's logs without naming them
+_GENERIC_POOLED = re.compile(r"\bover the logs\b|\bpairs of logs\b|\bover \d+ (?:traces|logs)\b|sweep's logs", re.I)
+
+
+def paper_key(paper: str) -> str:
+    """The paper a row's ``paper`` names: its first word ("thesis §5.8" -> "thesis")."""
+    return paper.split()[0].rstrip(",") if paper else ""
+
+
+def workload_differs(paper: str, trace: str) -> str:
+    """Why a row of ``paper`` on ``trace`` is computed on a workload that differs from the paper's in a way
+    the paper states (rule "comparability"), or "" when it is not."""
+    key = paper_key(paper)
+    stated = STATED_WORKLOADS.get(key, {})
+    why = [text for log, text in stated.items() if re.search(rf"\b{re.escape(log)}\b", trace)]
+    if not why and stated and _GENERIC_POOLED.search(trace or ""):
+        why = [f"the value pools the paper's logs, {log} among them: {text}" for log, text in stated.items()]
+    missing = POOLED_UNBUNDLED.get(key)
+    if missing and _POOLED.search(trace or ""):
+        why.append(f"the paper's value is over its logs, {', '.join(missing)} among them, which this compendium "
+                   f"does not simulate")
+    return "; ".join(why)
 
 
 def _finite(x) -> bool:
@@ -124,6 +194,9 @@ class Row:
     readings: list[Reading] = field(default_factory=list)
     source: str = ""                # the study's table the comparison comes from
     verdict: str = field(default="", init=True)
+    by_rule: str = ""               # the verdict by the row's rule alone (before "not a result" verdicts)
+    role: str = "none"              # its role in its group of readings (ROLES), set by identify()
+    group: str = ""                 # that group's name
 
     def __post_init__(self):
         if self.rule not in RULES:
@@ -133,8 +206,26 @@ class Row:
                 self.verdict = BY_CONSTRUCTION
             else:
                 self.verdict = judge(self) if self.comparable else NOT_COMPARED
+        if not self.by_rule:            # a row not compared, or by construction, is not judged by the rule
+            self.by_rule = self.verdict
         if self.verdict == "reproduced" and self.explanation == "unexplained":
             self.explanation = ""           # nothing to explain
+        # the comparability rule, on the rows this run compares (a row whose protocol here differs from the
+        # paper's, e.g. a profile's window of the log, stays "not compared")
+        differs = workload_differs(self.paper, self.trace) if self.verdict in VERDICTS else ""
+        if differs:
+            self.set_verdict(DIFFERENT_WORKLOAD, differs)
+
+    def set_verdict(self, verdict: str, why: str) -> None:
+        """Give a row one of the verdicts that keep it out of the count (:data:`UNCOUNTED`), saying why
+        first; its verdict by the rule stays in ``by_rule``."""
+        if verdict not in UNCOUNTED:
+            raise ValueError(f"set_verdict is for the verdicts outside the count {UNCOUNTED}, got {verdict!r}")
+        self.verdict = verdict
+        self.uncounted_why = why
+
+    #: why the row is outside the count (set by :meth:`set_verdict`), said first by :meth:`full_explanation`
+    uncounted_why: str = ""
 
     def judge_as(self, reading: Reading) -> str:
         """This row's verdict had ours been the reading's value."""
@@ -166,35 +257,58 @@ class Row:
         return next((r for r in self.readings if r.identified), None)
 
     def full_explanation(self) -> str:
-        """The explanation, with the readings tried when it is otherwise "unexplained"."""
+        """The explanation, saying what is known first (DESIGN §10.4): a row of a group whose reading is
+        identified names that reading, its value and verdict first ("identified reading X"); a reading that
+        matches this row without being identified for its group is a "lone hit"; the readings tried follow."""
+        text = self.explanation
+        if self.uncounted_why:          # outside the count: why first, then what the rule's verdict would say
+            inner = self._explained(self.by_rule)
+            inner = "" if inner in ("", "unexplained") else inner
+            return f"{self.verdict}: {self.uncounted_why}" + (f"; {inner}" if inner else "")
+        return self._explained(self.verdict)
+
+    def _explained(self, verdict: str) -> str:
         text = self.explanation
         tried = self.judged_readings()
-        if self.verdict in UNCOUNTED or not tried:
+        if verdict in UNCOUNTED or not tried:
             return text
-        if self.verdict in GOOD:
+        ident = next((r for r in tried if r.identified), None) if verdict == self.verdict else None
+
+        def said(r: Reading) -> str:
+            tag = r.verdict
+            if r is not ident and r.verdict in GOOD:
+                tag += ", lone hit: not identified for its group"
+            return f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({tag})"
+
+        others = "; ".join(said(r) for r in tried if r is not ident)
+        if verdict in GOOD:
             if not self.reading:
                 return text
-            other = "; ".join(f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({r.verdict})"
-                              for r in tried)
-            return f"{text}; under the other readings: {other}" if text else f"under the other readings: {other}"
-        said = "; ".join(f"{r.name}: {_fmt(r.ours if self.rule == 'value' else r.holds)} ({r.verdict}"
-                         + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "") + ")"
-                         for r in tried)
+            return f"{text}; under the other readings: {others}" if text else f"under the other readings: {others}"
+        if ident is not None:
+            fit = ident.summary["fit"] if ident.summary else "its group's declared rows"
+            role = {"fit": "a row it was fitted on", "held-out, same log": "the fitted log's other weeks, "
+                    "counted apart"}.get(self.role, "held out")
+            head = (f"identified reading {ident.name} (fitted on {fit}; this row: {role}): "
+                    f"{_fmt(ident.ours if self.rule == 'value' else ident.holds)} ({ident.verdict})")
+            rest = "" if text in ("", "unexplained") else f"; under the paper's text: {text}"
+            return head + rest + (f"; other readings: {others}" if others else "")
         if text in ("", "unexplained"):
-            return f"unexplained after: {said}"
-        return f"{text}; readings tried: {said}"
+            return f"unexplained after: {others}"
+        return f"{text}; readings tried: {others}"
 
     def as_list(self) -> list:
         idr = self.identified_reading()
         return [self.paper, self.item, self.trace, self.metric, self.published, self.ours, self.low, self.high,
-                self.baseline, self.effect_ratio, self.rule, self.verdict, self.reading or "the paper's text",
+                self.baseline, self.effect_ratio, self.rule, self.verdict, self.by_rule, self.role, self.group,
+                self.reading or "the paper's text",
                 idr.text if idr else "", idr.ours if idr else None, idr.verdict if idr else "",
                 self.construction or self.full_explanation()]
 
 
 COLUMNS = ["paper", "item", "trace", "metric", "published", "ours", "ours 95% low", "ours 95% high", "baseline",
-           "effect ratio", "rule", "verdict", "reading", "identified reading", "ours, identified reading",
-           "verdict, identified reading", "explanation"]
+           "effect ratio", "rule", "verdict", "verdict by the rule", "role", "group", "reading", "identified reading",
+           "ours, identified reading", "verdict, identified reading", "explanation"]
 
 
 def _fmt(x) -> str:
@@ -240,7 +354,8 @@ def judge(row: Row) -> str:
 
 
 def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit_label: str,
-             share: float = IDENTIFIED_SHARE) -> dict:
+             share: float = IDENTIFIED_SHARE, not_identified: str = "", same_log: str = "",
+             axes_before_fit: str = "") -> dict:
     """Whether one of the readings the rows carry is identified for ``group``.
 
     ``fit`` declares the rows a reading may be chosen on (``fit_label`` says
@@ -252,7 +367,17 @@ def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit
     them and more than under the paper's text are reproduced or close.
 
     Every reading of every row gets its verdict; the chosen one its role
-    ("fitted" / "predicted") and, when identified, ``identified=True``.
+    ("fitted" / "predicted") and, when identified, ``identified=True``; every
+    counted row its ``role`` in the group ("fit" / "held-out") and ``group``.
+
+    ``not_identified``: why this group's choice cannot count as an
+    out-of-sample identification whatever its held-out rows give (e.g. its
+    fit rows were declared after the held-out values were seen): the group
+    is then never identified, and the summary says why.  ``same_log``: the
+    held-out rows are the fitted log's other weeks, not an independent test:
+    their role is "held-out, same log" and they are counted apart.
+    ``axes_before_fit``: which reading axes existed before the group's fit
+    rows were first computed (from the history), stated in the summary.
     Returns the group's summary (also attached to the rows' readings)."""
     rows = [r for r in rows if r.verdict not in UNCOUNTED]
     for r in rows:
@@ -301,10 +426,22 @@ def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit
         if candidates[best]["fit good"] > candidates["the paper's text"]["fit good"]:
             chosen = best
     identified = bool(chosen) and good(held, chosen) >= share * len(held) and good(held, chosen) > good(held)
+    passes = identified
+    identified = identified and not not_identified
     summary = {"group": group, "fit": fit_label, "rows": len(rows), "fit rows": len(fitted), "held-out rows": len(held),
                "chosen": chosen, "identified": identified, "candidates": candidates}
     if not fitted or not held:
         summary["why"] = "no fit rows" if not fitted else "no held-out rows"
+    if not_identified:
+        summary["why"] = (f"not identified ({'it passes the rule on its held-out rows, but ' if passes else ''}"
+                          f"{not_identified})")
+    if same_log:
+        summary["held-out kind"] = f"same log: {same_log}"
+    if axes_before_fit:
+        summary["axes before fit"] = axes_before_fit
+    for r in rows:
+        r.group = group
+        r.role = "fit" if fit(r) else ("held-out, same log" if same_log else "held-out")
     for r in rows:
         for rd in r.readings:
             rd.summary = summary
@@ -327,14 +464,40 @@ def summaries(rows: Iterable[Row]) -> list[dict]:
 
 def counts(rows, identified: bool = False) -> dict:
     """Rows by verdict (the counted ones), and how many were shown but not
-    counted.  ``identified``: a row with an identified reading counts by that
-    reading's verdict instead (the paper's opening table gives both)."""
+    counted.  ``identified``: a **held-out** row of a group whose reading is
+    identified counts by that reading's verdict instead (DESIGN §10.5: fit
+    rows keep their text verdict, "held-out, same log" rows too: they are
+    counted apart, :func:`same_log_counts`).  The paper's opening table gives
+    both, with the fit rows' number (``"fit rows"``) and the rows that
+    describe the input or the algorithm by their verdict by the rule
+    (``"inputs, by the rule"``: never in reproduced or close)."""
     out = {v: 0 for v in VERDICTS + UNCOUNTED}
+    fit = 0
+    inputs = {v: 0 for v in VERDICTS}
     for r in rows:
-        idr = r.identified_reading() if identified and r.verdict not in UNCOUNTED else None
-        out[idr.verdict if idr else r.verdict] += 1
+        idr = r.identified_reading() if r.verdict not in UNCOUNTED else None
+        if idr is not None and r.role == "fit":
+            fit += 1
+        use = identified and idr is not None and r.role == "held-out"
+        out[idr.verdict if use else r.verdict] += 1
+        if r.verdict in INPUTS and r.by_rule in inputs:
+            inputs[r.by_rule] += 1
     out["compared"] = sum(out[v] for v in VERDICTS)
+    out["fit rows"] = fit
+    out["inputs, by the rule"] = inputs
     return out
+
+
+def same_log_counts(rows) -> dict:
+    """The "held-out, same log" rows of identified groups by their verdict under the paper's text and under
+    the reading (counted apart from both counts: the test is on the fitted log's other weeks)."""
+    text, reading = {v: 0 for v in VERDICTS}, {v: 0 for v in VERDICTS}
+    for r in rows:
+        idr = r.identified_reading() if r.verdict not in UNCOUNTED else None
+        if idr is not None and r.role == "held-out, same log":
+            text[r.verdict] += 1
+            reading[idr.verdict] += 1
+    return {"text": text, "reading": reading, "rows": sum(text.values())}
 
 
 def over_papers_logs(traces, papers) -> dict:
@@ -349,6 +512,84 @@ def over_papers_logs(traces, papers) -> dict:
         return {}
     return {"comparable": False, "explanation": f"the paper's claim is over {', '.join(papers)}; this run does "
                                                f"not simulate {', '.join(missing)}: shown, not compared"}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A study's declaration that the rows it matches are not results: ``verdict`` is
+    :data:`WORKLOAD_DESCRIPTION`, :data:`PROPERTY` or :data:`COUNTED_ONCE` (a value another row fixes),
+    ``why`` says so in the row.  A row matches when each given field (``paper``, ``item``, ``metric``: regular
+    expressions searched in the row's field) matches.  Declarations are data on the row's own columns, so the
+    same ones apply to a study's rows as it computes them and to a scorecard read back from its CSV
+    (``tools/scorecard_rescore.py``)."""
+
+    verdict: str
+    why: str
+    paper: str = ""
+    item: str = ""
+    metric: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in (WORKLOAD_DESCRIPTION, PROPERTY, COUNTED_ONCE):
+            raise ValueError(f"a declaration's verdict is one of {INPUTS + (COUNTED_ONCE,)}, got {self.verdict!r}")
+        if not (self.paper or self.item or self.metric):
+            raise ValueError("a declaration matches on at least one of paper, item, metric")
+
+    def matches(self, row: Row) -> bool:
+        return all(re.search(pat, getattr(row, name)) for name, pat in
+                   (("paper", self.paper), ("item", self.item), ("metric", self.metric)) if pat)
+
+
+def declare(rows, declared=()) -> list[Row]:
+    """Apply a study's declarations (:class:`Declared`), then count repeated comparisons once
+    (:func:`counted_once`).  Rows by construction keep their verdict; a declared row's verdict by the rule
+    stays in ``by_rule``.  Returns the rows (the same objects)."""
+    rows = list(rows)
+    for r in rows:
+        if r.verdict == BY_CONSTRUCTION:
+            continue
+        d = next((d for d in declared if d.matches(r)), None)
+        if d is not None and r.verdict != d.verdict:
+            r.set_verdict(d.verdict, d.why)
+    counted_once(rows)
+    return rows
+
+
+def declarations(study_module: str) -> tuple:
+    """A study's declarations: ``DECLARED`` of its ``scorecard`` module (none when it has no such module)."""
+    import importlib
+    import importlib.util
+
+    name = f"{study_module}.scorecard"
+    if importlib.util.find_spec(name) is None:
+        return ()
+    return tuple(getattr(importlib.import_module(name), "DECLARED", ()))
+
+
+def _same(a, b) -> bool:
+    if _finite(a) and _finite(b):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def counted_once(rows) -> list[Row]:
+    """Rows that repeat one comparison (same paper, item, trace, published value and ours, and the same
+    interval) are one result: the first is counted, the others are :data:`COUNTED_ONCE` and name it.
+    Returns the rows it changed."""
+    first: list[Row] = []
+    changed = []
+    for r in rows:
+        if r.verdict not in VERDICTS:
+            continue
+        twin = next((f for f in first if (f.paper, f.item, f.trace, f.rule) == (r.paper, r.item, r.trace, r.rule)
+                     and all(_same(getattr(f, k), getattr(r, k)) for k in ("published", "ours", "low", "high"))), None)
+        if twin is None:
+            first.append(r)
+            continue
+        r.set_verdict(COUNTED_ONCE, f"the same comparison as the row \"{twin.metric}\" (published {_fmt(r.published)}, "
+                                    f"ours {_fmt(r.ours)}), counted there")
+        changed.append(r)
+    return changed
 
 
 #: the verdicts of a miss that must name what was tried (:func:`bare`): not reproduced, and the two
@@ -374,7 +615,9 @@ def table(rows, title: str = "Scorecard: every published value beside ours"):
 
 def numbers(rows) -> dict:
     """What the driver puts under ``numbers.scorecard``."""
+    rows = list(rows)
     return {"counts": counts(rows), "counts under identified readings": counts(rows, identified=True),
+            "identified on the fitted log's other weeks": same_log_counts(rows),
             "readings": summaries(rows), "rules": dict(RULES)}
 
 

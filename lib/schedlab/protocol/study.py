@@ -404,6 +404,9 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     numbers = dict(result.get("numbers") or {})
     if result.get("scorecard"):         # published beside ours, one row each (schedlab.protocol.scorecard)
         from . import scorecard as _scorecard
+        # the study's rows that are not results (workload descriptions, properties, values another row
+        # fixes, repeated comparisons), declared once in its scorecard module (DECLARED)
+        _scorecard.declare(result["scorecard"], _scorecard.declarations(entry.module))
         ctx.table("scorecard", _scorecard.table(result["scorecard"]))
         numbers["scorecard"] = _scorecard.numbers(result["scorecard"])
     check_scorecard_coverage(entry, ctx.tables, result.get("scorecard") or [], numbers, ctx.log)

@@ -346,18 +346,32 @@ def main(argv=None) -> int:
 
 def print_verdicts(numbers: dict) -> None:
     """The scorecard's counts as the paper's opening table gives them: by
-    verdict under the papers' text, and under the identified readings."""
-    from ..protocol.scorecard import UNCOUNTED, VERDICTS
+    verdict under the papers' text; under the identified readings, counted on
+    their held-out rows only (the fit rows apart); and the rows that are not
+    results (workload descriptions, properties) and the others not counted."""
+    from ..protocol.scorecard import INPUTS, UNCOUNTED, VERDICTS
 
     cards = {k: v["scorecard"] for k, v in numbers.items() if isinstance(v, dict) and "scorecard" in v}
     if not cards:
         return
-    for key, title in (("counts", "the papers' text"), ("counts under identified readings", "identified readings")):
+    for key, title in (("counts", "the papers' text"),
+                       ("counts under identified readings", "identified readings, held-out rows only")):
         total = {v: sum(c.get(key, c["counts"]).get(v, 0) for c in cards.values()) for v in VERDICTS + UNCOUNTED}
         counted = sum(total[v] for v in VERDICTS)
         good = total["reproduced"] + total["close"]
-        print(f"scorecard under {title}: {good} of {counted} reproduced or close ({100 * good / max(counted, 1):.1f} %): "
-              + ", ".join(f"{v} {total[v]}" for v in VERDICTS + UNCOUNTED if total[v]))
+        extra = ""
+        if key != "counts":
+            fit = sum(c.get(key, {}).get("fit rows", 0) for c in cards.values())
+            extra = f" ({fit} fit rows kept under the text)"
+        print(f"scorecard under {title}: {good} of {counted} reproduced or close ({100 * good / max(counted, 1):.1f} %)"
+              f"{extra}: " + ", ".join(f"{v} {total[v]}" for v in VERDICTS if total[v]))
+    total = {v: sum(c["counts"].get(v, 0) for c in cards.values()) for v in UNCOUNTED}
+    by_rule = {v: sum(c["counts"].get("inputs, by the rule", {}).get(v, 0) for c in cards.values()) for v in VERDICTS}
+    print("scorecard, not results (never in reproduced or close): "
+          + ", ".join(f"{v} {total[v]}" for v in INPUTS if total[v])
+          + " (by the rule: " + ", ".join(f"{v} {n}" for v, n in by_rule.items() if n) + ")")
+    print("scorecard, shown but not counted: "
+          + ", ".join(f"{v} {total[v]}" for v in UNCOUNTED if v not in INPUTS and total[v]))
 
 
 if __name__ == "__main__":

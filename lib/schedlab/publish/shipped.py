@@ -537,9 +537,11 @@ def agree(quick: dict, full: dict) -> tuple[str, str]:
     if NOT_COMPARED in (quick["verdict"], full["verdict"]):
         return "not comparable", "a protocol that differs from the paper's (not compared in the scorecard)"
     if quick["rule"] == "claim" or full["rule"] == "claim":
-        same = quick["verdict"] == full["verdict"]
-        return ("agree" if same else "disagree"), f"claim {'holds' if full['verdict'] == 'reproduced' else 'fails'} " \
-                                                   f"at full size, {'holds' if quick['verdict'] == 'reproduced' else 'fails'} in quick"
+        # a claim's outcome is its verdict by the rule (a row outside the count keeps it in that column)
+        qv, fv = (r.get("verdict by the rule") or r["verdict"] for r in (quick, full))
+        same = qv == fv
+        return ("agree" if same else "disagree"), f"claim {'holds' if fv == 'reproduced' else 'fails'} " \
+                                                   f"at full size, {'holds' if qv == 'reproduced' else 'fails'} in quick"
     q, f = _num(quick["ours"]), _num(full["ours"])
     if q is None or f is None:
         same = quick["ours"] == full["ours"]

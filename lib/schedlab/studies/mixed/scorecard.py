@@ -24,9 +24,25 @@ THESIS = "thesis §5.5"
 TABLE_5_1_FIT = "training"
 TABLE_5_1_FIT_LABEL = "the pure policies' training column of Table 5.1 (weeks 29-64)"
 TABLE_5_1_GROUP = "thesis Table 5.1 (pure policies)"
+#: Table 5.1's held-out column is the fitted log (SDSC-SP2, also fitted for Tables 5.2-5.5) on its adjacent
+#: weeks: not an independent test, counted apart (issue 42, DESIGN §10.5).
+TABLE_5_1_SAME_LOG = ("the testing column (weeks 65-100) is SDSC-SP2 again, the log the reading was fitted on "
+                      "(here and in Tables 5.2-5.5), on the weeks after the training ones: not an independent test")
+#: The reading axes that existed before the fit rows were first computed (git log -S'TABLE_5_1_FIT',
+#: -S'newest'): the fit column was declared in a750668, the first 31 readings computed in 5c29f22 (tau,
+#: crossing, week origin, jobs p > p~ killed or dropped); the tie axis came later.
+TABLE_5_1_AXES = ("before the fit rows were first computed (5c29f22, after the declaration a750668): tau 10/60 s, "
+                  "the crossing jobs (recorded/run/req/keep), the week origin, jobs p > p~ killed or dropped; the "
+                  "tie order (oldest/newest first, 2ca1d2c) was added five hours later, after those readings had "
+                  "been computed on every row; the chosen reading (…-newest) uses it")
 #: The counted reading of Table 5.1, stated.
 TEXT_READING = ("the paper's text: bsld with tau = 10 s (thesis Eq. 3.3); the jobs that cross their week's end "
                 "removed, judged by the log's finish (§5.2); weeks from the first submission, the first skipped")
+#: What is known of the grid rows of Table 5.1 (issue 42 item 5): the identified reading of the pure policies is
+#: not applied to them (a 40,002-point grid per week under another reading is a full re-run of the grid cells)
+GRID_NOTE = ("not recomputed under the identified reading of the pure-policy rows (same weeks): the grid of "
+             "40,002 points per week would have to be simulated again under it (the full profile's grid cells "
+             "take about an hour on 2 cores), so whether it closes these rows too is not known")
 RESOLUTION = 100
 GRID_ROWS = ("w*", "w*_train", "w_greedy")
 
@@ -53,6 +69,8 @@ def rows(analyses) -> list[Row]:
                 comparable = same_weeks and (fine or name not in GRID_ROWS)
                 why = (level if comparable else coarse if same_weeks else
                        f"this run's testing weeks are {c0}-{d0}, the thesis' 65-100: shown, not compared")
+                if comparable and name in GRID_ROWS:
+                    why = f"{why}; {GRID_NOTE}"
                 for k, part in ((0, "training"), (1, "testing")):
                     row = Row(THESIS, "Table 5.1", a.name, f"sum of weekly mean bsld, {name}, {part} weeks",
                               pub[k], sums[name][k], comparable=comparable, explanation=why)
@@ -64,7 +82,7 @@ def rows(analyses) -> list[Row]:
             pure = [r for r in out if r.item == "Table 5.1" and r.trace == a.name and r.readings]
             if pure:
                 identify(pure, group=TABLE_5_1_GROUP, fit=lambda r: r.metric.endswith(f"{TABLE_5_1_FIT} weeks"),
-                         fit_label=TABLE_5_1_FIT_LABEL)
+                         fit_label=TABLE_5_1_FIT_LABEL, same_log=TABLE_5_1_SAME_LOG, axes_before_fit=TABLE_5_1_AXES)
         if a.name == "SDSC-SP2" and 73 in lr.units:
             k = int(np.flatnonzero(lr.units == 73)[0])
             w73 = lr.opt[k]

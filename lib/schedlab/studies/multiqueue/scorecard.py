@@ -21,6 +21,10 @@ OTHER_REPLAYS = {"queued": "online simulations replay only the jobs waiting at t
 #: the CTC-SP2 rows, the log the paper itself uses to show how T and L decide
 #: between gain and loss (§3, Figs. 8-9); predicted: KTH-SP2, SDSC-SP2, SDSC-BLUE.
 FIT_TRACE = "CTC-SP2"
+#: Which reading axes existed before the fit rows were first computed (git log -S, issue 42)
+AXES = ("the 'queued' replay reading and the fit rows were committed together (8c3d30c, 'fit rows declared before "
+        "measuring'); no axis added after. Under the comparability rule the fit rows (CTC-SP2, 512 nodes in the "
+        "paper) are 'different workload', so the group has no fit rows left")
 # Candidate readings of lawson2005 §3-4 not yet computed beside the counted one (issue 30, item 3):
 # * the trigger's measure (params ``trigger``): "cumulative" (counted: every job completed so far) or "week"
 #   (the last week's).  Measured once (2026-11-26, quick profile, ``run_study("multiqueue", profile="quick",
@@ -53,14 +57,21 @@ def _machine(name: str, measured: bool = False) -> str:
     return "unexplained"
 
 
+#: What is known of a row on runs with a fixed number of partitions (issue 42 item 5: no generic text)
+FIXED_NOTE_BEFORE = ("no reading of this study changes a run with a fixed number of partitions (the replay "
+                     "readings change only the online simulations)")
+FIXED_NOTE = ("no reading was tried on it: this study's readings are of what the online simulation replays, and a "
+              "run with a fixed number of partitions replays nothing; the fixed run's own inputs (estimates, "
+              "partition boundaries, m) were not varied")
+
+
 def _kw_fixed(kw: dict, compared: bool, readings) -> dict:
     """``kw`` of a compared row on runs with a fixed number of partitions P and
     no readings, its explanation saying why: no replay reading changes such a
     run (they change only the online simulations)."""
     if not compared or readings:
         return kw
-    return {**kw, "explanation": f"{kw['explanation']}; no reading of this study changes a run with a fixed "
-                                 "number of partitions (the replay readings change only the online simulations)"}
+    return {**kw, "explanation": f"{kw['explanation']}; {FIXED_NOTE}"}
 
 
 def _online_readings(r, tl: tuple, ref: float, digits: int) -> list[Reading]:
@@ -163,7 +174,7 @@ def rows(results, p, machines: dict | None = None) -> list[Row]:
     if with_readings:
         # fit rows declared before any held-out value was compared (FIT_TRACE above)
         identify(with_readings, group="lawson2005 Tables 1-3 and the Fig. 6 claim (what online simulation replays)",
-                 fit=lambda row: row.trace == FIT_TRACE, fit_label=FIT_LABEL)
+                 fit=lambda row: row.trace == FIT_TRACE, fit_label=FIT_LABEL, axes_before_fit=AXES)
     return out + cross_rows(results, p, machines)
 
 

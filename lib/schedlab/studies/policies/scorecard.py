@@ -7,10 +7,28 @@ from typing import Any
 
 import numpy as np
 
-from ...protocol.scorecard import Reading, Row, identify, over_papers_logs
+from ...protocol.scorecard import PROPERTY, Declared, Reading, Row, identify, over_papers_logs
 from .analysis import _closest_rank, _spf_ties, immediate_points, thesis_claim_values, thesis_claims_original
 from .params import CLAIMS, DEFAULT_TRACES, PUBLISHED, TABLE_VARIANTS
 from .readings import FIT_LABEL, FIT_TRACE, READING_TEXT
+
+
+#: The rows that are not results (issue 42, DESIGN §10.5): Proposition 1 holds by EASY-SQF's definition
+#: (a job that does not fit now cannot be overtaken by a larger one), so our simulator agreeing with it is a
+#: test of the engine (tests/ check it), not a reproduced result.
+DECLARED = (
+    Declared(PROPERTY, "thesis Proposition 1 holds by the algorithm's definition (SQF orders the queue by size, so "
+             "no job behind the reserved one is small enough to backfill without a threshold); it checks the "
+             "engine, it is not a result", item=r"^claim: Proposition 1\b"),
+)
+
+
+#: Which reading axes existed before each group's fit rows were first computed (git log -S, issue 42)
+T42_AXES = ("the readings (resampled or original log, p > p~ dropped or killed, the threshold) and the fit rows "
+            "were committed together (fc1e431, 'fit rows declared before measuring'); no axis added after")
+BANDIT_AXES = ("the label-map readings (ocst's four 2017 maps, two whole-table relabellings) and the fit rows were "
+               "committed together (5871e11); the tie rule (ocst-07-19 newest, e28f1ae) was added six hours later, "
+               "after every row had been computed; ocst's permutation resampler is not an axis")
 
 
 #: online-bandit Table 2's labels read the other way: S and L swapped for P, Q and A
@@ -182,7 +200,8 @@ def rows(res: dict[str, Any], p) -> list[Row]:
         t42 = [r for r in out if r.item == "Table 4.2"]
         if t42:
             identify(t42, group="thesis Table 4.2: resampled or original log, overrun, threshold",
-                     fit=lambda r: r.trace == T42_FIT_TRACE, fit_label=f"the {T42_FIT_TRACE} rows of Table 4.2")
+                     fit=lambda r: r.trace == T42_FIT_TRACE, fit_label=f"the {T42_FIT_TRACE} rows of Table 4.2",
+                     axes_before_fit=T42_AXES)
     mapping = {m["mapping"]: m for m in res.get("bandit_mapping") or []}
     printed, swapped = mapping.get("as printed"), mapping.get("S/L swapped for P, Q, A")
     why = "unexplained"
@@ -203,7 +222,7 @@ def rows(res: dict[str, Any], p) -> list[Row]:
                           reading="labels as printed; EASY(P, 40h) with the threshold leading both queues "
                                   "(§4.2, Algorithm 1)", readings=rds, source="bandit_table2_ci")
                 bandit_rows.append(row)
-                if row.verdict != "reproduced" and SWAP.get(pol) in pub:
+                if row.by_rule != "reproduced" and SWAP.get(pol) in pub:
                     alt = Row(row.paper, row.item, row.trace, row.metric, pub[SWAP[pol]], row.ours, row.low,
                               row.high, baseline=0.0)
                     row.explanation = (f"{why}; read with S/L swapped, this cell's published value is "
@@ -214,7 +233,8 @@ def rows(res: dict[str, Any], p) -> list[Row]:
     if readings and any(r.trace == FIT_TRACE for r in bandit_rows):
         # the fit rows were declared before any held-out value was measured (policies/readings.py)
         res["bandit_identify"] = identify(bandit_rows, group="online-bandit Table 2",
-                                          fit=lambda r: r.trace == FIT_TRACE, fit_label=FIT_LABEL)
+                                          fit=lambda r: r.trace == FIT_TRACE, fit_label=FIT_LABEL,
+                                          axes_before_fit=BANDIT_AXES)
     return out
 
 

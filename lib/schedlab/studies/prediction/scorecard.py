@@ -22,6 +22,9 @@ EASYPP_OTHER = ("requested", "EASY++ with the requested-time correction (an exce
 #: compared): the KTH-SP2 rows, the first log of the paper's tables;
 #: predicted: the other logs' EASY++ rows (Table 6 and Table 7).
 EASYPP_FIT = "KTH-SP2"
+#: Which reading axes existed before the fit rows were first computed (git log -S, issue 42)
+EASYPP_AXES = ("the requested-time correction reading and the fit rows were committed together (432bc4e, 'fit rows "
+               "declared before measuring'); no axis added after")
 EASYPP_FIT_LABEL = ("the KTH-SP2 EASY++ rows (the first log of the paper's Tables 6-7); predicted: CTC-SP2, "
                     "SDSC-SP2, SDSC-BLUE, CEA-Curie")
 
@@ -247,7 +250,7 @@ def rows(ds, sel, p, corr=None, t8=None, logs=()) -> list[Row]:
     if easypp:
         # fit rows declared before any held-out value was compared (EASYPP_FIT above)
         identify(easypp, group="gaussier2015 EASY++ (Tables 6-7): the correction", fit=lambda r: r.trace == EASYPP_FIT,
-                 fit_label=EASYPP_FIT_LABEL)
+                 fit_label=EASYPP_FIT_LABEL, axes_before_fit=EASYPP_AXES)
     return out + summary_rows(corr, t8, kw)
 
 
