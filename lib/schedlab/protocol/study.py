@@ -435,11 +435,10 @@ def _as_trace_list(traces) -> list:
 def own_label(traces) -> str:
     """The results folder name of a run on the user's traces: their names,
     joined by ``+`` (cleaning choices after ``@``), safe as a folder name."""
-    import re
+    from ..names import component
 
     names = [getattr(t, "name", str(t)) for t in traces]
-    text = "+".join(n.replace("?", "@").replace("&", ",").replace("*", "x") for n in names)
-    return re.sub(r"[^A-Za-z0-9@,=+*._:-]", "_", text)[:120]
+    return component("+".join(n.replace("?", "@").replace("&", ",").replace("*", "x") for n in names), 120)
 
 
 def trace_fields(cls: type[Params]) -> dict[str, bool]:

@@ -35,7 +35,7 @@ from pathlib import Path
 from .. import __version__, paths
 from ..workloads import traces, workload
 from ..engine import sim
-from ..errors import InputError
+from ..errors import InputError, from_notebook
 from ..files import atomic
 
 PROFILES = ("quick", "full")
@@ -172,8 +172,12 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
         with atomic(executed, suffix=".ipynb") as tmp:
             os.environ[PROGRESS_ENV] = progress
             with _Tail(progress, prefix):
-                papermill.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=KERNEL,
-                                           cwd=str(nb.parent), progress_bar=False)
+                try:
+                    papermill.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=KERNEL,
+                                               cwd=str(nb.parent), progress_bar=False)
+                except papermill.PapermillExecutionError as exc:
+                    # a schedlab error inside the notebook: its one-line message, not the kernel's traceback
+                    raise from_notebook(exc, nb.name) from None
     finally:
         if old is None:
             os.environ.pop(PROGRESS_ENV, None)
@@ -198,7 +202,11 @@ def _write_html(executed: Path, html_path: Path) -> None:
     import nbformat
     from nbconvert import HTMLExporter
 
-    html, _ = HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
+    from ..names import inert_outputs
+
+    nb = nbformat.read(executed, as_version=4)
+    inert_outputs(nb)       # what the notebook displayed is shown as text, never run as HTML
+    html, _ = HTMLExporter().from_notebook_node(nb)
     with atomic(html_path) as tmp:
         tmp.write_text(html)
 

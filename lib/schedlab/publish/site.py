@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import csv
 import html
-import json
 import re
 import shutil
 import sys
@@ -38,6 +37,7 @@ from .. import paths
 from . import shipped
 from ..errors import InputError
 from ..files import atomic_folder
+from ..names import inert_outputs, script_json
 
 SITE = paths.ROOT / "build" / "site"
 
@@ -73,6 +73,7 @@ SCORECARD_JS = r"""
   var idx = {}; cols.forEach(function (c, i) { idx[c.key] = i; });
   function options(key) {
     var sel = document.getElementById('f-' + key), seen = {};
+    seen = Object.create(null);   /* a value such as __proto__ is a key like any other */
     rows.forEach(function (r) { seen[r[idx[key]]] = (seen[r[idx[key]]] || 0) + 1; });
     Object.keys(seen).sort().forEach(function (v) {
       var o = document.createElement('option'); o.value = v; o.textContent = v + ' (' + seen[v] + ')';
@@ -99,7 +100,7 @@ SCORECARD_JS = r"""
         return String(a[sortCol]).localeCompare(String(b[sortCol])) * sortDir;
       });
     }
-    var counts = {};
+    var counts = Object.create(null);
     shown.forEach(function (r) { counts[r[idx.verdict]] = (counts[r[idx.verdict]] || 0) + 1; });
     document.getElementById('shown').textContent = shown.length + ' of ' + rows.length + ' rows shown';
     var c = document.getElementById('counts-shown'); c.innerHTML = '';
@@ -202,6 +203,7 @@ def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: 
 
     # figures at screen resolution, progress lines merged, as in the shipped notebooks (a no-op for those)
     nb = nbformat.reads(shipped.notebook_for_shipping(nb_path), as_version=4)
+    inert_outputs(nb)       # what the notebook displayed is shown as text, never run as HTML
     if tables_dir is not None and tables_dir.is_dir():
         matched, _ = shipped.match_tables(nb, tables_dir)
         for (ci, oi, k), name in matched.items():
@@ -328,7 +330,7 @@ def _write_site(tmp: Path, VERDICTS, BY_STEM, log) -> tuple:
     total = " ".join(f'<span class="v-{re.sub("[^a-z]+", "-", v)}">{html.escape(v)}: {n}</span>'
                      for v, n in counts.items() if n)
     linked = sum("#" in r[-1] for r in rows)
-    embedded = json.dumps(data).replace("</", "<\\/")
+    embedded = script_json(data)    # no < > & U+2028/9: no cell can end or change the script element
     body = (f"<h1>Scorecard: every published value beside ours</h1>"
             f"<p>{len(rows)} rows from {len(studies)} studies ({html.escape('; '.join(sources))}). Each row is one "
             f"value or claim a paper publishes, beside ours and our 95 % interval; the verdict under the paper's "
