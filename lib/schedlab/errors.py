@@ -61,10 +61,16 @@ def from_notebook(exc, notebook: str = "") -> Exception:
     """The error to raise for papermill's ``PapermillExecutionError``
     ``exc``: a :class:`NotebookError` (:class:`NotebookInputError` for an
     input error) with the message the notebook's code raised when that was
-    a schedlab error, else ``exc`` itself (a bug keeps its traceback)."""
+    a schedlab error or an ``OSError`` (a missing file, a refused connection),
+    else ``exc`` itself (a bug keeps its traceback)."""
     ename, evalue = getattr(exc, "ename", None), getattr(exc, "evalue", None)
+    import builtins
+
     known = {c.__name__: c for c in _subclasses(SchedlabError)}
     cls = known.get(ename)
+    builtin = getattr(builtins, str(ename), None)
+    if cls is None and isinstance(builtin, type) and issubclass(builtin, OSError):
+        cls = SchedlabError     # a missing file, an unreachable scheduler: one line, as outside a notebook
     if cls is None or evalue is None:
         return exc
     import re

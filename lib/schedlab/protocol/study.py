@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .. import __version__, paths
+from .. import validators as _validators
 from ..campaigns.runner import PROGRESS_ENV
 from ..declared import Params, param, plain, validate
 from ..errors import InputError, SchedlabError
@@ -357,6 +358,12 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         fields = trace_fields(mod.Params)
         if not fields:
             raise InputError(f"study {entry.name} takes no trace")
+        # the run would compute on one log and write under the other's name (leaving one out: allowed)
+        clash = sorted(k for k, v in (overrides or {}).items()
+                       if k in fields and not (v is None or (isinstance(v, (list, tuple, str)) and not v)))
+        if clash:
+            raise InputError(f"study {entry.name}: the traces are given twice (--trace / traces= and "
+                             f"{', '.join(clash)}=); give them once")
         overrides = {**{k: (own if many else own[0]) for k, many in fields.items()}, **(overrides or {})}
     profile = profile or ns.get("profile") or "quick"
     base_values, lines, f = load_profile(entry, profile)
@@ -370,7 +377,9 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     if own is not None and outdir is None:
         outdir = paths.RESULTS / "traces" / own_label(own) / entry.stem
     out = Path(outdir) if outdir is not None else paths.RESULTS / label / entry.stem
-    workers = workers or ns.get("workers") or os.cpu_count() or 1
+    workers = workers if workers is not None else ns.get("workers")
+    # a local cluster of no worker waits forever for one: refused at once (None: all cores)
+    workers = os.cpu_count() or 1 if workers is None else _validators.integer(workers, "workers", 1)
     scheduler = scheduler or ns.get("scheduler") or None
     cache_dir = cache_dir if cache_dir is not None else ns.get("cache_dir")
     cache_dir = Path(cache_dir) if cache_dir is not None else paths.RESULTS / "cache"
