@@ -38,16 +38,19 @@ def html_text(value) -> str:
 
 
 # Markdown characters that could open markup in a table cell: raw HTML
-# (< > &), a link or an image ([ ]), the backslash escape, the column bar.
+# (< > &), a link or an image ([ ]), code (`), the backslash escape, the
+# column bar, emphasis and strike-through (* _ ~).
 _MD_CELL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "\\": "&#92;", "`": "&#96;",
-            "|": "\\|"}
-_MD_CELL_RE = re.compile(r"[&<>\[\]\\`|]")
+            "|": "\\|", "*": "\\*", "_": "\\_", "~": "\\~"}
+_MD_CELL_RE = re.compile(r"[&<>\[\]\\`|*_~]")
+_MD_UNESCAPE = re.compile(r"\\([|*_~])")
 
 
 def md_cell(value) -> str:
-    """``value`` as the text of one Markdown table cell: shown as it is by a
-    CommonMark renderer (character references for the characters that open
-    HTML, links or code; ``\\|`` for the bar), line breaks as spaces."""
+    """``value`` as the text of one Markdown table cell, shown as it is by a
+    CommonMark renderer: character references for the characters that open
+    HTML, links or code, backslash escapes for the bar and for emphasis,
+    line breaks as spaces."""
     text = re.sub(r"[\r\n\u2028\u2029]+", " ", str(value))
     return _MD_CELL_RE.sub(lambda m: _MD_CELL[m.group(0)], text)
 
@@ -55,13 +58,16 @@ def md_cell(value) -> str:
 def md_uncell(shown: str) -> str:
     """The text :func:`md_cell` escaped (also reads cells written before it
     escaped more than the bar)."""
-    return html.unescape(shown.replace("\\|", "|"))
+    return html.unescape(_MD_UNESCAPE.sub(r"\1", shown))
 
 
 def md_text(value) -> str:
-    """A line of Markdown prose (a title, a note) without HTML: ``& < >``
-    and link brackets as character references; emphasis is kept."""
-    return re.sub(r"[&<>\[\]]", lambda m: _MD_CELL[m.group(0)], str(value))
+    """A line of Markdown prose (a title, a note) shown as it is: the
+    escapes of :func:`md_cell` (no HTML, link, code or emphasis from a name
+    in it), except that a leading list marker (``* ``, ``- ``) stays one."""
+    text = re.sub(r"[\r\n\u2028\u2029]+", " ", str(value))
+    lead = text[:2] if text[:2] in ("* ", "- ") else ""
+    return lead + _MD_CELL_RE.sub(lambda m: "|" if m.group(0) == "|" else _MD_CELL[m.group(0)], text[len(lead):])
 
 
 def script_json(obj) -> str:

@@ -392,7 +392,14 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     from ..engine.sim import jobs_simulated
     jobs_here = jobs_simulated()
     try:
-        result = dict(mod.compute(params, ctx) or {})
+        import warnings
+
+        from ..workloads.workload import CleaningWarning
+        with warnings.catch_warnings():
+            # each trace's cleaning warnings were said once, just above: not again (with a file path and a
+            # source line) each time a step of the study cleans the same log
+            warnings.simplefilter("ignore", CleaningWarning)
+            result = dict(mod.compute(params, ctx) or {})
     finally:
         ctx.close()
     wall = time.perf_counter() - t0
@@ -488,7 +495,6 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
     import warnings
 
     from ..workloads import traces as _traces
-    from ..workloads.workload import CleaningWarning as _CleaningWarning
 
     overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
     m = getattr(params, "m", None)
@@ -502,9 +508,8 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
         log(f"cleaning {info.name}: {report.jobs_out} of {report.jobs_in} jobs kept "
             f"({100 * report.removed_share:.1f} % removed, {100 * report.removed_work_share:.1f} % of the "
             f"processor time); {choices}")
-        for w in report.warnings:         # once per trace, in the terminal and (red) in the notebook
+        for w in report.warnings:         # once per trace: one line, in the terminal and in the notebook
             log(f"WARNING {info.name}: {w}")
-            warnings.warn(f"{info.name}: {w}", _CleaningWarning, stacklevel=3)
     return records
 
 

@@ -173,8 +173,10 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
             os.environ[PROGRESS_ENV] = progress
             with _Tail(progress, prefix):
                 try:
-                    papermill.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=KERNEL,
-                                               cwd=str(nb.parent), progress_bar=False)
+                    with tempfile.TemporaryDirectory(prefix="schedlab-kernel-") as sockets:
+                        papermill.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=KERNEL,
+                                                   cwd=str(nb.parent), progress_bar=False,
+                                                   kernel_manager_class=_ipc_kernels(sockets))
                 except papermill.PapermillExecutionError as exc:
                     # a schedlab error inside the notebook: its one-line message, not the kernel's traceback
                     raise from_notebook(exc, nb.name) from None
@@ -186,6 +188,22 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
         os.unlink(progress)
     _write_html(executed, html)
     return executed
+
+
+def _ipc_kernels(folder: str):
+    """A kernel manager whose kernel talks to papermill over IPC sockets in
+    ``folder`` (private to this user, removed afterwards) instead of TCP on
+    localhost: nothing listens on a port, and the kernel has no reason to
+    warn "running over TCP without encryption" on every notebook."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.transport = "ipc"
+            self.ip = os.path.join(folder, "kernel")
+
+    return IPCKernelManager
 
 
 def _on_protocol(stem: str) -> bool:

@@ -246,6 +246,7 @@ def main(argv=None) -> int:
                          "shell-style in Python, one existing file whatever its name holds)")
     ap.add_argument("--studies", default=None, help="only these studies (comma-separated names or notebook stems)")
     ap.add_argument("--profile", default="quick", choices=PROFILES)
+    ap.add_argument("--out", default=None, metavar="DIR", help="the outputs' folder (default results/traces/<names>/)")
     args = ap.parse_args(argv)
     t0 = time.time()
     status: dict = {}
@@ -257,7 +258,8 @@ def main(argv=None) -> int:
             logs = split_logs(os.environ.get(args.logs_from_env, ""))
         if not logs:
             raise InputError("give at least one log")
-        page = run(logs, args.profile, only=args.studies.split(",") if args.studies else None, status=status)
+        page = run(logs, args.profile, only=args.studies.split(",") if args.studies else None, status=status,
+                   out=args.out)
     except InputError as exc:
         print(f"trace report: {exc}", file=sys.stderr)
         return 2
