@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from own_traces import TINY, make_log
+from own_traces import make_log
 from schedlab import names
-from schedlab.errors import InputError, NotebookError, NotebookInputError, SchedlabError
+from schedlab.errors import InputError
 from schedlab.tools import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,8 +184,9 @@ def test_traces_are_split_in_python_quoting_as_a_shell_does(tmp_path):
     assert split_logs(str(odd)) == [str(odd)]                     # one existing file, whatever it holds
     assert split_logs(f"'{tmp_path}/a b.swf' KTH-SP2?request=runtime") == [f"{tmp_path}/a b.swf",
                                                                           "KTH-SP2?request=runtime"]
+    assert split_logs("x';>pwned;'") == ["x;>pwned;"]                # a word, never a command
     with pytest.raises(InputError, match="quote a log whose name holds"):
-        split_logs("x';>pwned;'")
+        split_logs("it's.swf b.swf")
 
 
 def test_make_lab_as_root_passes_allow_root():
@@ -239,7 +240,7 @@ def test_the_trace_report_exits_non_zero_with_each_message_whole(tmp_path, monke
     long = "x" * 400 + " -- the end of the message"
 
     def failing(nb, profile, results=None, overrides=None):
-        raise NotebookInputError(f"{nb.stem}: {long}", "InputError", nb.name)
+        raise InputError(f"{nb.stem}: {long}")
     monkeypatch.setattr("schedlab.publish.reproduce.run_notebook", failing)
     monkeypatch.setenv("SCHEDLAB_TEST_TRACES", str(log))
     rc = trace_report.main(["--logs-from-env", "SCHEDLAB_TEST_TRACES", "--studies", "traces,mixed",
@@ -256,7 +257,7 @@ def test_an_empty_log_is_refused_at_once_by_name(tmp_path, capsys):
     from schedlab.publish import trace_report
     assert trace_report.main([str(empty)]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == f"trace report: {empty}: empty file (0 bytes): not a log", err
+    assert err.strip() == f"trace report: TRACES[0]: {empty}: empty file (0 bytes): not a log", err
     assert cli.main(["advise", str(tmp_path)]) == 2
     assert "is a directory, not a log file" in capsys.readouterr().err
 
@@ -267,9 +268,10 @@ def test_an_error_raised_in_a_notebook_is_its_one_line_message(tmp_path, capfd):
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
+    from schedlab.errors import NotebookInputError
     from schedlab.publish.reproduce import execute
 
-    nb = new_notebook()
+    nb = new_notebook(metadata={"kernelspec": {"name": "schedlab", "language": "python", "display_name": "schedlab"}})
     nb.cells = [new_code_cell("x = 1", metadata={"tags": ["parameters"]}),
                 new_code_cell("from schedlab.errors import InputError\nraise InputError(f'bad log {x}')")]
     src = tmp_path / "n.ipynb"
@@ -284,7 +286,7 @@ def test_an_error_raised_in_a_notebook_is_its_one_line_message(tmp_path, capfd):
 def test_from_notebook_keeps_a_bug_as_it_is():
     from papermill.exceptions import PapermillExecutionError
 
-    from schedlab.errors import from_notebook
+    from schedlab.errors import NotebookError, from_notebook
 
     bug = PapermillExecutionError(1, 1, "x", "KeyError", "'a'", ["tb"])
     assert from_notebook(bug) is bug
@@ -294,15 +296,24 @@ def test_from_notebook_keeps_a_bug_as_it_is():
 
 # ---- 6. the advisor's -m and ?request= reach the classification study's campaign ----
 
-@pytest.mark.slow
-def test_advise_options_reach_the_classification(tmp_path):
-    from schedlab.tools.advise import advise
+def test_advise_options_reach_the_classification(tmp_path, monkeypatch):
+    # the weekly classifier read the bare path ("week 0 has 68 jobs, the classification 41")
+    import schedlab.studies.classification as classification
+    from schedlab.protocol.study import validate
+    from schedlab.tools import advise
 
-    log = make_log(tmp_path / "noreq.swf", "two-thirds-no-request", weeks=3)
-    adv = advise(f"{log}?request=runtime", out=tmp_path / "out", cache_dir=tmp_path / "cache", weeks=2,
-                 policies=["FCFS", "SPF"], extra=[], mixed_resolution=0, classification=True, workers=1,
-                 echo=None, progress=False)
-    assert any("classes=learned" in r.name for r in adv.decision.rows)
+    class Seen(Exception):
+        pass
+
+    def prepare(trace, *args, **kw):
+        raise Seen(trace)
+    monkeypatch.setattr(classification, "prepare", prepare)
+    log = make_log(tmp_path / "noreq.swf", "two-thirds-no-request")
+    spec = f"{log}?request=runtime&m=48"
+    s = validate(advise.Settings, {"log": spec})
+    with pytest.raises(Seen) as seen:
+        advise._classes_campaign(None, None, spec, {}, s)
+    assert "request=runtime" in str(seen.value) and "m=48" in str(seen.value), seen.value
 
 
 # ---- 7. thresholds: non-finite refused, whole seconds kept exact ----
@@ -447,13 +458,14 @@ def test_odd_values_are_one_line(study, setting, match, capsys):
 # ---- noise: one warning line per cleaning report; dask shows the user's error only ----
 
 def test_a_cleaning_warning_is_one_line(tmp_path, recwarn):
-    from schedlab.protocol.study import run_study
+    from schedlab.protocol.study import cleaning_records, study_module, validate
+    from schedlab.studies.registry import get
     from schedlab.workloads.workload import CleaningWarning
 
     log = make_log(tmp_path / "noreq.swf", "two-thirds-no-request")
     lines: list[str] = []
-    run_study("traces", traces=[str(log)], overrides=TINY["traces"], outdir=tmp_path / "o",
-              cache_dir=tmp_path / "c", workers=1, log=lines.append, progress=False)
+    mod = study_module(get("traces"))
+    cleaning_records(mod, validate(mod.Params, {"traces": [str(log)]}), lines.append)
     said = [x for x in lines if "no requested time" in x]
     assert len(said) == 1 and said[0].startswith("WARNING noreq:"), lines
     assert not [w for w in recwarn if issubclass(w.category, CleaningWarning)]
