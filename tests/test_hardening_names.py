@@ -251,6 +251,18 @@ def test_the_trace_report_exits_non_zero_with_each_message_whole(tmp_path, monke
     assert "the end of the message" in (tmp_path / "out" / "report.html").read_text()
 
 
+def test_make_reproduce_exits_non_zero_with_each_study_s_message(monkeypatch, capsys):
+    from schedlab.errors import NotebookInputError
+    from schedlab.publish import reproduce
+
+    def failing(nb, profile, results=None, overrides=None):
+        raise NotebookInputError(f"{nb.stem}: " + "y" * 400 + " -- whole", "InputError", nb.name)
+    monkeypatch.setattr(reproduce, "run_notebook", failing)
+    assert reproduce.main(["notebook", "00-traces", "09-schedules"]) == 1
+    err = capsys.readouterr().err
+    assert err.count(" -- whole") == 4 and "2 notebook(s) failed" in err and "Traceback" not in err, err
+
+
 def test_an_empty_log_is_refused_at_once_by_name(tmp_path, capsys):
     empty = tmp_path / "empty.swf"
     empty.write_bytes(b"")

@@ -35,7 +35,7 @@ from pathlib import Path
 from .. import __version__, paths
 from ..workloads import traces, workload
 from ..engine import sim
-from ..errors import InputError, from_notebook
+from ..errors import InputError, SchedlabError, from_notebook
 from ..files import atomic
 
 PROFILES = ("quick", "full")
@@ -335,12 +335,24 @@ def main(argv=None) -> int:
         unknown = set(args.stems) - set(known)
         if unknown:
             raise SystemExit(f"unknown notebook(s) {sorted(unknown)}; known: {sorted(known)}")
+        failed: list[str] = []
         for stem in args.stems or sorted(known):
             t = time.time()
             print(f"running {stem}.ipynb (profile {args.profile}) ...", flush=True)
-            executed = run_notebook(known[stem], args.profile,
-                                    overrides={"cache_dir": args.cache} if args.cache and _on_protocol(stem) else None)
+            try:
+                executed = run_notebook(known[stem], args.profile,
+                                        overrides={"cache_dir": args.cache} if args.cache and _on_protocol(stem)
+                                        else None)
+            except SchedlabError as exc:    # the study's message, whole, on one line; the others still run
+                failed.append(f"{stem}: {getattr(exc, 'kind', type(exc).__name__)}: {exc}")
+                print(f"reproduce: {failed[-1]}", file=sys.stderr, flush=True)
+                continue
             print(f"  -> {executed.relative_to(paths.ROOT)} in {time.time() - t:.1f} s", flush=True)
+        if failed:                          # make reproduce exits non-zero, each message whole
+            print(f"reproduce: {len(failed)} notebook(s) failed:", file=sys.stderr)
+            for line in failed:
+                print(f"  {line}", file=sys.stderr)
+            return 1
     if args.action in ("all", "paper"):
         from . import paper
         pdf = paper.build(args.profile, use_shipped=args.source == "shipped")
