@@ -409,7 +409,8 @@ def test_odd_log_names_stay_under_their_folder_and_get_campaigns(tmp_path, stem)
 
 # ---- 11. the advisor's notebook mode: one line, exit 2, before any kernel ----
 
-@pytest.mark.parametrize("case", ["missing", "empty", "dir", "fake-gz", "sacct-on-swf", "one-job", "m=abc", "cache"])
+@pytest.mark.parametrize("case", ["missing", "empty", "dir", "fake-gz", "sacct-on-swf", "one-job", "m=abc", "cache",
+                                  "all-larger-than-m"])
 def test_advise_input_errors_are_one_line_in_notebook_mode(tmp_path, capsys, case, monkeypatch):
     import schedlab.publish.reproduce as reproduce
 
@@ -429,6 +430,14 @@ def test_advise_input_errors_are_one_line_in_notebook_mode(tmp_path, capsys, cas
         (tmp_path / "one.swf").write_text("\n".join([x for x in lines if x.startswith(";")] +
                                                     [next(x for x in lines if not x.startswith(";"))]) + "\n")
         args = [str(tmp_path / "one.swf")]
+    elif case == "all-larger-than-m":
+        def wide(line):
+            f = line.split()
+            f[4] = f[7] = "64"                    # allocated and requested processors > MaxProcs 32
+            return " ".join(f)
+        (tmp_path / "wide.swf").write_text("\n".join(x if x.startswith(";") else wide(x)
+                                                     for x in log.read_text().splitlines()) + "\n")
+        args = [str(tmp_path / "wide.swf")]
     rc = cli.main(["advise", *args, "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith("schedlab: error: "), err
