@@ -37,12 +37,13 @@ def html_text(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-# Markdown characters that could open markup in a table cell: raw HTML
-# (< > &), a link or an image ([ ]), code (`), the backslash escape, the
-# column bar, emphasis and strike-through (* _ ~).
-_MD_CELL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "\\": "&#92;", "`": "&#96;",
+# Markdown characters that could open markup in a table cell: raw HTML or
+# an autolink (< and &; a lone > opens nothing), a link or an image ([ ]),
+# code (`), the backslash escape, the column bar, emphasis and
+# strike-through (* _ ~).
+_MD_CELL = {"&": "&amp;", "<": "&lt;", "[": "&#91;", "]": "&#93;", "\\": "&#92;", "`": "&#96;",
             "|": "\\|", "*": "\\*", "_": "\\_", "~": "\\~"}
-_MD_CELL_RE = re.compile(r"[&<>\[\]\\`|*_~]")
+_MD_CELL_RE = re.compile(r"[&<\[\]\\`|*_~]")
 _MD_UNESCAPE = re.compile(r"\\([|*_~])")
 
 
