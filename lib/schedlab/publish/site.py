@@ -351,6 +351,7 @@ def _write_site(tmp: Path, VERDICTS, BY_STEM, log) -> tuple:
 
     rows, sources = _scorecard_rows(studies, sections, log)
     body = scorecard_body(rows, sources, len(studies), VERDICTS)
+    linked = sum("#" in r[-1] for r in rows)
     (tmp / "scorecard.html").write_text(_page("schedlab scorecard", body, wide=True))
 
     # the paper
