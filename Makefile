@@ -9,8 +9,35 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.schedlab-installed
-PROFILE ?= quick
 RESULTS := results
+
+# The values a user may give (their defaults; each target below says what it does with them)
+PROFILE         ?= quick
+TRACES          ?=
+NOTEBOOK_JOBS   ?= 2
+TEST_WORKERS    ?= 2
+FUZZ_EXAMPLES   ?= 20000
+FUZZ_COUNT      ?=
+LAB_ARGS        ?=
+ORACLE_LOGS     ?= KTH-SP2 CTC-SP2 SDSC-SP2
+ORACLE_POLICIES ?= FCFS-FCFS SPF-SPF SAF-SAF LCFS-LCFS LQF-LQF SQF-SQF LAF-LAF FCFS-SPF
+OCST_OPTIONAL   ?=
+UV_VERSION      ?= 0.13.8
+
+# Values a user gives (make reproduce TRACES=..., PROFILE=..., LAB_ARGS=...) are
+# data: each is taken as the text typed (override ... := $(value ...): make never
+# expands a $(...) inside it), exported, and reaches a program as "$$NAME" (one
+# argument) or $$NAME (split into words, never parsed as shell code): no value can
+# run a command.  PROFILE must be a profile the compendium knows.
+USER_VARS := PROFILE TRACES NOTEBOOK_JOBS TEST_WORKERS FUZZ_EXAMPLES FUZZ_COUNT LAB_ARGS ORACLE_LOGS \
+             ORACLE_POLICIES OCST_OPTIONAL UV_VERSION
+PROFILES  := quick full
+$(foreach v,$(USER_VARS),$(eval override $(v) := $$(value $(v))))
+PROFILE_OK := $(and $(filter 1,$(words $(value PROFILE))),$(filter $(PROFILES),$(value PROFILE)))
+ifeq ($(PROFILE_OK),)
+$(error unknown PROFILE '$(value PROFILE)': known profiles are $(PROFILES))
+endif
+export $(USER_VARS)
 
 CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py pyproject.toml
 # Every dependency, direct and transitive, at an exact version with hashes:
@@ -42,29 +69,26 @@ $(STAMP): $(CORE_SRC) $(LOCK) | $(PY)
 # Refreshes the lock on purpose: every package to its newest release allowed by
 # pyproject.toml, for every supported Python (uv, in its own throw-away venv),
 # then requirements.lock and environment.yml from it.  Needs the network.
-UV_VERSION ?= 0.13.8
 UV_VENV    := build/uv
 lock:
-	$(PYTHON) -m venv $(UV_VENV) && $(UV_VENV)/bin/pip install -q "uv==$(UV_VERSION)"
+	$(PYTHON) -m venv $(UV_VENV) && $(UV_VENV)/bin/pip install -q "uv==$$UV_VERSION"
 	$(UV_VENV)/bin/uv lock --upgrade
 	$(UV_VENV)/bin/uv export --frozen --all-extras --group build --no-emit-project --format requirements-txt -q -o $(LOCK)
 	$(MAKE) install
 	$(PY) -m schedlab.lockfile environment
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist; 2 = this machine's cores).
-TEST_WORKERS ?= 2
 test: install
-	$(PY) -m pytest -q -n $(TEST_WORKERS)
+	$(PY) -m pytest -q -n "$$TEST_WORKERS"
 
 # The fuzz targets of tests/fuzz/ (SWF reader, cleaning, campaign specs, engine API)
 # with a large budget: FUZZ_EXAMPLES examples per target, derandomized (the same
 # inputs on every run; raise the budget to explore further).  make test runs
 # the same files with a small budget (seconds).  FUZZ_COUNT=file.jsonl counts
 # the outcomes instead of stopping at the first failure (tests/fuzz/fuzz_inputs.py).
-FUZZ_EXAMPLES ?= 20000
 fuzz: install
-	SCHEDLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) SCHEDLAB_FUZZ_COUNT=$(FUZZ_COUNT) \
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) tests/fuzz
+	SCHEDLAB_FUZZ_EXAMPLES="$$FUZZ_EXAMPLES" SCHEDLAB_FUZZ_COUNT="$$FUZZ_COUNT" \
+	$(PY) -m pytest -q -p no:cacheprovider -n "$$TEST_WORKERS" tests/fuzz
 
 # The whole test suite against an ASan/UBSan build of the C core.
 ASAN_DIR := build/asan
@@ -101,18 +125,16 @@ test-cluster: install
 oracles:
 	bash tools/oracles/build_ocst.sh
 
-ORACLE_LOGS     ?= KTH-SP2 CTC-SP2 SDSC-SP2
-ORACLE_POLICIES ?= FCFS-FCFS SPF-SPF SAF-SAF LCFS-LCFS LQF-LQF SQF-SQF LAF-LAF FCFS-SPF
 test-oracles: install
 	@bash tools/oracles/build_ocst.sh; rc=$$?; \
-	if [ $$rc = 3 ] && [ -n "$(OCST_OPTIONAL)" ]; then \
+	if [ $$rc = 3 ] && [ -n "$$OCST_OPTIONAL" ]; then \
 		echo "test-oracles: skipped: the ocst source is unavailable (needs github.com/freuk/ocst or OCST_SRC=<a git copy>)"; \
 		touch build/.oracles-skipped; exit 0; fi; \
 	rm -f build/.oracles-skipped; exit $$rc
 	@if [ ! -f build/.oracles-skipped ]; then \
-	$(PY) tools/oracles/compare_ocst.py logs --traces $(ORACLE_LOGS) --policies $(ORACLE_POLICIES) \
+	$(PY) tools/oracles/compare_ocst.py logs --traces $$ORACLE_LOGS --policies $$ORACLE_POLICIES \
 		--untie none submits ends all --json $(RESULTS)/oracles/logs.json && \
-	$(PY) tools/oracles/compare_ocst.py weeks --traces $(ORACLE_LOGS) --policies $(ORACLE_POLICIES) \
+	$(PY) tools/oracles/compare_ocst.py weeks --traces $$ORACLE_LOGS --policies $$ORACLE_POLICIES \
 		--untie none all --json $(RESULTS)/oracles/weeks.json && \
 	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_ocst.py; fi
 
@@ -161,25 +183,26 @@ paper: install
 # Studies run NOTEBOOK_JOBS at a time (each also starts its own 2-worker dask
 # cluster): many of their steps are serial, so two at once keep both cores busy.
 # make reproduce TRACES="a.swf b.swf?request=runtime": every trace-based study on
-# those logs instead, into results/traces/<names>/ with report.html.
-NOTEBOOK_JOBS ?= 2
-TRACES ?=
+# those logs instead, into results/traces/<names>/ with report.html (the logs are
+# split in Python, shell-style: quote a path holding a blank, 'my log.swf'; one
+# existing file is one log whatever it holds).  Exits non-zero when a study fails.
 reproduce: install
-ifneq ($(strip $(TRACES)),)
-	$(PY) -m schedlab.publish.trace_report $(foreach t,$(TRACES),'$(t)') --profile $(PROFILE)
+ifneq ($(strip $(value TRACES)),)
+	$(PY) -m schedlab.publish.trace_report --logs-from-env TRACES --profile "$$PROFILE"
 else
 	$(BIN)/schedlab traces verify --bundled
 	$(PY) -m schedlab.publish.reproduce baseline
-	$(MAKE) --output-sync=line -j$(NOTEBOOK_JOBS) notebooks PROFILE=$(PROFILE)
-	$(PY) -m schedlab.publish.reproduce paper --profile $(PROFILE)
+	$(MAKE) --output-sync=line -j"$$NOTEBOOK_JOBS" notebooks PROFILE="$$PROFILE"
+	$(PY) -m schedlab.publish.reproduce paper --profile "$$PROFILE"
 endif
 
 # JupyterLab (in the lock) on notebooks/, with the `schedlab` kernel that
 # make install registered: "Run All" there runs what make reproduce runs.
 # LAB_ARGS: more options for jupyter lab (make test-browser: port, token).
-LAB_ARGS ?=
 lab: install
-	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
+	@if [ "$$(id -u)" = 0 ]; then echo "make lab: running as root (a container?): jupyter lab gets --allow-root"; \
+		exec $(BIN)/jupyter lab notebooks/ --allow-root $$LAB_ARGS; fi; \
+	exec $(BIN)/jupyter lab notebooks/ $$LAB_ARGS
 
 # A static site in build/site/ (open build/site/index.html; works from file://
 # and any static host), built offline: every study notebook executed at full

@@ -158,7 +158,32 @@ def validate(cls: type[Params], values: Mapping[str, Any], *, source: str = "par
                 out[k] = check(out[k], k)
             except InputError as exc:
                 raise InputError(f"{where(k)}: {exc}") from None
+            except (TypeError, ValueError, OverflowError, MemoryError) as exc:
+                # a value of a shape the validator does not take ([[]] where names go): one line, not a traceback
+                raise InputError(f"{where(k)}: {k}: cannot read {_shown(out[k])} ({type(exc).__name__}: {exc})") \
+                    from None
+        if f.metadata.get("unit") == "weeks":
+            _weeks_bound(out[k], f"{where(k)}: {k}")
     return cls(**out)
+
+
+#: The most weeks a parameter in weeks may ask for (resampled, kept or
+#: skipped): the papers use at most 250; 10,000 (192 years) already takes
+#: hours and gigabytes, and 1e9 would ask for terabytes before failing.
+MAX_WEEKS = 10_000
+
+
+def _weeks_bound(value, name: str) -> None:
+    items = value.values() if isinstance(value, Mapping) else \
+        value if isinstance(value, (list, tuple)) else [value]
+    for v in items:
+        if isinstance(v, int) and not isinstance(v, bool) and v > MAX_WEEKS:
+            raise InputError(f"{name}: {v} weeks is more than {MAX_WEEKS:,} (the papers use at most 250)")
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # ------------------------------------------------------------- validators --

@@ -162,7 +162,10 @@ TIME_MAX = 2 ** 61
 def parse_duration(x) -> int | None:
     """Seconds from 3600, "3600", "90m", "20h", "2.31d", "1w"; None for
     None, "none", "inf" (no threshold).  Booleans are refused (``True`` is
-    not a duration), and so is anything above :data:`TIME_MAX`."""
+    not a duration), and so is anything above :data:`TIME_MAX`, NaN and
+    -inf.  A duration is a whole number of seconds, kept exact: one that is
+    not (``0.5``, ``"1.5s"``, ``"0.0001h"``) is refused, never rounded
+    (0.5 s rounded to 0 would be another threshold: none waits at all)."""
     if x is None:
         return None
     if isinstance(x, (bool, np.bool_)):
@@ -172,13 +175,15 @@ def parse_duration(x) -> int | None:
             raise InputError(f"duration must be >= 0, got {x}")
         v = int(x)
     elif isinstance(x, (float, np.floating)):
-        if not np.isfinite(x):
+        if np.isnan(x) or x == -np.inf:
+            raise InputError(f"duration must be a number of seconds >= 0 or none, got {x!r}")
+        if x == np.inf:
             return None
         if x < 0:
             raise InputError(f"duration must be >= 0, got {x}")
         if x > TIME_MAX:
             raise InputError(f"duration {x!r} is too large (at most 2^61 s)")
-        v = int(round(x))
+        v = _whole_seconds(float(x), x)
     elif isinstance(x, (str, bytes)):
         s = (x.decode(errors="replace") if isinstance(x, bytes) else x).strip().lower()
         if s in ("", "none", "inf", "off", "no"):
@@ -190,11 +195,21 @@ def parse_duration(x) -> int | None:
         f = float(m.group(1)) * _UNITS[m.group(2)]
         if not f <= TIME_MAX:
             raise InputError(f"duration {x!r} is too large (at most 2^61 s)")
-        v = int(round(f))
+        v = _whole_seconds(f, x)
     else:
         raise InputError(f"duration must be a number of seconds or a string such as '20h', got {x!r}")
     if v > TIME_MAX:
         raise InputError(f"duration {v} is too large (at most 2^61 s)")
+    return v
+
+
+def _whole_seconds(f: float, shown) -> int:
+    """``f`` seconds as an int when it is a whole number of seconds (to a
+    millisecond: ``2.31d`` is 199584 s through float arithmetic)."""
+    v = int(round(f))
+    if abs(f - v) > 1e-3:
+        raise InputError(f"duration {shown!r} is {f:g} s, not a whole number of seconds (durations are whole "
+                         f"seconds: give e.g. {max(v, 1)})")
     return v
 
 
@@ -269,22 +284,34 @@ def as_policy(policy, threshold=None, threshold_backfill=None) -> Policy:
 # --------------------------------------------------------------------- jobs --
 
 def _int_array(name: str, x, dtype, n: int | None = None) -> np.ndarray:
+    """``x`` as a read-only contiguous array of ``dtype``: integers, or
+    floats holding integers inside its range (a float at 2**63 is refused,
+    not wrapped to INT64_MIN); booleans are refused (``True`` is not a
+    count).  The caller's array is left as it was: it is copied unless it is
+    already read-only (then shared: nobody writes through it)."""
     a = np.asarray(x)
     if a.ndim != 1:
         raise InputError(f"{name}: expected a 1-d array, got shape {a.shape}")
+    info = np.iinfo(dtype)
     if a.dtype.kind == "f":
         if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
             bad = int(np.flatnonzero(~np.isfinite(a) | (a != np.round(a)))[0])
             raise InputError(f"{name}: non-integer value {a[bad]!r} at index {bad}")
-    elif a.dtype.kind not in "iub" and a.size:
+        # compare in floats with bounds floats hold exactly: 2**63 - 1 rounds up to 2**63
+        if a.size and (a.min() < float(info.min) or a.max() >= -float(info.min)):
+            raise InputError(f"{name}: values outside the range of {np.dtype(dtype).name}")
+    elif a.dtype.kind == "b" and a.size:
+        raise InputError(f"{name}: expected integers, got booleans")
+    elif a.dtype.kind not in "iu" and a.size:
         raise InputError(f"{name}: expected integers, got dtype {a.dtype}")
-    info = np.iinfo(dtype)
-    if a.size and (a.min() < info.min or a.max() > info.max):
+    if a.size and a.dtype.kind in "iu" and (a.min() < info.min or a.max() > info.max):
         raise InputError(f"{name}: values outside the range of {np.dtype(dtype).name}")
-    a = np.ascontiguousarray(a, dtype=dtype)
-    if n is not None and a.shape[0] != n:
-        raise InputError(f"{name}: length {a.shape[0]}, expected {n}")
-    return a
+    out = np.ascontiguousarray(a, dtype=dtype)
+    if n is not None and out.shape[0] != n:
+        raise InputError(f"{name}: length {out.shape[0]}, expected {n}")
+    if out.flags.writeable and isinstance(x, np.ndarray) and np.may_share_memory(out, x):
+        out = out.copy()        # our own: making it read-only must not change the caller's array
+    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .files import write_bytes
+from .names import md_cell, md_text
 
 __all__ = ["Table", "table_from_records", "write_bytes", "write_text", "write_json", "jsonable"]
 
@@ -116,16 +117,17 @@ class Table:
         numeric = [all(isinstance(row[j], (int, float)) or row[j] is None or hasattr(row[j], "item")
                        for row in self.rows) and bool(self.rows)
                    for j in range(len(self.columns))]
-        esc = lambda s: str(s).replace("|", "\\|")  # noqa: E731
+        # names are data: a cell's text never becomes HTML, a link or a column (schedlab.names)
+        esc = md_cell
         lines = []
         if self.title:
-            lines += [f"**{self.title}**", ""]
+            lines += [f"**{md_text(self.title)}**", ""]
         lines.append("| " + " | ".join(esc(c) for c in self.columns) + " |")
         lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
         lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in cells]
         if self.notes:
             lines.append("")
-            lines += [f"{note}" if note.startswith(("*", "-")) else f"* {note}" for note in self.notes]
+            lines += [md_text(note) if note.startswith(("*", "-")) else f"* {md_text(note)}" for note in self.notes]
         return "\n".join(lines) + "\n"
 
     def write(self, path_without_suffix: str | os.PathLike) -> list[Path]:

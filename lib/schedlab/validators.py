@@ -21,7 +21,7 @@ from .errors import InputError
 from .expr import Expr, is_expr
 from .jobs import POLICIES, Policy, parse_duration
 
-__all__ = ["as_list", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
+__all__ = ["as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
            "policy_names"]
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
@@ -59,6 +59,18 @@ def as_list(value, name: str, none_is_empty: bool = False) -> list:
     if isinstance(value, (bool, int, float, np.integer, np.floating)):
         return [value]
     raise InputError(f"{name}: expected a list, got {type(value).__name__} {value!r}")
+
+
+def as_names(value, name: str, none_is_empty: bool = False) -> list[str]:
+    """:func:`as_list` of names: each item a text (a number is read as its
+    text); a nested list or a mapping where a name is expected is refused,
+    naming its place (``optimisers[0]: expected a name, got []``)."""
+    out = []
+    for i, item in enumerate(as_list(value, name, none_is_empty)):
+        if isinstance(item, bool) or not isinstance(item, (str, int, float, np.integer, np.floating)):
+            raise InputError(f"{name}[{i}]: expected a name, got {item!r}")
+        out.append(str(item))
+    return out
 
 
 def integer(value, name: str, low: int = 1) -> int:
@@ -121,7 +133,7 @@ def choice(value, name: str, allowed: Sequence[str]) -> str:
 def choices(value, name: str, allowed: Sequence[str]) -> tuple[str, ...]:
     """Some of ``allowed`` (at least one, no repeats, case-insensitive), in
     the canonical order of ``allowed``."""
-    items = [str(x).strip().lower() for x in as_list(value, name)]
+    items = [x.strip().lower() for x in as_names(value, name)]
     if not items:
         raise InputError(f"{name}: give at least one of {', '.join(allowed)}")
     bad = [x for x in items if x not in allowed]

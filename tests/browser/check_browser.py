@@ -320,3 +320,89 @@ def test_the_site_s_scorecard_filters_by_verdict(browser):
     page.screenshot(path=str(SHOTS / "site-notebook.png"))
     say(f"screenshots: {', '.join(p.name for p in sorted(SHOTS.glob('site-*.png')))}")
     page.close()
+
+
+# ------------------------------------------- a log name carrying HTML and JavaScript --
+
+HOSTILE = "<img src=x onerror=\"document.body.setAttribute('data-pwned','yes')\">"
+
+#: what a page must not hold after it is loaded: the attribute the name sets when it runs, an element
+#: with an event handler or a javascript: link mentioning it, a script that carries it
+_ACTIVE = """() => {
+  const found = [];
+  if (document.body.hasAttribute('data-pwned')) found.push('body[data-pwned]');
+  for (const el of document.querySelectorAll('*')) {
+    for (const a of el.attributes) {
+      const v = a.value || '';
+      if (/^on/i.test(a.name) && v.includes('pwned')) found.push(el.tagName + '[' + a.name + ']');
+      if (/^(href|src|action|formaction)$/i.test(a.name) && /^\\s*javascript:/i.test(v)) found.push(el.tagName + '[' + a.name + '=javascript:]');
+    }
+    if (el.tagName === 'SCRIPT' && el.type !== 'application/json' && (el.textContent || '').includes('pwned'))
+      found.push('script carrying the name');
+  }
+  return found;
+}"""
+
+
+def _no_active_element(browser, path: Path, wait: str = "body") -> None:
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    page.wait_for_selector(wait)
+    page.wait_for_timeout(500)                        # an onerror fires once the broken image is tried
+    found = page.evaluate(_ACTIVE)
+    text = page.inner_text("body")
+    page.close()
+    assert not found, f"{path}: active elements from the log's name: {found}"
+    assert "data-pwned" in text, f"{path}: the name is not shown as text"
+    say(f"{path.relative_to(path.parents[2]) if len(path.parents) > 2 else path}: the name shown as text, "
+        "no active element")
+
+
+@pytest.fixture(scope="module")
+def hostile_log(tmp_path_factory):
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from own_traces import make_log
+
+    folder = tmp_path_factory.mktemp("hostile")
+    return make_log(folder / f"{HOSTILE}.swf")
+
+
+def test_a_log_name_carrying_html_runs_nowhere_in_the_trace_report(browser, hostile_log, tmp_path):
+    import sys
+    out = tmp_path / "report"
+    r = subprocess.run([sys.executable, "-m", "schedlab.publish.trace_report", str(hostile_log), "--studies",
+                        "traces", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    _no_active_element(browser, out / "report.html")
+    _no_active_element(browser, out / "html" / "00-traces.html", ".jp-Notebook")
+
+
+def test_a_log_name_carrying_html_runs_nowhere_in_the_advisor_s_pages(browser, hostile_log, tmp_path):
+    from schedlab.tools.advise import advise
+
+    adv = advise(hostile_log, out=tmp_path / "advise", cache_dir=tmp_path / "cache", weeks=2,
+                 policies=["FCFS", "SPF"], extra=[], mixed_resolution=0, classification=False, workers=1,
+                 echo=None, progress=False)
+    _no_active_element(browser, adv.report)
+
+
+def test_a_scorecard_cell_carrying_html_runs_nowhere_and_proto_filters(browser, tmp_path):
+    from schedlab.protocol.scorecard import VERDICTS
+    from schedlab.publish.site import _page, scorecard_body
+
+    row = ["policies", "lelong2017", "Table 3", HOSTILE, "AvgWait", "1", "2", "[1, 3]", "reproduced", "",
+           "<!--<script>", "notebooks/x.html"]
+    rows = [row, [*row[:3], "__proto__", *row[4:]], [*row[:3], "KTH-SP2", *row[4:]]]
+    page_path = tmp_path / "scorecard.html"
+    page_path.write_text(_page("schedlab scorecard", scorecard_body(rows, ["x: 3 rows"], 1, VERDICTS), wide=True))
+    _no_active_element(browser, page_path, "#scorecard tbody tr")
+    page = browser.new_page()
+    page.goto(page_path.as_uri())
+    page.wait_for_selector("#scorecard tbody tr")
+    assert page.locator("#scorecard tbody tr").count() == 3      # the data was not cut by <!--<script>
+    page.select_option("#f-trace", "__proto__")
+    shown = page.eval_on_selector_all("#scorecard tbody tr", "rs => rs.map(r => r.children[3].textContent)")
+    page.close()
+    assert shown == ["__proto__"], shown
+    say("scorecard: a cell with <!--<script> leaves every row, __proto__ filters to its row")

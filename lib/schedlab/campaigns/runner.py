@@ -64,10 +64,30 @@ def _run_batch(cell: str, batch: list[tuple[str, dict]]) -> tuple[list[tuple[str
         except SchedlabError as exc:
             # Returned, not raised: dask would log "Compute Failed" with the
             # worker's traceback before the driver says the one line a local
-            # run says (CellFailed.raise_ below).  Other exceptions are bugs:
-            # their tracebacks stay.
+            # run says (CellFailed.raise_ below).
             return CellFailed(exc), jobs_simulated() - before
+        except Exception as exc:                      # noqa: BLE001 -- carried back whole, see below
+            # Another exception (a bug, or a site cell's own error): returned
+            # too, with the worker's traceback as a note, so that it is shown
+            # once, as a local run shows it, not after dask's "Compute Failed"
+            # block.
+            return CellFailed(_carried(exc)), jobs_simulated() - before
     return results, jobs_simulated() - before
+
+
+def _carried(exc: BaseException) -> BaseException:
+    """``exc`` with the worker's traceback as a note, picklable (else a
+    RuntimeError with its class, message and that traceback)."""
+    import pickle
+    import traceback
+
+    tb = "".join(traceback.format_exception(exc)).rstrip()
+    try:
+        exc.add_note(f"(raised on a dask worker)\n{tb}")
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:                                  # noqa: BLE001 -- an exception that does not travel
+        return RuntimeError(f"{type(exc).__name__}: {exc} (raised on a dask worker)\n{tb}")
 
 
 class CellFailed:

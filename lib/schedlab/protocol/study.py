@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .. import __version__, paths
+from .. import validators as _validators
 from ..campaigns.runner import PROGRESS_ENV
 from ..declared import Params, param, plain, validate
 from ..errors import InputError, SchedlabError
@@ -371,6 +372,12 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
         fields = trace_fields(mod.Params)
         if not fields:
             raise InputError(f"study {entry.name} takes no trace")
+        # the run would compute on one log and write under the other's name (leaving one out: allowed)
+        clash = sorted(k for k, v in (overrides or {}).items()
+                       if k in fields and not (v is None or (isinstance(v, (list, tuple, str)) and not v)))
+        if clash:
+            raise InputError(f"study {entry.name}: the traces are given twice (--trace / traces= and "
+                             f"{', '.join(clash)}=); give them once")
         overrides = {**{k: (own if many else own[0]) for k, many in fields.items()}, **(overrides or {})}
     profile = profile or ns.get("profile") or "quick"
     base_values, lines, f = load_profile(entry, profile)
@@ -384,7 +391,9 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     if own is not None and outdir is None:
         outdir = paths.RESULTS / "traces" / own_label(own) / entry.stem
     out = Path(outdir) if outdir is not None else paths.RESULTS / label / entry.stem
-    workers = workers or ns.get("workers") or os.cpu_count() or 1
+    workers = workers if workers is not None else ns.get("workers")
+    # a local cluster of no worker waits forever for one: refused at once (None: all cores)
+    workers = os.cpu_count() or 1 if workers is None else _validators.integer(workers, "workers", 1)
     scheduler = scheduler or ns.get("scheduler") or None
     cache_dir = cache_dir if cache_dir is not None else ns.get("cache_dir")
     cache_dir = Path(cache_dir) if cache_dir is not None else paths.RESULTS / "cache"
@@ -397,7 +406,14 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     from ..engine.sim import jobs_simulated
     jobs_here = jobs_simulated()
     try:
-        result = dict(mod.compute(params, ctx) or {})
+        import warnings
+
+        from ..workloads.workload import CleaningWarning
+        with warnings.catch_warnings():
+            # each trace's cleaning warnings were said once, just above: not again (with a file path and a
+            # source line) each time a step of the study cleans the same log
+            warnings.simplefilter("ignore", CleaningWarning)
+            result = dict(mod.compute(params, ctx) or {})
     finally:
         ctx.close()
     wall = time.perf_counter() - t0
@@ -452,11 +468,10 @@ def _as_trace_list(traces) -> list:
 def own_label(traces) -> str:
     """The results folder name of a run on the user's traces: their names,
     joined by ``+`` (cleaning choices after ``@``), safe as a folder name."""
-    import re
+    from ..names import component
 
     names = [getattr(t, "name", str(t)) for t in traces]
-    text = "+".join(n.replace("?", "@").replace("&", ",").replace("*", "x") for n in names)
-    return re.sub(r"[^A-Za-z0-9@,=+*._:-]", "_", text)[:120]
+    return component("+".join(n.replace("?", "@").replace("&", ",").replace("*", "x") for n in names), 120)
 
 
 def trace_fields(cls: type[Params]) -> dict[str, bool]:
@@ -497,7 +512,6 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
     import warnings
 
     from ..workloads import traces as _traces
-    from ..workloads.workload import CleaningWarning as _CleaningWarning
 
     overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
     m = getattr(params, "m", None)
@@ -511,9 +525,8 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
         log(f"cleaning {info.name}: {report.jobs_out} of {report.jobs_in} jobs kept "
             f"({100 * report.removed_share:.1f} % removed, {100 * report.removed_work_share:.1f} % of the "
             f"processor time); {choices}")
-        for w in report.warnings:         # once per trace, in the terminal and (red) in the notebook
+        for w in report.warnings:         # once per trace: one line, in the terminal and in the notebook
             log(f"WARNING {info.name}: {w}")
-            warnings.warn(f"{info.name}: {w}", _CleaningWarning, stacklevel=3)
     return records
 
 

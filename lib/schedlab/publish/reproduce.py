@@ -35,7 +35,7 @@ from pathlib import Path
 from .. import __version__, paths
 from ..workloads import traces, workload
 from ..engine import sim
-from ..errors import InputError
+from ..errors import InputError, SchedlabError, from_notebook
 from ..files import atomic
 
 PROFILES = ("quick", "full")
@@ -172,8 +172,14 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
         with atomic(executed, suffix=".ipynb") as tmp:
             os.environ[PROGRESS_ENV] = progress
             with _Tail(progress, prefix):
-                papermill.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=KERNEL,
-                                           cwd=str(nb.parent), progress_bar=False)
+                try:
+                    with tempfile.TemporaryDirectory(prefix="schedlab-kernel-") as sockets:
+                        papermill.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=KERNEL,
+                                                   cwd=str(nb.parent), progress_bar=False,
+                                                   kernel_manager_class=_ipc_kernels(sockets))
+                except papermill.PapermillExecutionError as exc:
+                    # a schedlab error inside the notebook: its one-line message, not the kernel's traceback
+                    raise from_notebook(exc, nb.name) from None
     finally:
         if old is None:
             os.environ.pop(PROGRESS_ENV, None)
@@ -182,6 +188,22 @@ def execute(nb: Path, executed: Path, html: Path, params: dict, progress_file: P
         os.unlink(progress)
     _write_html(executed, html)
     return executed
+
+
+def _ipc_kernels(folder: str):
+    """A kernel manager whose kernel talks to papermill over IPC sockets in
+    ``folder`` (private to this user, removed afterwards) instead of TCP on
+    localhost: nothing listens on a port, and the kernel has no reason to
+    warn "running over TCP without encryption" on every notebook."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.transport = "ipc"
+            self.ip = os.path.join(folder, "kernel")
+
+    return IPCKernelManager
 
 
 def _on_protocol(stem: str) -> bool:
@@ -198,7 +220,11 @@ def _write_html(executed: Path, html_path: Path) -> None:
     import nbformat
     from nbconvert import HTMLExporter
 
-    html, _ = HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
+    from ..names import inert_outputs
+
+    nb = nbformat.read(executed, as_version=4)
+    inert_outputs(nb)       # what the notebook displayed is shown as text, never run as HTML
+    html, _ = HTMLExporter().from_notebook_node(nb)
     with atomic(html_path) as tmp:
         tmp.write_text(html)
 
@@ -309,12 +335,24 @@ def main(argv=None) -> int:
         unknown = set(args.stems) - set(known)
         if unknown:
             raise SystemExit(f"unknown notebook(s) {sorted(unknown)}; known: {sorted(known)}")
+        failed: list[str] = []
         for stem in args.stems or sorted(known):
             t = time.time()
             print(f"running {stem}.ipynb (profile {args.profile}) ...", flush=True)
-            executed = run_notebook(known[stem], args.profile,
-                                    overrides={"cache_dir": args.cache} if args.cache and _on_protocol(stem) else None)
+            try:
+                executed = run_notebook(known[stem], args.profile,
+                                        overrides={"cache_dir": args.cache} if args.cache and _on_protocol(stem)
+                                        else None)
+            except SchedlabError as exc:    # the study's message, whole, on one line; the others still run
+                failed.append(f"{stem}: {getattr(exc, 'kind', type(exc).__name__)}: {exc}")
+                print(f"reproduce: {failed[-1]}", file=sys.stderr, flush=True)
+                continue
             print(f"  -> {executed.relative_to(paths.ROOT)} in {time.time() - t:.1f} s", flush=True)
+        if failed:                          # make reproduce exits non-zero, each message whole
+            print(f"reproduce: {len(failed)} notebook(s) failed:", file=sys.stderr)
+            for line in failed:
+                print(f"  {line}", file=sys.stderr)
+            return 1
     if args.action in ("all", "paper"):
         from . import paper
         pdf = paper.build(args.profile, use_shipped=args.source == "shipped")

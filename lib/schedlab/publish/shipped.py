@@ -43,6 +43,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import InputError
 from ..files import atomic, atomic_folder
+from ..names import md_uncell
 
 SHIPPED = paths.ROOT / "shipped"
 MANIFEST = "MANIFEST.json"
@@ -156,7 +157,7 @@ def _split_row(line: str) -> list[str]:
     inner = line.strip()
     inner = inner[1:] if inner.startswith("|") else inner
     inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+    return [md_uncell(c.strip()) for c in re.split(r"(?<!\\)\|", inner)]
 
 
 def markdown_tables(text: str) -> list[dict]:
@@ -170,7 +171,7 @@ def markdown_tables(text: str) -> list[dict]:
             for back in range(i - 1, -1, -1):
                 if lines[back].strip():
                     t = lines[back].strip()
-                    title = t[2:-2] if t.startswith("**") and t.endswith("**") else ""
+                    title = md_uncell(t[2:-2]) if t.startswith("**") and t.endswith("**") else ""
                     break
             columns, rows, j = _split_row(lines[i]), [], i + 2
             while j < len(lines) and lines[j].startswith("|"):

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import csv
 import html
-import json
 import re
 import shutil
 import sys
@@ -40,6 +39,7 @@ from .. import paths
 from . import shipped
 from ..errors import InputError
 from ..files import atomic_folder
+from ..names import inert_outputs, script_json
 
 SITE = paths.ROOT / "build" / "site"
 
@@ -75,6 +75,7 @@ SCORECARD_JS = r"""
   var idx = {}; cols.forEach(function (c, i) { idx[c.key] = i; });
   function options(key) {
     var sel = document.getElementById('f-' + key), seen = {};
+    seen = Object.create(null);   /* a value such as __proto__ is a key like any other */
     rows.forEach(function (r) { seen[r[idx[key]]] = (seen[r[idx[key]]] || 0) + 1; });
     Object.keys(seen).sort().forEach(function (v) {
       var o = document.createElement('option'); o.value = v; o.textContent = v + ' (' + seen[v] + ')';
@@ -101,7 +102,7 @@ SCORECARD_JS = r"""
         return String(a[sortCol]).localeCompare(String(b[sortCol])) * sortDir;
       });
     }
-    var counts = {};
+    var counts = Object.create(null);
     shown.forEach(function (r) { counts[r[idx.verdict]] = (counts[r[idx.verdict]] || 0) + 1; });
     document.getElementById('shown').textContent = shown.length + ' of ' + rows.length + ' rows shown';
     var c = document.getElementById('counts-shown'); c.innerHTML = '';
@@ -205,6 +206,7 @@ def _render_notebook(nb_path: Path, tables_dir: Path | None, banner: str, kind: 
 
     # figures at screen resolution, progress lines merged, as in the shipped notebooks (a no-op for those)
     nb = nbformat.reads(shipped.notebook_for_shipping(nb_path), as_version=4)
+    inert_outputs(nb)       # what the notebook displayed is shown as text, never run as HTML
     if tables_dir is not None and tables_dir.is_dir():
         matched, _ = shipped.match_tables(nb, tables_dir)
         for (ci, oi, k), name in matched.items():
@@ -253,6 +255,42 @@ def _short(v: str) -> str:
     except (TypeError, ValueError):
         return v or ""
     return f"{x:.4g}"
+
+
+def scorecard_body(rows: list[list[str]], sources: list[str], n_studies: int, VERDICTS) -> str:
+    """The scorecard page's body: the rows as data (:func:`schedlab.names.script_json`
+    in a ``<script type="application/json">``, drawn with ``textContent`` by
+    :data:`SCORECARD_JS`), every other text escaped: no cell can add markup."""
+    counts = {v: sum(r[8] == v for r in rows) for v in VERDICTS}
+    counts.update({v: n for v, n in ((r[8], sum(x[8] == r[8] for x in rows)) for r in rows) if v not in counts})
+    columns = [{"key": "study", "label": "study"}, {"key": "paper", "label": "paper"},
+               {"key": "item", "label": "published item"}, {"key": "trace", "label": "trace"},
+               {"key": "metric", "label": "metric"}, {"key": "published", "label": "published", "num": True},
+               {"key": "ours", "label": "ours", "num": True}, {"key": "interval", "label": "ours 95 %"},
+               {"key": "verdict", "label": "verdict"}, {"key": "identified", "label": "verdict, identified reading"},
+               {"key": "explanation", "label": "explanation"}, {"key": "link", "label": ""}]
+    data = {"columns": columns, "rows": rows, "verdicts": list(VERDICTS) + sorted(set(counts) - set(VERDICTS))}
+    head = "".join(f'<th data-col="{i}">{html.escape(c["label"])}</th>' for i, c in enumerate(columns)
+                   if c["key"] != "link")
+    selects = "".join(f'<label>{k} <select id="f-{k}"><option value="">all</option></select></label>'
+                      for k in ("study", "paper", "trace", "verdict"))
+    total = " ".join(f'<span class="v-{re.sub("[^a-z]+", "-", v)}">{html.escape(v)}: {n}</span>'
+                     for v, n in counts.items() if n)
+    linked = sum("#" in r[-1] for r in rows)
+    embedded = script_json(data)    # no < > & U+2028/9: no cell can end or change the script element
+    body = (f"<h1>Scorecard: every published value beside ours</h1>"
+            f"<p>{len(rows)} rows from {n_studies} studies ({html.escape('; '.join(sources))}). Each row is one "
+            f"value or claim a paper publishes, beside ours and our 95 % interval; the verdict under the paper's "
+            f"text, and under a reading of its protocol identified on declared rows (DESIGN §10). The published item "
+            f"links to the notebook section that shows it ({linked} rows to their section, the others to the "
+            f"notebook's top). Click a column to sort.</p>"
+            f'<p class="counts">All rows: {total}</p>'
+            f'<p class="filters">{selects}<label>text <input id="f-text" type="search" size="18"></label></p>'
+            f'<p class="counts"><b id="shown"></b> <span id="counts-shown"></span></p>'
+            f'<table id="scorecard"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
+            f'<script type="application/json" id="rows">{embedded}</script>'
+            f"<script>{SCORECARD_JS}</script>")
+    return body
 
 
 def build(out: Path = SITE, log=print) -> dict:
@@ -315,35 +353,8 @@ def _write_site(tmp: Path, VERDICTS, BY_STEM, log) -> tuple:
             log(f"site: notebook {i}/{len(stems)} {stem} ({kind}{', quick run' if has_quick else ''})")
 
     rows, sources = _scorecard_rows(studies, sections, log)
-    counts = {v: sum(r[8] == v for r in rows) for v in VERDICTS}
-    counts.update({v: n for v, n in ((r[8], sum(x[8] == r[8] for x in rows)) for r in rows) if v not in counts})
-    columns = [{"key": "study", "label": "study"}, {"key": "paper", "label": "paper"},
-               {"key": "item", "label": "published item"}, {"key": "trace", "label": "trace"},
-               {"key": "metric", "label": "metric"}, {"key": "published", "label": "published", "num": True},
-               {"key": "ours", "label": "ours", "num": True}, {"key": "interval", "label": "ours 95 %"},
-               {"key": "verdict", "label": "verdict"}, {"key": "identified", "label": "verdict, identified reading"},
-               {"key": "explanation", "label": "explanation"}, {"key": "link", "label": ""}]
-    data = {"columns": columns, "rows": rows, "verdicts": list(VERDICTS) + sorted(set(counts) - set(VERDICTS))}
-    head = "".join(f'<th data-col="{i}">{html.escape(c["label"])}</th>' for i, c in enumerate(columns)
-                   if c["key"] != "link")
-    selects = "".join(f'<label>{k} <select id="f-{k}"><option value="">all</option></select></label>'
-                      for k in ("study", "paper", "trace", "verdict"))
-    total = " ".join(f'<span class="v-{re.sub("[^a-z]+", "-", v)}">{html.escape(v)}: {n}</span>'
-                     for v, n in counts.items() if n)
+    body = scorecard_body(rows, sources, len(studies), VERDICTS)
     linked = sum("#" in r[-1] for r in rows)
-    embedded = json.dumps(data).replace("</", "<\\/")
-    body = (f"<h1>Scorecard: every published value beside ours</h1>"
-            f"<p>{len(rows)} rows from {len(studies)} studies ({html.escape('; '.join(sources))}). Each row is one "
-            f"value or claim a paper publishes, beside ours and our 95 % interval; the verdict under the paper's "
-            f"text, and under a reading of its protocol identified on declared rows (DESIGN §10). The published item "
-            f"links to the notebook section that shows it ({linked} rows to their section, the others to the "
-            f"notebook's top). Click a column to sort.</p>"
-            f'<p class="counts">All rows: {total}</p>'
-            f'<p class="filters">{selects}<label>text <input id="f-text" type="search" size="18"></label></p>'
-            f'<p class="counts"><b id="shown"></b> <span id="counts-shown"></span></p>'
-            f'<table id="scorecard"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
-            f'<script type="application/json" id="rows">{embedded}</script>'
-            f"<script>{SCORECARD_JS}</script>")
     (tmp / "scorecard.html").write_text(_page("schedlab scorecard", body, wide=True))
 
     # the paper

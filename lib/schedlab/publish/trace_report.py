@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import base64
 import csv
-import html
 import json
+import os
+import sys
 import time
 import traceback
 from pathlib import Path
 
 from .. import paths
-from ..errors import InputError
+from ..errors import InputError, NotebookError
 from ..files import atomic
+from ..names import html_text
 
 
 def trace_studies():
@@ -42,11 +44,12 @@ def trace_studies():
     return out
 
 
-def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
+def run(specs, profile: str = "quick", only=None, log=print, out=None, status: dict | None = None) -> Path:
     """Run every trace-based study (or those named in ``only``) on the
     traces ``specs`` (registry names, SWF paths or trace specs with cleaning
     choices) into ``out`` (default ``results/traces/<their names>/``);
-    returns the path of ``report.html``."""
+    returns the path of ``report.html``; ``status`` (a dict, filled): each
+    study's outcome."""
     from ..workloads import traces as _traces
     from .reproduce import run_notebook
     from ..protocol.study import own_label
@@ -64,7 +67,7 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
             raise InputError(f"not a trace-based study: {', '.join(bad)} (known: "
                              f"{', '.join(e.name for e, _ in studies)})")
         studies = [(e, f) for e, f in studies if e.name in only or e.stem in only]
-    status: dict[str, dict] = {}
+    status = {} if status is None else status
     log(f"{len(studies)} studies on {', '.join(i.name for i in infos)} (profile {profile}): "
         f"outputs in {root.relative_to(paths.ROOT) if root.is_relative_to(paths.ROOT) else root}")
     for entry, fields in studies:
@@ -77,14 +80,48 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None) -> Path:
             log(f"  {entry.stem} done in {time.time() - t:.1f} s")
         except Exception as exc:                      # noqa: BLE001 -- reported on the page, others go on
             status[entry.stem] = {"ok": False, "seconds": round(time.time() - t, 1),
-                                  "error": f"{type(exc).__name__}: {exc}"[-4000:],
-                                  "trace": traceback.format_exc()[-4000:]}
-            log(f"  {entry.stem} FAILED: {type(exc).__name__}: {str(exc)[:300]}")
+                                  "error": error_line(exc),
+                                  "trace": (getattr(exc, "traceback", None) if isinstance(exc, NotebookError)
+                                            else traceback.format_exc())[-8000:]}
+            log(f"  {entry.stem} FAILED: {status[entry.stem]['error']}")
     (root / "status.json").write_text(json.dumps(status, indent=1))
     page = write(root, [e for e, _ in studies], [i.name for i in infos], profile, status)
     failed = [s for s, v in status.items() if not v["ok"]]
     log(f"wrote {page}" + (f"; {len(failed)} failed: {', '.join(failed)}" if failed else ""))
     return page
+
+
+def error_line(exc) -> str:
+    """A study's failure as one line, its message whole: a schedlab error
+    raised in its notebook as that message, another error in the notebook as
+    its class and value (papermill's ``ename: evalue``), else ``Class:
+    message``."""
+    if isinstance(exc, NotebookError):
+        return f"{exc.kind}: {exc}"
+    if hasattr(exc, "ename") and hasattr(exc, "evalue"):
+        return f"{exc.ename}: {exc.evalue}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def split_logs(text: str) -> list[str]:
+    """The logs of ``make reproduce TRACES="..."`` (given as text, never
+    through a shell): the whole text when it names one existing file (a path
+    may hold blanks and quotes), else shell-style words (``'my log.swf'``,
+    ``my\\ log.swf``) split here, in Python; nothing is expanded or run."""
+    import shlex
+
+    stripped = text.strip()
+    if not stripped:
+        raise InputError("TRACES: no log given")
+    base = stripped.partition("?")[0]
+    if Path(base).expanduser().is_file():
+        return [stripped]
+    try:
+        words = shlex.split(stripped, comments=False, posix=True)
+    except ValueError as exc:
+        raise InputError(f"TRACES: cannot split {stripped!r} into logs ({exc}); quote a log whose name holds "
+                         "a blank or a quote, e.g. TRACES=\"'my log.swf' b.swf\"") from None
+    return words
 
 
 # ------------------------------------------------------------------ the page --
@@ -101,8 +138,7 @@ nav a{margin-right:1em}
 """
 
 
-def _esc(x) -> str:
-    return html.escape(str(x))
+_esc = html_text    # the one HTML escaper (schedlab.names)
 
 
 def _table_html(path: Path) -> str:
@@ -204,19 +240,38 @@ def main(argv=None) -> int:
     from ..protocol.study import PROFILES
 
     ap = argparse.ArgumentParser(description=main.__doc__)
-    ap.add_argument("logs", nargs="+", help="the logs: SWF paths, registry names or PATH?request=..&m=..")
+    ap.add_argument("logs", nargs="*", help="the logs: SWF paths, registry names or PATH?request=..&m=..")
+    ap.add_argument("--logs-from-env", default=None, metavar="VAR",
+                    help="the logs from environment variable VAR instead (make reproduce TRACES=...: split "
+                         "shell-style in Python, one existing file whatever its name holds)")
     ap.add_argument("--studies", default=None, help="only these studies (comma-separated names or notebook stems)")
     ap.add_argument("--profile", default="quick", choices=PROFILES)
+    ap.add_argument("--out", default=None, metavar="DIR", help="the outputs' folder (default results/traces/<names>/)")
     args = ap.parse_args(argv)
     t0 = time.time()
+    status: dict = {}
     try:
-        page = run(args.logs, args.profile, only=args.studies.split(",") if args.studies else None)
+        logs = list(args.logs)
+        if args.logs_from_env:
+            if logs:
+                raise InputError("give the logs as arguments or with --logs-from-env, not both")
+            logs = split_logs(os.environ.get(args.logs_from_env, ""))
+        if not logs:
+            raise InputError("give at least one log")
+        page = run(logs, args.profile, only=args.studies.split(",") if args.studies else None, status=status,
+                   out=args.out)
     except InputError as exc:
-        raise SystemExit(f"trace report: {exc}") from None
+        print(f"trace report: {exc}", file=sys.stderr)
+        return 2
+    failed = [s for s, v in status.items() if not v["ok"]]
     print(f"open {page} (trace report done in {time.time() - t0:.1f} s)")
+    if failed:
+        print(f"trace report: {len(failed)} of {len(status)} studies failed:", file=sys.stderr)
+        for s in failed:
+            print(f"  {s}: {status[s]['error']}", file=sys.stderr)
+        return 1
     return 0
 
 
 if __name__ == "__main__":
-    import sys
     sys.exit(main())

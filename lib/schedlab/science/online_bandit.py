@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..names import campaign_part
 from ..campaigns import store
 from ..campaigns.cells import TraceInputs, cell
 from ..campaigns.spec import Campaign
@@ -127,6 +128,6 @@ def fixed_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
     same parameters (the cache keys) -- and a profile running both simulates
     them once."""
     return Campaign(
-        f"online-bandit-fixed-{info.name}", cell=FIXED_CELL,
+        f"online-bandit-fixed-{campaign_part(info.name)}", cell=FIXED_CELL,
         dims={"sample": list(range(samples)), "policy": list(policies)},
         params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})

@@ -66,6 +66,16 @@ def machine_arg(text):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def workers_arg(text):
+    """argparse type of every --workers: an integer >= 1 (a local cluster of
+    none would wait forever for a worker)."""
+    from .. import validators
+    try:
+        return validators.integer(text, "--workers", 1)
+    except SchedlabError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def machine_or_choice_arg(text):
     """argparse type of simulate's -m: a size or header/peak/auto."""
     from ..workloads import workload
@@ -355,7 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("spec", help="campaign YAML file")
     c.add_argument("--scheduler", default=None,
                    help="address of an existing dask scheduler (default: $SCHEDLAB_SCHEDULER, else a local cluster)")
-    c.add_argument("--workers", type=int, default=None, help="local cluster workers (default: all cores)")
+    c.add_argument("--workers", type=workers_arg, default=None, help="local cluster workers (default: all cores)")
     c.add_argument("--cache", default=None, help="cache directory (default results/cache)")
     c.add_argument("--batch", type=int, default=None, help="cells per task (default: automatic)")
     c.add_argument("-o", "--output", default=None, help="netCDF output (default results/campaigns/NAME.nc)")
@@ -444,7 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="change one parameter (repeatable); the outputs then go to results/custom/")
     sr.add_argument("--scheduler", default=None,
                     help="address of a dask scheduler (a site cluster; default $SCHEDLAB_SCHEDULER, else local)")
-    sr.add_argument("--workers", type=int, default=None, help="local cluster workers (default: all cores)")
+    sr.add_argument("--workers", type=workers_arg, default=None, help="local cluster workers (default: all cores)")
     sr.add_argument("--cache", default=None, help="cache directory (default results/cache)")
     sr.add_argument("--outdir", default=None, help="output folder (default results/<profile>/<NN-study>)")
     sr.add_argument("--no-progress", action="store_true")
@@ -468,7 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     ad.add_argument("--out", default=None, help="output folder (default results/advise/<log>/)")
     ad.add_argument("--scheduler", default=None,
                     help="address of a dask scheduler (a site cluster; default $SCHEDLAB_SCHEDULER, else local)")
-    ad.add_argument("--workers", type=int, default=None, help="local cluster workers (default: all cores)")
+    ad.add_argument("--workers", type=workers_arg, default=None, help="local cluster workers (default: all cores)")
     ad.add_argument("--cache", default=None, help="cache directory (default results/cache, shared with the studies)")
     ad.add_argument("--no-notebook", action="store_true",
                     help="run the Python function only (no executed notebook beside the report)")

@@ -249,7 +249,11 @@ def resolve(name_or_path: str | os.PathLike | TraceInfo) -> TraceInfo:
             if key in (name.lower(), info.file.lower(), _strip_suffixes(info.file).lower()):
                 return info
     path = Path(text).expanduser()
+    if path.is_dir() and not (is_bare and text.lower() in {n.lower() for n in reg}):
+        raise InputError(f"{text}: is a directory, not a log file (give an SWF file in it, or a registered name)")
     if path.is_file():
+        if path.stat().st_size == 0:
+            raise InputError(f"{text}: empty file (0 bytes): not a log")
         resolved = path.resolve()
         for info in reg.values():
             if info.path.resolve() == resolved:

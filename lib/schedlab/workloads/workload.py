@@ -314,7 +314,9 @@ def clean(trace, m: int | str | None = None, overrun: str = "kill", request: str
                      f"{100 * rep.removed_work_share:.1f} % of the processor time "
                      f"(more than {100 * warn_share:.0f} %): see the cleaning report")
     if rep.jobs_out == 0:
-        raise InputError(f"{trace.path}: no jobs left after cleaning ({n} in the file)\n{rep}")
+        why = "; ".join(f"{count} {reason}" for _, count, action, reason in rep.steps
+                        if count and action == "removed")
+        raise InputError(f"{trace.path}: no jobs left after cleaning ({n} in the file, m = {rep.m}): {why}")
     for note in notes:
         rep.warnings.append(note)
         _warnings.warn(f"{trace.path}: {note}", CleaningWarning, stacklevel=2)

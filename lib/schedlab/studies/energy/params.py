@@ -115,7 +115,7 @@ def _data(v, name):
 def _hosts(v, name):
     if isinstance(v, str) and v.strip().lower() in ("dahu", "all"):
         return v.strip().lower()
-    hosts = tuple(str(h) for h in validators.as_list(v, name))
+    hosts = tuple(validators.as_names(v, name))
     if not hosts:
         raise InputError(f"{name}: give 'dahu', 'all' or a non-empty list of host names")
     return hosts

@@ -119,7 +119,7 @@ def _map_weeks(value, name):
 
 
 def _optimisers(value, name):
-    items = tuple(validators.as_list(value, name, none_is_empty=True))
+    items = tuple(validators.as_names(value, name, none_is_empty=True))
     bad = [o for o in items if o not in OPTIMISERS]
     if bad:
         raise InputError(f"{name}: unknown {bad}; choose among {list(OPTIMISERS)}")

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ...names import campaign_part
 from ...campaigns import store
 from ...campaigns.cells import TraceInputs, cell
 from ...campaigns.spec import Campaign
@@ -356,7 +357,7 @@ def online_cell(q: OnlineInputs) -> dict:
 
 def fixed_campaign(p, ref: TraceRef) -> Campaign:
     """Fixed P = 1..``p.pmax`` on trace ``ref`` with each estimate (``p``: the study's Params)."""
-    return Campaign(f"multiqueue-fixed-{ref.name}",
+    return Campaign(f"multiqueue-fixed-{campaign_part(ref.name)}",
                     {"estimate": list(ESTIMATES), "partitions": list(range(1, p.pmax + 1))},
                     {"trace": ref.spec, "weeks": ref.weeks, "criteria": "paper"},
                     cell=f"{__name__}:fixed_cell")
@@ -365,7 +366,7 @@ def fixed_campaign(p, ref: TraceRef) -> Campaign:
 def online_campaign(p, ref: TraceRef, replays=None) -> Campaign:
     """The online-simulation grid (estimate x replay x T x L) on trace ``ref``
     (``replays``: some of ``p.replays``; default all)."""
-    return Campaign(f"multiqueue-online-{ref.name}",
+    return Campaign(f"multiqueue-online-{campaign_part(ref.name)}",
                     {"estimate": list(p.online_estimates), "replay": list(replays or p.replays),
                      "threshold": list(p.thresholds), "horizon": list(p.horizons)},
                     {"trace": ref.spec, "weeks": ref.weeks, "pmax": p.pmax, "initial": p.initial,

@@ -8,6 +8,7 @@ protocol; here, editing the scorecard or the protocol does not recompute the
 cells (``tests/test_layers.py`` checks every study's cell modules)."""
 from __future__ import annotations
 
+from ...names import campaign_part
 from ...campaigns.spec import Campaign
 from ...engine import sim
 from ...science import online_bandit
@@ -30,7 +31,7 @@ def campaigns(p) -> dict[str, Campaign]:
     out: dict[str, Campaign] = {}
     if p.lelong_trace is not None:
         out["lelong"] = Campaign(
-            f"policies-lelong-{p.lelong_trace.name}", cell="simulate",
+            f"policies-lelong-{campaign_part(p.lelong_trace.name)}", cell="simulate",
             dims={"primary": list(p.lelong_policies), "backfill": list(p.lelong_policies)},
             params={"trace": _traces.text(p.lelong_trace), "overrun": OVERRUN["lelong"],
                     "workload": "resample", "weeks": p.lelong_weeks, "seed": p.seed,
@@ -47,7 +48,7 @@ def campaigns(p) -> dict[str, Campaign]:
     for t in p.thesis_traces:
         weeks = p.thesis_weeks or source_weeks(_traces.text(t), None, OVERRUN["thesis"])
         out[f"thesis:{t.name}"] = Campaign(
-            f"policies-thesis-{t.name}", cell=_THESIS_CELL,
+            f"policies-thesis-{campaign_part(t.name)}", cell=_THESIS_CELL,
             dims={"sample": list(range(p.thesis_samples)), "policy": list(p.thesis_policies)},
             params={"trace": _traces.text(t), "workload": "resample", "weeks": weeks,
                     "threshold": p.thesis_threshold, **common})

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...names import campaign_part
 from ...campaigns.spec import Campaign
 from ...science import online_bandit as ob
 from ...workloads import traces as _traces
@@ -166,7 +167,7 @@ def pair_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
     """The pairs the label-map readings need on one trace, on the first
     ``samples`` resampled traces of the fixed-policy campaign."""
     return Campaign(
-        f"policies-bandit-pairs-{info.name}", cell=PAIR_CELL,
+        f"policies-bandit-pairs-{campaign_part(info.name)}", cell=PAIR_CELL,
         dims={"sample": list(range(samples)), "config": pair_configs()},
         params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})
 

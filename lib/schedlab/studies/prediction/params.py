@@ -53,7 +53,7 @@ def _losses(value, name: str) -> tuple[str, ...]:
 def _some_of(allowed: tuple[str, ...], what: str, upper: bool = False):
     """A validator: some of ``allowed``, in the order given, each once."""
     def read(value, name: str) -> tuple[str, ...]:
-        items = tuple(str(x).strip().upper() if upper else str(x).strip() for x in validators.as_list(value, name))
+        items = tuple(str(x).strip().upper() if upper else str(x).strip() for x in validators.as_names(value, name))
         if not items:
             raise InputError(f"{name}: give at least one of {allowed}")
         for x in items:

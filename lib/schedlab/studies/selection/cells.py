@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ...names import campaign_part
 from ...campaigns import store
 from ...campaigns.cells import cell
 from ...campaigns.spec import Campaign
@@ -359,7 +360,7 @@ def campaigns(p) -> dict[str, Campaign]:
         common = {"trace": _traces.text(t), "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
         out[f"fixed:{t.name}"] = fixed_campaign(t, p.resamples, p.weeks, p.seed, p.threshold)
         out[f"strategies:{t.name}"] = Campaign(
-            f"selection-strategies-{t.name}", cell=STRATEGY_CELL,
+            f"selection-strategies-{campaign_part(t.name)}", cell=STRATEGY_CELL,
             dims={"sample": list(range(p.resamples)), "period": list(p.periods),
                   "strategy": list(p.strategies)},
             params={**common, "epsilon": p.epsilon, "decay": p.decay, "noise": p.noise})

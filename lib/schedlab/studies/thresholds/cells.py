@@ -12,6 +12,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...names import campaign_part
 from ...campaigns.cells import RunInputs, TraceInputs, cell, workload_for
 from ...campaigns.spec import Campaign
 from ...workloads import workload
@@ -220,7 +221,7 @@ def fig5_campaigns(p) -> list[Campaign]:
     """Fig. 5: the policies with ``fig5_backfill`` backfilling, at T and
     without threshold, on resampled weeks of the whole trace; and the baseline."""
     ref = p.fig5_trace
-    name = f"thresholds-fig5-{ref.name}"
+    name = f"thresholds-fig5-{campaign_part(ref.name)}"
     base = {**_base_params(p, ref), "half": "all"}
     return [
         Campaign(name, {"threshold": [sim.format_duration(p.threshold), "none"],
@@ -236,7 +237,7 @@ def traintest_campaigns(p, ref: _traces.TraceInfo, thresholds) -> list[Campaign]
     threshold (one :func:`sweep_cell` per half and pair, over ``threshold``
     and ``week``), and the FCFS primaries once (the threshold changes
     nothing for them)."""
-    name = f"thresholds-traintest-{ref.name}"
+    name = f"thresholds-traintest-{campaign_part(ref.name)}"
     base = _base_params(p, ref)
     others = [x for x in p.policies if x != "FCFS"]
     return [
@@ -259,7 +260,7 @@ def thesis_n_weeks(p, ref: _traces.TraceInfo) -> int | None:
 def thesis_campaign(p, ref: _traces.TraceInfo, finish=None, policies=None, thresholds=None
                     ) -> Campaign:
     return Campaign(
-        f"thresholds-thesis-{ref.name}",
+        f"thresholds-thesis-{campaign_part(ref.name)}",
         {"finish": list(finish or [p.thesis_finish]),
          "threshold": [sim.format_duration(t) for t in (thresholds or p.thesis_thresholds)],
          "primary": list(policies or p.thesis_policies)},

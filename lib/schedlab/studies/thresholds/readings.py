@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...names import campaign_part
 from ...campaigns.cells import cell
 from ...campaigns.spec import Campaign
 from ...engine import metrics as _metrics
@@ -93,7 +94,7 @@ def thesis_readings_campaign(p, ref: _traces.TraceInfo) -> Campaign:
     x both tie orders (:data:`THESIS_TIES`) x the thesis' policies, each cell
     at every thesis threshold (both constants of :data:`THESIS_TAUS` recorded)."""
     return Campaign(
-        f"thresholds-thesis-readings-{ref.name}",
+        f"thresholds-thesis-readings-{campaign_part(ref.name)}",
         {"crossing": list(THESIS_CROSSINGS), "align": list(THESIS_ALIGNS), "tie": list(THESIS_TIES),
          "primary": list(p.thesis_policies)},
         {"trace": _traces.text(ref), "overrun": p.overrun, "skip_first": 1, "n_weeks": thesis_n_weeks(p, ref),

@@ -218,6 +218,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
                             "max_wait_risk": max_wait_risk, **more}, source="advise")
     if not s.log:
         raise InputError("advise: give a log")
+    workers = _how_it_runs(workers, cache_dir)
     outdir = Path(out) if out is not None else None
     if outdir is None:
         outdir = default_outdir(s.log.partition("?")[0] if s.format != "swf" else s.log) \
@@ -229,8 +230,7 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
                   progress=progress)
     try:
         spec = _with_m(_import(s, outdir, ctx.log), s.m)
-        info = traces.resolve(spec)
-        cleaned = traces.cleaned(spec, overrun="drop")
+        info, cleaned = _read_log(spec)
         ctx.log(f"advise on {info.name}: outputs in {relpath(outdir)}")
         rep = cleaned.report
         ctx.log(f"cleaning {info.name}: {rep.jobs_out} of {rep.jobs_in} jobs kept "
@@ -238,9 +238,6 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
                 + ", ".join(f"{k} {v}" for k, v in rep.choices.items()))
         for w in rep.warnings:
             ctx.log(f"WARNING {info.name}: {w}")
-        if len(cleaned.jobs) < 2:
-            raise InputError(f"{info.name}: {len(cleaned.jobs)} job(s) left after cleaning; nothing to advise on")
-        _enough_time(info.name, cleaned.jobs)
         weeks_in_log = _log_weeks(cleaned.jobs)
         few = page.too_few_weeks(weeks_in_log[1], weeks_in_log[2])
         if few:
@@ -311,6 +308,53 @@ def advise(log, format: str = "swf", m: int | None = None, objective: str = "avg
         ctx.close()
 
 
+def _how_it_runs(workers, cache_dir) -> int | None:
+    """Refuse at once what would hang or fail late: a worker count below 1
+    (a local cluster of none waits forever for a worker), a cache that is a
+    file.  Returns the worker count (None: all cores)."""
+    if workers is not None:
+        workers = validators.integer(workers, "workers", 1)
+    if cache_dir is not None:
+        validators.directory(cache_dir, "cache", paths.RESULTS / "cache")
+    return workers
+
+
+def _read_log(spec: str):
+    """The log's :class:`TraceInfo` and its cleaning as the advisor cleans it,
+    refused in one line when nothing can be advised on it (too few jobs,
+    every job submitted at one instant)."""
+    import warnings
+
+    from ...workloads import traces
+
+    info = traces.resolve(spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # the cleaning's warnings: logged once, by the caller
+        cleaned = traces.cleaned(spec, overrun="drop")
+    if len(cleaned.jobs) < 2:
+        raise InputError(f"{info.name}: {len(cleaned.jobs)} job(s) left after cleaning; nothing to advise on")
+    _enough_time(info.name, cleaned.jobs)
+    return info, cleaned
+
+
+def preflight(log, *, format: str = "swf", m=None, workers=None, cache_dir=None, **more) -> None:
+    """Every check :func:`advise` makes before its first campaign, without
+    running one (``schedlab advise`` calls it before starting the notebook, so
+    a bad input is one line in both modes): the settings, the worker count,
+    the cache, the log read (imported into a scratch folder when it is a site
+    accounting file) and cleaned."""
+    import tempfile
+
+    s = validate(Settings, {"log": os.fspath(log), "format": format, "m": m,
+                            **{k: v for k, v in more.items() if k in Settings.names() and v is not None}},
+                 source="advise")
+    if not s.log:
+        raise InputError("advise: give a log")
+    _how_it_runs(workers, cache_dir)
+    with tempfile.TemporaryDirectory(prefix="schedlab-advise-") as tmp:
+        _read_log(_with_m(_import(s, Path(tmp), lambda line: None), s.m))
+
+
 def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
     """thesis ch. 6's small-first queues on the same weeks: every job of the
     log classified by the classification study's weekly classifier (its
@@ -324,10 +368,9 @@ def _classes_campaign(ctx, info, spec: str, base: dict, s: Settings):
 
     cp = validate(ClassParams, {"traces": [spec]}, source="advise (the classification study's parameters)")
     t = cp.traces[0]
-    # the log as the classification study's campaign names it (for a file: its path, without the spec's
-    # choices); classes then reach the advisor's jobs by their log line
-    ref = t.name if t.registered else str(t.path)
-    pr = prepare(ref, None, cp.weeks, cp.finish, cp.divider_window)
+    # the log as the classification study's campaign reads it: the whole spec (machine size, request
+    # choice), so its weeks are the campaign's; classes then reach the advisor's jobs by their log line
+    pr = prepare(traces.text(t), None, cp.weeks, cp.finish, cp.divider_window)
     if pr.n_weeks < MIN_WEEKS:
         ctx.log(f"note: no small-first candidate: {info.name} has {pr.n_weeks} week(s), the weekly classifier "
                 f"needs {MIN_WEEKS}")
@@ -477,9 +520,8 @@ def cli_run(args) -> int:
         values["weeks"] = args.weeks
     if getattr(args, "candidates", None):
         values["extra"] = list(EXTRA_CANDIDATES) + list(args.candidates)
-    # the settings are checked here first: a bad value fails before a kernel starts
-    validate(Settings, {"log": str(args.log), **{k: v for k, v in values.items()
-                                                 if k in Settings.names() and v is not None}}, source="advise")
+    # the settings and the log are checked here first: a bad input is one line before a kernel starts
+    preflight(str(args.log), **values)
     if args.no_notebook:
         adv = advise(args.log, out=args.out, progress=not args.no_progress,
                      **{k: v for k, v in values.items() if v is not None and k != "cache_dir"},

@@ -6,6 +6,7 @@ gain on the held-out weeks with the study's paired bootstrap interval
 choice is."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,6 +82,22 @@ def _ranks(cost) -> np.ndarray:
     return r
 
 
+def interval_problem(lo: float, hi: float) -> str | None:
+    """Why a 95 % interval of a gain (in %) cannot hold, or None: a gain is
+    100 x (1 - cost / baseline's cost) with costs >= 0, so no bound can pass
+    100 %; and an interval of zero width comes from weeks that are all the
+    same source week (resampling one week gives it back every time)."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    if hi > 100.0 + 1e-9 or lo > 100.0 + 1e-9:
+        return (f"too few weeks: the 95 % interval {lo:+.1f} to {hi:+.1f} % passes +100 %, which no reduction "
+                "of a cost can reach")
+    if hi - lo <= 1e-9:
+        return (f"too few weeks: the 95 % interval {lo:+.1f} to {hi:+.1f} % has no width (the resampled weeks are "
+                "copies of one source week)")
+    return None
+
+
 def _masked(a, allowed):
     return np.where(np.asarray(allowed)[:, None], a, np.nan)
 
@@ -132,6 +149,9 @@ def decide(names, families, train: dict[str, np.ndarray], test: dict[str, np.nda
                                  f"held-out weeks (EASY-FCFS-FCFS's {metric} there is "
                                  f"{np.nanmean(te[b]) if np.isfinite(te[b]).any() else float('nan'):g}: "
                                  "nothing to gain, or no job)")
+    elif interval_problem(*learned.test_gain_ci):
+        rec, reason = BASELINE, (f"{learned.name}, the best on the training weeks: "
+                                 f"{interval_problem(*learned.test_gain_ci)}; collect a longer log")
     elif not np.isfinite(learned.test_gain_ci[0]) or learned.test_gain_ci[0] <= 0:
         rec, reason = BASELINE, (f"{learned.name}, the best on the training weeks, does not beat EASY-FCFS-FCFS "
                                  f"with confidence on the held-out weeks (gain {learned.test_gain:+.1f} %, 95 % "

@@ -17,7 +17,7 @@ from ...engine import sim
 from ...protocol.study import relpath
 from ...studies import Table
 from ...studies.thresholds import gain_ci
-from .analysis import BASELINE
+from .analysis import BASELINE, interval_problem
 from .cells import parse
 
 HOUR = 3600.0
@@ -268,9 +268,10 @@ def _answer_lines(adv) -> list[tuple[str, str]]:
                     "weeks is 0 (nothing to reduce)"))
     elif show:
         w = _worst(adv, show)
+        bad = interval_problem(*lr.test_gain_ci)
+        interval = bad if bad else f"95 % interval {lr.test_gain_ci[0]:+.1f} to {lr.test_gain_ci[1]:+.1f} %"
         out.append(("Gain on held-out weeks", f"{UNITS[d.objective]} {lr.test_gain:+.1f} % "
-                    f"(95 % interval {lr.test_gain_ci[0]:+.1f} to {lr.test_gain_ci[1]:+.1f} %; "
-                    f"{lr.train_gain:+.1f} % on the training weeks) for {show}"))
+                    f"({interval}; {lr.train_gain:+.1f} % on the training weeks) for {show}"))
         mx = _worst_ci(adv, show, "max_wait")
         top = _worst_ci(adv, show, "top1_wait")
         out.append(("MaxWait", f"{_h(w.get('max_wait'))} vs {_h(base.get('max_wait'))} "
@@ -311,7 +312,8 @@ def too_few_weeks(train, test) -> str | None:
     fewer than :data:`ENOUGH_WEEKS` source weeks; None otherwise."""
     if train is None or test is None or min(train, test) >= ENOUGH_WEEKS:
         return None
-    return (f"the log has {train:.1f} source weeks to learn on and {test:.1f} held out, fewer than {ENOUGH_WEEKS} "
+    down = lambda w: f"{math.floor(w * 10) / 10:.1f}"  # noqa: E731 -- 9.99 weeks is "9.9", never "10.0 ... fewer than 10"
+    return (f"the log has {down(train)} source weeks to learn on and {down(test)} held out, fewer than {ENOUGH_WEEKS} "
             "in a half: too few for the intervals shown; treat every number as illustrative and collect a longer "
             "log (a year is a good size)")
 
