@@ -106,8 +106,8 @@ class KeyFunction:
     (lowest first; NaN goes last, ties as for every policy).
 
     It is slow: Python runs at every pass (bench/bench_expr.py measures it:
-    on whole KTH-SP2 a key function computing SPF's keys took 22x the
-    built-in SPF, 0.74 s against 0.034 s, 2026-11-28, a loaded machine);
+    on whole KTH-SP2 a key function computing SPF's keys took 93x the
+    built-in SPF, 0.624 s against 0.007 s, 2026-11-28, a quiet machine);
     write the order as an expression (``"expr:..."``, C speed) when the
     language allows it.  An exception inside ``fn`` stops the run
     and reaches you as one :class:`~schedlab.errors.SchedlabError` naming
