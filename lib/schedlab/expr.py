@@ -151,10 +151,8 @@ class _Compiler:
         if len(self.prog) > MAX_OPS:
             raise _Refused(None, f"the expression compiles to more than {MAX_OPS} operations")
 
-    def compile(self, node, depth: int = 0):
-        if depth > MAX_DEPTH:
-            raise _Refused(node, f"nested more than {MAX_DEPTH} levels deep")
-        d = depth + 1
+    def compile(self, node):
+        """Emit ``node``'s program (its nesting was checked by _check_depth)."""
         if isinstance(node, ast.Constant):
             self.emit("CONST", _constant(node))
         elif isinstance(node, ast.Name):
@@ -178,12 +176,12 @@ class _Compiler:
                 if isinstance(node.operand, ast.Constant):
                     self.emit("CONST", -_constant(node.operand))
                 else:
-                    self.compile(node.operand, d)
+                    self.compile(node.operand)
                     self.emit("NEG")
             elif isinstance(node.op, ast.UAdd):
-                self.compile(node.operand, d)
+                self.compile(node.operand)
             elif isinstance(node.op, ast.Not):
-                self.compile(node.operand, d)
+                self.compile(node.operand)
                 self.emit("NOT")
             else:
                 raise _Refused(node, "operator ~ is refused")
@@ -191,7 +189,7 @@ class _Compiler:
             op = _BINOPS.get(type(node.op))
             if op is None:
                 raise _Refused(node, f"operator {type(node.op).__name__} is refused (use + - * / **)")
-            self.compile(node.left, d)
+            self.compile(node.left)
             k = node.right
             if op == "POW" and isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) \
                     and isinstance(k.operand, ast.Constant):
@@ -204,7 +202,7 @@ class _Compiler:
                     and isinstance(getattr(k, "operand", k).value, int):
                 self.emit("POWI", float(kval))
             else:
-                self.compile(node.right, d)
+                self.compile(node.right)
                 self.emit(op)
         elif isinstance(node, ast.Compare):
             left = node.left
@@ -212,22 +210,22 @@ class _Compiler:
                 op = _CMPOPS.get(type(cop))
                 if op is None:
                     raise _Refused(node, f"comparison {type(cop).__name__} is refused")
-                self.compile(left, d)
-                self.compile(right, d)
+                self.compile(left)
+                self.compile(right)
                 self.emit(op)
                 if i:
                     self.emit("AND")
                 left = right
         elif isinstance(node, ast.BoolOp):
             op = "AND" if isinstance(node.op, ast.And) else "OR"
-            self.compile(node.values[0], d)
+            self.compile(node.values[0])
             for v in node.values[1:]:
-                self.compile(v, d)
+                self.compile(v)
                 self.emit(op)
         elif isinstance(node, ast.IfExp):
-            self.compile(node.test, d)
-            self.compile(node.body, d)
-            self.compile(node.orelse, d)
+            self.compile(node.test)
+            self.compile(node.body)
+            self.compile(node.orelse)
             self.emit("WHERE")
         elif isinstance(node, ast.Call):
             f = node.func
@@ -244,53 +242,20 @@ class _Compiler:
                 if isinstance(a, ast.Starred):
                     raise _Refused(a, "*arguments are refused")
             if f.id in _UNARY_FN:
-                self.compile(node.args[0], d)
+                self.compile(node.args[0])
                 self.emit(_UNARY_FN[f.id])
             elif f.id == "where":
                 for a in node.args:
-                    self.compile(a, d)
+                    self.compile(a)
                 self.emit("WHERE")
             else:
-                self.compile(node.args[0], d)
+                self.compile(node.args[0])
                 for a in node.args[1:]:
-                    self.compile(a, d)
+                    self.compile(a)
                     self.emit(f.id.upper())
         else:
             raise _Refused(node, f"{type(node).__name__} is refused: an expression holds only numbers, "
                            "features, operators and the listed functions")
-
-
-def _run_constant(prog) -> float | None:
-    """The value of a program that reads nothing (numpy doubles), or None."""
-    st: list = []
-    with np.errstate(all="ignore"):
-        for op, arg in prog:
-            if op == "CONST":
-                st.append(np.float64(arg))
-            elif op in ("NEG", "ABS", "LOG", "LOG1P", "SQRT", "EXP", "NOT", "POWI"):
-                x = st.pop()
-                st.append({"NEG": lambda: -x, "ABS": lambda: abs(x), "LOG": lambda: np.log(x),
-                           "LOG1P": lambda: np.log1p(x), "SQRT": lambda: np.sqrt(x), "EXP": lambda: np.exp(x),
-                           "NOT": lambda: np.float64(x == 0),
-                           "POWI": lambda: np.float64(x) ** int(arg) if arg >= 0 else 1 / x ** -int(arg)}[op]())
-            elif op == "WHERE":
-                e, t, c = st.pop(), st.pop(), st.pop()
-                st.append(t if c != 0 else e)
-            elif op in ("ADD", "SUB", "MUL", "DIV", "POW", "MIN", "MAX", "LT", "LE", "GT", "GE", "EQ", "NE",
-                        "AND", "OR"):
-                b, a = st.pop(), st.pop()
-                st.append({"ADD": lambda: a + b, "SUB": lambda: a - b, "MUL": lambda: a * b,
-                           "DIV": lambda: np.divide(a, b), "POW": lambda: np.power(a, b),
-                           "MIN": lambda: np.fmin(a, b) if not (np.isnan(a) or np.isnan(b)) else np.nan,
-                           "MAX": lambda: np.fmax(a, b) if not (np.isnan(a) or np.isnan(b)) else np.nan,
-                           "LT": lambda: np.float64(a < b), "LE": lambda: np.float64(a <= b),
-                           "GT": lambda: np.float64(a > b), "GE": lambda: np.float64(a >= b),
-                           "EQ": lambda: np.float64(a == b), "NE": lambda: np.float64(a != b),
-                           "AND": lambda: np.float64(a != 0 and b != 0),
-                           "OR": lambda: np.float64(a != 0 or b != 0)}[op]())
-            else:
-                return None
-    return float(st[-1])
 
 
 def _check_constants(node, text: str):
@@ -304,8 +269,10 @@ def _check_constants(node, text: str):
             c.compile(sub)
         except _Refused:
             continue
-        v = _run_constant(c.prog)
-        if v is not None and not math.isfinite(v):
+        if any(_ARITY[op] == 0 and op != "CONST" for op, _ in c.prog):
+            continue                    # reads a feature: not a constant part
+        v = _run(c.prog, {}, 0, 0)
+        if not math.isfinite(v):
             raise _Refused(sub, f"the constant part {ast.get_source_segment(text, sub) or ast.unparse(sub)!r} "
                            f"is {v!r}, not a finite number")
 
@@ -395,7 +362,7 @@ _ARITY = {op: (0 if OPS[op] <= 11 else 1 if op == "POWI" else 2 if OPS[op] <= 27
           for op in OPS}
 
 
-def _check_depth(node, depth: int = 0):
+def _check_depth(node):
     """Refuse nesting deeper than MAX_DEPTH before compiling (iteratively)."""
     stack = [(node, 0)]
     while stack:
@@ -483,6 +450,12 @@ _REF_UNARY = {"NEG": lambda x: -x, "ABS": abs, "LOG": _log, "LOG1P": _log1p,
 
 
 def _reference_key(program, job: dict, now: int, m: int) -> float:
+    k = _run(program, job, now, m)
+    return math.inf if math.isnan(k) else k
+
+
+def _run(program, job: dict, now: int, m: int) -> float:
+    """The program's value, NaN kept (the constant check reads it)."""
     st: list[float] = []
     for op, arg in program:
         if op == "CONST":
@@ -509,5 +482,4 @@ def _reference_key(program, job: dict, now: int, m: int) -> float:
         else:
             b, a = st.pop(), st.pop()
             st.append(_REF_BINARY[op](a, b))
-    k = st[-1]
-    return math.inf if math.isnan(k) else k
+    return st[-1]

@@ -168,43 +168,41 @@ def directory(value, name: str, default: Path) -> Path:
     return path
 
 
+def _policy_list(value, name: str, expressions: bool) -> list[str]:
+    """Queue orders of both queues, canonical, each once: pure policy names,
+    and policy expressions (as ``str(Expr)``) when ``expressions``."""
+    want = "a policy name or 'expr:<expression>'" if expressions else "a policy name such as 'SPF'"
+    need = "a pure queue policy or an expression" if expressions else "a pure queue policy"
+    out: list[str] = []
+    for i, item in enumerate(as_list(value, name, none_is_empty=True)):
+        if not isinstance(item, str):
+            raise InputError(f"{name}[{i}]: expected {want}, got {item!r}")
+        try:
+            canon = Policy(item, item).primary
+        except InputError as exc:
+            raise InputError(f"{name}[{i}]: {exc}") from None
+        if expressions and isinstance(canon, Expr):
+            canon = str(canon)
+        if not isinstance(canon, str) or not (canon in POLICIES or (expressions and is_expr(canon))):
+            raise InputError(f"{name}[{i}]: {need} is needed here, got {item!r}")
+        if canon in out:
+            raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
+        out.append(canon)
+    return out
+
+
 def policy_specs(value, name: str) -> tuple[str, ...]:
     """Queue orders of both queues given as names or policy expressions
     (``"SPF"``, ``"expr:wait / req + procs / m"``), canonical
     (``schedlab.expr.Expr``'s text for an expression), each once."""
-    out: list[str] = []
-    for i, item in enumerate(as_list(value, name, none_is_empty=True)):
-        if not isinstance(item, str):
-            raise InputError(f"{name}[{i}]: expected a policy name or 'expr:<expression>', got {item!r}")
-        try:
-            canon = str(Expr(item)) if is_expr(item) else Policy(item, item).primary
-        except InputError as exc:
-            raise InputError(f"{name}[{i}]: {exc}") from None
-        if not isinstance(canon, str) or (not is_expr(canon) and canon not in POLICIES):
-            raise InputError(f"{name}[{i}]: a pure queue policy or an expression is needed here, got {item!r}")
-        if canon in out:
-            raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
-        out.append(canon)
-    return tuple(out)
+    return tuple(_policy_list(value, name, expressions=True))
 
 
 def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ...]:
     """Pure queue policy names (``"SPF"``, ``"lexp"`` ...), canonical, each
     once; with ``baseline`` (e.g. "the baseline of Table 6.6"), FCFS must be
     among them and at least one other policy."""
-    out: list[str] = []
-    for i, item in enumerate(as_list(value, name, none_is_empty=True)):
-        if not isinstance(item, str):
-            raise InputError(f"{name}[{i}]: expected a policy name such as 'SPF', got {item!r}")
-        try:
-            canon = Policy(item, item).primary
-        except InputError as exc:
-            raise InputError(f"{name}[{i}]: {exc}") from None
-        if not isinstance(canon, str) or canon not in POLICIES:
-            raise InputError(f"{name}[{i}]: a pure queue policy is needed here, got {item!r}")
-        if canon in out:
-            raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
-        out.append(canon)
+    out = _policy_list(value, name, expressions=False)
     if baseline is not None:
         if "FCFS" not in out:
             raise InputError(f"{name}: must include FCFS, {baseline} (got {out})")

@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, SimulationError
+from ..errors import InputError, SchedlabError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
-from ..errors import SchedlabError
 from ..expr import OPS as _EXPR_OPS
 from ..expr import Expr  # noqa: F401 - re-exported: schedlab.engine.sim.Expr
 from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration)
@@ -307,7 +306,7 @@ class _KeyContext:
         req, procs, submit = jobs.req[idx], jobs.procs[idx], jobs.submit[idx]
         f = {"req": req, "procs": procs, "submit": submit, "wait": now - submit,
              "area": req.astype(np.float64) * procs, "id": jobs.id[idx],
-             "est": sim._pred[idx] if sim._est_kind != lib.SL_EST_REQUESTED else req}
+             "est": sim._pred[idx]}        # the estimate at submission (sl_out.predicted)
         if jobs.user is not None:
             f["user"] = jobs.user[idx]
         if sim.estimate == "actual":
@@ -336,6 +335,18 @@ def sl_py_keys(ctx, jobs, n, now, out):
             err.__cause__ = exc
             sim._cb_error = err
         return 1
+
+
+def _expr_policy(c, e: Expr, columns: tuple, keep: list) -> None:
+    """Point the ``sl_policy`` ``c`` at ``e``'s compiled program (its columns
+    numbered as in ``columns``); ``keep`` holds what C points to."""
+    ops, args = e.arrays(columns)
+    ce = ffi.new("sl_expr *")
+    ce.len = len(ops)
+    ce.op = ffi.from_buffer("int32_t[]", ops)
+    ce.arg = ffi.from_buffer("double[]", args)
+    keep.append((ops, args, ce, ce.op, ce.arg))
+    c.kind, c.expr = lib.SL_EXPR, ce
 
 
 def _check(rc: int, what: str, handle=None) -> None:
@@ -599,7 +610,7 @@ class Simulation:
 
     def _columns_array(self):
         """The job-major column matrix of _column_names (built once)."""
-        if getattr(self, "_cols", None) is None:
+        if self._cols is None:
             names, jobs = self._column_names(), self.jobs
             mat = np.empty((len(jobs), len(names)), np.float64)
             for k, name in enumerate(names):
@@ -623,14 +634,7 @@ class Simulation:
     def _policy_struct(self, c, p: PolicyLike, which: str = "primary"):
         if isinstance(p, Expr):
             self._check_expr(p, which)
-            ops, args = p.arrays(self._column_names())
-            ce = ffi.new("sl_expr *")
-            ce.len = len(ops)
-            ce.op = self._ptr("int32_t[]", ops)
-            ce.arg = self._ptr("double[]", args)
-            self._keep.append(ce)
-            c.kind = lib.SL_EXPR
-            c.expr = ce
+            _expr_policy(c, p, self._column_names(), self._keep)
         elif isinstance(p, KeyFunction):
             ctx = _KeyContext(self, p)
             handle = ffi.new_handle(ctx)
@@ -666,7 +670,7 @@ class Simulation:
         self._cls, self.divider = src._cls, src.divider
         self.correction, self.tie = src.correction, src.tie
         self._keep = list(src._keep)            # the shared, read-only inputs stay alive
-        self._cjobs, self._cfg = src._cjobs, src._cfg
+        self._cjobs, self._cfg, self._cols = src._cjobs, src._cfg, src._cols
         self._alloc_outputs(len(self.jobs))
         ptr = ffi.new("sl_sim **")
         _check(lib.sl_sim_clone(src._handle, self._cout, ptr), "clone")
@@ -1028,15 +1032,10 @@ def simulate_parts(jobs: Jobs, m: int, policy, bounds, overrun: str = "kill") ->
     cfg.overrun = OVERRUNS[overrun]
     cfg.divider = -1
     cfg.correction = CORRECTIONS["none"]
-    keep = []
+    keep: list = []
     for c, q in ((cfg.primary, policy.primary), (cfg.backfill, policy.backfill)):
         if isinstance(q, Expr):
-            ops, args = q.arrays(())
-            ce = ffi.new("sl_expr *")
-            keep += [ops, args, ce]
-            ce.len, ce.op, ce.arg = len(ops), ffi.from_buffer("int32_t[]", ops), ffi.from_buffer("double[]", args)
-            keep += [ce.op, ce.arg]
-            c.kind, c.expr = lib.SL_EXPR, ce
+            _expr_policy(c, q, (), keep)
         else:
             c.kind = _KINDS[q]
     cfg.threshold = -1 if policy.threshold is None else policy.threshold
