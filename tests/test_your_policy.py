@@ -54,3 +54,33 @@ def test_the_advisor_command_line_adds_candidates_to_the_defaults():
     from schedlab.tools.advise import EXTRA_CANDIDATES
     args = cli.build_parser().parse_args(["advise", "KTH-SP2", "--candidates", "expr:req", "--candidates", "expr:-req"])
     assert args.candidates == ["expr:req", "expr:-req"] and len(EXTRA_CANDIDATES) == 3
+
+
+def test_the_selection_study_chooses_among_the_arms_it_is_given(tmp_path):
+    """The online-selection study's arms (``policies``): an expression equal
+    to a built-in gets its very fixed-policy numbers, every strategy runs
+    over the given list (its choices index it), Table 2 gets the arm as a
+    column, and the scorecard's claims are shown but not compared."""
+    import csv
+    from schedlab.studies.selection.params import TINY as SEL_TINY
+
+    log = study.tiny_log(tmp_path / "tiny.swf", m=16)
+    arms = ["FCFS", "SPF", "expr:req", "expr:wait / max(req, 1) + procs / m"]
+    ov = dict(SEL_TINY, traces=[str(log)], policies=arms, periods=["day"], resamples=2)
+    res = study.run_study("selection", overrides=ov, outdir=tmp_path / "out", workers=1,
+                          cache_dir=tmp_path / "cache", log=None)
+    (r,) = res["results"]
+    assert r.policies == arms
+    assert np.array_equal(r.fixed.sum_wait.sel(policy="SPF").values, r.fixed.sum_wait.sel(policy="expr:req").values)
+    chosen = r.strategies.policy_chosen.values
+    assert chosen.min() >= 0 and chosen.max() < len(arms)
+    assert set(np.unique(chosen[:, :, list(r.strategies.strategy.values).index("random")])) == set(range(len(arms)))
+    with open(tmp_path / "out" / "tables" / "table2.csv", newline="") as fh:
+        header = next(csv.reader(fh))
+    assert header[-2:] == arms[-2:]
+    assert {row.verdict for row in res["scorecard"]} == {"not compared"}
+    for bad, says in ((["SPF", "LPF"], "must include FCFS"), (["FCFS"], "at least one other"),
+                      (["FCFS", "expr:__import__('os')"], "unknown function")):
+        with pytest.raises(InputError, match=says):
+            study.run_study("selection", overrides=dict(ov, policies=bad), outdir=tmp_path / "bad", workers=1,
+                            cache_dir=tmp_path / "cache", log=None)

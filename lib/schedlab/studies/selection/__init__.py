@@ -37,7 +37,10 @@ How the paper is read (each choice is written here once):
   P sorts the queue for starting *and* for backfilling, and the jobs that
   waited more than Θ = 40 h lead it in FCFS order -- in the simulator,
   ``Policy(P, P, "40h", threshold_backfill=True)`` (csrc/SEMANTICS.md).  The
-  12 policies are :data:`schedlab.engine.sim.BANDIT_POLICIES`.  Estimates are the
+  12 policies are :data:`schedlab.engine.sim.BANDIT_POLICIES`; the parameter
+  ``policies`` gives other arms (names or ``expr:...`` policy expressions,
+  FCFS among them: ``--set 'policies=[FCFS, SPF, "expr:wait / req"]'``), and
+  the scorecard's claims are then shown but not compared.  Estimates are the
   requested times; jobs running past their request are killed there (the
   project's default cleaning, which follows §6.1.1: see :data:`CLEANING`).
 * **The scheduled system** is *one* simulation of the whole resampled

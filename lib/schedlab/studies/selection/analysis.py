@@ -89,6 +89,12 @@ class TraceResult:
     most_chosen: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
 
     @property
+    def policies(self) -> list[str]:
+        """The arms, in the order a strategy's ``policy_chosen`` indexes them
+        (the fixed campaign's policy dimension)."""
+        return [str(p) for p in self.fixed.policy.values]
+
+    @property
     def best_fixed(self) -> str:
         return min(self.table2, key=lambda k: self.table2[k][0])
 
@@ -108,7 +114,8 @@ def analyse(name: str, ref: str, fixed, strategies, seed: int = 0, n_boot: int =
     t2 = {str(p): change_ci(fixed.sum_wait.sel(policy=p).values, base, seed=seed, n_boot=n_boot)
           for p in fixed.policy.values}
     r = TraceResult(name, ref, fixed, strategies, t2, {}, {})
-    ibest = list(POLICIES).index(r.best_fixed)
+    arms = r.policies
+    ibest = arms.index(r.best_fixed)
     if strategies is not None:
         for period in strategies.period.values:
             for strat in strategies.strategy.values:
@@ -117,9 +124,9 @@ def analyse(name: str, ref: str, fixed, strategies, seed: int = 0, n_boot: int =
                 r.table3[key] = change_ci(v.sum_wait.values, base, seed=seed, n_boot=n_boot)
                 chosen = v.policy_chosen.values
                 r.on_best[key] = float(np.mean(chosen == ibest))
-                counts = np.bincount(chosen[chosen >= 0].ravel(), minlength=len(POLICIES))
+                counts = np.bincount(chosen[chosen >= 0].ravel(), minlength=len(arms))
                 top = int(np.argmax(counts))
-                r.most_chosen[key] = (POLICIES[top], float(counts[top] / max(counts.sum(), 1)))
+                r.most_chosen[key] = (arms[top], float(counts[top] / max(counts.sum(), 1)))
     return r
 
 

@@ -22,6 +22,7 @@ from ...workloads import workload
 from ...engine import metrics, sim
 from ...workloads import traces as _traces
 from ...declared import REQUIRED, number, one_of, param
+from ... import validators
 from ...errors import InputError
 # online-bandit §6.1.4's fixed-policy runs, shared with the policies study (its Table 2)
 from ...science.online_bandit import ResampleInputs, easy, fixed_campaign, outputs, resampled
@@ -298,10 +299,11 @@ def _rng(seed: int, sample: int, stream: str, period: str, trace: str) -> np.ran
 
 @functools.lru_cache(maxsize=2)
 def _costs(trace: str, m: int | None, weeks: int, seed: int, sample: int, period: str,
-           threshold: int | None, noise: float) -> tuple[np.ndarray, np.ndarray]:
+           threshold: int | None, noise: float, policies: tuple[str, ...] = POLICIES
+           ) -> tuple[np.ndarray, np.ndarray]:
     jobs, m_ = resampled(trace, m, weeks, seed, sample)
     edges = period_edges(int(weeks) * WEEK // PERIODS[period], PERIODS[period])
-    exact, noisy, _ = period_costs(jobs, m_, edges, POLICIES, threshold, noise,
+    exact, noisy, _ = period_costs(jobs, m_, edges, policies, threshold, noise,
                                    _rng(seed, sample, "noise", period, trace))
     return exact, noisy
 
@@ -315,13 +317,15 @@ class StrategyInputs(ResampleInputs):
     epsilon: float = param(0.5, help="the bandit's exploration rate", check=number())
     decay: float = param(1.0, help="the bandit's exploration decay", check=number())
     noise: float = param(0.15, help="the noisy feedback's relative noise", check=number())
+    policies: tuple = param(POLICIES, help="the arms: the queue policies a strategy chooses among",
+                            check=lambda v, n: validators.policy_specs(v, n))
 
 
 @cell("selection-strategies", StrategyInputs)
 def strategy_cell(p: StrategyInputs) -> dict:
     """One (trace, resample, period, strategy): the stepped system under a
     selection strategy.  Outputs: those of :func:`schedlab.science.online_bandit.fixed_cell`, the policy
-    in force each day (index in :data:`POLICIES`) and the bandit's number of
+    in force each day (index in the cell's ``policies``, by default :data:`POLICIES`) and the bandit's number of
     explorations (-1 for the other strategies).  Full and noisy feedback of
     the same resample and period share the period costs (cached per
     worker process)."""
@@ -333,9 +337,9 @@ def strategy_cell(p: StrategyInputs) -> dict:
     edges = period_edges(weeks * WEEK // PERIODS[period], PERIODS[period])
     costs = None
     if strategy in ("full", "noisy"):
-        exact, noisy = _costs(trace, m, weeks, seed, sample, period, threshold, p.noise)
+        exact, noisy = _costs(trace, m, weeks, seed, sample, period, threshold, p.noise, tuple(p.policies))
         costs = exact if strategy == "full" else noisy
-    r = run_strategy(strategy, jobs, m_, edges, threshold=threshold, costs=costs,
+    r = run_strategy(strategy, jobs, m_, edges, policies=tuple(p.policies), threshold=threshold, costs=costs,
                      epsilon=p.epsilon, decay=p.decay,
                      rng=_rng(seed, sample, strategy, period, trace) if strategy in _STREAM else None)
     out = outputs(r.schedule, weeks)
@@ -356,12 +360,15 @@ def campaigns(p) -> dict[str, Campaign]:
     The strategy dimension is innermost, so that the full and noisy cells of
     a resample and period usually land in one batch and share its costs."""
     out = {}
+    policies = tuple(getattr(p, "policies", POLICIES))
+    # the paper's arms are left out of the cells' parameters, so that their cache keys are as before
+    arms = {} if policies == POLICIES else {"policies": list(policies)}
     for t in p.traces:
         common = {"trace": _traces.text(t), "weeks": p.weeks, "seed": p.seed, "threshold": p.threshold}
-        out[f"fixed:{t.name}"] = fixed_campaign(t, p.resamples, p.weeks, p.seed, p.threshold)
+        out[f"fixed:{t.name}"] = fixed_campaign(t, p.resamples, p.weeks, p.seed, p.threshold, policies)
         out[f"strategies:{t.name}"] = Campaign(
             f"selection-strategies-{campaign_part(t.name)}", cell=STRATEGY_CELL,
             dims={"sample": list(range(p.resamples)), "period": list(p.periods),
                   "strategy": list(p.strategies)},
-            params={**common, "epsilon": p.epsilon, "decay": p.decay, "noise": p.noise})
+            params={**common, "epsilon": p.epsilon, "decay": p.decay, "noise": p.noise, **arms})
     return out

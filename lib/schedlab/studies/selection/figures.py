@@ -16,6 +16,19 @@ from .params import POLICIES, _STRATEGY_LABEL
 POLICY_COLORS: dict[str, str] = dict(zip(POLICIES, (
     "#000000", "#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c",
     "#98df8a", "#d62728", "#ff9896", "#9467bd", "#c5b0d5", "#8c564b")))
+#: Colours of arms beyond the paper's 12 (a user's ``policies``), in turn.
+EXTRA_COLORS = ("#e377c2", "#f7b6d2", "#7f7f7f", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5", "#c49c94")
+
+
+def policy_color(policy: str, arms: Sequence[str]) -> str:
+    """A policy's colour: the paper's policies keep theirs in every figure;
+    the others take :data:`EXTRA_COLORS` in the order of ``arms``."""
+    if policy in POLICY_COLORS:
+        return POLICY_COLORS[policy]
+    extra = [p for p in arms if p not in POLICY_COLORS]
+    return EXTRA_COLORS[extra.index(policy) % len(EXTRA_COLORS)]
+
+
 STRATEGY_COLORS = {"full": "#1f77b4", "noisy": "#2ca02c", "bandit": "#d62728", "random": "#7f7f7f"}
 
 
@@ -37,7 +50,7 @@ def _band(ax, x, mean, p10, p90, color, label, lw=1.1):
 
 def figure_fixed(results: Sequence[TraceResult]):
     """Fig. 2 for every trace: change of the cumulative total wait vs FCFS of
-    the 11 other fixed policies over the weeks (solid: Eq. 11 over the
+    the other fixed policies (the paper: 11) over the weeks (solid: Eq. 11 over the
     resampled traces; dashed: 10th and 90th percentiles)."""
     with plots.style():
         fig, axes = _grid(len(results))
@@ -48,7 +61,7 @@ def figure_fixed(results: Sequence[TraceResult]):
                 if p == "FCFS":
                     continue
                 mean, p10, p90 = curve(r.fixed.cum_sum_wait.sel(policy=p).values, base)
-                _band(ax, x, mean, p10, p90, POLICY_COLORS[str(p)], str(p), lw=1.0)
+                _band(ax, x, mean, p10, p90, policy_color(str(p), r.policies), str(p), lw=1.0)
             ax.axhline(0, color="0.5", lw=0.6)
             ax.set_title(r.name)
             ax.set_xlabel("week")
@@ -91,10 +104,10 @@ def figure_shares(results: Sequence[TraceResult], strategy: str):
         axes = fig.subplots(len(res), len(periods), squeeze=False, sharey=True)
         for row, r in zip(axes, res):
             for ax, d in zip(row, periods):
-                sh = shares(r.strategies.policy_chosen.sel(period=d, strategy=strategy).values)
+                sh = shares(r.strategies.policy_chosen.sel(period=d, strategy=strategy).values, len(r.policies))
                 x = np.arange(sh.shape[0] + 1)          # week k is drawn over [k, k+1)
-                ax.stackplot(x, np.vstack([sh, sh[-1:]]).T, colors=[POLICY_COLORS[p] for p in POLICIES],
-                             labels=list(POLICIES), step="post", lw=0)
+                ax.stackplot(x, np.vstack([sh, sh[-1:]]).T, colors=[policy_color(p, r.policies) for p in r.policies],
+                             labels=r.policies, step="post", lw=0)
                 ax.set_xlim(0, sh.shape[0])
                 ax.set_ylim(0, 1)
                 ax.set_title(f"{r.name}, Δ = {d}")

@@ -10,7 +10,7 @@ import numpy as np
 from ... import stats
 from .. import Table
 from .analysis import TraceResult, _pct, _sign, curve, shares, swapped
-from .params import MISSING_TRACES, PERIODS, POLICIES, _STRATEGY_LABEL
+from .params import MISSING_TRACES, PERIODS, _STRATEGY_LABEL
 from .published import PUBLISHED_TABLE2, TABLE2_COLUMNS
 
 
@@ -20,18 +20,26 @@ def _ci_text(lo: float, hi: float) -> str:
     return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def _columns(results: Sequence[TraceResult]) -> list[str]:
+    """Table 2's policies: the paper's, then the arms it does not have
+    (``policies``: a user's names or expressions), in the study's order."""
+    extra = [p for r in results for p in r.policies if p not in TABLE2_COLUMNS]
+    return [*TABLE2_COLUMNS, *dict.fromkeys(extra)]
+
+
 def table2(results: Sequence[TraceResult]) -> Table:
     """Table 2: the fixed policies, published beside ours, one pair of rows per trace."""
+    cols = _columns(results)
     rows = []
     for r in results:
         pub = PUBLISHED_TABLE2.get(r.name)
         if pub is not None:
-            rows.append([r.name, "published", *[pub[p] for p in TABLE2_COLUMNS]])
+            rows.append([r.name, "published", *[pub.get(p) for p in cols]])
         rows.append([r.name, "ours", *[_pct(r.table2[p][0]) if p in r.table2 else None
-                                       for p in TABLE2_COLUMNS]])
+                                       for p in cols]])
     for name in MISSING_TRACES:
-        rows.append([name, "published (trace not bundled)", *[PUBLISHED_TABLE2[name][p] for p in TABLE2_COLUMNS]])
-    return Table(["trace", "values", *TABLE2_COLUMNS], rows, default_digits=1,
+        rows.append([name, "published (trace not bundled)", *[PUBLISHED_TABLE2[name].get(p) for p in cols]])
+    return Table(["trace", "values", *cols], rows, default_digits=1,
                  title="online-bandit Table 2: change (%) of the total waiting time of EASY(P, 40 h) "
                        "vs EASY(FCFS, 40 h)",
                  notes=["Eq. 11 over the resampled two-year traces; negative: less waiting than FCFS.",
@@ -44,7 +52,7 @@ def table2_ci(results: Sequence[TraceResult]) -> Table:
     for r in results:
         pub = PUBLISHED_TABLE2.get(r.name, {})
         sw = swapped(pub)
-        for p in TABLE2_COLUMNS:
+        for p in _columns(results):
             if p not in r.table2:
                 continue
             est, lo, hi = r.table2[p]
@@ -135,8 +143,8 @@ def data_shares(results: Sequence[TraceResult]) -> Table:
             continue
         for d in r.strategies.period.values:
             for s in r.strategies.strategy.values:
-                sh = shares(r.strategies.policy_chosen.sel(period=d, strategy=s).values)
+                sh = shares(r.strategies.policy_chosen.sel(period=d, strategy=s).values, len(r.policies))
                 for k in range(sh.shape[0]):
                     rows += [[r.name, str(s), str(d), k + 1, p, float(sh[k, i])]
-                             for i, p in enumerate(POLICIES)]
+                             for i, p in enumerate(r.policies)]
     return Table(["trace", "strategy", "period", "week", "policy", "share"], rows)
