@@ -216,6 +216,22 @@ def _lab_state(page) -> str:
     }""")
 
 
+def _wait_kernel_idle(lab, notebook: str, timeout: float = 120.0) -> None:
+    """Until the server says the notebook's kernel is started and idle (the
+    page's indicator can read idle before the kernel is connected)."""
+    t0 = time.time()
+    while True:
+        with urllib.request.urlopen(f"{lab['base']}/api/sessions?token={lab['token']}", timeout=10) as r:
+            sessions = json.loads(r.read())
+        states = [(x.get("kernel") or {}).get("execution_state") for x in sessions
+                  if str(x.get("path", "")).endswith(notebook)]
+        if "idle" in states:
+            return
+        if time.time() - t0 > timeout:
+            pytest.fail(f"{notebook}: no idle kernel after {timeout:.0f} s (sessions: {sessions})")
+        time.sleep(0.5)
+
+
 def _run_all_cells(page) -> None:
     """Run > Run All Cells from the menu bar, as a user does, and wait until a
     cell is queued ([*]). A click that does not start the run (seen once in
@@ -256,6 +272,7 @@ def test_run_all_of_02_thresholds_on_one_log_in_jupyterlab(lab, browser):
     page.goto(f"{lab['base']}/lab/tree/{NOTEBOOK}?token={lab['token']}")
     page.wait_for_selector(".jp-Notebook .jp-CodeCell .cm-content")
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    _wait_kernel_idle(lab, NOTEBOOK)
     say(f"{NOTEBOOK} open, kernel idle after {time.time() - t0:.1f} s")
 
     # the parameters cell: replace the traces line, as typed by a user
