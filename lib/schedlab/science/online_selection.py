@@ -205,6 +205,15 @@ class FinishedTracker:
         self.upto = 0      # jobs [0, upto) were added to pending
 
     def measure(self, t: int, simulation: sim.Simulation) -> tuple[float, int]:
+        done = self.finished(t, simulation)
+        wait = simulation.start_times[done] - self.submit[done]
+        return float(wait.sum()), int(done.size)
+
+    def finished(self, t: int, simulation: sim.Simulation) -> np.ndarray:
+        """The indices of the jobs that finished in [e_t, e_{t+1}) (what
+        :meth:`measure` sums), in increasing order; afterwards
+        :attr:`pending` holds the jobs submitted before e_{t+1} that had
+        not finished by then (queued or running at e_{t+1})."""
         lo, hi = int(self.edges[t]), int(self.edges[t + 1])
         b = int(self.bounds[t + 1])
         if b > self.upto:
@@ -214,9 +223,18 @@ class FinishedTracker:
         end = simulation.end_times[self.pending]
         ended = (start >= 0) & (end < hi)
         counted = ended & (end >= lo)
-        wait = start[counted] - self.submit[self.pending[counted]]
+        done = self.pending[counted]
         self.pending = self.pending[~ended]
-        return float(wait.sum()), int(counted.sum())
+        return done
+
+    def rest(self, simulation: sim.Simulation) -> np.ndarray:
+        """After the last period and ``simulation.run()`` to the end: the
+        indices of every job not yet measured (those that finished at or
+        after the last boundary, and those submitted after it)."""
+        n = len(self.submit)
+        done = np.concatenate([self.pending, np.arange(self.upto, n, dtype=np.int64)])
+        self.pending, self.upto = np.empty(0, dtype=np.int64), n
+        return done[simulation.start_times[done] >= 0]
 
 
 def run_strategy(strategy: str, jobs: sim.Jobs, m: int, edges: np.ndarray, *,
