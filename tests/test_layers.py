@@ -276,7 +276,7 @@ def test_no_two_units_of_the_library_import_each_other():
 #: the layers before it (README, "Layout"; tools/layer_lines.py counts them).
 #: The study package's shared names and its registry (studies/__init__.py,
 #: studies/registry.py) are the protocol's: the driver reads them.
-LAYER_ORDER = ["", "engine", "workloads", "campaigns", "protocol", "science", "studies", "publish", "tools"]
+LAYER_ORDER = ["", "engine", "workloads", "campaigns", "protocol", "science", "gym", "studies", "publish", "tools"]
 PROTOCOL_MODULES = {"schedlab.studies", "schedlab.studies.registry"}
 
 #: Imports that go up a layer, each made inside a function (never at import

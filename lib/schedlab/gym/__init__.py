@@ -1,0 +1,30 @@
+"""Gymnasium environments over the engine (issue 44), registered when this
+package is imported:
+
+* ``schedlab/PolicySelection-v0`` (:class:`schedlab.gym.selection.PolicySelectionEnv`):
+  online-bandit's problem -- each step a period, the action one of the
+  queue policies, EASY(P, Θ) running the period with the queue carried over,
+  the observation the selection study's full, noisy or bandit feedback and
+  the queue's and the machine's state;
+* ``schedlab/JobDispatch-v0`` (``schedlab.gym.dispatch:JobDispatchEnv``):
+  SchedGym's problem -- at each scheduling decision the agent picks the
+  queued job that gets EASY's reservation.
+
+``gymnasium.make("schedlab/PolicySelection-v0", trace="KTH-SP2", ...)``
+after ``import schedlab.gym`` (or ``gymnasium.make("schedlab.gym:schedlab/PolicySelection-v0")``).
+"""
+from __future__ import annotations
+
+import gymnasium
+
+#: The environments' ids and their entry points (by string: a module is imported when its environment is made).
+ENVIRONMENTS = {
+    "schedlab/PolicySelection-v0": "schedlab.gym.selection:PolicySelectionEnv",
+    "schedlab/JobDispatch-v0": "schedlab.gym.dispatch:JobDispatchEnv",
+}
+
+for _id, _entry in ENVIRONMENTS.items():
+    if _id not in gymnasium.registry:
+        gymnasium.register(id=_id, entry_point=_entry)
+
+__all__ = ["ENVIRONMENTS"]
