@@ -51,6 +51,37 @@ reason from the paper, not from the results): the KTH-SP2 row of Table 2 (its
 log of the authors' earlier study (lelong2017), so it is the row whose
 protocol the authors checked most.  Predicted: the CTC-SP2, SDSC-SP2,
 SDSC-BLUE and CEA-Curie rows (44 cells).
+
+**Issue 42 item 6: the period's code as readings** (declared here, in a commit
+of its own, before any of their values was computed in this repository; the fit
+rows stay the KTH-SP2 row above, the predicted rows the other four).  ocst as
+it stood when the paper's selection code was in it (``9d6151d``, 2017-04-24,
+the last version with ``src/bandit.ml``'s bandit and ``simulate.ml``'s
+``threshold``, ``bandit-random`` and ``bandit-onpolicy`` commands) runs:
+
+* labels: both queues sort by decreasing criterion (``easy.ml``: ``compare
+  (crit i2) (crit i1)``) with ``spf`` = +p~, ``sqf`` = +q, ``saf`` = +q p~,
+  ``srf`` = q/p~, ``expfact`` = -(w+p~)/p~, ``wait`` = w: S/L swapped for P,
+  Q and A, R, EXP and FCFS as named -- the ``S/L P,Q,A`` relabelling, which
+  the whole-table comparison had found, is the period's own labelling;
+* the tie rule: OCaml's ``List.sort`` is stable, equal keys keep the waiting
+  list's order, newest first (``tie="newest"``; csrc/SEMANTICS.md rule 1);
+* the threshold as a key (``metrics.ml``, ``MakeThresholdedCriteria``): a job
+  that waited more than Θ gets the criterion 9999999 + wait, the others
+  their policy's criterion, in one decreasing sort: under a criterion that can
+  pass 10^7 (``saf``, q p~, the published SAF column under the period's
+  labels) a job with q p~ > 9999999 + wait goes before the over-threshold
+  jobs;
+* the threshold in both queues (``threshold`` command: the reservation and
+  the backfilling criteria both wrapped) or in the primary queue only with
+  backfilling by wait, unthresholded (``bandit-random`` / ``bandit-onpolicy``:
+  ``--backfill`` defaults to ``wait``, the policies wrapped, Θ defaults to 0);
+* the resampler (``sampler.ml``, ``ocs-sampler``): for every user a
+  permutation of the log's whole weeks (cut at multiples of 604,800 s of the
+  log's clock, first and last partial weeks dropped), each job moved to its
+  week's image keeping its offset: the log's length, every job once;
+* the reward (basic / centered / ratio / raw) is the bandit's, not read by a
+  fixed-policy run: Table 2 does not depend on it, so it is no axis here.
 """
 from __future__ import annotations
 
