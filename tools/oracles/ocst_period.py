@@ -87,7 +87,7 @@ def ocst_sampler(binary: Path, log_swf: Path, seed: int, out: Path) -> np.ndarra
                          capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError(f"ocs-sampler failed: {res.stderr.strip()[-400:]}")
-    return np.loadtxt(out, dtype=np.int64, ndmin=2)
+    return np.loadtxt(out, dtype=np.int64, ndmin=2, comments=";")
 
 
 def main(argv=None) -> int:
