@@ -467,3 +467,80 @@ def test_bandit_readings_through_the_study(tiny, tmp_path):
     est = study.total_change(pairs.sum_wait.sel(config="SQF-SQF").values, base, seed=4)
     assert per["ocst-07-19"]["SQF"] == pytest.approx(est)
     assert (tmp_path / "out" / "tables" / "bandit_readings.csv").is_file()
+
+
+# ------------------------------------------- online-bandit Table 2: the period's code (issue 42 item 6) --
+
+def test_permute_weeks_is_ocsts_resampler():
+    """ocst's ocs-sampler (9d6151d): the first and last weeks dropped, per user a permutation of the
+    whole weeks, every other job once at the same offset in its week."""
+    from schedlab.jobs import Jobs
+    from schedlab.studies.policies.period import permute_weeks, WEEK
+    rng = np.random.default_rng(1)
+    n = 600
+    sub = np.sort(rng.integers(WEEK // 2, 9 * WEEK + 100, n))
+    user = rng.integers(0, 5, n)
+    jobs = Jobs(sub, rng.integers(1, 100, n), np.full(n, 200), np.ones(n, np.int32), None, user)
+    out = permute_weeks(jobs, 3)
+    wid = sub // WEEK
+    inner = (wid > wid.min()) & (wid < wid.max())
+    assert len(out) == inner.sum()                                  # the partial weeks dropped, the rest once
+    assert np.all(np.diff(out.submit) >= 0)
+    assert sorted(out.submit % WEEK) == sorted(sub[inner] % WEEK)  # offsets in the week kept
+    assert out.submit.min() >= 0 and out.submit.max() < (wid.max() - wid.min() - 1) * WEEK
+    for u in range(5):                                               # a user's weeks: a permutation
+        src = np.bincount(wid[inner & (user == u)] - wid.min() - 1, minlength=8)
+        img = np.bincount(out.submit[out.user == u] // WEEK, minlength=8)
+        assert sorted(src) == sorted(img)
+    again = permute_weeks(jobs, 3)
+    assert np.array_equal(again.submit, out.submit) and not np.array_equal(permute_weeks(jobs, 4).submit,
+                                                                           out.submit)
+    with pytest.raises(InputError, match="no whole week"):
+        permute_weeks(Jobs(np.array([0, WEEK]), np.ones(2), np.full(2, 5), np.ones(2, np.int32), None,
+                           np.zeros(2, np.int64)), 0)
+
+
+def test_ocst_key_is_the_engine_threshold_except_where_a_criterion_passes_it(tiny):
+    """The 9999999+wait key gives the engine's threshold (over-threshold jobs first, FCFS) where no
+    criterion reaches 10^7, and lets a job of area above it pass the over-threshold jobs under LAF."""
+    from schedlab.jobs import Jobs
+    from schedlab.science import online_bandit as ob
+    from schedlab.studies.policies import period
+    jobs, m = ob.resampled(tiny, None, 2, 4, 0)
+    for pol in ("SPF", "LQF", "FCFS", "LCFS", "SEXP"):
+        a = sim.simulate(jobs, m, period.period_policy(pol, pol, {"both", "key"}, 3600), tie="newest")
+        b = sim.simulate(jobs, m, period.period_policy(pol, pol, {"both"}, 3600), tie="newest")
+        assert np.array_equal(a.start, b.start), pol
+    # 4 processors: job 1 holds them all until 100; job 2 (q 1, over the threshold at 100) and job 3
+    # (q 4, p~ 3e6, under the threshold: area 1.2e7 > 9999999 + job 2's wait) queue.  The engine's
+    # threshold starts job 2 first, ocst's key job 3.
+    j = Jobs(np.array([0, 1, 60]), np.array([100, 10, 10]), np.array([100, 10, 3_000_000]),
+             np.array([4, 1, 4], np.int32))
+    eng = sim.simulate(j, 4, period.period_policy("LAF", "LAF", {"both"}, 50))
+    key = sim.simulate(j, 4, period.period_policy("LAF", "LAF", {"both", "key"}, 50))
+    assert eng.start[1] == 100 and eng.start[2] > 100
+    assert key.start[2] == 100 and key.start[1] > 100
+    with pytest.raises(InputError, match="built-in"):
+        period.ocst_key("WFQ", 10)
+
+
+def test_period_cell_and_configs(tiny):
+    """The period cell runs the config's flags; the period readings' configs are the period's labels."""
+    from schedlab.science import online_bandit as ob
+    from schedlab.studies.policies import period, readings as rd
+    base = {"trace": tiny, "weeks": 2, "seed": 4, "sample": 0, "threshold": 3600}
+    jobs, m = ob.resampled(tiny, None, 2, 4, 0)
+    s = sim.simulate(jobs, m, sim.Policy("SPF", "SPF", 3600, threshold_backfill=True), tie="newest")
+    assert period.period_cell({**base, "config": "SPF-SPF/both/newest"})["sum_wait"][1] == s.summary()["sum_wait"]
+    pj, pm = period.permuted(tiny, None, 4, 0)
+    s = sim.simulate(pj, pm, sim.Policy("SPF", "FCFS", 3600, threshold_backfill=False))
+    assert period.period_cell({**base, "config": "SPF-FCFS/perm"})["sum_wait"][1] == s.summary()["sum_wait"]
+    for bad in ("SPF-SPF/always", "SPF-SPF/key/key", "SPF"):
+        with pytest.raises(InputError, match="PRIMARY-BACKFILL"):
+            period.period_cell({**base, "config": bad})
+    assert rd.period_config("ocst-04-24 key", "SPF") == "LPF-LPF/both/key/newest"
+    assert rd.period_config("ocst-04-24 bandit", "SAF") == "LAF-FCFS/key/newest"
+    assert rd.period_config("ocst-04-24 perm", "SRF") == "SRF-SRF/both/key/newest/perm"
+    configs = rd.period_configs()
+    assert all(rd.period_config(v, n) in configs for v in rd.PERIOD for n in ob.POLICIES)
+    assert set(rd.PERIOD) <= set(rd.READING_TEXT)

@@ -191,7 +191,8 @@ OUTPUTS = Outputs(
         "thesis_variants"),
     figures=("bandit_cumulative", "bandit_dots", "lelong_fig2", "lelong_fig3", "lelong_fig4",
         "thesis_backfilled_dist", "thesis_bsld_classes", "thesis_cumulative", "thesis_delayed_q"),
-    datasets=("bandit-{trace}", "lelong", "pairs-{trace}", "tables", "thesis-{trace}", "thesis-original"),
+    datasets=("bandit-{trace}", "lelong", "pairs-{trace}", "period-{trace}", "tables", "thesis-{trace}",
+              "thesis-original"),
     feeds={"bandit_table2_ci": "Table 2", "lelong_maxwait": "Table 2", "lelong_table1": "Table 1",
            "lelong_table2": "Table 2", "lelong_variants": ("Table 1", "Table 2"), "thesis_table42": "Table 4.2",
            "thesis_variants": "Table 4.2"})

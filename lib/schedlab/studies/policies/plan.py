@@ -14,7 +14,7 @@ from ...engine import sim
 from ...science import online_bandit
 from ...workloads import traces as _traces
 from .cells import OVERRUN, TABLE_POLICIES, TABLE_VARIANTS, TOP, _SAME_CELL, _THESIS_CELL, source_weeks
-from .readings import pair_campaign
+from .readings import pair_campaign, period_campaign
 
 
 def _thresholds(threshold: int | None) -> list[str]:
@@ -67,4 +67,6 @@ def campaigns(p) -> dict[str, Campaign]:
         if p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies):
             out[f"pairs:{t.name}"] = pair_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
                                                    p.bandit_threshold)
+            out[f"period:{t.name}"] = period_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
+                                                      p.bandit_threshold)
     return out

@@ -51,6 +51,37 @@ reason from the paper, not from the results): the KTH-SP2 row of Table 2 (its
 log of the authors' earlier study (lelong2017), so it is the row whose
 protocol the authors checked most.  Predicted: the CTC-SP2, SDSC-SP2,
 SDSC-BLUE and CEA-Curie rows (44 cells).
+
+**Issue 42 item 6: the period's code as readings** (declared here, in a commit
+of its own, before any of their values was computed in this repository; the fit
+rows stay the KTH-SP2 row above, the predicted rows the other four).  ocst as
+it stood when the paper's selection code was in it (``9d6151d``, 2017-04-24,
+the last version with ``src/bandit.ml``'s bandit and ``simulate.ml``'s
+``threshold``, ``bandit-random`` and ``bandit-onpolicy`` commands) runs:
+
+* labels: both queues sort by decreasing criterion (``easy.ml``: ``compare
+  (crit i2) (crit i1)``) with ``spf`` = +p~, ``sqf`` = +q, ``saf`` = +q p~,
+  ``srf`` = q/p~, ``expfact`` = -(w+p~)/p~, ``wait`` = w: S/L swapped for P,
+  Q and A, R, EXP and FCFS as named -- the ``S/L P,Q,A`` relabelling, which
+  the whole-table comparison had found, is the period's own labelling;
+* the tie rule: OCaml's ``List.sort`` is stable, equal keys keep the waiting
+  list's order, newest first (``tie="newest"``; csrc/SEMANTICS.md rule 1);
+* the threshold as a key (``metrics.ml``, ``MakeThresholdedCriteria``): a job
+  that waited more than Θ gets the criterion 9999999 + wait, the others
+  their policy's criterion, in one decreasing sort: under a criterion that can
+  pass 10^7 (``saf``, q p~, the published SAF column under the period's
+  labels) a job with q p~ > 9999999 + wait goes before the over-threshold
+  jobs;
+* the threshold in both queues (``threshold`` command: the reservation and
+  the backfilling criteria both wrapped) or in the primary queue only with
+  backfilling by wait, unthresholded (``bandit-random`` / ``bandit-onpolicy``:
+  ``--backfill`` defaults to ``wait``, the policies wrapped, Θ defaults to 0);
+* the resampler (``sampler.ml``, ``ocs-sampler``): for every user a
+  permutation of the log's whole weeks (cut at multiples of 604,800 s of the
+  log's clock, first and last partial weeks dropped), each job moved to its
+  week's image keeping its offset: the log's length, every job once;
+* the reward (basic / centered / ratio / raw) is the bandit's, not read by a
+  fixed-policy run: Table 2 does not depend on it, so it is no axis here.
 """
 from __future__ import annotations
 
@@ -63,8 +94,9 @@ from ...workloads import traces as _traces
 from .cells import pair_cell  # noqa: F401  (the cell of pair_campaign)
 from .params import SWAPS
 
-__all__ = ["VERSIONS", "RELABELS", "READING_TEXT", "FIT_TRACE", "FIT_LABEL", "version_map", "pair_configs",
-           "pair_campaign", "relabel_changes", "pair_changes"]
+__all__ = ["VERSIONS", "RELABELS", "READING_TEXT", "FIT_TRACE", "FIT_LABEL", "PERIOD", "version_map", "pair_configs",
+           "pair_campaign", "relabel_changes", "pair_changes", "period_config", "period_configs", "period_campaign",
+           "period_changes"]
 
 #: The declared fit rows of the group (see the module's docstring).
 FIT_TRACE = "KTH-SP2"
@@ -125,6 +157,27 @@ READING_TEXT = {
     "S/L P,Q,A,R,EXP": "labels S/L swapped for P, Q, A, R, EXP in both queues",
 }
 
+#: Issue 42 item 6: ocst as the period's code ran it (9d6151d, 2017-04-24; declared in the module's
+#: docstring before any value was computed), each adding one axis to the one before:
+#: reading -> (label map, the period cell's flags, the backfilling policy if not the name's own).
+PERIOD_LABELS = "S/L P,Q,A"
+PERIOD = {
+    "ocst-04-24 newest": (PERIOD_LABELS, "both/newest", None),
+    "ocst-04-24 key": (PERIOD_LABELS, "both/key/newest", None),
+    "ocst-04-24 perm": (PERIOD_LABELS, "both/key/newest/perm", None),
+    "ocst-04-24 bandit": (PERIOD_LABELS, "key/newest", "FCFS"),
+}
+READING_TEXT.update({
+    "ocst-04-24 newest": "ocst 9d6151d's labels (S/L swapped for P, Q, A), its threshold command (the threshold "
+                         "leading both queues) and its order of equal keys (newest first)",
+    "ocst-04-24 key": "ocst-04-24 newest with the threshold as ocst's key (9999999 + wait, one decreasing sort: "
+                      "a job with q p~ above it goes first under the area criterion)",
+    "ocst-04-24 perm": "ocst-04-24 key on ocst's resampler (ocs-sampler: per user a permutation of the log's "
+                       "whole weeks, the log's length) instead of §6.1.3's draws with replacement",
+    "ocst-04-24 bandit": "ocst-04-24 key with the selection commands' queues (bandit-random, bandit-onpolicy): the "
+                         "threshold key in the primary queue only, backfilling by wait (their --backfill default)",
+})
+
 
 def version_map(version: str, name: str) -> tuple[str, str]:
     """(primary, backfill) that ``name`` ran under ``version``."""
@@ -160,6 +213,45 @@ def pair_configs(policies=ob.POLICIES) -> list[str]:
 
 
 PAIR_CELL = "schedlab.studies.policies.cells:pair_cell"
+PERIOD_CELL = "schedlab.studies.policies.period:period_cell"
+
+
+def period_config(reading: str, name: str) -> str:
+    """The period cell's config that ``name`` ran under a :data:`PERIOD` reading."""
+    labels, flags, backfill = PERIOD[reading]
+    pr = version_map(labels, name)[0]
+    return f"{pr}-{backfill or pr}/{flags}"
+
+
+def period_configs(policies=ob.POLICIES) -> list[str]:
+    """Every config the :data:`PERIOD` readings need, the FCFS baselines included."""
+    out: list[str] = []
+    for v in PERIOD:
+        for n in policies:
+            c = period_config(v, n)
+            if c not in out:
+                out.append(c)
+    return out
+
+
+def period_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
+                    threshold: int | None) -> Campaign:
+    """The period readings' runs on one trace, on the first ``samples``
+    resampled traces of the fixed-policy campaign (or, for ``/perm``, as many
+    of ocst's resamples)."""
+    return Campaign(
+        f"policies-bandit-period-{campaign_part(info.name)}", cell=PERIOD_CELL,
+        dims={"sample": list(range(samples)), "config": period_configs()},
+        params={"trace": _traces.text(info), "weeks": weeks, "seed": seed, "threshold": threshold})
+
+
+def period_changes(period_ds, reading: str, names, seed: int) -> dict[str, tuple[float, float, float]]:
+    """A :data:`PERIOD` reading's Table 2: Eq. 11 of each name's run against
+    the run of its "FCFS" with the same flags."""
+    from .analysis import total_change
+    base = period_ds.sum_wait.sel(config=period_config(reading, "FCFS")).values
+    return {n: total_change(period_ds.sum_wait.sel(config=period_config(reading, n)).values, base, seed=seed)
+            for n in names}
 
 
 def pair_campaign(info: _traces.TraceInfo, samples: int, weeks: int, seed: int,
@@ -197,7 +289,8 @@ def pair_changes(pairs_ds, version: str, names, seed: int) -> dict[str, tuple[fl
                             seed=seed) for n in names}
 
 
-def all_changes(bandit_traces, pair_datasets: dict, seed: int) -> dict[str, dict[str, dict]]:
+def all_changes(bandit_traces, pair_datasets: dict, seed: int,
+                period_datasets: dict | None = None) -> dict[str, dict[str, dict]]:
     """trace -> reading -> name -> (estimate, low, high) (fractions), for
     every reading of :data:`READING_TEXT` the run has the simulations for."""
     out: dict[str, dict[str, dict]] = {}
@@ -211,6 +304,10 @@ def all_changes(bandit_traces, pair_datasets: dict, seed: int) -> dict[str, dict
             for v in [*VERSIONS, *NO_THRESHOLD, *NEWEST]:
                 if v not in RELABELS:
                     per[v] = pair_changes(ds, v, names, seed)
+        pds = (period_datasets or {}).get(t.trace)
+        if pds is not None:
+            for v in PERIOD:
+                per[v] = period_changes(pds, v, names, seed)
         out[t.trace] = {v: per[v] for v in READING_TEXT if v in per}
     return out
 
@@ -239,4 +336,6 @@ def table_bandit_readings(changes: dict[str, dict[str, dict]], pairs: dict, p) -
                  + [f"relabellings ({', '.join(RELABELS)}) use the counted simulations ({p.bandit_samples} "
                     f"resampled traces per log); the other readings the first {p.bandit_reading_samples} "
                     f"(pairs campaign: {n_pairs})",
+                    f"the ocst-04-24 readings: the first {p.bandit_reading_samples} resamples (period "
+                    f"campaign, policies/period.py)",
                     f"declared fit rows: {FIT_LABEL} (policies/readings.py)"])

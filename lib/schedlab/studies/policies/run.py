@@ -101,7 +101,8 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         tabs["bandit_mapping"] = table_bandit_mapping(res["bandit_mapping"])
         pairs = {k.split(":", 1)[1]: v for k, v in datasets.items() if k.startswith("pairs:")}
         if all(set(BANDIT_POLICIES) <= set(t.policies) for t in bd):
-            res["bandit_readings"] = all_changes(bd, pairs, p.seed)
+            period = {k.split(":", 1)[1]: v for k, v in datasets.items() if k.startswith("period:")}
+            res["bandit_readings"] = all_changes(bd, pairs, p.seed, period)
             tabs["bandit_readings"] = table_bandit_readings(res["bandit_readings"], pairs, p)
         figs["bandit_dots"] = figure_bandit(bd)
         figs["bandit_cumulative"] = figure_bandit_cumulative(bd)

@@ -28,7 +28,10 @@ T42_AXES = ("the readings (resampled or original log, p > p~ dropped or killed, 
             "were committed together (fc1e431, 'fit rows declared before measuring'); no axis added after")
 BANDIT_AXES = ("the label-map readings (ocst's four 2017 maps, two whole-table relabellings) and the fit rows were "
                "committed together (5871e11); the tie rule (ocst-07-19 newest, e28f1ae) was added six hours later, "
-               "after every row had been computed; ocst's permutation resampler is not an axis")
+               "after every row had been computed; the period's code (9d6151d: its labels, ties, threshold key, backfilling "
+               "order and permutation resampler) was declared as axes with the same fit rows before any of their "
+               "values was computed here (issue 42 item 6), but the tie rule with swapped labels and ocst's resampler "
+               "had been measured on KTH-SP2, CTC-SP2 and SDSC-SP2 when the issue was filed")
 
 
 #: online-bandit Table 2's labels read the other way: S and L swapped for P, Q and A
