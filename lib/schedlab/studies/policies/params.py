@@ -161,6 +161,12 @@ class Params(StudyParams):
                                              "which the label-map readings of Table 2 that need new "
                                              "simulations run (policies/readings.py; 0: none; they need all "
                                              "12 policies)")
+    bandit_period_traces: tuple | None = param(None, check=lambda v, n: None if v is None else _part_traces(v, n),
+                                               help="traces (among bandit_traces) on which the ocst-04-24 readings "
+                                                    "of Table 2 run (policies/period.py); None: bandit_traces but "
+                                                    "CEA-Curie, whose long queues under the period's time-varying "
+                                                    "threshold key (re-sorted at every pass) cost most of the "
+                                                    "study's time")
     bandit_threshold: int | None = param(40 * 3600, unit="s", check=validators.duration,
                                          help="Θ of EASY(P, Θ) in the online-bandit part (40h; None: none)")
     seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0),

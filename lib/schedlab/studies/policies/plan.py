@@ -23,6 +23,15 @@ def _thresholds(threshold: int | None) -> list[str]:
     return [main] if main == "none" else [main, "none"]
 
 
+def _period_traces(p) -> set[str]:
+    """The names of the traces the ocst-04-24 period readings run on
+    (``bandit_period_traces``; None: the online-bandit part's but CEA-Curie)."""
+    chosen = p.bandit_period_traces
+    if chosen is None:
+        return {t.name for t in p.bandit_traces if t.name != "CEA-Curie"}
+    return {t.name for t in chosen}
+
+
 def campaigns(p) -> dict[str, Campaign]:
     """Every campaign of the study for parameters ``p`` (its Params), by key:
     ``lelong``, ``tables``, ``thesis:<trace>``, ``thesis-original``,
@@ -67,6 +76,8 @@ def campaigns(p) -> dict[str, Campaign]:
         if p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies):
             out[f"pairs:{t.name}"] = pair_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
                                                    p.bandit_threshold)
+        if p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies) and \
+                t.name in _period_traces(p):
             out[f"period:{t.name}"] = period_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
                                                       p.bandit_threshold)
     return out
