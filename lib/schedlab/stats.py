@@ -101,3 +101,14 @@ def total_change(sums, baseline, level=0.95, seed=0, n_boot=2000) -> tuple[float
 
     est, lo, hi = bootstrap_ci(x, axis=-1, level=level, n_boot=n_boot, seed=seed, stat=ratio)
     return float(np.asarray(est)[0]), float(np.asarray(lo)[0]), float(np.asarray(hi)[0])
+
+
+def ranked_changes(sums_by_label, baseline: str, seed: int = 0) -> dict[str, tuple[float, float, float, int]]:
+    """:func:`total_change` of every label of ``sums_by_label`` but
+    ``baseline`` (a mapping label -> per-trace sums, in display order)
+    against the baseline's, and its rank among them (1: the largest
+    reduction): label -> (estimate, low, high, rank), in the given order."""
+    base = sums_by_label[baseline]
+    per = {k: total_change(v, base, seed=seed) for k, v in sums_by_label.items() if k != baseline}
+    order = sorted(per, key=lambda k: per[k][0])
+    return {k: (*per[k], order.index(k) + 1) for k in per}

@@ -191,21 +191,26 @@ def _policy_list(value, name: str, expressions: bool) -> list[str]:
     return out
 
 
-def policy_specs(value, name: str) -> tuple[str, ...]:
-    """Queue orders of both queues given as names or policy expressions
-    (``"SPF"``, ``"expr:wait / req + procs / m"``), canonical
-    (``schedlab.expr.Expr``'s text for an expression), each once."""
-    return tuple(_policy_list(value, name, expressions=True))
-
-
-def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ...]:
-    """Pure queue policy names (``"SPF"``, ``"lexp"`` ...), canonical, each
-    once; with ``baseline`` (e.g. "the baseline of Table 6.6"), FCFS must be
-    among them and at least one other policy."""
-    out = _policy_list(value, name, expressions=False)
+def _with_baseline(out: list[str], name: str, baseline: str | None) -> tuple[str, ...]:
+    """``out``; with ``baseline`` (e.g. "the baseline of Table 6.6"), FCFS
+    must be among them and at least one other policy."""
     if baseline is not None:
         if "FCFS" not in out:
             raise InputError(f"{name}: must include FCFS, {baseline} (got {out})")
         if len(out) < 2:
             raise InputError(f"{name}: give FCFS and at least one other policy, got {out}")
     return tuple(out)
+
+
+def policy_specs(value, name: str, baseline: str | None = None) -> tuple[str, ...]:
+    """Queue orders of both queues given as names or policy expressions
+    (``"SPF"``, ``"expr:wait / req + procs / m"``), canonical
+    (``schedlab.expr.Expr``'s text for an expression), each once; with
+    ``baseline``, FCFS among them and another (:func:`_with_baseline`)."""
+    return _with_baseline(_policy_list(value, name, expressions=True), name, baseline)
+
+
+def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ...]:
+    """Pure queue policy names (``"SPF"``, ``"lexp"`` ...), canonical, each
+    once; with ``baseline``, FCFS among them and another (:func:`_with_baseline`)."""
+    return _with_baseline(_policy_list(value, name, expressions=False), name, baseline)

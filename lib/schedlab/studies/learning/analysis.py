@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...stats import total_change
+from ...stats import ranked_changes
 
 BASELINE = "FCFS"
 
@@ -15,14 +15,11 @@ def rows(datasets: dict[str, Any], strategies: tuple[str, ...], agent: str, seed
     and the arm's rank among the trace's arms (1: the largest reduction)."""
     out = []
     for trace, ds in datasets.items():
-        arms = [str(a) for a in ds.arm.values if str(a) != BASELINE]
-        base = ds.sum_wait.sel(arm=BASELINE).values
-        per = {a: total_change(ds.sum_wait.sel(arm=a).values, base, seed=seed) for a in arms}
-        order = sorted(arms, key=lambda a: per[a][0])
-        for a in arms:
-            est, lo, hi = (100.0 * x for x in per[a])
+        sums = {str(a): ds.sum_wait.sel(arm=a).values for a in ds.arm.values}
+        for a, (est, lo, hi, rank) in ranked_changes(sums, BASELINE, seed=seed).items():
+            est, lo, hi = 100.0 * est, 100.0 * lo, 100.0 * hi
             kind = "learned" if a == agent else "strategy" if a in strategies else "fixed"
             out.append({"trace": trace, "arm": a, "kind": kind, "change_pct": est, "low_pct": lo, "high_pct": hi,
-                        "excludes_0": bool(lo > 0 or hi < 0), "rank": order.index(a) + 1,
+                        "excludes_0": bool(lo > 0 or hi < 0), "rank": rank,
                         "samples": int(ds.sizes["sample"])})
     return out

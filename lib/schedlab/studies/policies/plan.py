@@ -68,16 +68,17 @@ def campaigns(p) -> dict[str, Campaign]:
                   "overrun": ["kill", "drop"], "threshold": _thresholds(p.thesis_threshold)},
             params={"workload": "original", "cumulative": False,
                     **{k: v for k, v in common.items() if k != "overrun"}})
+    readings = p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies)
+    period_traces = _period_traces(p)
     for t in p.bandit_traces:
         # the selection study's fixed-policy cells: the same simulations, run once for both studies
         out[f"bandit:{t.name}"] = online_bandit.fixed_campaign(
             t, p.bandit_samples, p.bandit_weeks, p.seed, p.bandit_threshold,
             p.bandit_policies + tuple(x for x in p.extra_policies if x not in p.bandit_policies))
-        if p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies):
+        if readings:
             out[f"pairs:{t.name}"] = pair_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
                                                    p.bandit_threshold)
-        if p.bandit_reading_samples and set(online_bandit.POLICIES) <= set(p.bandit_policies) and \
-                t.name in _period_traces(p):
+        if readings and t.name in period_traces:
             out[f"period:{t.name}"] = period_campaign(t, p.bandit_reading_samples, p.bandit_weeks, p.seed,
                                                       p.bandit_threshold)
     return out

@@ -74,7 +74,7 @@ class StrategyInputs(ResampleInputs):
     decay: float = param(1.0, help="the bandit's exploration decay", check=number())
     noise: float = param(0.15, help="the noisy feedback's relative noise", check=number())
     policies: tuple = param(POLICIES, help="the arms: the queue policies a strategy chooses among",
-                            check=lambda v, n: validators.policy_specs(v, n))
+                            check=validators.policy_specs)
 
 
 @cell("selection-strategies", StrategyInputs)
@@ -116,7 +116,7 @@ def campaigns(p) -> dict[str, Campaign]:
     The strategy dimension is innermost, so that the full and noisy cells of
     a resample and period usually land in one batch and share its costs."""
     out = {}
-    policies = tuple(getattr(p, "policies", POLICIES))
+    policies = tuple(p.policies)
     # the paper's arms are left out of the cells' parameters, so that their cache keys are as before
     arms = {} if policies == POLICIES else {"policies": list(policies)}
     for t in p.traces:

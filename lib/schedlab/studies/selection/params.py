@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from ... import validators
 from ...workloads import traces as _traces
-from ...errors import InputError
 from ...protocol.scorecard import Elsewhere
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
@@ -24,19 +23,6 @@ PAPER_TRACES: tuple[str, ...] = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", 
 
 #: The strategies as tables and figures name them.
 _STRATEGY_LABEL = {"full": "Full", "noisy": "Noisy", "bandit": "Bandit", "random": "Random"}
-
-
-def arms(value, name: str) -> tuple[str, ...]:
-    """The queue policies a strategy chooses among (the arms): names or
-    policy expressions (``"expr:wait / req"``), canonical, each once; FCFS
-    must be among them (Eq. 11 and Tables 2-3 are changes against it) with
-    at least one other."""
-    out = validators.policy_specs(value, name)
-    if "FCFS" not in out:
-        raise InputError(f"{name}: must include FCFS, the baseline of Tables 2 and 3 (got {list(out)})")
-    if len(out) < 2:
-        raise InputError(f"{name}: give FCFS and at least one other policy, got {list(out)}")
-    return out
 
 
 def _unit(low: float, high: float, high_open: bool = False):
@@ -55,7 +41,8 @@ class Params(StudyParams):
                            help="resampled traces per trace (paper: 100)")
     weeks: int = param(52, unit="weeks", check=lambda v, n: validators.integer(v, n, 1),
                        help="length of each resampled trace (paper: 104, two years)")
-    policies: tuple = param(POLICIES, check=arms,
+    policies: tuple = param(POLICIES, check=lambda v, n: validators.policy_specs(
+                                v, n, baseline="the baseline of Tables 2 and 3"),
                             help="the arms: queue policies the strategies choose among, names or expr:... "
                                  "(paper: the 12 of §4.1); FCFS must be one")
     periods: tuple = param(("day", "week"), check=lambda v, n: validators.choices(v, n, tuple(PERIODS)),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...stats import total_change
+from ...stats import ranked_changes
 
 BASELINE = "FCFS"
 
@@ -15,13 +15,10 @@ def gains(datasets: dict[str, Any], mine: tuple[str, ...], seed: int = 0) -> lis
     policy's rank among the trace's policies (1: the largest reduction)."""
     rows = []
     for trace, ds in datasets.items():
-        pols = [str(p) for p in ds.policy.values if str(p) != BASELINE]
-        base = ds.sum_wait.sel(policy=BASELINE).values
-        per = {p: total_change(ds.sum_wait.sel(policy=p).values, base, seed=seed) for p in pols}
-        order = sorted(pols, key=lambda p: per[p][0])
-        for p in pols:
-            est, lo, hi = (100.0 * x for x in per[p])
+        sums = {str(p): ds.sum_wait.sel(policy=p).values for p in ds.policy.values}
+        for p, (est, lo, hi, rank) in ranked_changes(sums, BASELINE, seed=seed).items():
+            est, lo, hi = 100.0 * est, 100.0 * lo, 100.0 * hi
             rows.append({"trace": trace, "policy": p, "yours": p in mine, "change_pct": est, "low_pct": lo,
-                         "high_pct": hi, "excludes_0": bool(lo > 0 or hi < 0), "rank": order.index(p) + 1,
+                         "high_pct": hi, "excludes_0": bool(lo > 0 or hi < 0), "rank": rank,
                          "samples": int(ds.sizes["sample"])})
     return rows
