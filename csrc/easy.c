@@ -124,7 +124,8 @@ static int alloc_tree(const sl_sim *s, sl_queue *q)
     q->tq = malloc(2 * (size_t)cap * sizeof *q->tq);
     q->te = malloc(2 * (size_t)cap * (size_t)q->tk * sizeof *q->te);
     if (q->tq == NULL || q->te == NULL) {
-        sl_queue_free(q);
+        free(q->tq);
+        free(q->te);
         q->tq = NULL;
         q->te = NULL;
         return 0;
@@ -236,6 +237,8 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
     }
 }
 
+static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w);
+
 /* The backfilling walk of queue q (every queued job but the head, in
  * order, until no processor is free): entry by entry for a short queue or
  * a dynamic order re-sorted at every pass; for a long kept one (static, or
@@ -248,6 +251,10 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
     /* The summaries pay when the queue is long, the walks are long (most
      * entries fit nowhere) and the queue keeps its shape for a while (a
      * push or compaction means a rebuild); sl_tree_min = 0 forces them. */
+    if (q->tmode) {
+        tour_walk(s, q, w);
+        return;
+    }
     const int32_t live = q->len - q->first;
     const int tree = sl_queue_kept(q) &&
         (sl_tree_min == 0 || (live >= sl_tree_min && (q->tvalid || (q->calm >= 2 && q->walked >= live / 2))));
@@ -279,6 +286,59 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
         }
         summarise(s, q, b);
         i = hi;
+    }
+}
+
+/* The backfilling walk of a queue kept as a tournament (tour.c): the
+ * next job to start is the first in order that can start, q <= free and
+ * (q <= extra or t + estimate <= shadow); a job that could not start at
+ * some point of the walk cannot later in it (free and extra only fall),
+ * so these are exactly the jobs the plain walk starts, in its order.  The
+ * positions hold the jobs by (q, estimate): the jobs with q <= min(free,
+ * extra) are a prefix, and those of a count q in (extra, free] whose
+ * estimate fits are a prefix of its run.  One range query for the first,
+ * one per such count for the others (kept while the walk does not touch
+ * that count's run). */
+static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
+{
+    sl_tour *T = q->tour;
+    const int64_t t = w->t, slack = w->shadow - w->t;
+    int32_t *cand = T->cand;
+    int32_t ghi = 0;            /* runs [0, ghi) have q <= free */
+    while (ghi < T->G && T->gq[ghi] <= w->free)
+        ghi++;
+    int32_t gx = ghi;           /* runs [gx, ghi) have q > extra */
+    while (gx > 0 && T->gq[gx - 1] > w->extra)
+        gx--;
+    for (int32_t g = gx; g < ghi; g++)
+        cand[g] = sl_tour_range_min(s, q, T->glo[g], sl_tour_est_end(s, T, g, slack), t);
+    while (w->free > 0) {
+        sl_tour_count[2]++;
+        int32_t best = gx > 0 ? sl_tour_range_min(s, q, 0, T->glo[gx], t) : -1;
+        int32_t from = -1;
+        for (int32_t g = gx; g < ghi; g++) {
+            const int32_t c = cand[g];
+            if (c >= 0 && (best < 0 || sl_tour_less(s, q, T->uord[c], T->uord[best], t))) {
+                best = c;
+                from = g;
+            }
+        }
+        if (best < 0)
+            break;
+        const int32_t j = T->uord[best];
+        if (!try_backfill(s, j, w))
+            break;                  /* never: it can start */
+        sl_tour_refresh(s, q, t);
+        while (ghi > 0 && T->gq[ghi - 1] > w->free)
+            ghi--;
+        if (gx > ghi)
+            gx = ghi;
+        if (from >= 0 && from < ghi)
+            cand[from] = sl_tour_range_min(s, q, T->glo[from], sl_tour_est_end(s, T, from, slack), t);
+        while (gx > 0 && T->gq[gx - 1] > w->extra) {
+            gx--;
+            cand[gx] = sl_tour_range_min(s, q, T->glo[gx], sl_tour_est_end(s, T, gx, slack), t);
+        }
     }
 }
 
@@ -404,6 +464,19 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
             if (s->J.procs[j] > free_procs(s))
                 return j;
             sl_engine_start(s, j, t, SL_FORCED);
+        }
+    }
+    if (s->pq.tmode) {
+        /* The tournament's winner while it fits (no threshold here). */
+        for (;;) {
+            sl_tour_refresh(s, &s->pq, t);
+            const int32_t p = s->pq.tour->win[1];
+            if (p < 0)
+                return -1;
+            const int32_t j = s->pq.tour->uord[p];
+            if (s->J.procs[j] > free_procs(s))
+                return j;
+            sl_engine_start(s, j, t, 0);
         }
     }
     for (int32_t i = s->pq.first; i < s->pq.len; i++) {
