@@ -294,51 +294,29 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
  * (q <= extra or t + estimate <= shadow); a job that could not start at
  * some point of the walk cannot later in it (free and extra only fall),
  * so these are exactly the jobs the plain walk starts, in its order.  The
- * positions hold the jobs by (q, estimate): the jobs with q <= min(free,
- * extra) are a prefix, and those of a count q in (extra, free] whose
- * estimate fits are a prefix of its run.  One range query for the first,
- * one per such count for the others (kept while the walk does not touch
- * that count's run). */
+ * positions hold the jobs by (q, estimate): those with q <= min(free,
+ * extra) are a prefix (one range query), and those of a count q in
+ * (extra, free] whose estimate fits are a prefix of its run (sl_tour_fit:
+ * branch and bound over the runs). */
 static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
 {
     sl_tour *T = q->tour;
     const int64_t t = w->t, slack = w->shadow - w->t;
-    int32_t *cand = T->cand;
-    int32_t ghi = 0;            /* runs [0, ghi) have q <= free */
-    while (ghi < T->G && T->gq[ghi] <= w->free)
-        ghi++;
-    int32_t gx = ghi;           /* runs [gx, ghi) have q > extra */
-    while (gx > 0 && T->gq[gx - 1] > w->extra)
-        gx--;
-    for (int32_t g = gx; g < ghi; g++)
-        cand[g] = sl_tour_range_min(s, q, T->glo[g], sl_tour_est_end(s, T, g, slack), t);
+    int32_t ghi = T->G;         /* runs [0, ghi) have q <= free */
     while (w->free > 0) {
         sl_tour_count[2]++;
-        int32_t best = gx > 0 ? sl_tour_range_min(s, q, 0, T->glo[gx], t) : -1;
-        int32_t from = -1;
-        for (int32_t g = gx; g < ghi; g++) {
-            const int32_t c = cand[g];
-            if (c >= 0 && (best < 0 || sl_tour_less(s, q, T->uord[c], T->uord[best], t))) {
-                best = c;
-                from = g;
-            }
-        }
-        if (best < 0)
-            break;
-        const int32_t j = T->uord[best];
-        if (!try_backfill(s, j, w))
-            break;                  /* never: it can start */
-        sl_tour_refresh(s, q, t);
         while (ghi > 0 && T->gq[ghi - 1] > w->free)
             ghi--;
-        if (gx > ghi)
-            gx = ghi;
-        if (from >= 0 && from < ghi)
-            cand[from] = sl_tour_range_min(s, q, T->glo[from], sl_tour_est_end(s, T, from, slack), t);
-        while (gx > 0 && T->gq[gx - 1] > w->extra) {
+        int32_t gx = ghi;       /* runs [gx, ghi) have q > extra */
+        while (gx > 0 && T->gq[gx - 1] > w->extra)
             gx--;
-            cand[gx] = sl_tour_range_min(s, q, T->glo[gx], sl_tour_est_end(s, T, gx, slack), t);
-        }
+        int32_t best = gx > 0 ? sl_tour_range_min(s, q, 0, T->glo[gx], t) : -1;
+        best = sl_tour_fit(s, q, gx, ghi, slack, t, best);
+        if (best < 0)
+            break;
+        if (!try_backfill(s, T->uord[best], w))
+            break;                  /* never: it can start */
+        sl_tour_refresh(s, q, t);
     }
 }
 

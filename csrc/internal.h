@@ -92,10 +92,12 @@ typedef struct sl_tour {
     int64_t *ocert, *cert;
     int32_t *uord;          /* uord[p]: the job at position p (n)      */
     int32_t *upos;          /* upos[j]: the position of job j (n)      */
+    int64_t *uest;          /* uest[p]: the estimate of job uord[p] (n) */
     int32_t G;              /* processor counts                       */
     int64_t *gq;            /* gq[g]: the count of run g (increasing) */
     int32_t *glo;           /* run g: positions [glo[g], glo[g + 1])   */
-    int32_t *cand;          /* backfilling walk: candidate per run     */
+    int32_t *rfirst;        /* rfirst[g]: no job of run g before it is queued */
+    int32_t *rcnt;          /* backfilling walk: runs that may fit, counted */
     int64_t *kt;            /* kt[j]: time of q->key[j], INT64_MIN none */
 } sl_tour;
 
@@ -214,7 +216,7 @@ int sl_tour_less(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
 void sl_tour_started(sl_sim *s, int32_t j);
 void sl_tour_pushed(sl_queue *q, int32_t j);
 int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t);
-int32_t sl_tour_est_end(const sl_sim *s, const sl_tour *T, int32_t g, int64_t slack);
+int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best);
 void sl_tour_free(sl_queue *q);
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */

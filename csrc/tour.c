@@ -81,9 +81,11 @@ void sl_tour_free(sl_queue *q)
     free(T->cert);
     free(T->uord);
     free(T->upos);
+    free(T->uest);
     free(T->gq);
     free(T->glo);
-    free(T->cand);
+    free(T->rfirst);
+    free(T->rcnt);
     free(T->kt);
     free(T);
     q->tour = NULL;
@@ -100,10 +102,15 @@ static inline double key_at(const sl_sim *s, sl_queue *q, int32_t j, int64_t t)
     return q->key[j];
 }
 
-int sl_tour_less(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
+static inline int less_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
     const double ka = key_at(s, q, a, t), kb = key_at(s, q, b, t);
     return ka < kb || (ka == kb && sl_tie_before(s, a, b));
+}
+
+int sl_tour_less(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
+{
+    return less_at(s, q, a, b, t);
 }
 
 /* Leaf p and its ancestors to be refreshed. */
@@ -145,12 +152,14 @@ static int universe(const sl_sim *s, sl_tour *T)
     int32_t G = 0;
     for (int32_t p = 0; p < n; p++) {
         T->upos[T->uord[p]] = p;
+        T->uest[p] = s->est[T->uord[p]];
         G += p == 0 || s->J.procs[T->uord[p]] != s->J.procs[T->uord[p - 1]];
     }
     T->gq = malloc((size_t)(G > 0 ? G : 1) * sizeof *T->gq);
     T->glo = malloc((size_t)(G + 1) * sizeof *T->glo);
-    T->cand = malloc((size_t)(G > 0 ? G : 1) * sizeof *T->cand);
-    if (T->gq == NULL || T->glo == NULL || T->cand == NULL)
+    T->rfirst = malloc((size_t)(G > 0 ? G : 1) * sizeof *T->rfirst);
+    T->rcnt = malloc((size_t)(G + 1) * sizeof *T->rcnt);
+    if (T->gq == NULL || T->glo == NULL || T->rfirst == NULL || T->rcnt == NULL)
         return 0;
     G = 0;
     for (int32_t p = 0; p < n; p++) {
@@ -182,11 +191,12 @@ static int build(sl_sim *s, sl_queue *q)
         T->L = L;
         T->uord = malloc(n * sizeof *T->uord);
         T->upos = malloc(n * sizeof *T->upos);
+        T->uest = malloc(n * sizeof *T->uest);
         T->kt = malloc(n * sizeof *T->kt);
         T->win = malloc(2 * (size_t)L * sizeof *T->win);
         T->ocert = malloc(2 * (size_t)L * sizeof *T->ocert);
         T->cert = malloc(2 * (size_t)L * sizeof *T->cert);
-        if (T->uord == NULL || T->upos == NULL || T->kt == NULL || T->win == NULL || T->ocert == NULL ||
+        if (T->uord == NULL || T->upos == NULL || T->uest == NULL || T->kt == NULL || T->win == NULL || T->ocert == NULL ||
             T->cert == NULL || !universe(s, T)) {
             sl_tour_free(q);
             return 0;
@@ -194,6 +204,8 @@ static int build(sl_sim *s, sl_queue *q)
     }
     for (int32_t j = 0; j < s->n; j++)
         T->kt[j] = TOUR_EXPIRED;
+    for (int32_t g = 0; g < T->G; g++)
+        T->rfirst[g] = T->glo[g];
     const size_t nodes = 2 * (size_t)T->L;
     for (size_t v = 0; v < nodes; v++) {
         T->win[v] = -1;
@@ -236,7 +248,7 @@ static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
         } else {
             const int32_t ja = T->uord[wa], jb = T->uord[wb];
             sl_tour_count[1]++;
-            if (sl_tour_less(s, q, ja, jb, t)) {
+            if (less_at(s, q, ja, jb, t)) {
                 T->win[v] = wa;
                 T->ocert[v] = sl_kin_cert(s, q, ja, jb, t);
             } else {
@@ -276,17 +288,36 @@ int sl_tour_reorder(sl_sim *s, sl_queue *q, int64_t t)
     return 1;
 }
 
-/* Job j queued (or started): its leaf and path to be refreshed. */
+/* Job j queued: its leaf and path to be refreshed, its run's first
+ * queued position moved back to it if need be. */
 void sl_tour_pushed(sl_queue *q, int32_t j)
 {
-    if (q->tmode && q->tour != NULL && q->tour->valid)
-        expire(q->tour, q->tour->upos[j]);
+    sl_tour *T = q->tour;
+    if (!q->tmode || T == NULL || !T->valid)
+        return;
+    const int32_t p = T->upos[j];
+    expire(T, p);
+    int32_t lo = 0, hi = T->G;      /* the run of p: the last g with glo[g] <= p */
+    while (hi - lo > 1) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (T->glo[mid] <= p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (p < T->rfirst[lo])
+        T->rfirst[lo] = p;
 }
 
+/* Job j started: its leaf and path in each tournament to be refreshed. */
 void sl_tour_started(sl_sim *s, int32_t j)
 {
-    sl_tour_pushed(&s->pq, j);
-    sl_tour_pushed(&s->bq, j);
+    sl_queue *qs[2] = {&s->pq, &s->bq};
+    for (int k = 0; k < 2; k++) {
+        sl_tour *T = qs[k]->tour;
+        if (qs[k]->tmode && T != NULL && T->valid)
+            expire(T, T->upos[j]);
+    }
 }
 
 /* The first queued job in order among positions [lo, hi) (a refreshed
@@ -298,12 +329,12 @@ int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, 
     for (int32_t l = lo + T->L, r = hi + T->L; l < r; l /= 2, r /= 2) {
         if (l & 1) {
             const int32_t w = T->win[l++];
-            if (w >= 0 && (best < 0 || sl_tour_less(s, q, T->uord[w], T->uord[best], t)))
+            if (w >= 0 && (best < 0 || less_at(s, q, T->uord[w], T->uord[best], t)))
                 best = w;
         }
         if (r & 1) {
             const int32_t w = T->win[--r];
-            if (w >= 0 && (best < 0 || sl_tour_less(s, q, T->uord[w], T->uord[best], t)))
+            if (w >= 0 && (best < 0 || less_at(s, q, T->uord[w], T->uord[best], t)))
                 best = w;
         }
     }
@@ -311,15 +342,56 @@ int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, 
 }
 
 /* End of the positions of run g whose estimate is <= slack. */
-int32_t sl_tour_est_end(const sl_sim *s, const sl_tour *T, int32_t g, int64_t slack)
+static int32_t est_end(const sl_tour *T, int32_t g, int64_t slack)
 {
     int32_t lo = T->glo[g], hi = T->glo[g + 1];
     while (lo < hi) {
         const int32_t mid = lo + (hi - lo) / 2;
-        if (s->est[T->uord[mid]] <= slack)
+        if (T->uest[mid] <= slack)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The first job in order, if it goes before best (a position, or -1),
+ * among the jobs of runs [g0, g1) whose estimate is <= slack; else best.
+ * Runs without such a job are skipped (rcnt); the first job of the runs
+ * together bounds each run's (it goes before or is it): a group whose
+ * first job does not go before best is dropped, and one whose first job
+ * fits has it as its answer. */
+static int32_t fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best)
+{
+    const sl_tour *T = q->tour;
+    if (g0 >= g1 || T->rcnt[g1] == T->rcnt[g0])
+        return best;
+    const int32_t m = sl_tour_range_min(s, q, T->glo[g0], T->glo[g1], t);
+    if (m < 0 || (best >= 0 && !less_at(s, q, T->uord[m], T->uord[best], t)))
+        return best;
+    if (T->uest[m] <= slack)
+        return m;
+    if (g1 - g0 == 1) {
+        const int32_t c = sl_tour_range_min(s, q, T->glo[g0], est_end(T, g0, slack), t);
+        return c >= 0 && (best < 0 || less_at(s, q, T->uord[c], T->uord[best], t)) ? c : best;
+    }
+    const int32_t mid = g0 + (g1 - g0) / 2;
+    best = fit(s, q, g0, mid, slack, t, best);
+    return fit(s, q, mid, g1, slack, t, best);
+}
+
+int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best)
+{
+    sl_tour *T = q->tour;
+    /* Which runs hold a queued job whose estimate fits: the least estimate
+     * of a run's queued jobs is at its first queued position. */
+    T->rcnt[g0] = 0;
+    for (int32_t g = g0; g < g1; g++) {
+        int32_t p = T->rfirst[g];
+        while (p < T->glo[g + 1] && s->state[T->uord[p]] != SL_QUEUED)
+            p++;
+        T->rfirst[g] = p;
+        T->rcnt[g + 1] = T->rcnt[g] + (p < T->glo[g + 1] && T->uest[p] <= slack);
+    }
+    return fit(s, q, g0, g1, slack, t, best);
 }
