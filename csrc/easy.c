@@ -296,8 +296,7 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
  * so these are exactly the jobs the plain walk starts, in its order.  The
  * positions hold the jobs by (q, estimate): those with q <= min(free,
  * extra) are a prefix (one range query), and those of a count q in
- * (extra, free] whose estimate fits are a prefix of its run (sl_tour_fit:
- * branch and bound over the runs). */
+ * (extra, free] whose estimate fits are a prefix of its run (sl_tour_fit). */
 static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
 {
     sl_tour *T = q->tour;
@@ -310,11 +309,19 @@ static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
         int32_t gx = ghi;       /* runs [gx, ghi) have q > extra */
         while (gx > 0 && T->gq[gx - 1] > w->extra)
             gx--;
-        int32_t best = gx > 0 ? sl_tour_range_min(s, q, 0, T->glo[gx], t) : -1;
-        best = sl_tour_fit(s, q, gx, ghi, slack, t, best);
+        /* The first job of every run with q <= free: the answer if it can
+         * start; else it is a job of (extra, free] that cannot, and the
+         * two parts are asked apart. */
+        int32_t best = sl_tour_range_min(s, q, 0, T->glo[ghi], t, -1);
         if (best < 0)
             break;
-        if (!try_backfill(s, T->uord[best], w))
+        if (s->J.procs[best] > w->extra && s->est[best] > slack) {
+            best = sl_tour_range_min(s, q, 0, T->glo[gx], t, -1);
+            best = sl_tour_fit(s, q, gx, ghi, slack, t, best);
+            if (best < 0)
+                break;
+        }
+        if (!try_backfill(s, best, w))
             break;                  /* never: it can start */
         sl_tour_refresh(s, q, t);
     }
@@ -448,10 +455,9 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
         /* The tournament's winner while it fits (no threshold here). */
         for (;;) {
             sl_tour_refresh(s, &s->pq, t);
-            const int32_t p = s->pq.tour->win[1];
-            if (p < 0)
+            const int32_t j = s->pq.tour->win[1];
+            if (j < 0)
                 return -1;
-            const int32_t j = s->pq.tour->uord[p];
             if (s->J.procs[j] > free_procs(s))
                 return j;
             sl_engine_start(s, j, t, 0);

@@ -80,11 +80,15 @@ typedef struct sl_queue {
 /* tour.c: a kinetic tournament over every job of the simulation, its
  * leaves (positions) in the order (q, estimate, index): the jobs of one
  * processor count form a run of positions, by estimate within it.  Node v
- * of [1, 2L) holds win[v], the position of the first queued job of its
- * subtree in the queue's order at the last refresh (-1: none), ocert[v]
+ * of [1, 2L) holds win[v], the first queued job of its subtree in the queue's order at the last refresh (-1: none), ocert[v]
  * the certificate of its own comparison (its two children's winners keep
  * their order at every pass time < ocert[v]) and cert[v] the least ocert
  * of its subtree (INT64_MIN where a job left or joined since). */
+typedef struct sl_tour_key {
+    double key;             /* the key at t                           */
+    int64_t t;              /* INT64_MIN: none                        */
+} sl_tour_key;
+
 typedef struct sl_tour {
     int32_t L;              /* leaves: a power of two >= n            */
     int valid;
@@ -98,7 +102,10 @@ typedef struct sl_tour {
     int32_t *glo;           /* run g: positions [glo[g], glo[g + 1])   */
     int32_t *rfirst;        /* rfirst[g]: no job of run g before it is queued */
     int32_t *rcnt;          /* backfilling walk: runs that may fit, counted */
-    int64_t *kt;            /* kt[j]: time of q->key[j], INT64_MIN none */
+    sl_tour_key *kt;        /* kt[j]: job j's key, computed once per time */
+    double *mix;            /* mixed order: per job, the sum of the terms
+                               before the expansion term and the term after
+                               it (2 n; sl_policy_key's very operations)  */
 } sl_tour;
 
 #define SL_BLOCK 16
@@ -208,14 +215,14 @@ extern int32_t sl_kinetic;
 
 /* tour.c */
 extern int32_t sl_tour_mode;
-extern int64_t sl_tour_count[4];
+extern int64_t sl_tour_count[5];
 int sl_tour_wanted(const sl_sim *s, const sl_queue *q);
 int sl_tour_reorder(sl_sim *s, sl_queue *q, int64_t t);
 void sl_tour_refresh(sl_sim *s, sl_queue *q, int64_t t);
 int sl_tour_less(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
 void sl_tour_started(sl_sim *s, int32_t j);
 void sl_tour_pushed(sl_queue *q, int32_t j);
-int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t);
+int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t, int32_t best);
 int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best);
 void sl_tour_free(sl_queue *q);
 

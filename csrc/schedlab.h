@@ -387,8 +387,8 @@ int32_t sl_debug_kinetic(int32_t mode);
 int32_t sl_debug_tour(int32_t mode);
 
 /* Tests and benchmarks: counters of the tournaments since the library was
- * loaded: 0 nodes refreshed, 1 comparisons certified, 2 nodes opened by
- * the backfilling walks, 3 builds. */
+ * loaded: 0 nodes refreshed, 1 comparisons made in refreshes, 2 steps of
+ * the backfilling walks, 3 builds, 4 range queries. */
 int64_t sl_debug_tour_count(int32_t which);
 
 /* Tests and benchmarks: counters of the kinetic order since the library

@@ -47,11 +47,11 @@ int32_t sl_tour_mode = 1;
 #define TOUR_ENTER 2048
 #define TOUR_LEAVE 512
 
-int64_t sl_tour_count[4];
+int64_t sl_tour_count[5];
 
 int64_t sl_debug_tour_count(int32_t which)
 {
-    return which >= 0 && which < 4 ? sl_tour_count[which] : -1;
+    return which >= 0 && which < 5 ? sl_tour_count[which] : -1;
 }
 
 int32_t sl_debug_tour(int32_t mode)
@@ -87,6 +87,7 @@ void sl_tour_free(sl_queue *q)
     free(T->rfirst);
     free(T->rcnt);
     free(T->kt);
+    free(T->mix);
     free(T);
     q->tour = NULL;
 }
@@ -94,12 +95,47 @@ void sl_tour_free(sl_queue *q)
 /* Key of job j at t, computed once per time. */
 static inline double key_at(const sl_sim *s, sl_queue *q, int32_t j, int64_t t)
 {
-    sl_tour *T = q->tour;
-    if (T->kt[j] != t) {
-        q->key[j] = sl_policy_key(s, &q->pol, j, t);
-        T->kt[j] = t;
+    const sl_tour *T = q->tour;
+    sl_tour_key *k = &T->kt[j];
+    if (k->t != t) {
+        if (T->mix != NULL) {
+            /* sl_policy_key's sum, its static terms kept: the same doubles */
+            const int64_t req = s->J.req[j], pp = req > 1 ? req : 1;
+            const double x = (double)(t - s->J.submit[j] + pp) / (double)pp;
+            k->key = (T->mix[2 * j] + q->pol.weights[SL_F_EXP] * (x / q->pol.scales[SL_F_EXP])) + T->mix[2 * j + 1];
+        } else {
+            k->key = sl_policy_key(s, &q->pol, j, t);
+        }
+        k->t = t;
     }
-    return q->key[j];
+    return k->key;
+}
+
+/* The static terms of a mixed order with an expansion weight, in
+ * sl_policy_key's order (policies.c: acc = acc + w_i (f_i / s_i), i = 0..5,
+ * the expansion factor i = 4). */
+static int mix_terms(const sl_sim *s, sl_queue *q)
+{
+    sl_tour *T = q->tour;
+    free(T->mix);
+    T->mix = NULL;
+    if (q->pol.kind != SL_MIXED)
+        return 1;
+    T->mix = malloc(2 * (size_t)(s->n > 0 ? s->n : 1) * sizeof *T->mix);
+    if (T->mix == NULL)
+        return 0;
+    const double *w = q->pol.weights, *sc = q->pol.scales;
+    for (int32_t j = 0; j < s->n; j++) {
+        const double qd = (double)s->J.procs[j], req = (double)s->J.req[j];
+        double acc = 0.0;
+        acc = acc + w[SL_F_PROCS] * (qd / sc[SL_F_PROCS]);
+        acc = acc + w[SL_F_REQ] * (req / sc[SL_F_REQ]);
+        acc = acc + w[SL_F_SUBMIT] * ((double)(s->J.submit[j] - s->r0) / sc[SL_F_SUBMIT]);
+        acc = acc + w[SL_F_RATIO] * ((req / qd) / sc[SL_F_RATIO]);
+        T->mix[2 * j] = acc;
+        T->mix[2 * j + 1] = w[SL_F_AREA] * ((req * qd) / sc[SL_F_AREA]);
+    }
+    return 1;
 }
 
 static inline int less_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
@@ -202,8 +238,12 @@ static int build(sl_sim *s, sl_queue *q)
             return 0;
         }
     }
+    if (!mix_terms(s, q)) {
+        sl_tour_free(q);
+        return 0;
+    }
     for (int32_t j = 0; j < s->n; j++)
-        T->kt[j] = TOUR_EXPIRED;
+        T->kt[j].t = TOUR_EXPIRED;
     for (int32_t g = 0; g < T->G; g++)
         T->rfirst[g] = T->glo[g];
     const size_t nodes = 2 * (size_t)T->L;
@@ -223,7 +263,7 @@ static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
     sl_tour_count[0]++;
     if (v >= T->L) {
         const int32_t p = v - T->L;
-        T->win[v] = p < s->n && s->state[T->uord[p]] == SL_QUEUED ? p : -1;
+        T->win[v] = p < s->n && s->state[T->uord[p]] == SL_QUEUED ? T->uord[p] : -1;
         T->ocert[v] = TOUR_NEVER;
         T->cert[v] = TOUR_NEVER;
         return;
@@ -246,7 +286,7 @@ static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
             T->win[v] = wa < 0 ? wb : wa;
             T->ocert[v] = TOUR_NEVER;
         } else {
-            const int32_t ja = T->uord[wa], jb = T->uord[wb];
+            const int32_t ja = wa, jb = wb;
             sl_tour_count[1]++;
             if (less_at(s, q, ja, jb, t)) {
                 T->win[v] = wa;
@@ -320,21 +360,22 @@ void sl_tour_started(sl_sim *s, int32_t j)
     }
 }
 
-/* The first queued job in order among positions [lo, hi) (a refreshed
- * tournament), as a position; -1 if none. */
-int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t)
+/* The first queued job in order among positions [lo, hi) of a refreshed
+ * tournament, if it goes before best (-1: none); else best.  Bottom up
+ * over the O(log) nodes that cover the range. */
+int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t, int32_t best)
 {
     const sl_tour *T = q->tour;
-    int32_t best = -1;
+    sl_tour_count[4]++;
     for (int32_t l = lo + T->L, r = hi + T->L; l < r; l /= 2, r /= 2) {
         if (l & 1) {
             const int32_t w = T->win[l++];
-            if (w >= 0 && (best < 0 || less_at(s, q, T->uord[w], T->uord[best], t)))
+            if (w >= 0 && w != best && (best < 0 || less_at(s, q, w, best, t)))
                 best = w;
         }
         if (r & 1) {
             const int32_t w = T->win[--r];
-            if (w >= 0 && (best < 0 || less_at(s, q, T->uord[w], T->uord[best], t)))
+            if (w >= 0 && w != best && (best < 0 || less_at(s, q, w, best, t)))
                 best = w;
         }
     }
@@ -355,29 +396,18 @@ static int32_t est_end(const sl_tour *T, int32_t g, int64_t slack)
     return lo;
 }
 
-/* The first job in order, if it goes before best (a position, or -1),
- * among the jobs of runs [g0, g1) whose estimate is <= slack; else best.
- * Runs without such a job are skipped (rcnt); the first job of the runs
- * together bounds each run's (it goes before or is it): a group whose
- * first job does not go before best is dropped, and one whose first job
- * fits has it as its answer. */
+/* The first job in order, if it goes before best (-1: none), among the
+ * jobs of runs [g0, g1) whose estimate is <= slack (the caller knows that
+ * the first job of these runs together does not fit); else best.  Each
+ * run that holds such a job (rcnt) is asked for the first of them: they
+ * are a prefix of its positions. */
 static int32_t fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best)
 {
     const sl_tour *T = q->tour;
-    if (g0 >= g1 || T->rcnt[g1] == T->rcnt[g0])
-        return best;
-    const int32_t m = sl_tour_range_min(s, q, T->glo[g0], T->glo[g1], t);
-    if (m < 0 || (best >= 0 && !less_at(s, q, T->uord[m], T->uord[best], t)))
-        return best;
-    if (T->uest[m] <= slack)
-        return m;
-    if (g1 - g0 == 1) {
-        const int32_t c = sl_tour_range_min(s, q, T->glo[g0], est_end(T, g0, slack), t);
-        return c >= 0 && (best < 0 || less_at(s, q, T->uord[c], T->uord[best], t)) ? c : best;
-    }
-    const int32_t mid = g0 + (g1 - g0) / 2;
-    best = fit(s, q, g0, mid, slack, t, best);
-    return fit(s, q, mid, g1, slack, t, best);
+    for (int32_t g = g0; g < g1; g++)
+        if (T->rcnt[g + 1] != T->rcnt[g])
+            best = sl_tour_range_min(s, q, T->glo[g], est_end(T, g, slack), t, best);
+    return best;
 }
 
 int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best)
