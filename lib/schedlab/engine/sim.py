@@ -421,6 +421,7 @@ class Simulation:
         # one -- another thread, or the estimator re-entering -- is refused.
         self._lock = threading.Lock()
         self._estimator, self._cb_error, self._self_handle = None, None, None
+        self._qbuf = None           # queued(): its buffer, made at the first call
         self.learned: Learned | None = None
         if _clone_of is not None:
             self._init_clone(_clone_of)
@@ -758,23 +759,30 @@ class Simulation:
 
     @property
     def deciding(self) -> bool:
-        """Is a decision pending (the pass at :attr:`state`'s ``now`` waits
-        for :meth:`decide`)?"""
+        """Is a decision pending (the pass at :attr:`decision` waits for
+        :meth:`decide`)?"""
         return self._dispatch_state()[1]
 
+    @property
+    def decision(self) -> int | None:
+        """The time of the pass whose decision is pending (None: none)."""
+        _, pending, t = self._dispatch_state()
+        return t if pending else None
+
     def queued(self, limit: int | None = None) -> np.ndarray:
-        """The queued jobs' indices (int32) in FCFS order -- submit time,
-        then id, then input position -- the first ``limit`` of them (None:
-        all).  During a decision: the jobs :meth:`decide` may name."""
+        """The queued jobs' indices (int32, a new array) in FCFS order --
+        submit time, then id, then input position -- the first ``limit``
+        of them (None: all).  During a decision: the jobs :meth:`decide`
+        may name."""
+        n = len(self.jobs) if limit is None else min(_as_int("queued: limit", limit, 0, _I64.max), len(self.jobs))
         with self._busy("queued"):
             h = self._live()
-            n = int(self.state["queued"]) if limit is None else \
-                min(_as_int("queued: limit", limit, 0, len(self.jobs)), int(self.state["queued"]))
-            out = np.empty(n, np.int32)
-            cnt = ffi.new("int32_t *")
-            buf = ffi.from_buffer("int32_t[]", out, require_writable=True) if n else ffi.NULL
-            _check(lib.sl_sim_queued(h, buf, n, cnt), "queued", h)
-            return out[:int(cnt[0])]
+            if self._qbuf is None:          # one buffer per simulation, for every call
+                self._qbuf = np.empty(max(len(self.jobs), 1), np.int32)
+                self._qptr = ffi.from_buffer("int32_t[]", self._qbuf, require_writable=True)
+                self._qcnt = ffi.new("int32_t *")
+            _check(lib.sl_sim_queued(h, self._qptr, n, self._qcnt), "queued", h)
+            return self._qbuf[:int(self._qcnt[0])].copy()
 
     def decide(self, job: int, until=None) -> "Simulation":
         """Name the queued job ``job`` (an index) at the pending decision:
