@@ -421,7 +421,7 @@ class Simulation:
         # one -- another thread, or the estimator re-entering -- is refused.
         self._lock = threading.Lock()
         self._estimator, self._cb_error, self._self_handle = None, None, None
-        self._qbuf = None           # queued(): its buffer, made at the first call
+        self._qbuf = self._dcells = None    # queued(), decide(): their buffers, made at the first call
         self.learned: Learned | None = None
         if _clone_of is not None:
             self._init_clone(_clone_of)
@@ -748,7 +748,9 @@ class Simulation:
         return self
 
     def _dispatch_state(self) -> tuple[bool, bool, int]:
-        on, pending, t = ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int64_t *")
+        if self._dcells is None:            # made once: read at every decision
+            self._dcells = (ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int64_t *"), ffi.new("sl_state *"))
+        on, pending, t, _ = self._dcells
         _check(lib.sl_sim_dispatch(self._live(), on, pending, t), "dispatch")
         return bool(on[0]), bool(pending[0]), int(t[0])
 
@@ -801,7 +803,9 @@ class Simulation:
                 raise InputError(f"decide: job index {j} outside 0..{len(self.jobs) - 1}")
             rc = lib.sl_sim_decide(h, j)
             if rc == lib.SL_OK:
-                st = ffi.new("sl_state *")
+                if self._dcells is None:
+                    self._dispatch_state()
+                st = self._dcells[3]
                 lib.sl_sim_state(h, st)
                 before = st.done
                 rc = lib.sl_sim_run(h, t)

@@ -228,9 +228,8 @@ class JobDispatchEnv(gym.Env):
         self.jobs, where = self._episode_jobs(options)
         j = self.jobs
         self._origin = int(j.submit[0])
-        self._req_h = j.req / HOUR
-        self._procs_m = j.procs / float(self.m)
-        self._submit_h = (j.submit - self._origin) / HOUR
+        # the rows' req, procs and submit columns of every job, taken by the visible ones at each decision
+        self._feat = np.column_stack([j.req / HOUR, j.procs / float(self.m), (j.submit - self._origin) / HOUR])
         self._sim = sim.Simulation(j, self.m, self.policy).set_dispatch(True)
         self._sim.run()
         self._done = False
@@ -250,12 +249,9 @@ class JobDispatchEnv(gym.Env):
         st = s.state
         free = self.m - st["used"]
         rows = np.zeros((self.K, len(JOB_FIELDS)))
-        sub = self._submit_h[vis]
         t = (now - self._origin) / HOUR
-        rows[:n, 0] = t - sub
-        rows[:n, 1] = self._req_h[vis]
-        rows[:n, 2] = self._procs_m[vis]
-        rows[:n, 3] = sub
+        rows[:n, 1:4] = self._feat[vis]
+        rows[:n, 0] = t - rows[:n, 3]
         rows[:n, 4] = self.jobs.procs[vis] <= free
         mask = np.zeros(self.K, np.int8)
         mask[:n] = 1
