@@ -75,7 +75,9 @@ schedule's ``summary`` (:attr:`schedule` holds it).  ``reset`` gives
 ``action_mask``.
 
 ``reset(seed=...)`` draws the window from the episode's generator;
-``options={"week": k}``, ``{"start": i}`` or ``{"sample": k}`` pick one.
+``options={"week": k}``, ``{"start": i}`` or ``{"sample": k}`` pick one
+(resample k of a named trace is the selection study's resample k for
+``resample_seed`` and ``weeks``).
 Episodes are deterministic for a seed; nothing is carried from one episode
 to the next.
 """
