@@ -225,3 +225,34 @@ def test_resume_in_steps_with_clones_and_policy_changes():
     play(a, choose)
     b.run()
     assert np.array_equal(a.schedule.start, b.schedule.start)
+
+
+def test_the_c_calls_and_their_status_codes():
+    """Through cffi: SL_DECIDE from sl_sim_run (again while pending) and from
+    sl_sim_decide while the pass goes on, SL_OK when it ends; sl_sim_queued
+    and sl_sim_dispatch report the queue and the pending decision."""
+    jobs = Jobs(submit=[0, 0, 0], run=[10, 10, 10], req=[10, 10, 10], procs=[1, 1, 2])
+    s = Simulation(jobs, 2, "EASY-FCFS-FCFS")
+    h = s._handle
+    assert ffi.string(lib.sl_status_message(lib.SL_DECIDE)).decode().startswith("a decision is pending")
+    assert lib.sl_sim_set_dispatch(h, 1) == lib.SL_OK
+    assert lib.sl_sim_run(h, 2**62) == lib.SL_DECIDE
+    assert lib.sl_sim_run(h, 2**62) == lib.SL_DECIDE              # nothing done: the decision is still pending
+    on, pending, t = ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int64_t *")
+    assert lib.sl_sim_dispatch(h, on, pending, t) == lib.SL_OK and (on[0], pending[0], t[0]) == (1, 1, 0)
+    out, cnt = ffi.new("int32_t[3]"), ffi.new("int32_t *")
+    assert lib.sl_sim_queued(h, out, 3, cnt) == lib.SL_OK and list(out)[:cnt[0]] == [0, 1, 2]
+    assert lib.sl_sim_queued(h, ffi.NULL, 0, cnt) == lib.SL_OK and cnt[0] == 0
+    assert lib.sl_sim_queued(h, ffi.NULL, 2, cnt) == lib.SL_EINVAL
+    assert lib.sl_sim_decide(h, 1) == lib.SL_DECIDE                # job 1 starts; job 0 still fits
+    # 2 procs do not fit in 1: job 2 is the head (shadow 10, extra 0); job 0 ends by 10: backfilled
+    assert lib.sl_sim_decide(h, 2) == lib.SL_OK
+    assert s.schedule.start.tolist() == [0, 0, -1] and s.schedule.backfilled.tolist() == [True, False, False]
+    assert lib.sl_sim_dispatch(h, on, pending, t) == lib.SL_OK and (pending[0], t[0]) == (0, -2**63)
+    assert lib.sl_sim_decide(h, 0) == lib.SL_ESTATE
+    assert lib.sl_sim_run(h, 2**62) == lib.SL_DECIDE               # at 10: jobs 0 and 1 ended, job 2 queued
+    assert lib.sl_sim_decide(h, 0) == lib.SL_EINVAL                # done, not queued
+    assert lib.sl_sim_decide(h, 2) == lib.SL_OK
+    assert lib.sl_sim_run(h, 2**62) == lib.SL_OK
+    assert s.finished and s.schedule.start.tolist() == [0, 0, 10]
+    assert lib.sl_sim_set_dispatch(ffi.NULL, 1) == lib.SL_EINVAL and lib.sl_sim_decide(ffi.NULL, 0) == lib.SL_EINVAL
