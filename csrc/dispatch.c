@@ -55,10 +55,24 @@ static int some_fits(sl_sim *s)
     return free >= mq;
 }
 
+/* The primary queue brought up to date after the caller's starts: a queue
+ * kept as a tournament (tour.c) is refreshed, as start_in_order leaves it
+ * for the backfilling walk. */
+static void primary_ready(sl_sim *s, int64_t t)
+{
+    if (s->pq.tmode)
+        sl_tour_refresh(s, &s->pq, t);
+}
+
 /* The first queued job of the primary order (ordered at this pass), or -1:
  * start_in_order's head when no queued job fits. */
-static int32_t first_queued(const sl_sim *s)
+static int32_t first_queued(sl_sim *s, int64_t t)
 {
+    if (s->pq.tmode) {
+        primary_ready(s, t);
+        const int32_t p = s->pq.tour->win[1];
+        return p < 0 ? -1 : s->pq.tour->uord[p];
+    }
     for (int32_t i = s->pq.first; i < s->pq.len; i++) {
         const int32_t j = s->pq.idx[i];
         if (s->state[j] == SL_QUEUED)
@@ -70,7 +84,7 @@ static int32_t first_queued(const sl_sim *s)
 int32_t sl_dispatch_pass(sl_sim *s, int64_t t)
 {
     if (!some_fits(s))
-        return first_queued(s);
+        return first_queued(s, t);
     s->dpending = 1;
     s->dt = t;
     return SL_PAUSED;
@@ -145,9 +159,10 @@ int sl_sim_decide(sl_sim *s, int32_t j)
         sl_engine_start(s, j, t, 0);
         if (some_fits(s))
             return SL_DECIDE;       /* the next decision of this pass */
-        head = first_queued(s);
+        head = first_queued(s, t);
     }
     s->dpending = 0;
+    primary_ready(s, t);
     sl_easy_pass_end(s, t, head);
     return s->failed ? SL_EINVAL : SL_OK;
 }

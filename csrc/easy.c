@@ -124,7 +124,8 @@ static int alloc_tree(const sl_sim *s, sl_queue *q)
     q->tq = malloc(2 * (size_t)cap * sizeof *q->tq);
     q->te = malloc(2 * (size_t)cap * (size_t)q->tk * sizeof *q->te);
     if (q->tq == NULL || q->te == NULL) {
-        sl_queue_free(q);
+        free(q->tq);
+        free(q->te);
         q->tq = NULL;
         q->te = NULL;
         return 0;
@@ -236,6 +237,8 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
     }
 }
 
+static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w);
+
 /* The backfilling walk of queue q (every queued job but the head, in
  * order, until no processor is free): entry by entry for a short queue or
  * a dynamic order re-sorted at every pass; for a long kept one (static, or
@@ -248,6 +251,10 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
     /* The summaries pay when the queue is long, the walks are long (most
      * entries fit nowhere) and the queue keeps its shape for a while (a
      * push or compaction means a rebuild); sl_tree_min = 0 forces them. */
+    if (q->tmode) {
+        tour_walk(s, q, w);
+        return;
+    }
     const int32_t live = q->len - q->first;
     const int tree = sl_queue_kept(q) &&
         (sl_tree_min == 0 || (live >= sl_tree_min && (q->tvalid || (q->calm >= 2 && q->walked >= live / 2))));
@@ -279,6 +286,37 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
         }
         summarise(s, q, b);
         i = hi;
+    }
+}
+
+/* The backfilling walk of a queue kept as a tournament (tour.c): the
+ * next job to start is the first in order that can start, q <= free and
+ * (q <= extra or t + estimate <= shadow); a job that could not start at
+ * some point of the walk cannot later in it (free and extra only fall),
+ * so these are exactly the jobs the plain walk starts, in its order.  The
+ * positions hold the jobs by (q, estimate): those with q <= min(free,
+ * extra) are a prefix (one range query), and those of a count q in
+ * (extra, free] whose estimate fits are a prefix of its run (sl_tour_fit:
+ * branch and bound over the runs). */
+static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
+{
+    sl_tour *T = q->tour;
+    const int64_t t = w->t, slack = w->shadow - w->t;
+    int32_t ghi = T->G;         /* runs [0, ghi) have q <= free */
+    while (w->free > 0) {
+        sl_tour_count[2]++;
+        while (ghi > 0 && T->gq[ghi - 1] > w->free)
+            ghi--;
+        int32_t gx = ghi;       /* runs [gx, ghi) have q > extra */
+        while (gx > 0 && T->gq[gx - 1] > w->extra)
+            gx--;
+        int32_t best = gx > 0 ? sl_tour_range_min(s, q, 0, T->glo[gx], t) : -1;
+        best = sl_tour_fit(s, q, gx, ghi, slack, t, best);
+        if (best < 0)
+            break;
+        if (!try_backfill(s, T->uord[best], w))
+            break;                  /* never: it can start */
+        sl_tour_refresh(s, q, t);
     }
 }
 
@@ -404,6 +442,19 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
             if (s->J.procs[j] > free_procs(s))
                 return j;
             sl_engine_start(s, j, t, SL_FORCED);
+        }
+    }
+    if (s->pq.tmode) {
+        /* The tournament's winner while it fits (no threshold here). */
+        for (;;) {
+            sl_tour_refresh(s, &s->pq, t);
+            const int32_t p = s->pq.tour->win[1];
+            if (p < 0)
+                return -1;
+            const int32_t j = s->pq.tour->uord[p];
+            if (s->J.procs[j] > free_procs(s))
+                return j;
+            sl_engine_start(s, j, t, 0);
         }
     }
     for (int32_t i = s->pq.first; i < s->pq.len; i++) {

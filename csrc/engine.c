@@ -155,6 +155,8 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
     sl_run_insert(s, j);
     if (s->learn != NULL)
         sl_learn_started(s, j);
+    if (s->pq.tmode || s->bq.tmode)
+        sl_tour_started(s, j);
 }
 
 /* The scheduler's estimate of a newly submitted job (SL_EST_EASYPP,
@@ -711,6 +713,7 @@ static void copy_queue(sl_queue *dst, const sl_queue *src, int32_t n)
     dst->kseg = NULL;
     dst->kcap = 0;
     dst->kvalid = 0;
+    dst->tour = NULL;           /* the tournament: rebuilt at the next pass */
     memcpy(dst->idx, src->idx, (size_t)src->len * sizeof *idx);
     memcpy(dst->key, src->key, (size_t)n * sizeof *key);
 }

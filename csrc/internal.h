@@ -69,7 +69,37 @@ typedef struct sl_queue {
      * (doubling at each consecutive failure). */
     int64_t kwork, kbase;
     int32_t kpass, kcool, kfail;
+    /* The tournament of a long dynamic queue (tour.c, issue 43): with
+     * tmode set, idx holds the queued jobs in no particular order and the
+     * tournament gives the order; tour == NULL or tour->valid == 0:
+     * rebuilt at the next pass. */
+    struct sl_tour *tour;
+    int tmode;
 } sl_queue;
+
+/* tour.c: a kinetic tournament over every job of the simulation, its
+ * leaves (positions) in the order (q, estimate, index): the jobs of one
+ * processor count form a run of positions, by estimate within it.  Node v
+ * of [1, 2L) holds win[v], the position of the first queued job of its
+ * subtree in the queue's order at the last refresh (-1: none), ocert[v]
+ * the certificate of its own comparison (its two children's winners keep
+ * their order at every pass time < ocert[v]) and cert[v] the least ocert
+ * of its subtree (INT64_MIN where a job left or joined since). */
+typedef struct sl_tour {
+    int32_t L;              /* leaves: a power of two >= n            */
+    int valid;
+    int32_t *win;
+    int64_t *ocert, *cert;
+    int32_t *uord;          /* uord[p]: the job at position p (n)      */
+    int32_t *upos;          /* upos[j]: the position of job j (n)      */
+    int64_t *uest;          /* uest[p]: the estimate of job uord[p] (n) */
+    int32_t G;              /* processor counts                       */
+    int64_t *gq;            /* gq[g]: the count of run g (increasing) */
+    int32_t *glo;           /* run g: positions [glo[g], glo[g + 1])   */
+    int32_t *rfirst;        /* rfirst[g]: no job of run g before it is queued */
+    int32_t *rcnt;          /* backfilling walk: runs that may fit, counted */
+    int64_t *kt;            /* kt[j]: time of q->key[j], INT64_MIN none */
+} sl_tour;
 
 #define SL_BLOCK 16
 /* Queues shorter than sl_tree_min are walked entry by entry (same result;
@@ -176,6 +206,25 @@ void sl_queue_tidy(sl_sim *s, sl_queue *q);
 void sl_queue_free(sl_queue *q);
 int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b);
 
+/* policies.c, for tour.c: the kinetic certificates and the order */
+int sl_kin_capable(const sl_sim *s, const sl_queue *q);
+int64_t sl_kin_cert(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
+int sl_tie_before(const sl_sim *s, int32_t a, int32_t b);
+extern int32_t sl_kinetic;
+
+/* tour.c */
+extern int32_t sl_tour_mode;
+extern int64_t sl_tour_count[4];
+int sl_tour_wanted(const sl_sim *s, const sl_queue *q);
+int sl_tour_reorder(sl_sim *s, sl_queue *q, int64_t t);
+void sl_tour_refresh(sl_sim *s, sl_queue *q, int64_t t);
+int sl_tour_less(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
+void sl_tour_started(sl_sim *s, int32_t j);
+void sl_tour_pushed(sl_queue *q, int32_t j);
+int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t);
+int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best);
+void sl_tour_free(sl_queue *q);
+
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)
 {
@@ -199,6 +248,7 @@ void sl_easy_pass(sl_sim *s, int64_t t);
 /* Block b of q's summaries recomputed (q->tvalid), after a kinetic swap
  * moved a job across a block boundary. */
 void sl_queue_summarise(const sl_sim *s, sl_queue *q, int32_t b);
+
 
 /* engine.c: running jobs sorted by estimated end */
 void sl_run_insert(sl_sim *s, int32_t j);

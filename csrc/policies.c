@@ -191,6 +191,8 @@ void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
     q->calm = 0;
     if (q->dynamic || q->dirty) {
         q->idx[q->len++] = j;
+        if (q->tmode)
+            sl_tour_pushed(q, j);
         return;
     }
     q->key[j] = q->pol.kind == SL_FCFS ? (double)s->J.submit[j] : sl_policy_key(s, &q->pol, j, t);
@@ -332,7 +334,7 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
  * are sorted and merged in by binary search.  More expired pairs than the
  * queue is long (a burst whose keys were all equal): a full re-sort. */
 
-static int32_t sl_kinetic = 1;
+int32_t sl_kinetic = 1;
 static int64_t kin_count[5];
 
 int32_t sl_debug_kinetic(int32_t mode)
@@ -512,6 +514,25 @@ static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b
         cand = lo + (cand - lo) / 2;
     }
     return lo >= KIN_TMAX - 1 ? KIN_NEVER : lo + 1;
+}
+
+/* For tour.c: can q's order be kept by certificates (a kinetic kind
+ * without classes), and the certificate of a before b at t (a goes before
+ * b at t: checked by the caller). */
+int sl_kin_capable(const sl_sim *s, const sl_queue *q)
+{
+    const int32_t k = q->pol.kind;
+    return q->dynamic && s->cls == NULL && (k == SL_SEXP || k == SL_LEXP || k == SL_WFP || k == SL_MIXED);
+}
+
+int64_t sl_kin_cert(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
+{
+    return kin_cert(s, q, a, b, t);
+}
+
+int sl_tie_before(const sl_sim *s, int32_t a, int32_t b)
+{
+    return tie_before(s, a, b);
 }
 
 static int kin_alloc(sl_queue *q, int32_t need)
@@ -860,6 +881,23 @@ void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t)
         pykeys_sort(s, q, t);
         return;
     }
+    if (sl_tour_wanted(s, q)) {
+        if (q->dirty) {
+            q->dirty = 0;
+            if (q->tour != NULL)
+                q->tour->valid = 0;
+        }
+        q->kvalid = 0;
+        if (sl_tour_reorder(s, q, t))
+            return;
+    }
+    if (q->tmode) {
+        /* Leaving the tournament: idx is in no order, sorted below. */
+        q->tmode = 0;
+        q->dirty = 1;
+        if (q->tour != NULL)
+            q->tour->valid = 0;
+    }
     if (q->dynamic && s->cls == NULL && q->pol.kind != SL_EXPR && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
         if (q->dirty) {
             q->kvalid = 0;
@@ -903,6 +941,7 @@ void sl_queue_free(sl_queue *q)
     free(q->te);
     free(q->kexp);
     free(q->kseg);
+    sl_tour_free(q);
 }
 
 /* Drop the jobs that are no longer queued, keeping the order.  O(len).

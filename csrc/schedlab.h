@@ -402,6 +402,18 @@ int32_t sl_debug_shortcuts(int32_t on);
  * for the queues at their next pass. */
 int32_t sl_debug_kinetic(int32_t mode);
 
+/* Tests only: how a long queue under a kinetic kind (SEXP, LEXP, WFP,
+ * mixed with expansion; no classes, threshold or multiple queues) is kept:
+ * 1 (default) as a tournament (csrc/tour.c) from 2048 queued jobs until
+ * fewer than 512 are, 0 never, 2 always; the result is the same either
+ * way.  Returns the previous mode. */
+int32_t sl_debug_tour(int32_t mode);
+
+/* Tests and benchmarks: counters of the tournaments since the library was
+ * loaded: 0 nodes refreshed, 1 comparisons certified, 2 nodes opened by
+ * the backfilling walks, 3 builds. */
+int64_t sl_debug_tour_count(int32_t which);
+
 /* Tests and benchmarks: counters of the kinetic order since the library
  * was loaded: 0 pairs found out of order by mode 2, 1 adjacent swaps,
  * 2 certificates computed, 3 full re-sorts, 4 expired pairs checked. */

@@ -150,13 +150,15 @@ def test_mode_off_is_the_plain_engine():
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("P,B", [("FCFS", "FCFS"), ("SPF", "SPF"), ("SPF", "FCFS"), ("SQF", "SAF"),
                                  ("LAF", "SEXP"), ("LCFS", "WFP")])
-@pytest.mark.parametrize("debug", ["default", "no-shortcuts", "tree"])
+@pytest.mark.parametrize("debug", ["default", "no-shortcuts", "tree", "tournament"])
 def test_naming_the_first_job_of_p_is_easy_p_b(seed, P, B, debug):
     """The caller names the queued job P puts first: EASY-P-B, job for job
-    (P_R of the dispatching simulation is B: it decides nothing)."""
+    (P_R of the dispatching simulation is B: it decides nothing; a
+    time-varying B kept as a tournament, tour.c, when forced)."""
     jobs = _bursty_jobs(seed)
     key = KEYS[P](jobs)
     old_s, old_t = lib.sl_debug_shortcuts(debug != "no-shortcuts"), lib.sl_debug_tree_min(0 if debug == "tree" else 1024)
+    old_tour = lib.sl_debug_tour(2 if debug == "tournament" else 1)
     try:
         want = simulate(jobs, M, f"EASY-{P}-{B}")
         s = Simulation(jobs, M, f"EASY-{B}-{B}").set_dispatch(True)
@@ -164,6 +166,7 @@ def test_naming_the_first_job_of_p_is_easy_p_b(seed, P, B, debug):
     finally:
         lib.sl_debug_shortcuts(old_s)
         lib.sl_debug_tree_min(old_t)
+        lib.sl_debug_tour(old_tour)
     got = s.schedule
     assert n >= len(jobs)                    # every start of step 2 was a decision
     assert np.array_equal(got.start, want.start)

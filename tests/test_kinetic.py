@@ -25,10 +25,13 @@ def _counts():
 
 
 def _both(run):
-    """run() under the old path and under the checked kinetic order (mode 2)
-    and the default (mode 1); returns the three outputs and the counters'
-    increase under mode 2."""
+    """run() under the old path, under the checked kinetic order (mode 2,
+    no tournament), the default (mode 1: a long queue becomes a tournament,
+    csrc/tour.c) and the tournament forced on every eligible queue
+    (sl_debug_tour(2)); returns the four outputs and the counters' increase
+    under mode 2."""
     old = lib.sl_debug_kinetic(0)
+    old_tour = lib.sl_debug_tour(0)
     try:
         a = run()
         lib.sl_debug_kinetic(2)
@@ -36,10 +39,14 @@ def _both(run):
         b = run()
         c1 = _counts()
         lib.sl_debug_kinetic(1)
+        lib.sl_debug_tour(1)
         c = run()
+        lib.sl_debug_tour(2)
+        e = run()
     finally:
         lib.sl_debug_kinetic(old)
-    return a, b, c, [y - x for x, y in zip(c0, c1)]
+        lib.sl_debug_tour(old_tour)
+    return a, b, c, e, [y - x for x, y in zip(c0, c1)]
 
 
 def _schedule(s):
@@ -58,9 +65,10 @@ def _random_jobs(seed, n, burst):
 
 
 def _check(run):
-    a, b, c, d = _both(run)
+    a, b, c, e, d = _both(run)
     assert a == b, "kinetic order (mode 2) differs from the re-sort"
     assert a == c, "default mode differs from the re-sort"
+    assert a == e, "the tournament differs from the re-sort"
     assert d[0] == 0, f"{d[0]} adjacent pairs out of order"
     return d
 
@@ -180,11 +188,13 @@ def test_burst_is_not_quadratic():
     run = rng.integers(1, 10_001, n)
     jobs = Jobs(np.zeros(n, np.int64), run, run * rng.integers(1, 6, n), rng.integers(1, 65, n))
     old = lib.sl_debug_kinetic(1)
+    old_tour = lib.sl_debug_tour(0)     # the kinetic list, not the tournament
     try:
         c0 = _counts()
         simulate(jobs, 64, "EASY-SEXP-SEXP")
         d = [y - x for x, y in zip(c0, _counts())]
     finally:
         lib.sl_debug_kinetic(old)
+        lib.sl_debug_tour(old_tour)
     assert d[3] <= 3              # full re-sorts: the first pass and the one after
     assert d[4] < n               # pairs checked, over some 50,000 passes
