@@ -596,7 +596,15 @@ void sl_easy_pass(sl_sim *s, int64_t t)
     }
     sl_queue_order(s, &s->fq, t);
     sl_queue_order(s, &s->pq, t);
-    const int32_t head = start_in_order(s, t);
+    /* Dispatch mode: step 2 is the caller's (dispatch.c); a pending
+     * decision pauses the pass, which sl_sim_decide ends. */
+    const int32_t head = s->dispatch ? sl_dispatch_pass(s, t) : start_in_order(s, t);
+    if (head != SL_PAUSED)
+        sl_easy_pass_end(s, t, head);
+}
+
+void sl_easy_pass_end(sl_sim *s, int64_t t, int32_t head)
+{
     if (head >= 0 && free_procs(s) > 0) {
         bf_walk w = {.t = t, .head = head, .free = free_procs(s)};
         reserve(s, head, t, &w.shadow, &w.extra);

@@ -35,6 +35,7 @@ const char *sl_status_message(int code)
     case SL_EINVAL: return "invalid argument or input data";
     case SL_ENOMEM: return "out of memory";
     case SL_ESTATE: return "call not valid in this state";
+    case SL_DECIDE: return "a decision is pending (dispatch mode: sl_sim_decide)";
     default: return "unknown status code";
     }
 }
@@ -303,6 +304,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
                  s->failed == 2 ? "a policy key function" : "an estimator");
         return SL_ESTATE;
     }
+    if (s->dpending)
+        return SL_DECIDE;           /* dispatch.c: the pending decision first */
     for (;;) {
         const int64_t t = next_event(s);
         if (t == INT64_MAX || t > until)
@@ -317,6 +320,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
         }
         if (s->failed)
             return SL_EINVAL;       /* a key function failed in the pass (pykeys_sort) */
+        if (s->dpending)
+            return SL_DECIDE;       /* the pass waits for sl_sim_decide */
     }
     if (until != INT64_MAX && until > s->clock)
         s->clock = until;
@@ -663,6 +668,12 @@ int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *back
         rc = check_policy_inputs(primary, backfill, &s->J, s->C.estimate, s->err, sizeof s->err);
     if (rc != SL_OK)
         return rc;
+    if (s->dpending) {
+        snprintf(s->err, sizeof s->err, "a decision is pending (sl_sim_decide first)");
+        return SL_ESTATE;
+    }
+    if (s->dispatch && sl_dispatch_check(s, threshold, 0) != SL_OK)
+        return SL_EINVAL;
     if (s->mq != NULL && !sl_mq_policy_ok(primary, backfill, threshold)) {
         snprintf(s->err, sizeof s->err, "multiple-queue backfilling needs FCFS queues without threshold");
         return SL_EINVAL;
@@ -778,6 +789,7 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->shared = src->shared;
     s->cutoff = src->cutoff;
     s->clock = src->clock;
+    sl_dispatch_clone(s, src);
     if (sl_mq_clone(s, src) != SL_OK || sl_learn_clone(s, src) != SL_OK) {
         sl_sim_free(s);
         return SL_ENOMEM;

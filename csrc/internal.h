@@ -170,6 +170,12 @@ struct sl_sim {
     struct sl_mq *mq;   /* multiple-queue state (multiqueue.c), or NULL  */
     struct sl_learn *learn; /* learned estimator (learned.c), or NULL    */
     char err[SL_ERRLEN];
+    /* Dispatch mode (dispatch.c, SEMANTICS.md "Decisions by the caller"):
+     * step 2 of the pass is the caller's; dpending: the pass at dt waits
+     * for sl_sim_decide. */
+    int32_t dispatch;
+    int32_t dpending;
+    int64_t dt;
 };
 
 /* expr.c: policy expressions */
@@ -283,5 +289,17 @@ int64_t sl_learn_predict(sl_sim *s, int32_t j, int64_t t);   /* at submission */
 void sl_learn_observe(sl_sim *s, int32_t j, int64_t t);      /* at completion */
 void sl_learn_started(sl_sim *s, int32_t j);                 /* j started     */
 void sl_learn_stopped(sl_sim *s, int32_t j);                 /* j requeued    */
+
+/* easy.c: steps 3-5 of the pass at t behind head (-1: none), after step 2. */
+void sl_easy_pass_end(sl_sim *s, int64_t t, int32_t head);
+
+/* dispatch.c: the caller's decisions (dispatch mode) */
+#define SL_PAUSED (-2)
+/* Step 2 in dispatch mode: SL_PAUSED (a decision is pending) or the head. */
+int32_t sl_dispatch_pass(sl_sim *s, int64_t t);
+/* May dispatch mode be on with this threshold and partitioning?  SL_OK, or
+ * SL_EINVAL with a message in s->err. */
+int sl_dispatch_check(sl_sim *s, int64_t threshold, int partitioned);
+void sl_dispatch_clone(sl_sim *dst, const sl_sim *src);
 
 #endif

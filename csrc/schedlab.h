@@ -17,7 +17,9 @@ enum sl_status {
     SL_OK = 0,
     SL_EINVAL = 1,      /* invalid argument or input data           */
     SL_ENOMEM = 2,      /* allocation failed                        */
-    SL_ESTATE = 3       /* call not valid in the handle's state     */
+    SL_ESTATE = 3,      /* call not valid in the handle's state     */
+    SL_DECIDE = 4       /* dispatch mode: sl_sim_run paused at a
+                           decision for sl_sim_decide (not an error) */
 };
 
 /* Queue policies. Lowest key first; "largest first" policies negate. */
@@ -302,6 +304,27 @@ int sl_sim_learned_raw(const sl_sim *sim, double *raw, int64_t n);
 int sl_sim_learned_features(const sl_sim *sim, int32_t job, double *x);
 const char *sl_sim_error(const sl_sim *sim);
 void sl_sim_free(sl_sim *sim);
+
+/* ---- Decisions by the caller (csrc/dispatch.c; SEMANTICS.md, "Decisions by
+ * the caller"): in dispatch mode, step 2 of each pass is the caller's. When a
+ * queued job fits in the free processors, sl_sim_run returns SL_DECIDE in the
+ * middle of the pass at time t (sl_sim_state's now); the caller names a
+ * queued job with sl_sim_decide: if it fits it starts at t, and sl_sim_decide
+ * returns SL_DECIDE while another queued job fits (the next decision of the
+ * same pass); if it does not fit it is the head, the pass ends as EASY's
+ * (reservation, backfilling in P_B order) and sl_sim_decide returns SL_OK:
+ * sl_sim_run then goes on to the next decision.  sl_sim_run called while a
+ * decision is pending returns SL_DECIDE at once.  Needs a single queue (no
+ * partitions) and no threshold. */
+int sl_sim_set_dispatch(sl_sim *sim, int32_t on);
+int sl_sim_decide(sl_sim *sim, int32_t job);
+/* on: dispatch mode; pending: a decision is pending, at time t (else
+ * INT64_MIN); each pointer may be NULL. */
+int sl_sim_dispatch(const sl_sim *sim, int32_t *on, int32_t *pending, int64_t *t);
+/* The first (at most max) queued jobs in FCFS order (submit time, then id,
+ * then input position; with SL_TIE_NEWEST each reversed) into out; *count
+ * gets how many were written.  O(queue entries walked). */
+int sl_sim_queued(sl_sim *sim, int32_t *out, int32_t max, int32_t *count);
 
 const char *sl_status_message(int code);
 /* The bound on every time of a simulation (SL_TIME_MAX = 2^61 s; see

@@ -421,6 +421,7 @@ class Simulation:
         # one -- another thread, or the estimator re-entering -- is refused.
         self._lock = threading.Lock()
         self._estimator, self._cb_error, self._self_handle = None, None, None
+        self._qbuf = self._dcells = None    # queued(), decide(): their buffers, made at the first call
         self.learned: Learned | None = None
         if _clone_of is not None:
             self._init_clone(_clone_of)
@@ -727,7 +728,94 @@ class Simulation:
             if self._cb_error is not None:
                 err, self._cb_error = self._cb_error, None
                 raise err
-            _check(rc, "run", h)
+            if rc != lib.SL_DECIDE:
+                _check(rc, "run", h)
+        return self
+
+    # -- decisions by the caller (dispatch mode; csrc/SEMANTICS.md, "Decisions by the caller")
+    def set_dispatch(self, on: bool = True) -> "Simulation":
+        """Dispatch mode on (or off): step 2 of every pass -- which queued
+        jobs start, in which order, and which one is the head that gets the
+        reservation -- is the caller's.  :meth:`run` then stops at every
+        pass in which a queued job fits (:attr:`deciding` is True) and
+        :meth:`decide` names the job.  Refused with a threshold or
+        partitions (one error each), and while a decision is pending."""
+        if not isinstance(on, (bool, np.bool_)):
+            raise InputError(f"set_dispatch: on must be True or False, got {on!r}")
+        with self._busy("set_dispatch"):
+            h = self._live()
+            _check(lib.sl_sim_set_dispatch(h, int(bool(on))), "set_dispatch", h)
+        return self
+
+    def _dispatch_state(self) -> tuple[bool, bool, int]:
+        if self._dcells is None:            # made once: read at every decision
+            self._dcells = (ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int64_t *"), ffi.new("sl_state *"))
+        on, pending, t, _ = self._dcells
+        _check(lib.sl_sim_dispatch(self._live(), on, pending, t), "dispatch")
+        return bool(on[0]), bool(pending[0]), int(t[0])
+
+    @property
+    def dispatch(self) -> bool:
+        """Is dispatch mode on (:meth:`set_dispatch`)?"""
+        return self._dispatch_state()[0]
+
+    @property
+    def deciding(self) -> bool:
+        """Is a decision pending (the pass at :attr:`decision` waits for
+        :meth:`decide`)?"""
+        return self._dispatch_state()[1]
+
+    @property
+    def decision(self) -> int | None:
+        """The time of the pass whose decision is pending (None: none)."""
+        _, pending, t = self._dispatch_state()
+        return t if pending else None
+
+    def queued(self, limit: int | None = None) -> np.ndarray:
+        """The queued jobs' indices (int32, a new array) in FCFS order --
+        submit time, then id, then input position -- the first ``limit``
+        of them (None: all).  During a decision: the jobs :meth:`decide`
+        may name."""
+        n = len(self.jobs) if limit is None else min(_as_int("queued: limit", limit, 0, _I64.max), len(self.jobs))
+        with self._busy("queued"):
+            h = self._live()
+            if self._qbuf is None:          # one buffer per simulation, for every call
+                self._qbuf = np.empty(max(len(self.jobs), 1), np.int32)
+                self._qptr = ffi.from_buffer("int32_t[]", self._qbuf, require_writable=True)
+                self._qcnt = ffi.new("int32_t *")
+            _check(lib.sl_sim_queued(h, self._qptr, n, self._qcnt), "queued", h)
+            return self._qbuf[:int(self._qcnt[0])].copy()
+
+    def decide(self, job: int, until=None) -> "Simulation":
+        """Name the queued job ``job`` (an index) at the pending decision:
+        if it fits it starts now, and the next decision of the same pass
+        follows while a queued job still fits; otherwise it is the head (it
+        gets the reservation) and the pass ends with EASY's backfilling.
+        When the pass has ended, the simulation runs on as :meth:`run`
+        (``until``) to the next decision or the end.  A job that is not
+        queued, or no decision pending, is refused (nothing changes)."""
+        j = _as_int("decide: job", job, _I64.min, _I64.max)
+        t = _as_int("decide: until", until, _I64.min, _I64.max, none=_I64.max)
+        global _JOBS_SIMULATED
+        with self._busy("decide"):
+            h = self._live()
+            if not 0 <= j < len(self.jobs):
+                raise InputError(f"decide: job index {j} outside 0..{len(self.jobs) - 1}")
+            rc = lib.sl_sim_decide(h, j)
+            if rc == lib.SL_OK:
+                if self._dcells is None:
+                    self._dispatch_state()
+                st = self._dcells[3]
+                lib.sl_sim_state(h, st)
+                before = st.done
+                rc = lib.sl_sim_run(h, t)
+                lib.sl_sim_state(h, st)
+                _JOBS_SIMULATED += int(st.done - before)
+            if self._cb_error is not None:
+                err, self._cb_error = self._cb_error, None
+                raise err
+            if rc != lib.SL_DECIDE:
+                _check(rc, "decide", h)
         return self
 
     def set_policy(self, policy, threshold=None, threshold_backfill=None) -> "Simulation":

@@ -6,14 +6,15 @@ package is imported:
   queue policies, EASY(P, Θ) running the period with the queue carried over,
   the observation the selection study's full, noisy or bandit feedback and
   the queue's and the machine's state;
-
-``schedlab/JobDispatch-v0`` (SchedGym's problem: at each scheduling decision
-the agent picks the queued job that gets EASY's reservation) is not built
-yet: it needs a decision point in the C core (issue 44), and is not
-registered until it exists.
+* ``schedlab/JobDispatch-v0`` (:class:`schedlab.gym.dispatch.JobDispatchEnv`):
+  SchedGym's problem -- each step a scheduling decision, the action which
+  of the first K queued jobs goes first (it starts, or gets EASY's
+  reservation), EASY backfilling the rest in the engine (its decision
+  point, csrc/SEMANTICS.md "Decisions by the caller").
 
 ``gymnasium.make("schedlab/PolicySelection-v0", trace="KTH-SP2", ...)``
-after ``import schedlab.gym`` (or ``gymnasium.make("schedlab.gym:schedlab/PolicySelection-v0")``).
+after ``import schedlab.gym`` (or ``gymnasium.make("schedlab.gym:schedlab/PolicySelection-v0")``);
+likewise ``"schedlab/JobDispatch-v0"``.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import gymnasium
 #: The environments' ids and their entry points (by string: a module is imported when its environment is made).
 ENVIRONMENTS = {
     "schedlab/PolicySelection-v0": "schedlab.gym.selection:PolicySelectionEnv",
+    "schedlab/JobDispatch-v0": "schedlab.gym.dispatch:JobDispatchEnv",
 }
 
 for _id, _entry in ENVIRONMENTS.items():
