@@ -70,8 +70,7 @@ static int32_t first_queued(sl_sim *s, int64_t t)
 {
     if (s->pq.tmode) {
         primary_ready(s, t);
-        const int32_t p = s->pq.tour->win[1];
-        return p < 0 ? -1 : s->pq.tour->uord[p];
+        return s->pq.tour->win[1];      /* a job, or -1 */
     }
     for (int32_t i = s->pq.first; i < s->pq.len; i++) {
         const int32_t j = s->pq.idx[i];
