@@ -505,6 +505,8 @@ static void set_queue_policy(sl_queue *q, const sl_policy *p)
     q->dynamic = sl_policy_dynamic(p);
     q->dirty = 1;
     q->kvalid = 0;
+    q->kdeg = 0;
+    q->kexpr = p->kind == SL_EXPR && q->dynamic ? sl_expr_kinetic(p->expr, &q->kdeg) : 0;
 }
 
 /* Does pq serve as the backfilling order (bq left empty)?  When P_B orders

@@ -179,3 +179,224 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
     const double k = st[0];
     return isnan(k) ? INFINITY : k;
 }
+
+/* ------------------------------------ expressions with a kinetic model --
+ *
+ * A time-varying expression keeps a long queue in a kinetic order (the
+ * list or the tournament, policies.c and tour.c) when its real value is,
+ * job by job, (1) affine in the time (wait and now enter only through +,
+ * -, unary -, a product with a static factor, a quotient by a static
+ * divisor, ** 1), or (2) a monomial c w^d in wait (products, quotients by
+ * a static divisor, integer powers >= 1, and sums of monomials of one
+ * degree).  A static subexpression (one that loads neither wait nor now)
+ * is a constant of the job: the doubles it computes.  Every operation on a
+ * time-varying value is then one of +, -, x, / by a constant, each
+ * rounded once, and the wait is one rounded conversion, so the key
+ * computed is within gamma_K A of the real value V, where A is the same
+ * program run on magnitudes (constants by their absolute values, - as +)
+ * and K <= SL_EXPR_MAXLEN + 1 operations: gamma_K < 2^-42.9.  That is the
+ * premise of the kinetic certificates (policies.c), whose margin is
+ * 2^-40: their test G(t) implies the real condition C(t), V_b - V_a >
+ * 2^-41 (A_a + A_b), which implies key_a < key_b.  C is linear in t in
+ * case (1) (V and A are affine); in case (2) it compares c_b' w_b^d with
+ * c_a' w_a^d, whose d-th roots are linear in t when the signs agree and
+ * which is monotone when they do not: in both cases C holds on the whole
+ * interval between two times where it holds. */
+
+/* Kinetic class of e: 0 none, 1 affine, 2 monomial of degree *deg. */
+int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
+{
+    /* per stack slot: time-varying or not, and its degree as a monomial
+     * in wait (-1: not one) */
+    int8_t dyn[SL_EXPR_STACK];
+    int32_t md[SL_EXPR_STACK];
+    int affine = 1, mono = 1, sp = 0;
+    for (int32_t i = 0; i < e->len; i++) {
+        const int32_t op = e->op[i];
+        const int a = arity(op);
+        if (a == 0) {
+            dyn[sp] = op == SL_OP_WAIT || op == SL_OP_NOW;
+            md[sp] = op == SL_OP_WAIT ? 1 : op == SL_OP_NOW ? -1 : 0;
+            sp++;
+            continue;
+        }
+        const int x = sp - a;         /* the result's slot */
+        const int da = dyn[x], db = a >= 2 ? dyn[x + 1] : 0, dc = a == 3 ? dyn[x + 2] : 0;
+        sp = x + 1;
+        if (!da && !db && !dc) {      /* static: a constant of the job */
+            dyn[x] = 0;
+            md[x] = 0;
+            continue;
+        }
+        const int32_t ma = md[x], mb = a >= 2 ? md[x + 1] : 0;
+        dyn[x] = 1;
+        switch (op) {
+        case SL_OP_NEG:
+            break;
+        case SL_OP_ADD: case SL_OP_SUB:
+            md[x] = da && db && ma == mb ? ma : -1;
+            break;
+        case SL_OP_MUL:
+            if (da && db)
+                affine = 0;
+            md[x] = ma < 0 || mb < 0 ? -1 : ma + mb;
+            break;
+        case SL_OP_DIV:
+            if (db)
+                affine = mono = 0;
+            break;
+        case SL_OP_POWI: {
+            const int k = (int)e->arg[i];
+            if (k < 1)
+                affine = mono = 0;
+            if (k > 1)
+                affine = 0;
+            md[x] = ma < 0 ? -1 : ma * k;
+            break;
+        }
+        default:                      /* no other operation on time */
+            affine = mono = 0;
+            break;
+        }
+        if (md[x] > 64)
+            md[x] = -1;
+        if (!affine && !mono)
+            return 0;
+    }
+    if (affine)
+        return 1;
+    if (mono && dyn[0] && md[0] >= 1) {
+        *deg = md[0];
+        return 2;
+    }
+    return 0;
+}
+
+/* The kinetic model of job j's key at t (e of class 1 or 2): *V the key as
+ * sl_expr_eval computes it (the same operations; NaN not mapped), *A the
+ * magnitude (above), and their slopes in t, *dV and *dA (forward
+ * derivatives in doubles: estimates, used only to guess a crossing). */
+void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, double *V, double *A, double *dV,
+                   double *dA)
+{
+    double v[SL_EXPR_STACK], dv[SL_EXPR_STACK], m[SL_EXPR_STACK], dm[SL_EXPR_STACK];
+    int8_t tv[SL_EXPR_STACK];         /* time-varying */
+    int sp = 0;
+    const sl_jobs *J = &s->J;
+    for (int32_t i = 0; i < e->len; i++) {
+        const double arg = e->arg[i];
+        const int32_t op = e->op[i];
+        if (arity(op) == 0) {
+            double x;
+            switch (op) {
+            case SL_OP_CONST: x = arg; break;
+            case SL_OP_REQ: x = (double)J->req[j]; break;
+            case SL_OP_RUN: x = (double)J->run[j]; break;
+            case SL_OP_PROCS: x = (double)J->procs[j]; break;
+            case SL_OP_SUBMIT: x = (double)J->submit[j]; break;
+            case SL_OP_WAIT: x = (double)(t - J->submit[j]); break;
+            case SL_OP_AREA: x = (double)J->req[j] * (double)J->procs[j]; break;
+            case SL_OP_ID: x = (double)J->id[j]; break;
+            case SL_OP_NOW: x = (double)t; break;
+            case SL_OP_M: x = (double)s->C.m; break;
+            case SL_OP_COL: x = J->cols[(int64_t)j * J->ncols + (int64_t)arg]; break;
+            default: x = (double)s->est[j]; break;      /* SL_OP_EST */
+            }
+            const int timed = op == SL_OP_WAIT || op == SL_OP_NOW;
+            v[sp] = x;
+            m[sp] = fabs(x);
+            dv[sp] = timed ? 1.0 : 0.0;
+            dm[sp] = dv[sp];
+            tv[sp] = (int8_t)timed;
+            sp++;
+            continue;
+        }
+        switch (op) {
+        case SL_OP_NEG:
+            v[sp - 1] = -v[sp - 1];
+            dv[sp - 1] = -dv[sp - 1];
+            break;
+        case SL_OP_POWI: {
+            const int k = (int)arg;
+            const double a = v[sp - 1], ma = m[sp - 1];
+            if (!tv[sp - 1]) {
+                v[sp - 1] = powi(a, k);
+                m[sp - 1] = fabs(v[sp - 1]);
+            } else {           /* k >= 1 (class 1 or 2) */
+                v[sp - 1] = powi(a, k);
+                m[sp - 1] = powi(ma, k);
+                dv[sp - 1] = (double)k * powi(a, k - 1) * dv[sp - 1];
+                dm[sp - 1] = (double)k * powi(ma, k - 1) * dm[sp - 1];
+            }
+            break;
+        }
+        default: {
+            const int arity3 = op == SL_OP_WHERE;
+            if (arity3) {      /* static only (class 1 or 2) */
+                const double el = v[--sp], th = v[--sp];
+                v[sp - 1] = v[sp - 1] != 0.0 ? th : el;
+                m[sp - 1] = fabs(v[sp - 1]);
+                break;
+            }
+            const int unary = arity(op) == 1;
+            if (unary) {       /* static only */
+                double a = v[sp - 1];
+                switch (op) {
+                case SL_OP_ABS: a = fabs(a); break;
+                case SL_OP_LOG: a = log(a); break;
+                case SL_OP_LOG1P: a = log1p(a); break;
+                case SL_OP_SQRT: a = sqrt(a); break;
+                case SL_OP_EXP: a = exp(a); break;
+                case SL_OP_NOT: a = a == 0.0 ? 1.0 : 0.0; break;
+                default: break;
+                }
+                v[sp - 1] = a;
+                m[sp - 1] = fabs(a);
+                break;
+            }
+            sp--;
+            const int timed = tv[sp - 1] || tv[sp];
+            tv[sp - 1] = (int8_t)timed;
+            const double a = v[sp - 1], b = v[sp], da = dv[sp - 1], db = dv[sp];
+            const double ma = m[sp - 1], mb = m[sp], dma = dm[sp - 1], dmb = dm[sp];
+            double r = NAN, dr = 0.0, mr, dmr = 0.0;
+            switch (op) {
+            case SL_OP_ADD: r = a + b; dr = da + db; break;
+            case SL_OP_SUB: r = a - b; dr = da - db; break;
+            case SL_OP_MUL: r = a * b; dr = da * b + a * db; break;
+            case SL_OP_DIV: r = a / b; dr = da / b; break;
+            case SL_OP_POW: r = pow(a, b); break;
+            case SL_OP_MIN: r = isnan(a) || isnan(b) ? NAN : (a < b ? a : b); break;
+            case SL_OP_MAX: r = isnan(a) || isnan(b) ? NAN : (a > b ? a : b); break;
+            case SL_OP_LT: r = a < b; break;
+            case SL_OP_LE: r = a <= b; break;
+            case SL_OP_GT: r = a > b; break;
+            case SL_OP_GE: r = a >= b; break;
+            case SL_OP_EQ: r = a == b; break;
+            case SL_OP_NE: r = a != b; break;
+            case SL_OP_AND: r = (a != 0.0 && b != 0.0); break;
+            case SL_OP_OR: r = (a != 0.0 || b != 0.0); break;
+            default: break;
+            }
+            if (!timed) {
+                mr = fabs(r);               /* static: a constant */
+            } else {
+                switch (op) {
+                case SL_OP_ADD: case SL_OP_SUB: mr = ma + mb; dmr = dma + dmb; break;
+                case SL_OP_MUL: mr = ma * mb; dmr = dma * mb + ma * dmb; break;
+                default: mr = ma / mb; dmr = dma / mb; break;      /* SL_OP_DIV by a constant */
+                }
+            }
+            v[sp - 1] = r;
+            dv[sp - 1] = dr;
+            m[sp - 1] = mr;
+            dm[sp - 1] = dmr;
+            break;
+        }
+        }
+    }
+    *V = v[0];
+    *A = m[0];
+    *dV = dv[0];
+    *dA = dm[0];
+}

@@ -75,6 +75,10 @@ typedef struct sl_queue {
      * rebuilt at the next pass. */
     struct sl_tour *tour;
     int tmode;
+    /* An expression policy's kinetic class (expr.c, sl_expr_kinetic): 0
+     * none (re-sorted at every pass), 1 affine in time, 2 a monomial of
+     * degree kdeg in wait. */
+    int32_t kexpr, kdeg;
 } sl_queue;
 
 /* tour.c: a kinetic tournament over every job of the simulation, its
@@ -184,6 +188,9 @@ int sl_expr_uses(const sl_expr *e, int32_t op);
 int sl_expr_dynamic(const sl_expr *e);
 int sl_expr_same(const sl_expr *a, const sl_expr *b);
 double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t);
+int sl_expr_kinetic(const sl_expr *e, int32_t *deg);
+void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, double *V, double *A, double *dV,
+                   double *dA);
 
 /* policies.c */
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);

@@ -379,6 +379,13 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
         *A = W;
         return;
     }
+    case SL_EXPR: {
+        double dV, dA;
+        sl_expr_model(s, q->pol.expr, j, t, V, A, &dV, &dA);
+        if (isnan(*V))
+            *V = INFINITY;      /* as sl_expr_eval */
+        return;
+    }
     default: {     /* SL_MIXED, the terms as sl_policy_key computes them */
         const sl_policy *p = &q->pol;
         const double qd = (double)s->J.procs[j];
@@ -436,6 +443,29 @@ static int kin_same(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
         }
         return p1 == p2 && q1 == q2;
     }
+    case SL_EXPR: {
+        /* every value the program loads is the same for both jobs */
+        const sl_expr *e = q->pol.expr;
+        for (int32_t i = 0; i < e->len; i++) {
+            switch (e->op[i]) {
+            case SL_OP_REQ: if (J->req[a] != J->req[b]) return 0; break;
+            case SL_OP_RUN: if (J->run[a] != J->run[b]) return 0; break;
+            case SL_OP_PROCS: if (J->procs[a] != J->procs[b]) return 0; break;
+            case SL_OP_SUBMIT: case SL_OP_WAIT: if (J->submit[a] != J->submit[b]) return 0; break;
+            case SL_OP_AREA: if (J->req[a] != J->req[b] || J->procs[a] != J->procs[b]) return 0; break;
+            case SL_OP_ID: if (J->id[a] != J->id[b]) return 0; break;
+            case SL_OP_EST: if (s->est[a] != s->est[b]) return 0; break;
+            case SL_OP_COL: {
+                const int64_t c = (int64_t)e->arg[i];
+                const double x = J->cols[(int64_t)a * J->ncols + c], y = J->cols[(int64_t)b * J->ncols + c];
+                if (memcmp(&x, &y, sizeof x) != 0) return 0;
+                break;
+            }
+            default: break;
+            }
+        }
+        return 1;
+    }
     default: {
         const double *w = q->pol.weights;
         const double qa = (double)J->procs[a], qb = (double)J->procs[b];
@@ -471,6 +501,37 @@ static int64_t kin_crossing(const sl_sim *s, const sl_queue *q, int32_t a, int32
         const double ha = (double)(t - J->submit[a]) * ca, hb = (double)(t - J->submit[b]) * cb;
         d0 = ha - hb - KIN_EPS * (ha + hb);
         slope = ca - cb - KIN_EPS * (ca + cb);
+        break;
+    }
+    case SL_EXPR: {
+        double va, aa, dva, daa, vb, ab, dvb, dab;
+        sl_expr_model(s, q->pol.expr, a, t, &va, &aa, &dva, &daa);
+        sl_expr_model(s, q->pol.expr, b, t, &vb, &ab, &dvb, &dab);
+        if (q->kexpr == 1) {
+            slope = (dvb - dva) - KIN_EPS * (daa + dab);
+            break;
+        }
+        /* a monomial: C compares beta w_b^d with alpha w_a^d; linear in
+         * the d-th roots where the signs agree, monotone where not */
+        const double wa = (double)(t - J->submit[a]), wb = (double)(t - J->submit[b]);
+        if (!(wa > 0.0) || !(wb > 0.0))
+            return KIN_TMAX;
+        const double k = (double)q->kdeg, wda = pow(wa, k), wdb = pow(wb, k);
+        const double alpha = va / wda + KIN_EPS * aa / wda, beta = vb / wdb - KIN_EPS * ab / wdb;
+        if (!(alpha < 0.0) || !(beta < 0.0)) {
+            if (alpha > 0.0 && beta > 0.0) {
+                /* beta^(1/d) w_b > alpha^(1/d) w_a */
+                const double rb = pow(beta, 1.0 / k), ra = pow(alpha, 1.0 / k);
+                d0 = rb * wb - ra * wa;
+                slope = rb - ra;
+                break;
+            }
+            return KIN_TMAX;    /* monotone in t, or no estimate */
+        }
+        /* |alpha|^(1/d) w_a > |beta|^(1/d) w_b */
+        const double ra = pow(-alpha, 1.0 / k), rb = pow(-beta, 1.0 / k);
+        d0 = ra * wa - rb * wb;
+        slope = ra - rb;
         break;
     }
     default: {
@@ -522,7 +583,8 @@ static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b
 int sl_kin_capable(const sl_sim *s, const sl_queue *q)
 {
     const int32_t k = q->pol.kind;
-    return q->dynamic && s->cls == NULL && (k == SL_SEXP || k == SL_LEXP || k == SL_WFP || k == SL_MIXED);
+    return q->dynamic && s->cls == NULL &&
+           (k == SL_SEXP || k == SL_LEXP || k == SL_WFP || k == SL_MIXED || (k == SL_EXPR && q->kexpr != 0));
 }
 
 int64_t sl_kin_cert(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
@@ -898,7 +960,7 @@ void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t)
         if (q->tour != NULL)
             q->tour->valid = 0;
     }
-    if (q->dynamic && s->cls == NULL && q->pol.kind != SL_EXPR && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
+    if (q->dynamic && s->cls == NULL && (q->pol.kind != SL_EXPR || q->kexpr != 0) && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
         if (q->dirty) {
             q->kvalid = 0;
             q->dirty = 0;

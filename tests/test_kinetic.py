@@ -198,3 +198,60 @@ def test_burst_is_not_quadratic():
         lib.sl_debug_tour(old_tour)
     assert d[3] <= 3              # full re-sorts: the first pass and the one after
     assert d[4] < n               # pairs checked, over some 50,000 passes
+
+
+#: expressions with a kinetic model (csrc/expr.c: affine in time, or a
+#: monomial in wait), and ones without (re-sorted at every pass)
+KINETIC_EXPRESSIONS = [
+    "expr:-(wait/req)**3*procs",                         # WFP's shape: a monomial of degree 3
+    "expr:(wait/req)**3*(procs - 32)",                   # the coefficient's sign varies by job
+    "expr:-(wait**2)/max(req, 1) - wait*procs/100",      # degrees 2 and 1: neither (re-sorted)
+    "expr:-wait/max(req, 1) - wait/procs",               # degree 1: affine
+    "expr:0.3*procs/32 - 0.2*req/15000 + 0.4*(wait + max(req, 1))/max(req, 1)",
+    "expr:now/1000 - 3*wait/req + col.x",                # affine with now and a column
+    "expr:-col.x*wait + 0*wait",                          # a zero slope term
+    "expr:-(wait*procs)**2/est",                          # degree 2, by the estimate
+    "expr:(procs - 10)*wait - req",                      # affine, slopes of both signs
+]
+NON_KINETIC = ["expr:-log1p(wait)/req", "expr:where(wait > 3600, -procs, req)", "expr:-wait/(wait + req)"]
+
+
+def _expr_jobs(seed, n, burst):
+    jobs = _random_jobs(seed, n, burst)
+    rng = np.random.default_rng(seed + 100)
+    x = rng.choice([0.0, 1.5, -2.0, 1e6], n)
+    return Jobs(jobs.submit, jobs.run, jobs.req, jobs.procs, columns={"x": x})
+
+
+@pytest.mark.parametrize("seed,burst", [(4, True), (5, False)])
+def test_expressions_with_a_kinetic_model(seed, burst):
+    """Time-varying expressions whose real value is affine in time or a
+    monomial in wait are kept kinetic (list and tournament): the same
+    schedules as the re-sort, with certificates computed; the others are
+    re-sorted (no certificate)."""
+    jobs = _expr_jobs(seed, 1200, burst)
+    for e in KINETIC_EXPRESSIONS:
+        c0 = lib.sl_debug_kinetic_count(2)
+        d = _check(lambda e=e: _schedule(simulate(jobs, 100, Policy(e, e, None))))
+        expect = "**2)/max" not in e          # the one with two degrees is re-sorted
+        assert (lib.sl_debug_kinetic_count(2) > c0) == expect, e
+        assert (d[2] > 0) == expect, e
+    for e in NON_KINETIC:
+        c0 = lib.sl_debug_kinetic_count(2)
+        _check(lambda e=e: _schedule(simulate(jobs, 100, Policy(e, e, None))))
+        assert lib.sl_debug_kinetic_count(2) == c0, e
+
+
+def test_expression_burst_with_equal_real_keys():
+    """The WFP expression on the burst whose real keys tie while their
+    doubles differ (p' and 3p', q and 27q), and identical jobs."""
+    rng = np.random.default_rng(34)
+    base = rng.integers(100, 2000, 300)
+    req = np.concatenate([base, 2 * base, 3 * base, base])
+    procs = np.concatenate([np.ones(300, np.int64), 8 * np.ones(300, np.int64), 27 * np.ones(300, np.int64),
+                            np.ones(300, np.int64)])
+    n = len(req)
+    run = np.maximum(1, (req * rng.uniform(0.2, 1.0, n)).astype(np.int64))
+    jobs = Jobs(np.zeros(n, np.int64), run, req, procs)
+    for e in KINETIC_EXPRESSIONS[:2]:
+        _check(lambda e=e: _schedule(simulate(jobs, 64, Policy(e, e, None))))
