@@ -275,7 +275,8 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
 /* The kinetic model of job j's key at t (e of class 1 or 2): *V the key as
  * sl_expr_eval computes it (the same operations; NaN not mapped), *A the
  * magnitude (above), and their slopes in t, *dV and *dA (forward
- * derivatives in doubles: estimates, used only to guess a crossing). */
+ * derivatives in doubles: estimates, used only to guess a crossing; not
+ * computed when dV is NULL). */
 void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, double *V, double *A, double *dV,
                    double *dA)
 {
@@ -325,8 +326,10 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
             } else {           /* k >= 1 (class 1 or 2) */
                 v[sp - 1] = powi(a, k);
                 m[sp - 1] = powi(ma, k);
-                dv[sp - 1] = (double)k * powi(a, k - 1) * dv[sp - 1];
-                dm[sp - 1] = (double)k * powi(ma, k - 1) * dm[sp - 1];
+                if (dV != NULL) {
+                    dv[sp - 1] = (double)k * powi(a, k - 1) * dv[sp - 1];
+                    dm[sp - 1] = (double)k * powi(ma, k - 1) * dm[sp - 1];
+                }
             }
             break;
         }
@@ -361,10 +364,10 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
             const double ma = m[sp - 1], mb = m[sp], dma = dm[sp - 1], dmb = dm[sp];
             double r = NAN, dr = 0.0, mr, dmr = 0.0;
             switch (op) {
-            case SL_OP_ADD: r = a + b; dr = da + db; break;
-            case SL_OP_SUB: r = a - b; dr = da - db; break;
-            case SL_OP_MUL: r = a * b; dr = da * b + a * db; break;
-            case SL_OP_DIV: r = a / b; dr = da / b; break;
+            case SL_OP_ADD: r = a + b; break;
+            case SL_OP_SUB: r = a - b; break;
+            case SL_OP_MUL: r = a * b; break;
+            case SL_OP_DIV: r = a / b; break;
             case SL_OP_POW: r = pow(a, b); break;
             case SL_OP_MIN: r = isnan(a) || isnan(b) ? NAN : (a < b ? a : b); break;
             case SL_OP_MAX: r = isnan(a) || isnan(b) ? NAN : (a > b ? a : b); break;
@@ -382,9 +385,18 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
                 mr = fabs(r);               /* static: a constant */
             } else {
                 switch (op) {
-                case SL_OP_ADD: case SL_OP_SUB: mr = ma + mb; dmr = dma + dmb; break;
-                case SL_OP_MUL: mr = ma * mb; dmr = dma * mb + ma * dmb; break;
-                default: mr = ma / mb; dmr = dma / mb; break;      /* SL_OP_DIV by a constant */
+                case SL_OP_ADD: mr = ma + mb; break;
+                case SL_OP_SUB: mr = ma + mb; break;
+                case SL_OP_MUL: mr = ma * mb; break;
+                default: mr = ma / mb; break;      /* SL_OP_DIV by a constant */
+                }
+                if (dV != NULL) {
+                    switch (op) {
+                    case SL_OP_ADD: dr = da + db; dmr = dma + dmb; break;
+                    case SL_OP_SUB: dr = da - db; dmr = dma + dmb; break;
+                    case SL_OP_MUL: dr = da * b + a * db; dmr = dma * mb + ma * dmb; break;
+                    default: dr = da / b; dmr = dma / mb; break;
+                    }
                 }
             }
             v[sp - 1] = r;
@@ -397,6 +409,8 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
     }
     *V = v[0];
     *A = m[0];
-    *dV = dv[0];
-    *dA = dm[0];
+    if (dV != NULL) {
+        *dV = dv[0];
+        *dA = dm[0];
+    }
 }

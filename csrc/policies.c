@@ -380,8 +380,7 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
         return;
     }
     case SL_EXPR: {
-        double dV, dA;
-        sl_expr_model(s, q->pol.expr, j, t, V, A, &dV, &dA);
+        sl_expr_model(s, q->pol.expr, j, t, V, A, NULL, NULL);
         if (isnan(*V))
             *V = INFINITY;      /* as sl_expr_eval */
         return;
@@ -503,42 +502,59 @@ static int64_t kin_crossing(const sl_sim *s, const sl_queue *q, int32_t a, int32
         slope = ca - cb - KIN_EPS * (ca + cb);
         break;
     }
-    case SL_EXPR: {
-        double va, aa, dva, daa, vb, ab, dvb, dab;
-        sl_expr_model(s, q->pol.expr, a, t, &va, &aa, &dva, &daa);
-        sl_expr_model(s, q->pol.expr, b, t, &vb, &ab, &dvb, &dab);
-        if (q->kexpr == 1) {
-            slope = (dvb - dva) - KIN_EPS * (daa + dab);
-            break;
-        }
-        /* a monomial: C compares beta w_b^d with alpha w_a^d; linear in
-         * the d-th roots where the signs agree, monotone where not */
-        const double wa = (double)(t - J->submit[a]), wb = (double)(t - J->submit[b]);
-        if (!(wa > 0.0) || !(wb > 0.0))
-            return KIN_TMAX;
-        const double k = (double)q->kdeg, wda = pow(wa, k), wdb = pow(wb, k);
-        const double alpha = va / wda + KIN_EPS * aa / wda, beta = vb / wdb - KIN_EPS * ab / wdb;
-        if (!(alpha < 0.0) || !(beta < 0.0)) {
-            if (alpha > 0.0 && beta > 0.0) {
-                /* beta^(1/d) w_b > alpha^(1/d) w_a */
-                const double rb = pow(beta, 1.0 / k), ra = pow(alpha, 1.0 / k);
-                d0 = rb * wb - ra * wa;
-                slope = rb - ra;
-                break;
-            }
-            return KIN_TMAX;    /* monotone in t, or no estimate */
-        }
-        /* |alpha|^(1/d) w_a > |beta|^(1/d) w_b */
-        const double ra = pow(-alpha, 1.0 / k), rb = pow(-beta, 1.0 / k);
-        d0 = ra * wa - rb * wb;
-        slope = ra - rb;
-        break;
-    }
     default: {
         const double beta = q->pol.weights[SL_F_EXP] / q->pol.scales[SL_F_EXP];
         slope = beta * (1.0 / pb - 1.0 / pa) - KIN_EPS * fabs(beta) * (1.0 / pa + 1.0 / pb);
         break;
     }
+    }
+    if (!(slope < 0.0) || !(d0 > 0.0))
+        return KIN_TMAX;
+    const double dt = d0 / -slope;
+    if (!(dt < (double)(KIN_TMAX - t)))
+        return KIN_TMAX;
+    return t + (int64_t)dt;
+}
+
+/* An expression's margin G at t (*d0, the same doubles as kin_margin) and
+ * an estimate of when it stops holding, from one evaluation of each model
+ * with its slopes: affine, the margin's own slope; a monomial, the
+ * crossing of the d-th roots of C's two sides (linear in t). */
+static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t, double *d0out)
+{
+    const sl_jobs *J = &s->J;
+    double va, aa, dva, daa, vb, ab, dvb, dab, d0, slope;
+    sl_expr_model(s, q->pol.expr, a, t, &va, &aa, &dva, &daa);
+    sl_expr_model(s, q->pol.expr, b, t, &vb, &ab, &dvb, &dab);
+    if (isnan(va))
+        va = INFINITY;
+    if (isnan(vb))
+        vb = INFINITY;
+    d0 = (vb - va) - KIN_EPS * (aa + ab);
+    *d0out = d0;
+    if (!(d0 > 0.0))
+        return KIN_TMAX;
+    if (q->kexpr == 1) {
+        slope = (dvb - dva) - KIN_EPS * (daa + dab);
+    } else {
+        const double wa = (double)(t - J->submit[a]), wb = (double)(t - J->submit[b]);
+        if (!(wa > 0.0) || !(wb > 0.0))
+            return KIN_TMAX;
+        const double k = (double)q->kdeg, wda = pow(wa, k), wdb = pow(wb, k);
+        const double alpha = va / wda + KIN_EPS * aa / wda, beta = vb / wdb - KIN_EPS * ab / wdb;
+        if (alpha > 0.0 && beta > 0.0) {
+            /* beta^(1/d) w_b > alpha^(1/d) w_a */
+            const double rb = pow(beta, 1.0 / k), ra = pow(alpha, 1.0 / k);
+            d0 = rb * wb - ra * wa;
+            slope = rb - ra;
+        } else if (alpha < 0.0 && beta < 0.0) {
+            /* |alpha|^(1/d) w_a > |beta|^(1/d) w_b */
+            const double ra = pow(-alpha, 1.0 / k), rb = pow(-beta, 1.0 / k);
+            d0 = ra * wa - rb * wb;
+            slope = ra - rb;
+        } else {
+            return KIN_TMAX;    /* monotone in t, or no estimate */
+        }
     }
     if (!(slope < 0.0) || !(d0 > 0.0))
         return KIN_TMAX;
@@ -561,10 +577,19 @@ static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b
     ((sl_queue *)q)->kwork += KIN_CERT_UNITS;
     if (kin_same(s, q, a, b))
         return KIN_NEVER;
-    const double d0 = kin_margin(s, q, a, b, t);
-    if (!(d0 > 0.0))
-        return t + 1;
-    int64_t lo = t, cand = kin_crossing(s, q, a, b, t, d0);
+    double d0;
+    int64_t cand;
+    if (q->pol.kind == SL_EXPR) {
+        cand = kin_expr_crossing(s, q, a, b, t, &d0);
+        if (!(d0 > 0.0))
+            return t + 1;
+    } else {
+        d0 = kin_margin(s, q, a, b, t);
+        if (!(d0 > 0.0))
+            return t + 1;
+        cand = kin_crossing(s, q, a, b, t, d0);
+    }
+    int64_t lo = t;
     if (cand > lo)
         cand -= ((cand - lo) >> 12) + 1;    /* just inside the estimate */
     for (int it = 0; it < 8 && cand > lo; it++) {
