@@ -6,13 +6,19 @@ mixed policy with an expansion (waiting-time) term.  Prints the wall time of
 each, and whether it meets the target (issue 33: 1e6 jobs in under 5 s);
 nothing is asserted (timings on a shared machine are noisy).
 
-The time-varying keys (SEXP, LEXP, WFP, mixed with expansion) are kept in a
-kinetic order (csrc/policies.c): certificates of adjacent pairs, repaired
-where they expire.  ``--old`` runs them the old way (every key recomputed
-and the queue re-sorted at every pass, sl_debug_kinetic(0): quadratic here),
-for comparison; ``--policies`` restricts the set.
+The time-varying keys (SEXP, LEXP, WFP, mixed with expansion, and the
+expressions with a kinetic model: affine in time or a monomial in wait) are
+kept, for a long queue, in a kinetic tournament (csrc/tour.c, issue 43: only
+the nodes below an expired certificate are recomputed at a pass, and the
+backfilling walk is a few range queries), for a shorter one in a kinetic
+list (csrc/policies.c).  ``--old`` runs them the old way (every key
+recomputed and the queue re-sorted at every pass, sl_debug_kinetic(0):
+quadratic here), ``--list`` without the tournament (the kinetic list at any
+length: quadratic for a mixed order), for comparison; ``--policies``
+restricts the set.  Each run also prints the tournament's work: nodes
+refreshed and range queries per job.
 
-Usage: python bench/bench_queue.py [--n 1000000] [--policies SEXP LEXP ...] [--old] [--target 5]
+Usage: python bench/bench_queue.py [--n 1000000] [--policies SEXP LEXP ...] [--old | --list] [--target 5]
 """
 from __future__ import annotations
 
@@ -58,27 +64,33 @@ def main(argv=None) -> None:
     ap.add_argument("--policies", nargs="+", default=list(POLICIES) + ["MIXED-EXP"] + list(EXPRESSIONS),
                     help="pure policy names, MIXED-EXP (weights %s), or %s" % (MIXED_EXP, ", ".join(EXPRESSIONS)))
     ap.add_argument("--old", action="store_true", help="time-varying keys re-sorted at every pass (the old path)")
+    ap.add_argument("--list", action="store_true", help="the kinetic list only (no tournament)")
     ap.add_argument("--target", type=float, default=5.0, help="seconds (issue 33: 5)")
     args = ap.parse_args(argv)
     from schedlab.engine._core import lib
     from schedlab.engine.sim import simulate
 
     old_mode = lib.sl_debug_kinetic(0 if args.old else 1)
-    print(f"{'policy':<16} {'jobs':>9} {'wall s':>8} {'cpu s':>7} {'jobs/s':>11} {'makespan':>11}  wall < {args.target:g} s")
+    old_tour = lib.sl_debug_tour(0 if args.list else 1)
+    print(f"{'policy':<16} {'jobs':>9} {'wall s':>8} {'cpu s':>7} {'jobs/s':>11} {'makespan':>11} "
+          f"{'refresh/job':>11} {'query/job':>9}  wall < {args.target:g} s")
     met = []
     try:
         for n in args.n:
             jobs = jobs_at_once(n)
             for name in args.policies:
+                w0 = [lib.sl_debug_tour_count(i) for i in (0, 4)]
                 t, c = time.perf_counter(), time.process_time()
                 s = simulate(jobs, 64, policy_of(name))
                 wall, cpu = time.perf_counter() - t, time.process_time() - c
+                refreshed, queries = (lib.sl_debug_tour_count(i) - w for i, w in zip((0, 4), w0))
                 ok = wall < args.target
                 met.append(ok)
-                print(f"{name:<16} {n:>9} {wall:>8.2f} {cpu:>7.2f} {n / wall:>11.0f} {int(s.end.max()):>11}  {'met' if ok else 'NOT met'}",
-                      flush=True)
+                print(f"{name:<16} {n:>9} {wall:>8.2f} {cpu:>7.2f} {n / wall:>11.0f} {int(s.end.max()):>11} "
+                      f"{refreshed / n:>11.1f} {queries / n:>9.1f}  {'met' if ok else 'NOT met'}", flush=True)
     finally:
         lib.sl_debug_kinetic(old_mode)
+        lib.sl_debug_tour(old_tour)
     print(f"{sum(met)} of {len(met)} runs under {args.target:g} s")
 
 

@@ -255,3 +255,25 @@ def test_expression_burst_with_equal_real_keys():
     jobs = Jobs(np.zeros(n, np.int64), run, req, procs)
     for e in KINETIC_EXPRESSIONS[:2]:
         _check(lambda e=e: _schedule(simulate(jobs, 64, Policy(e, e, None))))
+
+
+def test_burst_under_the_tournament_is_not_quadratic():
+    """A burst of 50,000 jobs under a mixed order with an expansion term and
+    under the WFP expression: the default mode keeps the queue as a
+    tournament (csrc/tour.c), whose work per job stays logarithmic (nodes
+    refreshed, range queries of the backfilling walk), where the kinetic
+    list pays for the crossings of every pair."""
+    n = 50_000
+    rng = np.random.default_rng(17)
+    run = rng.integers(1, 10_001, n)
+    jobs = Jobs(np.zeros(n, np.int64), run, run * rng.integers(1, 6, n), rng.integers(1, 65, n))
+    mixed = Mixed((0.3, -0.2, 0.1, 0.0, 0.4, 0.0))
+    for p in (Policy(mixed, mixed, None), "expr:-(wait/req)**3*procs"):
+        t0 = [lib.sl_debug_tour_count(i) for i in range(5)]
+        k0 = lib.sl_debug_kinetic_count(1)
+        simulate(jobs, 64, p)
+        d = [lib.sl_debug_tour_count(i) - x for i, x in zip(range(5), t0)]
+        assert d[3] >= 1                       # built
+        assert 0 < d[0] < 40 * n               # nodes refreshed: about log2(n) per start
+        assert 0 < d[4] < 12 * n               # range queries
+        assert lib.sl_debug_kinetic_count(1) - k0 < n   # the list's swaps: not used
