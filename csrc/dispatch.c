@@ -39,20 +39,8 @@ static int some_fits(sl_sim *s)
         return 0;
     if (s->nminq > 0)
         return 1;
-    int64_t mq = INT64_MAX;
-    int32_t cnt = 0;
-    for (int32_t i = s->fq.first; i < s->fq.len; i++) {
-        const int32_t j = s->fq.idx[i];
-        if (s->state[j] != SL_QUEUED)
-            continue;
-        const int64_t q = s->J.procs[j];
-        if (q < mq)
-            mq = q, cnt = 0;
-        cnt += q == mq;
-    }
-    s->minq = mq;
-    s->nminq = cnt;
-    return free >= mq;
+    sl_minq_rescan(s);
+    return free >= s->minq;
 }
 
 /* The primary queue brought up to date after the caller's starts: a queue

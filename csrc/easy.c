@@ -557,14 +557,9 @@ static void tidy(sl_sim *s, sl_queue *q)
  * answer (once per exhaustion of the least q), if the scan is worth it:
  * in a short queue, or when the pass it may save re-sorts a dynamic order
  * (a long static queue's passes are cheap enough: measured). */
-#define SL_MINQ_SCAN 64
-static int none_fits(sl_sim *s)
+/* s->minq and s->nminq made exact by a scan of the FCFS queue. */
+void sl_minq_rescan(sl_sim *s)
 {
-    const int64_t free = free_procs(s);
-    if (free < s->minq)
-        return 1;
-    if (s->nminq > 0 || (s->nqueued > SL_MINQ_SCAN && !s->pq.dynamic && (s->shared || !s->bq.dynamic)))
-        return 0;
     int64_t mq = INT64_MAX;
     int32_t cnt = 0;
     for (int32_t i = s->fq.first; i < s->fq.len; i++) {
@@ -578,7 +573,18 @@ static int none_fits(sl_sim *s)
     }
     s->minq = mq;
     s->nminq = cnt;
-    return free < mq;
+}
+
+#define SL_MINQ_SCAN 64
+static int none_fits(sl_sim *s)
+{
+    const int64_t free = free_procs(s);
+    if (free < s->minq)
+        return 1;
+    if (s->nminq > 0 || (s->nqueued > SL_MINQ_SCAN && !s->pq.dynamic && (s->shared || !s->bq.dynamic)))
+        return 0;
+    sl_minq_rescan(s);
+    return free < s->minq;
 }
 
 void sl_easy_pass(sl_sim *s, int64_t t)

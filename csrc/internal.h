@@ -259,6 +259,7 @@ static inline int64_t sl_est(const sl_sim *s, int32_t j)
 
 /* easy.c */
 void sl_easy_pass(sl_sim *s, int64_t t);
+void sl_minq_rescan(sl_sim *s);
 /* Block b of q's summaries recomputed (q->tvalid), after a kinetic swap
  * moved a job across a block boundary. */
 void sl_queue_summarise(const sl_sim *s, sl_queue *q, int32_t b);

@@ -479,6 +479,18 @@ static int kin_same(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
     }
 }
 
+/* When a margin d0 > 0 at t falling by -slope a second reaches 0
+ * (KIN_TMAX: never, or past every time). */
+static int64_t kin_when(int64_t t, double d0, double slope)
+{
+    if (!(slope < 0.0) || !(d0 > 0.0))
+        return KIN_TMAX;
+    const double dt = d0 / -slope;
+    if (!(dt < (double)(KIN_TMAX - t)))
+        return KIN_TMAX;
+    return t + (int64_t)dt;
+}
+
 /* An estimate of when G stops holding for a before b, from t (where it
  * holds): the crossing of the linear margin (WFP: of the cube roots).  Any
  * value will do (the certificate checks G there); KIN_TMAX if none. */
@@ -508,12 +520,7 @@ static int64_t kin_crossing(const sl_sim *s, const sl_queue *q, int32_t a, int32
         break;
     }
     }
-    if (!(slope < 0.0) || !(d0 > 0.0))
-        return KIN_TMAX;
-    const double dt = d0 / -slope;
-    if (!(dt < (double)(KIN_TMAX - t)))
-        return KIN_TMAX;
-    return t + (int64_t)dt;
+    return kin_when(t, d0, slope);
 }
 
 /* An expression's margin G at t (*d0, the same doubles as kin_margin) and
@@ -556,12 +563,7 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
             return KIN_TMAX;    /* monotone in t, or no estimate */
         }
     }
-    if (!(slope < 0.0) || !(d0 > 0.0))
-        return KIN_TMAX;
-    const double dt = d0 / -slope;
-    if (!(dt < (double)(KIN_TMAX - t)))
-        return KIN_TMAX;
-    return t + (int64_t)dt;
+    return kin_when(t, d0, slope);
 }
 
 /* Certificate of the adjacent pair (a, b), a before b at t (checked by the

@@ -716,21 +716,30 @@ class Simulation:
     def run(self, until=None) -> "Simulation":
         """Process every event with time <= until (None: to the end)."""
         t = _as_int("run: until", until, _I64.min, _I64.max, none=_I64.max)
-        global _JOBS_SIMULATED
         with self._busy("run"):
             h = self._live()
-            st = ffi.new("sl_state *")
-            lib.sl_sim_state(h, st)
-            before = st.done
-            rc = lib.sl_sim_run(h, t)
-            lib.sl_sim_state(h, st)
-            _JOBS_SIMULATED += int(st.done - before)
-            if self._cb_error is not None:
-                err, self._cb_error = self._cb_error, None
-                raise err
-            if rc != lib.SL_DECIDE:
-                _check(rc, "run", h)
+            self._after_run(self._run_counted(h, t, ffi.new("sl_state *")), "run", h)
         return self
+
+    @staticmethod
+    def _run_counted(h, t: int, st) -> int:
+        """sl_sim_run(h, t), the jobs it completes counted (st: a
+        ``sl_state *`` cell); returns its status."""
+        global _JOBS_SIMULATED
+        lib.sl_sim_state(h, st)
+        before = st.done
+        rc = lib.sl_sim_run(h, t)
+        lib.sl_sim_state(h, st)
+        _JOBS_SIMULATED += int(st.done - before)
+        return rc
+
+    def _after_run(self, rc: int, what: str, h) -> None:
+        """A callback's error first, then any status but a pending decision."""
+        if self._cb_error is not None:
+            err, self._cb_error = self._cb_error, None
+            raise err
+        if rc != lib.SL_DECIDE:
+            _check(rc, what, h)
 
     # -- decisions by the caller (dispatch mode; csrc/SEMANTICS.md, "Decisions by the caller")
     def set_dispatch(self, on: bool = True) -> "Simulation":
@@ -796,7 +805,6 @@ class Simulation:
         queued, or no decision pending, is refused (nothing changes)."""
         j = _as_int("decide: job", job, _I64.min, _I64.max)
         t = _as_int("decide: until", until, _I64.min, _I64.max, none=_I64.max)
-        global _JOBS_SIMULATED
         with self._busy("decide"):
             h = self._live()
             if not 0 <= j < len(self.jobs):
@@ -805,17 +813,8 @@ class Simulation:
             if rc == lib.SL_OK:
                 if self._dcells is None:
                     self._dispatch_state()
-                st = self._dcells[3]
-                lib.sl_sim_state(h, st)
-                before = st.done
-                rc = lib.sl_sim_run(h, t)
-                lib.sl_sim_state(h, st)
-                _JOBS_SIMULATED += int(st.done - before)
-            if self._cb_error is not None:
-                err, self._cb_error = self._cb_error, None
-                raise err
-            if rc != lib.SL_DECIDE:
-                _check(rc, "decide", h)
+                rc = self._run_counted(h, t, self._dcells[3])
+            self._after_run(rc, "decide", h)
         return self
 
     def set_policy(self, policy, threshold=None, threshold_backfill=None) -> "Simulation":

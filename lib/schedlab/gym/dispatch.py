@@ -93,6 +93,7 @@ from gymnasium import spaces
 from .. import validators
 from ..engine import metrics, sim
 from ..errors import InputError
+from ._weeks import LogWeeks
 from ..workloads import traces as _traces
 from ..workloads import workload
 
@@ -156,9 +157,7 @@ class JobDispatchEnv(gym.Env):
         if self.window == "resampled" and self._log.user is None:
             raise InputError("window='resampled' needs the users of the jobs (Jobs(user=...))")
         if self.window == "week":
-            self._week_edges = workload.period_edges(self._log, "week")
-            b = np.searchsorted(self._log.submit, self._week_edges, "left")
-            self._weeks_with_jobs = np.flatnonzero(np.diff(b) > 0)
+            self._weeks = LogWeeks(self._log)
         if K is None:
             self.K = self._largest_episode()
         else:
@@ -181,8 +180,7 @@ class JobDispatchEnv(gym.Env):
         if self.window == "jobs":
             return self.sequence
         if self.window == "week":
-            b = np.searchsorted(log.submit, self._week_edges, "left")
-            return int(np.diff(b).max())
+            return int(np.diff(self._weeks.bounds).max())
         # resampled: in each resampled week, each user submits one of its source weeks' jobs
         week = (log.submit - log.submit[0]) // WEEK
         pairs, counts = np.unique(np.stack([log.user.astype(np.int64), week]), axis=1, return_counts=True)
@@ -195,14 +193,7 @@ class JobDispatchEnv(gym.Env):
     def _episode_jobs(self, options: dict) -> tuple[sim.Jobs, dict]:
         log = self._log
         if self.window == "week":
-            k = options.get("week")
-            if k is None:
-                k = int(self._weeks_with_jobs[self.np_random.integers(self._weeks_with_jobs.size)])
-            else:
-                k = validators.integer(k, "week", 0)
-                if k >= self._week_edges.size - 1:
-                    raise InputError(f"week: the log has weeks 0..{self._week_edges.size - 2}, got {k}")
-            lo, hi = np.searchsorted(log.submit, self._week_edges[k:k + 2], "left")
+            k, lo, hi = self._weeks.choose(self.np_random, options.get("week"))
             if hi == lo:
                 raise InputError(f"week: week {k} of the log has no jobs")
             return log.subset(np.arange(lo, hi)), {"week": k}

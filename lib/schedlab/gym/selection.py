@@ -80,6 +80,7 @@ from gymnasium import spaces
 from .. import validators
 from ..engine import metrics, sim
 from ..errors import InputError
+from ._weeks import LogWeeks
 from ..science import online_bandit
 from ..science.online_selection import (PERIODS, POLICIES, WEEK, FinishedTracker, period_bounds, period_costs,
                                         period_edges)
@@ -177,9 +178,7 @@ class PolicySelectionEnv(gym.Env):
         if len(self._log) == 0:
             raise InputError("trace: no jobs")
         if self.window == "week":
-            self._week_edges = workload.period_edges(self._log, "week")
-            b = np.searchsorted(self._log.submit, self._week_edges, "left")
-            self._weeks_with_jobs = np.flatnonzero(np.diff(b) > 0)
+            self._weeks = LogWeeks(self._log)
         n = len(self.policies)
         self.action_space = spaces.Discrete(n)
         big = np.float64(np.inf)
@@ -205,16 +204,9 @@ class PolicySelectionEnv(gym.Env):
                 jobs = workload.resample(self._log, self.weeks, ss).jobs
             return jobs, period_edges(self.weeks * WEEK // self.length, self.length), {"sample": k}
         if self.window == "week":
-            k = options.get("week")
-            if k is None:
-                k = int(self._weeks_with_jobs[self.np_random.integers(self._weeks_with_jobs.size)])
-            else:
-                k = validators.integer(k, "week", 0)
-                if k >= self._week_edges.size - 1:
-                    raise InputError(f"week: the log has weeks 0..{self._week_edges.size - 2}, got {k}")
-            lo, hi = np.searchsorted(self._log.submit, self._week_edges[k:k + 2], "left")
+            k, lo, hi = self._weeks.choose(self.np_random, options.get("week"))
             jobs = self._log.subset(np.arange(lo, hi))
-            return jobs, period_edges(WEEK // self.length, self.length, int(self._week_edges[k])), {"week": k}
+            return jobs, period_edges(WEEK // self.length, self.length, int(self._weeks.edges[k])), {"week": k}
         jobs = self._log
         origin = int(jobs.submit[0])
         n = int((int(jobs.submit[-1]) - origin) // self.length + 1)
