@@ -49,7 +49,7 @@ def make_builder(sanitize: bool = False) -> FFI:
     ffi.cdef(cdef_text() + PYTHON_CALLBACKS)
     # -ffp-contract=off: no fused multiply-add, so that the learned estimator
     # (learned.c) computes the same bits as its Python reference.
-    cflags = ["-std=c11", "-O2", "-ffp-contract=off", "-fno-math-errno"] + WARNINGS
+    cflags = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-math-errno"] + WARNINGS
     ldflags: list[str] = []
     if sanitize:
         san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g", "-O1"]
