@@ -43,23 +43,12 @@ static int some_fits(sl_sim *s)
     return free >= s->minq;
 }
 
-/* The primary queue brought up to date after the caller's starts: a queue
- * kept as a tournament (tour.c) is refreshed, as start_in_order leaves it
- * for the backfilling walk. */
-static void primary_ready(sl_sim *s, int64_t t)
-{
-    if (s->pq.tmode)
-        sl_tour_refresh(s, &s->pq, t);
-}
-
 /* The first queued job of the primary order (ordered at this pass), or -1:
  * start_in_order's head when no queued job fits. */
 static int32_t first_queued(sl_sim *s, int64_t t)
 {
-    if (s->pq.tmode) {
-        primary_ready(s, t);
-        return s->pq.tour->win[1];      /* a job, or -1 */
-    }
+    if (s->pq.tmode)
+        return sl_tour_top(s, &s->pq, t);
     for (int32_t i = s->pq.first; i < s->pq.len; i++) {
         const int32_t j = s->pq.idx[i];
         if (s->state[j] == SL_QUEUED)
@@ -149,7 +138,6 @@ int sl_sim_decide(sl_sim *s, int32_t j)
         head = first_queued(s, t);
     }
     s->dpending = 0;
-    primary_ready(s, t);
     sl_easy_pass_end(s, t, head);
     return s->failed ? SL_EINVAL : SL_OK;
 }

@@ -304,6 +304,7 @@ static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
     int32_t ghi = T->G;         /* runs [0, ghi) have q <= free */
     while (w->free > 0) {
         sl_tour_count[2]++;
+        sl_tour_refresh(s, q, t);   /* after the jobs started so far */
         while (ghi > 0 && T->gq[ghi - 1] > w->free)
             ghi--;
         int32_t gx = ghi;       /* runs [gx, ghi) have q > extra */
@@ -323,7 +324,6 @@ static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
         }
         if (!try_backfill(s, best, w))
             break;                  /* never: it can start */
-        sl_tour_refresh(s, q, t);
     }
 }
 
@@ -454,8 +454,7 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
     if (s->pq.tmode) {
         /* The tournament's winner while it fits (no threshold here). */
         for (;;) {
-            sl_tour_refresh(s, &s->pq, t);
-            const int32_t j = s->pq.tour->win[1];
+            const int32_t j = sl_tour_top(s, &s->pq, t);
             if (j < 0)
                 return -1;
             if (s->J.procs[j] > free_procs(s))

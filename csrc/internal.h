@@ -105,11 +105,7 @@ typedef struct sl_tour {
     int64_t *gq;            /* gq[g]: the count of run g (increasing) */
     int32_t *glo;           /* run g: positions [glo[g], glo[g + 1])   */
     int32_t *rfirst;        /* rfirst[g]: no job of run g before it is queued */
-    int32_t *rcnt;          /* backfilling walk: runs that may fit, counted */
     sl_tour_key *kt;        /* kt[j]: job j's key, computed once per time */
-    double *mix;            /* mixed order: per job, the sum of the terms
-                               before the expansion term and the term after
-                               it (2 n; sl_policy_key's very operations)  */
 } sl_tour;
 
 #define SL_BLOCK 16
@@ -232,7 +228,7 @@ extern int64_t sl_tour_count[5];
 int sl_tour_wanted(const sl_sim *s, const sl_queue *q);
 int sl_tour_reorder(sl_sim *s, sl_queue *q, int64_t t);
 void sl_tour_refresh(sl_sim *s, sl_queue *q, int64_t t);
-int sl_tour_less(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
+int32_t sl_tour_top(sl_sim *s, sl_queue *q, int64_t t);
 void sl_tour_started(sl_sim *s, int32_t j);
 void sl_tour_pushed(sl_queue *q, int32_t j);
 int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t, int32_t best);

@@ -85,9 +85,7 @@ void sl_tour_free(sl_queue *q)
     free(T->gq);
     free(T->glo);
     free(T->rfirst);
-    free(T->rcnt);
     free(T->kt);
-    free(T->mix);
     free(T);
     q->tour = NULL;
 }
@@ -95,58 +93,18 @@ void sl_tour_free(sl_queue *q)
 /* Key of job j at t, computed once per time. */
 static inline double key_at(const sl_sim *s, sl_queue *q, int32_t j, int64_t t)
 {
-    const sl_tour *T = q->tour;
-    sl_tour_key *k = &T->kt[j];
+    sl_tour_key *k = &q->tour->kt[j];
     if (k->t != t) {
-        if (T->mix != NULL) {
-            /* sl_policy_key's sum, its static terms kept: the same doubles */
-            const int64_t req = s->J.req[j], pp = req > 1 ? req : 1;
-            const double x = (double)(t - s->J.submit[j] + pp) / (double)pp;
-            k->key = (T->mix[2 * j] + q->pol.weights[SL_F_EXP] * (x / q->pol.scales[SL_F_EXP])) + T->mix[2 * j + 1];
-        } else {
-            k->key = sl_policy_key(s, &q->pol, j, t);
-        }
+        k->key = sl_policy_key(s, &q->pol, j, t);
         k->t = t;
     }
     return k->key;
-}
-
-/* The static terms of a mixed order with an expansion weight, in
- * sl_policy_key's order (policies.c: acc = acc + w_i (f_i / s_i), i = 0..5,
- * the expansion factor i = 4). */
-static int mix_terms(const sl_sim *s, sl_queue *q)
-{
-    sl_tour *T = q->tour;
-    free(T->mix);
-    T->mix = NULL;
-    if (q->pol.kind != SL_MIXED)
-        return 1;
-    T->mix = malloc(2 * (size_t)(s->n > 0 ? s->n : 1) * sizeof *T->mix);
-    if (T->mix == NULL)
-        return 0;
-    const double *w = q->pol.weights, *sc = q->pol.scales;
-    for (int32_t j = 0; j < s->n; j++) {
-        const double qd = (double)s->J.procs[j], req = (double)s->J.req[j];
-        double acc = 0.0;
-        acc = acc + w[SL_F_PROCS] * (qd / sc[SL_F_PROCS]);
-        acc = acc + w[SL_F_REQ] * (req / sc[SL_F_REQ]);
-        acc = acc + w[SL_F_SUBMIT] * ((double)(s->J.submit[j] - s->r0) / sc[SL_F_SUBMIT]);
-        acc = acc + w[SL_F_RATIO] * ((req / qd) / sc[SL_F_RATIO]);
-        T->mix[2 * j] = acc;
-        T->mix[2 * j + 1] = w[SL_F_AREA] * ((req * qd) / sc[SL_F_AREA]);
-    }
-    return 1;
 }
 
 static inline int less_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
     const double ka = key_at(s, q, a, t), kb = key_at(s, q, b, t);
     return ka < kb || (ka == kb && sl_tie_before(s, a, b));
-}
-
-int sl_tour_less(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
-{
-    return less_at(s, q, a, b, t);
 }
 
 /* Leaf p and its ancestors to be refreshed. */
@@ -194,8 +152,7 @@ static int universe(const sl_sim *s, sl_tour *T)
     T->gq = malloc((size_t)(G > 0 ? G : 1) * sizeof *T->gq);
     T->glo = malloc((size_t)(G + 1) * sizeof *T->glo);
     T->rfirst = malloc((size_t)(G > 0 ? G : 1) * sizeof *T->rfirst);
-    T->rcnt = malloc((size_t)(G + 1) * sizeof *T->rcnt);
-    if (T->gq == NULL || T->glo == NULL || T->rfirst == NULL || T->rcnt == NULL)
+    if (T->gq == NULL || T->glo == NULL || T->rfirst == NULL)
         return 0;
     G = 0;
     for (int32_t p = 0; p < n; p++) {
@@ -237,10 +194,6 @@ static int build(sl_sim *s, sl_queue *q)
             sl_tour_free(q);
             return 0;
         }
-    }
-    if (!mix_terms(s, q)) {
-        sl_tour_free(q);
-        return 0;
     }
     for (int32_t j = 0; j < s->n; j++)
         T->kt[j].t = TOUR_EXPIRED;
@@ -286,14 +239,13 @@ static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
             T->win[v] = wa < 0 ? wb : wa;
             T->ocert[v] = TOUR_NEVER;
         } else {
-            const int32_t ja = wa, jb = wb;
             sl_tour_count[1]++;
-            if (less_at(s, q, ja, jb, t)) {
+            if (less_at(s, q, wa, wb, t)) {
                 T->win[v] = wa;
-                T->ocert[v] = sl_kin_cert(s, q, ja, jb, t);
+                T->ocert[v] = sl_kin_cert(s, q, wa, wb, t);
             } else {
                 T->win[v] = wb;
-                T->ocert[v] = sl_kin_cert(s, q, jb, ja, t);
+                T->ocert[v] = sl_kin_cert(s, q, wb, wa, t);
             }
         }
     }
@@ -310,6 +262,14 @@ void sl_tour_refresh(sl_sim *s, sl_queue *q, int64_t t)
     sl_tour *T = q->tour;
     if (T->cert[1] <= t)
         refresh(s, q, T, 1, t);
+}
+
+/* The first queued job of q's order at t (-1: none), its tournament
+ * refreshed. */
+int32_t sl_tour_top(sl_sim *s, sl_queue *q, int64_t t)
+{
+    sl_tour_refresh(s, q, t);
+    return q->tour->win[1];
 }
 
 /* Bring q's tournament to t: built at the first pass (or after a clone
@@ -397,31 +357,20 @@ static int32_t est_end(const sl_tour *T, int32_t g, int64_t slack)
 }
 
 /* The first job in order, if it goes before best (-1: none), among the
- * jobs of runs [g0, g1) whose estimate is <= slack (the caller knows that
- * the first job of these runs together does not fit); else best.  Each
- * run that holds such a job (rcnt) is asked for the first of them: they
- * are a prefix of its positions. */
-static int32_t fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best)
-{
-    const sl_tour *T = q->tour;
-    for (int32_t g = g0; g < g1; g++)
-        if (T->rcnt[g + 1] != T->rcnt[g])
-            best = sl_tour_range_min(s, q, T->glo[g], est_end(T, g, slack), t, best);
-    return best;
-}
-
+ * jobs of runs [g0, g1) whose estimate is <= slack; else best.  A run's
+ * queued jobs whose estimate fits are a prefix of its positions, and it
+ * holds one exactly when its first queued job fits (rfirst, moved on past
+ * the jobs started since): only such runs are asked. */
 int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best)
 {
     sl_tour *T = q->tour;
-    /* Which runs hold a queued job whose estimate fits: the least estimate
-     * of a run's queued jobs is at its first queued position. */
-    T->rcnt[g0] = 0;
     for (int32_t g = g0; g < g1; g++) {
         int32_t p = T->rfirst[g];
         while (p < T->glo[g + 1] && s->state[T->uord[p]] != SL_QUEUED)
             p++;
         T->rfirst[g] = p;
-        T->rcnt[g + 1] = T->rcnt[g] + (p < T->glo[g + 1] && T->uest[p] <= slack);
+        if (p < T->glo[g + 1] && T->uest[p] <= slack)
+            best = sl_tour_range_min(s, q, p, est_end(T, g, slack), t, best);
     }
-    return fit(s, q, g0, g1, slack, t, best);
+    return best;
 }

@@ -39,9 +39,14 @@ def duration(schedule) -> np.ndarray:
     return d
 
 
-def bsld(schedule, tau: float = TAU) -> np.ndarray:
-    w, d = wait(schedule), duration(schedule)
+def bounded_slowdown(w, d, tau: float = TAU) -> np.ndarray:
+    """max((w + d) / max(d, tau), 1) of waits ``w`` and durations ``d`` (s)."""
+    w, d = np.asarray(w, np.float64), np.asarray(d, np.float64)
     return np.maximum((w + d) / np.maximum(d, tau), 1.0)
+
+
+def bsld(schedule, tau: float = TAU) -> np.ndarray:
+    return bounded_slowdown(wait(schedule), duration(schedule), tau)
 
 
 def ppbsld(schedule, tau: float = TAU) -> np.ndarray:

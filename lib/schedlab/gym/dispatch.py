@@ -255,10 +255,7 @@ class JobDispatchEnv(gym.Env):
         """The reward's per-job cost (bsld or wait, s) of started jobs ``idx``."""
         start, end = self._sim.start_times[idx], self._sim.end_times[idx]
         w = (start - self.jobs.submit[idx]).astype(np.float64)
-        if self.reward == "wait":
-            return w
-        d = (end - start).astype(np.float64)
-        return np.maximum((w + d) / np.maximum(d, metrics.TAU), 1.0)
+        return w if self.reward == "wait" else metrics.bounded_slowdown(w, end - start)
 
     def step(self, action):
         if self._done:

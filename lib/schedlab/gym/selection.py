@@ -108,8 +108,7 @@ def _job_costs(schedule: sim.Schedule, idx: np.ndarray) -> tuple[float, float]:
     """Total wait (s; exact: whole seconds summed in int64) and total
     bounded slowdown of the jobs ``idx`` of a schedule."""
     w = schedule.start[idx] - schedule.jobs.submit[idx]
-    d = np.maximum((schedule.end[idx] - schedule.start[idx]).astype(np.float64), metrics.TAU)
-    b = np.maximum((w + (schedule.end[idx] - schedule.start[idx])) / d, 1.0)
+    b = metrics.bounded_slowdown(w, schedule.end[idx] - schedule.start[idx])
     return float(w.sum()), float(b.sum())
 
 
