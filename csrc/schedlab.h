@@ -326,6 +326,92 @@ int sl_sim_dispatch(const sl_sim *sim, int32_t *on, int32_t *pending, int64_t *t
  * gets how many were written.  O(queue entries walked). */
 int sl_sim_queued(sl_sim *sim, int32_t *out, int32_t max, int32_t *count);
 
+/* ---- Batched dispatch environments (csrc/venv.c; SEMANTICS.md, "Batched
+ * environments"): N environments of schedlab/JobDispatch-v0, each a
+ * simulation in dispatch mode over an episode's jobs, stepped in one call
+ * with an action per environment; observations, rewards, terminations and
+ * counters are written into the caller's arrays, and the episodes are reset
+ * here (a window [lo, hi) of a template simulation's jobs, given or drawn
+ * from each environment's seeded stream among a table of windows). */
+enum sl_venv_reward { SL_VENV_BSLD = 0, SL_VENV_WAIT = 1 };
+enum sl_venv_timing { SL_VENV_EPISODE = 0, SL_VENV_STEP = 1 };
+enum sl_venv_autoreset {
+    SL_VENV_DISABLED = 0,   /* a step of an ended episode is refused      */
+    SL_VENV_NEXT_STEP = 1,  /* the step after the end resets (its action
+                               unused, reward 0, not terminated)          */
+    SL_VENV_SAME_STEP = 2   /* the ending step resets: its observation is
+                               the new episode's (final_stats: the old)   */
+};
+/* Counters of each environment (int64, sl_venv_out.stats rows). */
+enum sl_venv_stat {
+    SL_VS_TIME = 0,         /* the pending decision's time (s)            */
+    SL_VS_JOB = 1,          /* the job the last action named (index in the
+                               episode's jobs), -1 after a reset          */
+    SL_VS_STARTED = 2,      /* ... it fitted and started (else: the head) */
+    SL_VS_DECISIONS = 3,    /* actions taken in the episode               */
+    SL_VS_INVALID = 4,      /* ... that named no visible job (wrapped:
+                               action % visible)                          */
+    SL_VS_QUEUED = 5,       /* jobs queued                                */
+    SL_VS_VISIBLE = 6,      /* jobs visible (rows of the mask set)        */
+    SL_VS_JOBS = 7,         /* jobs of the episode                        */
+    SL_VS_WINDOW = 8,       /* the episode's window in the table, or -1   */
+    SL_VS_LO = 9,           /* its first job in the template's jobs       */
+    SL_VS_EPISODES = 10,    /* episodes ended in this environment         */
+    SL_VS_RESET = 11,       /* 1: the observation is an episode's first   */
+    SL_VS_NSTATS = 12
+};
+
+typedef struct sl_venv_config {
+    int32_t nenv;           /* N environments                             */
+    int32_t K;              /* visible jobs                               */
+    int32_t reward;         /* enum sl_venv_reward                        */
+    int32_t timing;         /* enum sl_venv_timing                        */
+    int32_t autoreset;      /* enum sl_venv_autoreset                     */
+} sl_venv_config;
+
+/* The caller's arrays, row i for environment i (C order). */
+typedef struct sl_venv_out {
+    double *jobs;           /* N x K x 5: wait, req (h), procs / m, submit
+                               (h from the episode's first), fits         */
+    int8_t *mask;           /* N x K                                      */
+    double *machine;        /* N x 3: free / m, queued, time (h)          */
+    int32_t *visible;       /* N x K: the visible jobs (-1 beyond)        */
+    double *reward;         /* N                                          */
+    uint8_t *terminated;    /* N                                          */
+    uint8_t *truncated;     /* N (always 0)                               */
+    int64_t *stats;         /* N x SL_VS_NSTATS                           */
+    int64_t *final_stats;   /* N x SL_VS_NSTATS: stats as an episode ended */
+    double *ended;          /* N x 2: mean bsld and wait (s) of the episode
+                               that ended at this step, else NaN         */
+} sl_venv_out;
+
+typedef struct sl_venv sl_venv;
+
+/* N environments over the jobs of tmpl, a simulation in dispatch mode that
+ * has not run (its jobs, configuration and run modes are every episode's;
+ * it must outlive the vector); windows: nwindows (lo, hi) pairs, the
+ * episodes drawn at autoresets and sl_venv_reset(lo < 0).  Every
+ * environment starts ended: reset each. */
+int sl_venv_new(const sl_sim *tmpl, const int64_t *windows, int64_t nwindows, const sl_venv_config *cfg,
+                const sl_venv_out *out, sl_venv **venv, char *err, size_t errlen);
+/* The state of environment env's stream (the windows it draws). */
+int sl_venv_seed(sl_venv *venv, int32_t env, uint64_t seed);
+/* A new episode in environment env: jobs [lo, hi) of tmpl's (NULL: the
+ * vector's template); lo < 0: a window drawn from its stream (tmpl NULL),
+ * or all of tmpl's jobs. */
+int sl_venv_reset(sl_venv *venv, int32_t env, const sl_sim *tmpl, int64_t lo, int64_t hi);
+/* One decision in every environment: actions[i] in 0..K-1 names visible
+ * job actions[i] (>= visible: actions[i] % visible, counted invalid). */
+int sl_venv_step(sl_venv *venv, const int32_t *actions);
+/* The simulation of environment env's episode (the vector's, for reading:
+ * valid until its next reset; NULL before the first). */
+int sl_venv_sim(sl_venv *venv, int32_t env, sl_sim **sim);
+/* The episode's outputs so far (n = its jobs; each pointer may be NULL). */
+int sl_venv_outputs(const sl_venv *venv, int32_t env, int64_t *start, int64_t *end, uint8_t *flags,
+                    int64_t *predicted, int64_t n);
+const char *sl_venv_error(const sl_venv *venv);
+void sl_venv_free(sl_venv *venv);
+
 const char *sl_status_message(int code);
 /* The bound on every time of a simulation (SL_TIME_MAX = 2^61 s; see
  * csrc/SEMANTICS.md, "Time bounds"). */

@@ -135,7 +135,7 @@ def test_the_first_k_jobs_are_visible_in_fcfs_order_and_masked_beyond():
         n = int(obs["mask"].sum())
         vis = env._visible
         assert n == vis.size <= 4 and info["action_mask"].tolist() == obs["mask"].tolist()
-        assert vis.tolist() == env._sim.queued()[:4].tolist()
+        assert vis.tolist() == env.queued()[:4].tolist()
         assert (obs["jobs"][n:] == 0).all() and obs["machine"][1] >= n
         sub = obs["jobs"][:n, JOB_FIELDS.index("submit")]
         assert (np.diff(sub) >= 0).all()

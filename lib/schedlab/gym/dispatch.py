@@ -84,6 +84,7 @@ to the next.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -93,6 +94,7 @@ from gymnasium import spaces
 from .. import validators
 from ..engine import metrics, sim
 from ..errors import InputError
+from . import _core
 from ._weeks import LogWeeks
 from ..workloads import traces as _traces
 from ..workloads import workload
@@ -124,7 +126,7 @@ class JobDispatchEnv(gym.Env):
 
     def __init__(self, trace: Any = "KTH-SP2", m: int | None = None, *, window: str = "week", K: int | None = 128,
                  backfill: str = "FCFS", reward: str = "bsld", reward_timing: str = "episode", jobs: int = 256,
-                 weeks: int = 1, resample_seed: int = 2017, invalid_action: str = "wrap"):
+                 weeks: int = 1, resample_seed: int = 2017, invalid_action: str = "wrap", starts=None):
         super().__init__()
         self.window = _one_of(window, "window", WINDOWS)
         self.reward = _one_of(reward, "reward", REWARDS)
@@ -169,8 +171,16 @@ class JobDispatchEnv(gym.Env):
             "mask": spaces.MultiBinary(self.K),
             "machine": spaces.Box(0.0, big, (len(MACHINE_FIELDS),), np.float64),
         })
-        self._sim: sim.Simulation | None = None
+        # The episodes run in the core's batched environments (csrc/venv.c), here one of them: the
+        # template holds the log and the configuration every episode's simulation is made from.
+        self._template = sim.Simulation(self._log, self.m, self.policy).set_dispatch(True)
+        self._windows, self._window_keys = self._window_table(starts)
+        self._core = _core.DispatchCore(self._template, self._windows, 1, self.K, self.reward, self.reward_timing)
+        self._stats = self._core.stats[0]
+        self._seeded = False
+        self._warned = False
         self._done = True
+        self._episode: Any = None
 
     def _largest_episode(self) -> int:
         """The most jobs an episode can hold (K=None: every queued job is visible)."""
@@ -189,128 +199,143 @@ class JobDispatchEnv(gym.Env):
         np.maximum.at(busiest, inverse, counts)
         return int(busiest.sum()) * self.weeks
 
-    # ------------------------------------------------------------- episode --
-    def _episode_jobs(self, options: dict) -> tuple[sim.Jobs, dict]:
-        log = self._log
-        if self.window == "week":
-            k, lo, hi = self._weeks.choose(self.np_random, options.get("week"))
-            if hi == lo:
-                raise InputError(f"week: week {k} of the log has no jobs")
-            return log.subset(np.arange(lo, hi)), {"week": k}
+    def _window_table(self, starts) -> tuple[np.ndarray, np.ndarray | None]:
+        """The windows an episode is drawn from, as (lo, hi) job ranges of
+        the log, and what each is called in ``info["window"]`` (the start
+        of a ``jobs`` window, the week of a ``week`` one)."""
+        n = len(self._log)
+        if starts is not None and self.window != "jobs":
+            raise InputError("starts: the start indices of window='jobs' (got a window of another kind)")
         if self.window == "jobs":
-            last = len(log) - self.sequence
-            i = options.get("start")
-            i = int(self.np_random.integers(last + 1)) if i is None else validators.integer(i, "start", 0)
-            if i > last:
-                raise InputError(f"start: a window of {self.sequence} jobs starts at 0..{last}, got {i}")
-            return log.subset(np.arange(i, i + self.sequence)), {"start": i}
-        if self.window == "resampled":
-            k = options.get("sample")
-            k = int(self.np_random.integers(2 ** 31 - 1)) if k is None else validators.integer(k, "sample", 0)
-            ss = np.random.SeedSequence(entropy=self.resample_seed, spawn_key=(k,))
-            return workload.resample(log, self.weeks, ss).jobs, {"sample": k}
-        return log, {}
+            last = n - self.sequence
+            if starts is None:
+                lo = np.arange(last + 1, dtype=np.int64)
+            else:
+                lo = np.asarray(starts)
+                if lo.ndim != 1 or lo.size == 0 or lo.dtype.kind not in "iu":
+                    raise InputError(f"starts: expected a non-empty list of job indices, got {starts!r}")
+                lo = lo.astype(np.int64)
+                if lo.min() < 0 or lo.max() > last:
+                    raise InputError(f"starts: a window of {self.sequence} jobs starts at 0..{last}, "
+                                     f"got {int(lo.min() if lo.min() < 0 else lo.max())}")
+            return np.stack([lo, lo + self.sequence], 1), lo
+        if self.window == "week":
+            k = self._weeks.with_jobs
+            return np.stack([self._weeks.bounds[k], self._weeks.bounds[k + 1]], 1), k
+        if self.window == "log":
+            return np.array([[0, n]], np.int64), None
+        return np.zeros((0, 2), np.int64), None        # resampled: drawn in Python at each reset
 
+    # ------------------------------------------------------------- episode --
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = set(options) - {"week", "start", "sample"}
         if unknown:
             raise InputError(f"reset options: unknown {sorted(unknown)}; expected 'week', 'start' or 'sample'")
-        self.close()
-        self.jobs, where = self._episode_jobs(options)
-        j = self.jobs
-        self._origin = int(j.submit[0])
-        # the rows' req, procs and submit columns of every job, taken by the visible ones at each decision
-        self._feat = np.column_stack([j.req / HOUR, j.procs / float(self.m), (j.submit - self._origin) / HOUR])
-        self._sim = sim.Simulation(j, self.m, self.policy).set_dispatch(True)
-        self._sim.run()
+        core = self._core
+        if seed is not None or not self._seeded:   # the core's stream draws the windows (as the vector env's)
+            core.seed(0, seed if seed is not None else int(self.np_random.integers(2 ** 63)))
+            self._seeded = True
+        self._jobs = None
+        log = self._log
+        if self.window == "week" and options.get("week") is not None:
+            k, lo, hi = self._weeks.choose(self.np_random, options["week"])
+            if hi == lo:
+                raise InputError(f"week: week {k} of the log has no jobs")
+            core.reset(0, lo, hi)
+        elif self.window == "jobs" and options.get("start") is not None:
+            lo, last = validators.integer(options["start"], "start", 0), len(log) - self.sequence
+            if lo > last:
+                raise InputError(f"start: a window of {self.sequence} jobs starts at 0..{last}, got {lo}")
+            core.reset(0, lo, lo + self.sequence)
+        elif self.window == "resampled":
+            k = options.get("sample")
+            k = int(self.np_random.integers(2 ** 31 - 1)) if k is None else validators.integer(k, "sample", 0)
+            ss = np.random.SeedSequence(entropy=self.resample_seed, spawn_key=(k,))
+            self._jobs = workload.resample(log, self.weeks, ss).jobs
+            core.reset(0, template=sim.Simulation(self._jobs, self.m, self.policy).set_dispatch(True))
+            self._episode = {"sample": k}
+        else:
+            core.reset(0)
+        st = self._stats
+        if self.window == "week":
+            w = int(st[_core.S["window"]])
+            self._episode = {"week": int(self._window_keys[w]) if w >= 0 else int(options["week"])}
+        elif self.window == "jobs":
+            self._episode = {"start": int(st[_core.S["lo"]])}
+        elif self.window == "log":
+            self._episode = {}
         self._done = False
-        self._decisions = self._invalid = 0
-        self._counted = np.zeros(len(j), bool)     # reward_timing="step": jobs whose start was rewarded
-        obs = self._observe()
-        info = {"window": where, "jobs": len(j), "m": self.m, "action_mask": obs["mask"].copy()}
+        self._origin = None
+        obs = self._observation()
+        info = {"window": dict(self._episode), "jobs": int(st[_core.S["jobs"]]), "m": self.m,
+                "action_mask": obs["mask"].copy()}
         return obs, info
 
-    def _observe(self) -> dict:
-        """The observation at the pending decision (and the visible jobs, in self._visible)."""
-        s = self._sim
-        now = s.decision
-        vis = s.queued(self.K)
-        self._visible, self._now = vis, now
-        n = vis.size
-        st = s.state
-        free = self.m - st["used"]
-        rows = np.zeros((self.K, len(JOB_FIELDS)))
-        t = (now - self._origin) / HOUR
-        rows[:n, 1:4] = self._feat[vis]
-        rows[:n, 0] = t - rows[:n, 3]
-        rows[:n, 4] = self.jobs.procs[vis] <= free
-        mask = np.zeros(self.K, np.int8)
-        mask[:n] = 1
-        machine = np.array([free / self.m, st["queued"], t])
-        return {"jobs": rows, "mask": mask, "machine": machine}
+    @property
+    def jobs(self) -> sim.Jobs:
+        """The episode's jobs (a slice of the log, or the resampled trace)."""
+        if self._jobs is None:
+            lo = int(self._stats[_core.S["lo"]])
+            self._jobs = self._log.subset(np.arange(lo, lo + int(self._stats[_core.S["jobs"]])))
+        return self._jobs
 
-    def _costs(self, idx) -> np.ndarray:
-        """The reward's per-job cost (bsld or wait, s) of started jobs ``idx``."""
-        start, end = self._sim.start_times[idx], self._sim.end_times[idx]
-        w = (start - self.jobs.submit[idx]).astype(np.float64)
-        return w if self.reward == "wait" else metrics.bounded_slowdown(w, end - start)
+    @property
+    def _visible(self) -> np.ndarray:
+        """The visible jobs (indices in :attr:`jobs`) at the pending decision."""
+        return self._core.visible[0, :int(self._stats[_core.S["visible"]])].copy()
+
+    def queued(self) -> np.ndarray:
+        """Every queued job of the episode (indices in :attr:`jobs`), in FCFS order."""
+        return self._core.queued(0)
+
+    def _observation(self) -> dict:
+        c = self._core
+        return {"jobs": c.jobs[0].copy(), "mask": c.mask[0].copy(), "machine": c.machine[0].copy()}
 
     def step(self, action):
         if self._done:
             raise InputError("step: the episode is over (or not started): call reset()")
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-        if not ok and isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action, ok = int(action), True
-        if not ok or not 0 <= int(action) < self.K:
+        if type(action) is not int:
+            ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+            if not ok and isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                ok = True
+            if not ok:
+                raise InputError(f"action: expected a visible job's index 0..{self.K - 1}, got {action!r}")
+        a = int(action)
+        if not 0 <= a < self.K:
             raise InputError(f"action: expected a visible job's index 0..{self.K - 1}, got {action!r}")
-        a, n = int(action), self._visible.size
+        st, core = self._stats, self._core
+        n = int(st[_core.S["visible"]])
         if a >= n:
             if self.invalid_action == "error":
                 raise InputError(f"action: {a} names no job: {n} job(s) visible (info['action_mask'])")
-            a %= n
-            self._invalid += 1
-        j = int(self._visible[a])
-        now, s = self._now, self._sim
-        if self.reward_timing == "step":       # the jobs that may start in this step: queued, or submitted in it
-            before, submitted = s.queued(), s.state["submitted"]
-        s.decide(j)
-        self._decisions += 1
-        started = bool(s.start_times[j] == now)
-        info: dict[str, Any] = {"time": int(now), "job": j, "started": started, "decisions": self._decisions}
-        terminated = not s.deciding
-        reward = 0.0
-        if self.reward_timing == "step":
-            maybe = np.concatenate([before, np.arange(submitted, s.state["submitted"])])
-            new = maybe[s.start_times[maybe] >= 0]
-            self._counted[new] = True
-            reward = -float(self._costs(new).sum()) / len(self.jobs)
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"JobDispatch-v0: action {a} names no job ({n} visible); it names visible job "
+                              f"{a % n} instead, and info['invalid_actions'] counts such actions "
+                              "(mask the actions with info['action_mask'], or invalid_action='error')",
+                              stacklevel=2)
+        now = int(st[_core.S["time"]])
+        core.actions[0] = a
+        core.step()
+        terminated = bool(core.terminated[0])
+        info: dict[str, Any] = {"time": now, "job": int(st[_core.S["job"]]), "started": bool(st[_core.S["started"]]),
+                                "decisions": int(st[_core.S["decisions"]])}
         if terminated:
             self._done = True
-            sched = s.schedule
+            jobs = self.jobs
+            start, end, flags, pred = core.outputs(0, len(jobs))
+            sched = sim.Schedule(jobs, self.m, self.policy, "requested", start, end, flags, None, pred, None)
             self.schedule = sched
-            all_jobs = np.arange(len(self.jobs))
-            avg = float(self._costs(all_jobs).mean())
-            if self.reward_timing == "episode":
-                reward = -avg
-            else:
-                rest = all_jobs[~self._counted]
-                self._counted[rest] = True
-                reward += -float(self._costs(rest).sum()) / len(self.jobs)
-            w = sched.start - self.jobs.submit
-            info.update({"avg_bsld": float(metrics.bsld(sched).mean()), "avg_wait": float(w.mean()),
-                         "jobs": len(self.jobs), "invalid_actions": self._invalid, "summary": sched.summary()})
-            obs = {"jobs": np.zeros((self.K, len(JOB_FIELDS))), "mask": np.zeros(self.K, np.int8),
-                   "machine": np.zeros(len(MACHINE_FIELDS))}
-            self._visible = np.zeros(0, np.int32)
-        else:
-            obs = self._observe()
-        info.update({"queued": int(obs["machine"][1]), "visible": int(self._visible.size),
+            info.update({"avg_bsld": float(core.ended[0, 0]), "avg_wait": float(core.ended[0, 1]),
+                         "jobs": len(jobs), "invalid_actions": int(core.final_stats[0, _core.S["invalid"]]),
+                         "summary": sched.summary()})
+        obs = self._observation()
+        info.update({"queued": int(st[_core.S["queued"]]), "visible": int(st[_core.S["visible"]]),
                      "action_mask": obs["mask"].copy()})
-        return obs, reward, terminated, False, info
+        return obs, float(core.reward[0]), terminated, False, info
 
     def close(self):
-        if self._sim is not None:
-            self._sim.close()
-            self._sim = None
+        self._done = True
