@@ -369,7 +369,9 @@ typedef struct sl_venv_config {
     int32_t autoreset;      /* enum sl_venv_autoreset                     */
 } sl_venv_config;
 
-/* The caller's arrays, row i for environment i (C order). */
+/* The caller's arrays, row i for environment i (C order), zeroed by the
+ * caller (visible: -1) and written only by the core afterwards: the rows
+ * beyond the visible jobs are cleared where the last observation wrote. */
 typedef struct sl_venv_out {
     double *jobs;           /* N x K x 5: wait, req (h), procs / m, submit
                                (h from the episode's first), fits         */

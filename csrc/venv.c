@@ -46,6 +46,7 @@ typedef struct venv_env {
     int64_t origin;         /* the episode's first submit time            */
     uint64_t rng;           /* the environment's stream (splitmix64)      */
     int done;               /* the episode is over                        */
+    int32_t shown;          /* rows of the observation written last time  */
 } venv_env;
 
 struct sl_venv {
@@ -123,10 +124,15 @@ static void observe(sl_venv *v, int32_t i)
         mach[0] = mach[1] = mach[2] = 0.0;
         st[SL_VS_QUEUED] = 0;
     }
-    memset(rows + (size_t)n * NJOBF, 0, sizeof(double) * (size_t)(K - n) * NJOBF);
-    memset(mask + n, 0, (size_t)(K - n));
-    for (int32_t k = n; k < K; k++)
-        vis[k] = -1;
+    /* Rows beyond the visible jobs are zero: clear those the last
+     * observation wrote (the arrays start cleared; they are the core's). */
+    if (e->shown > n) {
+        memset(rows + (size_t)n * NJOBF, 0, sizeof(double) * (size_t)(e->shown - n) * NJOBF);
+        memset(mask + n, 0, (size_t)(e->shown - n));
+        for (int32_t k = n; k < e->shown; k++)
+            vis[k] = -1;
+    }
+    e->shown = n;
     st[SL_VS_VISIBLE] = n;
 }
 

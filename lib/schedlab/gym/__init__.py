@@ -14,7 +14,10 @@ package is imported:
 
 ``gymnasium.make("schedlab/PolicySelection-v0", trace="KTH-SP2", ...)``
 after ``import schedlab.gym`` (or ``gymnasium.make("schedlab.gym:schedlab/PolicySelection-v0")``);
-likewise ``"schedlab/JobDispatch-v0"``.
+likewise ``"schedlab/JobDispatch-v0"``, whose vector form
+``gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=N)`` steps N
+environments in one call of the C core
+(:class:`schedlab.gym.vector.JobDispatchVectorEnv`).
 """
 from __future__ import annotations
 
@@ -26,8 +29,13 @@ ENVIRONMENTS = {
     "schedlab/JobDispatch-v0": "schedlab.gym.dispatch:JobDispatchEnv",
 }
 
+#: The environments stepped as a vector by the C core (issue 50): ``gymnasium.make_vec(id, num_envs=N)``.
+VECTOR_ENVIRONMENTS = {
+    "schedlab/JobDispatch-v0": "schedlab.gym.vector:JobDispatchVectorEnv",
+}
+
 for _id, _entry in ENVIRONMENTS.items():
     if _id not in gymnasium.registry:
-        gymnasium.register(id=_id, entry_point=_entry)
+        gymnasium.register(id=_id, entry_point=_entry, vector_entry_point=VECTOR_ENVIRONMENTS.get(_id))
 
-__all__ = ["ENVIRONMENTS"]
+__all__ = ["ENVIRONMENTS", "VECTOR_ENVIRONMENTS"]

@@ -110,6 +110,8 @@ JOB_FIELDS = ("wait", "req", "procs", "submit", "fits")
 #: The entries of the observation's ``"machine"`` vector.
 MACHINE_FIELDS = ("free", "queued", "time")
 HOUR = 3600.0
+_TIME, _JOB, _STARTED, _DECISIONS, _INVALID, _QUEUED, _VISIBLE = (
+    _core.S[k] for k in ("time", "job", "started", "decisions", "invalid", "queued", "visible"))
 WEEK = 7 * 24 * 3600
 
 
@@ -278,7 +280,7 @@ class JobDispatchEnv(gym.Env):
         """The episode's jobs (a slice of the log, or the resampled trace)."""
         if self._jobs is None:
             lo = int(self._stats[_core.S["lo"]])
-            self._jobs = self._log.subset(np.arange(lo, lo + int(self._stats[_core.S["jobs"]])))
+            self._jobs = self._log.subset(slice(lo, lo + int(self._stats[_core.S["jobs"]])))
         return self._jobs
 
     @property
@@ -306,8 +308,9 @@ class JobDispatchEnv(gym.Env):
         a = int(action)
         if not 0 <= a < self.K:
             raise InputError(f"action: expected a visible job's index 0..{self.K - 1}, got {action!r}")
-        st, core = self._stats, self._core
-        n = int(st[_core.S["visible"]])
+        core = self._core
+        st = self._stats.tolist()           # the counters as Python ints, one call
+        n = st[_VISIBLE]
         if a >= n:
             if self.invalid_action == "error":
                 raise InputError(f"action: {a} names no job: {n} job(s) visible (info['action_mask'])")
@@ -317,12 +320,13 @@ class JobDispatchEnv(gym.Env):
                               f"{a % n} instead, and info['invalid_actions'] counts such actions "
                               "(mask the actions with info['action_mask'], or invalid_action='error')",
                               stacklevel=2)
-        now = int(st[_core.S["time"]])
+        now = st[_TIME]
         core.actions[0] = a
         core.step()
+        st = self._stats.tolist()
         terminated = bool(core.terminated[0])
-        info: dict[str, Any] = {"time": now, "job": int(st[_core.S["job"]]), "started": bool(st[_core.S["started"]]),
-                                "decisions": int(st[_core.S["decisions"]])}
+        info: dict[str, Any] = {"time": now, "job": st[_JOB], "started": bool(st[_STARTED]),
+                                "decisions": st[_DECISIONS]}
         if terminated:
             self._done = True
             jobs = self.jobs
@@ -330,11 +334,10 @@ class JobDispatchEnv(gym.Env):
             sched = sim.Schedule(jobs, self.m, self.policy, "requested", start, end, flags, None, pred, None)
             self.schedule = sched
             info.update({"avg_bsld": float(core.ended[0, 0]), "avg_wait": float(core.ended[0, 1]),
-                         "jobs": len(jobs), "invalid_actions": int(core.final_stats[0, _core.S["invalid"]]),
+                         "jobs": len(jobs), "invalid_actions": int(core.final_stats[0, _INVALID]),
                          "summary": sched.summary()})
         obs = self._observation()
-        info.update({"queued": int(st[_core.S["queued"]]), "visible": int(st[_core.S["visible"]]),
-                     "action_mask": obs["mask"].copy()})
+        info["queued"], info["visible"], info["action_mask"] = st[_QUEUED], st[_VISIBLE], obs["mask"].copy()
         return obs, float(core.reward[0]), terminated, False, info
 
     def close(self):

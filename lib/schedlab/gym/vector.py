@@ -1,0 +1,207 @@
+"""``schedlab/JobDispatch-v0`` as a Gymnasium vector environment stepped by
+the C core (issue 50): ``gymnasium.make_vec("schedlab/JobDispatch-v0",
+num_envs=N)`` (``vectorization_mode="vector_entry_point"``, the default for
+this id) returns a :class:`JobDispatchVectorEnv`.
+
+One :meth:`~JobDispatchVectorEnv.step` is one call into the core
+(``csrc/venv.c``): it makes every environment's decision, runs each
+simulation to its next decision, writes the observations, rewards and
+counters into arrays, and resets the episodes that ended -- their windows
+drawn by each environment's own seeded stream in the core.  Environment i
+of a vector reset with ``seed=s`` runs exactly the episodes, observations
+and rewards of a single ``JobDispatchEnv`` reset with ``seed=s + i`` and
+given the same actions, its later episodes those of ``reset()`` without a
+seed (``tests/test_gym_vector.py``).
+
+Parameters: those of :class:`schedlab.gym.dispatch.JobDispatchEnv` (the
+windows ``jobs``, ``week`` and ``log``: a ``resampled`` window is drawn in
+Python, use ``vectorization_mode="sync"``), and
+
+* ``autoreset_mode``: Gymnasium's :class:`gymnasium.vector.AutoresetMode`
+  (or its value): ``NEXT_STEP`` (default, as Gymnasium's own vector
+  environments: the step after an episode's last returns the next
+  episode's first observation, reward 0, not terminated, and its action is
+  not used), ``SAME_STEP`` (the last step returns the next episode's first
+  observation; the last one, all zeros, is ``info["final_obs"]``) or
+  ``DISABLED`` (reset the ended environments yourself:
+  ``reset(options={"reset_mask": mask})``);
+* ``copy``: True (default): the observations returned are new arrays;
+  False: views of the core's arrays, overwritten by the next step.
+
+Observation and action: the single environment's, batched (a ``Dict`` of
+``jobs`` N x K x 5, ``mask`` N x K, ``machine`` N x 3; ``MultiDiscrete``
+of N times K).  ``info`` (arrays of N, Gymnasium's ``_key`` masks where not
+every environment has the key): ``time`` (s) of the pending decision,
+``job`` and ``started`` of the last action, ``decisions`` and
+``invalid_actions`` of the episode so far, ``queued``, ``visible``,
+``action_mask``, ``window`` (the episode's start, or week); and for the
+environments whose episode ended at this step ``avg_bsld``, ``avg_wait``
+(s), ``episode_decisions``, ``episode_invalid_actions`` and ``episode_jobs``.
+An action that names no visible job is wrapped (``invalid_action="wrap"``:
+counted, and warned once per vector) or refused (``"error"``).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..errors import InputError
+from . import _core
+from .dispatch import JobDispatchEnv
+
+__all__ = ["JobDispatchVectorEnv"]
+
+_MODES = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step",
+          AutoresetMode.DISABLED: "disabled"}
+S = _core.S
+
+
+def _autoreset(mode) -> AutoresetMode:
+    if isinstance(mode, AutoresetMode):
+        return mode
+    for m in AutoresetMode:
+        if isinstance(mode, str) and mode.strip().lower().replace("_", "") == m.value.lower():
+            return m
+    raise InputError(f"autoreset_mode: expected one of {', '.join(m.name for m in AutoresetMode)}, got {mode!r}")
+
+
+class JobDispatchVectorEnv(VectorEnv):
+    """N JobDispatch-v0 environments stepped together in the C core (see the module docstring)."""
+
+    def __init__(self, num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, copy: bool = True,
+                 max_episode_steps=None, **kwargs: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise InputError(f"num_envs: expected an integer >= 1, got {num_envs!r}")
+        if max_episode_steps is not None:
+            raise InputError("max_episode_steps: JobDispatch-v0's episodes end when their jobs have started "
+                             "(no truncation)")
+        mode = _autoreset(autoreset_mode)
+        self._single = single = JobDispatchEnv(**kwargs)
+        if single.window == "resampled":
+            raise InputError("window='resampled': its traces are drawn in Python at each reset; use "
+                             "gymnasium.make_vec(..., vectorization_mode='sync') for it")
+        self.num_envs = int(num_envs)
+        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        self.autoreset_mode = mode
+        self.copy = bool(copy)
+        self.single_observation_space = single.observation_space
+        self.single_action_space = single.action_space
+        self.observation_space = batch_space(single.observation_space, self.num_envs)
+        self.action_space = batch_space(single.action_space, self.num_envs)
+        self.K, self.m, self.window = single.K, single.m, single.window
+        self.invalid_action = single.invalid_action
+        self._core = _core.DispatchCore(single._template, single._windows, self.num_envs, single.K, single.reward,
+                                        single.reward_timing, _MODES[mode])
+        self._keys = single._window_keys
+        self._seeded = False
+        self._warned = False
+        self._started = False
+
+    # ---------------------------------------------------------------- API --
+    def reset(self, *, seed: int | list | None = None, options: dict | None = None):
+        """Reset every environment (or those of ``options["reset_mask"]``):
+        ``seed`` an int s seeds environment i with s + i, a list one seed each."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - {"reset_mask"}
+        if unknown:
+            raise InputError(f"reset options: unknown {sorted(unknown)}; expected 'reset_mask'")
+        core, n = self._core, self.num_envs
+        if seed is not None or not self._seeded:
+            if seed is None:
+                seeds = [int(x) for x in self.np_random.integers(2 ** 63, size=n)]
+            elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+                seeds = [int(seed) + i for i in range(n)]
+            elif isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n:
+                seeds = [int(s) for s in seed]
+            else:
+                raise InputError(f"seed: expected an int or {n} ints, got {seed!r}")
+            for i, s in enumerate(seeds):
+                core.seed(i, s)
+            self._seeded = True
+        mask = options.get("reset_mask")
+        which = range(n) if mask is None else np.flatnonzero(np.asarray(mask, bool).reshape(n))
+        for i in which:
+            core.reset(int(i))
+        self._started = True
+        return self._observation(), self._info(ended=False)
+
+    def step(self, actions):
+        if not self._started:
+            raise InputError("step: call reset() first")
+        a = actions if type(actions) is np.ndarray else np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise InputError(f"actions: expected {self.num_envs} integers (one per environment), got "
+                             f"{a.dtype} of shape {a.shape}")
+        core = self._core
+        if self.invalid_action == "error" or not self._warned:     # once warned, the core only counts them
+            visible = core.stats[:, S["visible"]]
+            bad = (visible > 0) & (a >= visible)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                if 0 <= a[i] < self.K and self.invalid_action == "error":
+                    raise InputError(f"actions: environment {i}: {int(a[i])} names no job: {int(visible[i])} "
+                                     "job(s) visible (info['action_mask'])")
+                if 0 <= a[i] < self.K:
+                    self._warned = True
+                    warnings.warn(f"JobDispatch-v0: environment {i}: action {int(a[i])} names no job "
+                                  f"({int(visible[i])} visible); wrapped to a visible job and counted in "
+                                  "info['invalid_actions'] (mask the actions with info['action_mask'], or "
+                                  "invalid_action='error')", stacklevel=2)
+        if a.size and (a.min() < 0 or a.max() >= self.K):
+            bad = int(a.min() if a.min() < 0 else a.max())
+            raise InputError(f"actions: expected visible jobs' indices 0..{self.K - 1}, got {bad}")
+        core.actions[:] = a
+        core.step()
+        obs = self._observation()
+        info = self._info(ended=True)
+        term = core.terminated.copy()
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and term.any():
+            final = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(term):
+                final[i] = {"jobs": np.zeros((self.K, _core.NJOBF)), "mask": np.zeros(self.K, np.int8),
+                            "machine": np.zeros(_core.NMACH)}
+            info["final_obs"], info["_final_obs"] = final, term.copy()
+        return obs, core.reward.copy(), term, core.truncated.copy(), info
+
+    def _observation(self) -> dict:
+        c = self._core
+        if self.copy:
+            return {"jobs": c.jobs.copy(), "mask": c.mask.copy(), "machine": c.machine.copy()}
+        return {"jobs": c.jobs, "mask": c.mask, "machine": c.machine}
+
+    def _info(self, ended: bool) -> dict:
+        c, st = self._core, self._core.stats
+        info = {"time": st[:, S["time"]].copy(), "job": st[:, S["job"]].copy(),
+                "started": st[:, S["started"]].astype(bool), "decisions": st[:, S["decisions"]].copy(),
+                "invalid_actions": st[:, S["invalid"]].copy(), "queued": st[:, S["queued"]].copy(),
+                "visible": st[:, S["visible"]].copy(), "action_mask": c.mask.copy(),
+                "window": self._keys[st[:, S["window"]]] if self._keys is not None else st[:, S["window"]].copy()}
+        if ended:
+            term = c.terminated
+            if term.any():
+                fs = c.final_stats
+                mask = term.copy()
+                for key, value in (("avg_bsld", c.ended[:, 0].copy()), ("avg_wait", c.ended[:, 1].copy()),
+                                   ("episode_decisions", fs[:, S["decisions"]].copy()),
+                                   ("episode_invalid_actions", fs[:, S["invalid"]].copy()),
+                                   ("episode_jobs", fs[:, S["jobs"]].copy())):
+                    info[key], info["_" + key] = value, mask
+        return info
+
+    def queued(self, i: int) -> np.ndarray:
+        """Every queued job of environment ``i``'s episode (indices in its jobs), in FCFS order."""
+        return self._core.queued(i)
+
+    def episode_jobs(self, i: int):
+        """The jobs of environment ``i``'s current episode (a slice of the log)."""
+        st = self._core.stats[i]
+        lo = int(st[S["lo"]])
+        return self._single._log.subset(np.arange(lo, lo + int(st[S["jobs"]])))
+
+    def close_extras(self, **kwargs):
+        self._started = False
