@@ -201,7 +201,16 @@ class JobDispatchVectorEnv(VectorEnv):
         """The jobs of environment ``i``'s current episode (a slice of the log)."""
         st = self._core.stats[i]
         lo = int(st[S["lo"]])
-        return self._single._log.subset(np.arange(lo, lo + int(st[S["jobs"]])))
+        return self._single._log.subset(slice(lo, lo + int(st[S["jobs"]])))
+
+    def schedule(self, i: int):
+        """The schedule of environment ``i``'s episode so far (after its last
+        step, until the environment is reset: the ended episode's)."""
+        from ..engine import sim
+
+        jobs = self.episode_jobs(i)
+        start, end, flags, pred = self._core.outputs(i, len(jobs))
+        return sim.Schedule(jobs, self.m, self._single.policy, "requested", start, end, flags, None, pred, None)
 
     def close_extras(self, **kwargs):
         self._started = False

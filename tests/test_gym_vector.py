@@ -1,0 +1,146 @@
+"""schedlab/JobDispatch-v0's vector form (issue 50): N environments stepped
+in one call of the C core (csrc/venv.c).  Environment i of a vector reset
+with seed s gives, bit for bit, the observations, masks, rewards and
+terminations of a single environment reset with seed s + i and given the
+same actions -- across autoresets, in both autoreset modes; an always-P
+agent through the vector gets the engine's EASY-P-B schedule job for job;
+an agent that ignores the mask is told."""
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import schedlab.gym  # noqa: F401  (registers the environments)
+from schedlab.engine.sim import simulate
+from schedlab.errors import InputError
+from schedlab.gym.dispatch import JOB_FIELDS, JobDispatchEnv
+from schedlab.gym.vector import JobDispatchVectorEnv
+
+TRACE = "KTH-SP2"
+REQ = JOB_FIELDS.index("req")
+SMALL = dict(trace=TRACE, window="jobs", jobs=64, K=16)
+
+
+def make_vec(n, **kw):
+    return gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=n, vectorization_mode="vector_entry_point", **kw)
+
+
+def test_make_vec_gives_the_core_vector_with_its_autoreset_mode():
+    v = make_vec(3, **SMALL)
+    assert isinstance(v.unwrapped, JobDispatchVectorEnv)
+    assert v.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    assert v.action_space.shape == (3,) and v.single_action_space.n == 16
+    obs, info = v.reset(seed=0)
+    assert obs["jobs"].shape == (3, 16, len(JOB_FIELDS)) and obs["mask"].shape == (3, 16)
+    assert obs in v.observation_space and info["action_mask"].shape == (3, 16)
+    same = make_vec(2, autoreset_mode="same_step", **SMALL)
+    assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    with pytest.raises(InputError, match="autoreset_mode"):
+        make_vec(2, autoreset_mode="later", **SMALL)
+    with pytest.raises(InputError, match="resampled"):
+        make_vec(2, trace=TRACE, window="resampled")
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize("timing", ["episode", "step"])
+def test_the_vector_is_n_single_environments_bit_for_bit(mode, timing):
+    n, seed = 3, 11
+    kw = dict(SMALL, reward_timing=timing, reward="wait" if timing == "step" else "bsld")
+    v = make_vec(n, autoreset_mode=mode, **kw)
+    singles = [JobDispatchEnv(**kw) for _ in range(n)]
+    obs, info = v.reset(seed=seed)
+    pending = [e.reset(seed=seed + i)[0] for i, e in enumerate(singles)]
+    rng = np.random.default_rng(5)
+    ended = np.zeros(n, int)
+    restart = np.zeros(n, bool)            # NEXT_STEP: this step resets the environment
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")    # the invalid actions below are on purpose
+        for _ in range(2000):
+            for i in range(n):
+                for key in ("jobs", "mask", "machine"):
+                    assert np.array_equal(obs[key][i], pending[i][key]), (key, i)
+            # mostly valid actions, some beyond the visible jobs (wrapped by both)
+            a = np.where(rng.random(n) < 0.9, (rng.random(n) * np.maximum(info["visible"], 1)).astype(np.int64),
+                         rng.integers(0, 16, n))
+            obs, r, term, trunc, info = v.step(a)
+            for i, e in enumerate(singles):
+                if restart[i]:
+                    pending[i], _ = e.reset()
+                    assert r[i] == 0.0 and not term[i]
+                    continue
+                o, ri, ti, _, inf = e.step(int(a[i]))
+                assert ri == r[i] and ti == term[i] and not trunc[i], (i, ri, r[i])
+                assert info["decisions"][i] == (inf["decisions"] if not ti else info["decisions"][i])
+                pending[i] = o
+                if ti:
+                    assert info["_avg_bsld"][i] and info["avg_bsld"][i] == inf["avg_bsld"]
+                    assert info["episode_invalid_actions"][i] == inf["invalid_actions"]
+                    if mode is AutoresetMode.SAME_STEP:
+                        assert (info["final_obs"][i]["jobs"] == o["jobs"]).all()
+                        pending[i], _ = e.reset()
+            ended += term
+            restart = term.copy() if mode is AutoresetMode.NEXT_STEP else restart
+            if ended.min() >= 2:
+                break
+    assert ended.min() >= 2
+
+
+@pytest.mark.parametrize("P,B", [("SPF", "FCFS"), ("FCFS", "FCFS"), ("SPF", "SPF")])
+def test_always_first_of_p_through_the_vector_is_the_engines_easy_p_b(P, B):
+    n = 3
+    v = make_vec(n, trace=TRACE, window="jobs", jobs=400, K=None, backfill=B).unwrapped
+    assert v.K == 400
+    obs, info = v.reset(seed=1)
+    checked = np.zeros(n, bool)
+    while not checked.all():
+        if P == "SPF":
+            req = np.where(obs["mask"] > 0, obs["jobs"][:, :, REQ], np.inf)
+            a = np.argmin(req, 1)          # ties: the first in FCFS order, as SPF's tie-break
+        else:
+            a = np.zeros(n, np.int64)
+        obs, r, term, _, info = v.step(a)
+        for i in np.flatnonzero(term & ~checked):     # NEXT_STEP: the ended episode stays until the next step
+            want = simulate(v.episode_jobs(int(i)), v.m, f"EASY-{P}-{B}")
+            got = v.schedule(int(i))
+            assert (got.start >= 0).all() and np.array_equal(got.start, want.start)
+            assert np.array_equal(got.end, want.end) and np.array_equal(got.flags, want.flags)
+            checked[i] = True
+
+
+def test_disabled_autoreset_waits_for_a_reset_of_the_ended():
+    v = make_vec(2, autoreset_mode="disabled", **SMALL)
+    obs, info = v.reset(seed=3)
+    for _ in range(500):
+        obs, r, term, _, info = v.step(np.zeros(2, np.int64))
+        if term.any():
+            break
+    assert term.any() and not term.all()
+    with pytest.raises(Exception, match="episode is over"):
+        v.step(np.zeros(2, np.int64))
+    obs, info = v.reset(options={"reset_mask": term})
+    assert (obs["mask"][:, 0] == 1).all()
+    v.step(np.zeros(2, np.int64))
+
+
+def test_a_mask_ignoring_agent_is_told_and_counted():
+    v = make_vec(2, **SMALL)
+    v.reset(seed=0)
+    with pytest.warns(UserWarning, match="names no job"):
+        for _ in range(200):
+            _, _, term, _, info = v.step(np.array([15, 15]))
+            if term.any():
+                break
+    assert term.any() and (info["episode_invalid_actions"][term] > 0).all()
+    strict = make_vec(2, invalid_action="error", **SMALL)
+    strict.reset(seed=0)
+    with pytest.raises(InputError, match="names no job"):
+        for _ in range(200):
+            strict.step(np.array([15, 15]))
+    with pytest.raises(InputError, match="0..15"):
+        strict.step(np.array([16, 0]))
+    with pytest.raises(InputError, match="2 integers"):
+        strict.step(np.array([0.5, 1.0]))
