@@ -392,10 +392,14 @@ typedef struct sl_venv sl_venv;
 /* N environments over the jobs of tmpl, a simulation in dispatch mode that
  * has not run (its jobs, configuration and run modes are every episode's;
  * it must outlive the vector); windows: nwindows (lo, hi) pairs, the
- * episodes drawn at autoresets and sl_venv_reset(lo < 0).  Every
- * environment starts ended: reset each. */
-int sl_venv_new(const sl_sim *tmpl, const int64_t *windows, int64_t nwindows, const sl_venv_config *cfg,
-                const sl_venv_out *out, sl_venv **venv, char *err, size_t errlen);
+ * episodes drawn at autoresets and sl_venv_reset(lo < 0).  verdict: NULL,
+ * or nwindows bytes (0 at first) in which the draws keep, per window, 1
+ * when a choice changes the score (the always-first and always-last agents
+ * differ; probed at the window's first draw), 2 when none does: such a
+ * window is drawn again (at most 1000 times in a row).  Every environment
+ * starts ended: reset each. */
+int sl_venv_new(const sl_sim *tmpl, const int64_t *windows, int64_t nwindows, uint8_t *verdict,
+                const sl_venv_config *cfg, const sl_venv_out *out, sl_venv **venv, char *err, size_t errlen);
 /* The state of environment env's stream (the windows it draws). */
 int sl_venv_seed(sl_venv *venv, int32_t env, uint64_t seed);
 /* A new episode in environment env: jobs [lo, hi) of tmpl's (NULL: the

@@ -55,6 +55,9 @@ struct sl_venv {
     sl_venv_out out;
     int64_t *win;           /* nwin (lo, hi) pairs                          */
     int64_t nwin;
+    uint8_t *verdict;       /* per window: 0 unknown, 1 a choice matters, 2 none
+                               does (skipped); the caller's, or NULL: no skip */
+    int32_t *scratch;       /* K entries: the probes' queue              */
     venv_env *env;
     char err[SL_ERRLEN];
 };
@@ -242,16 +245,93 @@ static int start_episode(sl_venv *v, int32_t i, const sl_sim *tmpl, int64_t lo, 
     return SL_OK;
 }
 
+/* The episode's mean cost (the reward's: bsld or wait) when the agent
+ * always names the first visible job (last = 0) or the last one (last = 1):
+ * a probe of a window, in environment e's output arrays (no episode lives
+ * there while it runs).  SL_OK, or an error in v->err. */
+static int probe(sl_venv *v, int32_t i, int64_t lo, int64_t hi, int last, double *score)
+{
+    venv_env *e = &v->env[i];
+    if (grow(e, hi - lo) != SL_OK)
+        return fail(v, SL_ENOMEM, "environment %d: ", i, "out of memory");
+    sl_jobs J = slice(&v->tmpl->J, lo, hi);
+    sl_out o = {e->start, e->end, e->flags, NULL, e->pred};
+    sl_sim *s = NULL;
+    char err[SL_ERRLEN];
+    int rc = sl_sim_new(&J, &v->tmpl->C, &o, &s, err, sizeof err);
+    if (rc != SL_OK)
+        return fail(v, rc, "environment %d: ", i, err);
+    sl_dispatch_clone(s, v->tmpl);
+    rc = sl_sim_run(s, INT64_MAX);
+    while (rc == SL_DECIDE) {
+        int32_t n = 0;
+        sl_sim_queued(s, v->scratch, v->cfg.K, &n);
+        rc = sl_sim_decide(s, v->scratch[last ? n - 1 : 0]);
+        if (rc == SL_OK)
+            rc = sl_sim_run(s, INT64_MAX);
+    }
+    if (rc != SL_OK) {
+        rc = fail(v, rc, "environment %d: ", i, sl_sim_error(s));
+        sl_sim_free(s);
+        return rc;
+    }
+    double sum = 0.0;
+    const venv_env probe_env = {.J = J, .start = e->start, .end = e->end};
+    for (int32_t j = 0; j < s->n; j++)
+        sum += cost(v, &probe_env, j);
+    *score = sum / s->n;
+    sl_sim_free(s);
+    return SL_OK;
+}
+
+/* Does a choice matter in window w?  (1 yes, 2 no: the always-first and
+ * always-last agents score the same), probed once and kept in verdict. */
+static int window_verdict(sl_venv *v, int32_t i, int64_t w, int *verdict)
+{
+    if (v->verdict[w] == 0) {
+        double a, b;
+        int rc = probe(v, i, v->win[2 * w], v->win[2 * w + 1], 0, &a);
+        if (rc == SL_OK)
+            rc = probe(v, i, v->win[2 * w], v->win[2 * w + 1], 1, &b);
+        if (rc != SL_OK)
+            return rc;
+        v->verdict[w] = a != b ? 1 : 2;
+    }
+    *verdict = v->verdict[w];
+    return SL_OK;
+}
+
+/* Draws at most this many windows in a row in which no choice matters. */
+#define MAX_SKIPS 1000
+
 static int draw_episode(sl_venv *v, int32_t i)
 {
     if (v->nwin == 0)
         return fail(v, SL_ESTATE, "environment %d: ", i, "no windows to draw from (give the window)");
-    const int64_t w = below(&v->env[i].rng, (uint64_t)v->nwin);
-    return start_episode(v, i, v->tmpl, v->win[2 * w], v->win[2 * w + 1], w);
+    venv_env *e = &v->env[i];
+    if (e->s != NULL) {                 /* the probes write in its outputs */
+        sl_sim_free(e->s);
+        e->s = NULL;
+        e->done = 1;
+    }
+    for (int tries = 0;; tries++) {
+        if (tries >= MAX_SKIPS)
+            return fail(v, SL_ESTATE, "environment %d: ", i, "1000 windows drawn in a row in which no choice "
+                        "changes the score (always-first = always-last): keep them (skip_trivial=False)");
+        const int64_t w = below(&v->env[i].rng, (uint64_t)v->nwin);
+        int verdict = 1;
+        if (v->verdict != NULL) {
+            const int rc = window_verdict(v, i, w, &verdict);
+            if (rc != SL_OK)
+                return rc;
+        }
+        if (verdict == 1)
+            return start_episode(v, i, v->tmpl, v->win[2 * w], v->win[2 * w + 1], w);
+    }
 }
 
-int sl_venv_new(const sl_sim *tmpl, const int64_t *windows, int64_t nwindows, const sl_venv_config *cfg,
-                const sl_venv_out *out, sl_venv **venv, char *err, size_t errlen)
+int sl_venv_new(const sl_sim *tmpl, const int64_t *windows, int64_t nwindows, uint8_t *verdict,
+                const sl_venv_config *cfg, const sl_venv_out *out, sl_venv **venv, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
@@ -300,9 +380,11 @@ int sl_venv_new(const sl_sim *tmpl, const int64_t *windows, int64_t nwindows, co
     v->cfg = *cfg;
     v->out = *out;
     v->nwin = nwindows;
+    v->verdict = verdict;
+    v->scratch = malloc((size_t)cfg->K * sizeof(int32_t));
     v->win = malloc((size_t)(nwindows > 0 ? 2 * nwindows : 1) * sizeof(int64_t));
     v->env = calloc((size_t)cfg->nenv, sizeof *v->env);
-    if (v->win == NULL || v->env == NULL) {
+    if (v->win == NULL || v->env == NULL || v->scratch == NULL) {
         sl_venv_free(v);
         sl_set_err(err, errlen, "out of memory");
         return SL_ENOMEM;
@@ -488,5 +570,6 @@ void sl_venv_free(sl_venv *v)
     }
     free(v->env);
     free(v->win);
+    free(v->scratch);
     free(v);
 }

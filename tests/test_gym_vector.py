@@ -144,3 +144,39 @@ def test_a_mask_ignoring_agent_is_told_and_counted():
         strict.step(np.array([16, 0]))
     with pytest.raises(InputError, match="2 integers"):
         strict.step(np.array([0.5, 1.0]))
+
+
+TRIVIAL, CHOICE = 25123, 1000      # KTH-SP2 jobs 25123..25378: every agent scores a mean bsld of 1.0
+
+
+def first_last_scores(env, **reset):
+    """The mean bsld of the always-first and the always-last agents on the window reset draws."""
+    scores = []
+    for last in (False, True):
+        obs, info = env.reset(**reset)
+        while True:
+            n = int(obs["mask"].sum())
+            obs, r, term, _, info = env.step(n - 1 if last else 0)
+            if term:
+                scores.append(info["avg_bsld"])
+                break
+    return info, scores
+
+
+def test_default_windows_have_something_to_decide():
+    keep = JobDispatchEnv(TRACE, starts=[TRIVIAL, CHOICE], skip_trivial=False)
+    info, (first, last) = first_last_scores(keep, options={"start": TRIVIAL})
+    assert first == last == 1.0                     # the window the default skips: nothing to decide
+    info, (first, last) = first_last_scores(keep, options={"start": CHOICE})
+    assert first != last
+    seen = {keep.reset(seed=s)[1]["window"]["start"] for s in range(12)}
+    assert seen == {TRIVIAL, CHOICE}
+    env = JobDispatchEnv(TRACE, starts=[TRIVIAL, CHOICE])
+    assert env.window == "jobs" and env.sequence == 256 and env.skip_trivial
+    assert {env.reset(seed=s)[1]["window"]["start"] for s in range(12)} == {CHOICE}
+    v = make_vec(4, trace=TRACE, starts=[TRIVIAL, CHOICE])
+    v.reset(seed=0)
+    assert (v.unwrapped._core.stats[:, 9] == CHOICE).all()
+    for seed in (0, 2):                             # the seeds that drew weeks with nothing to decide (issue 50)
+        info, (first, last) = first_last_scores(JobDispatchEnv(TRACE), seed=seed)
+        assert first != last

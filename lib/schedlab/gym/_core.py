@@ -31,8 +31,8 @@ class DispatchCore:
     [lo, hi) of its jobs, drawn at autoresets from ``windows`` (W x 2)."""
 
     def __init__(self, template: sim.Simulation, windows: np.ndarray, nenv: int, K: int, reward: str,
-                 timing: str, autoreset: str = "disabled"):
-        self.template, self.nenv, self.K = template, nenv, K
+                 timing: str, autoreset: str = "disabled", verdict: np.ndarray | None = None):
+        self.template, self.nenv, self.K, self.verdict = template, nenv, K, verdict
         self.windows = np.ascontiguousarray(windows, np.int64).reshape(-1, 2)
         self.jobs = np.zeros((nenv, K, NJOBF))
         self.mask = np.zeros((nenv, K), np.int8)
@@ -62,7 +62,10 @@ class DispatchCore:
         cfg.autoreset = AUTORESET[autoreset]
         self._win = ffi.from_buffer("int64_t[]", self.windows)
         err, ptr = ffi.new("char[]", 512), ffi.new("sl_venv **")
-        rc = lib.sl_venv_new(template._live(), self._win, len(self.windows), cfg, out, ptr, err, 512)
+        if verdict is not None:
+            assert verdict.dtype == np.uint8 and verdict.shape == (len(self.windows),)
+        ver = ffi.NULL if verdict is None else ffi.from_buffer("uint8_t[]", verdict, require_writable=True)
+        rc = lib.sl_venv_new(template._live(), self._win, len(self.windows), ver, cfg, out, ptr, err, 512)
         if rc != lib.SL_OK:
             raise SimulationError(rc, ffi.string(err).decode())
         self._handle = ffi.gc(ptr[0], lib.sl_venv_free)

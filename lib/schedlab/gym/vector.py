@@ -95,7 +95,7 @@ class JobDispatchVectorEnv(VectorEnv):
         self.K, self.m, self.window = single.K, single.m, single.window
         self.invalid_action = single.invalid_action
         self._core = _core.DispatchCore(single._template, single._windows, self.num_envs, single.K, single.reward,
-                                        single.reward_timing, _MODES[mode])
+                                        single.reward_timing, _MODES[mode], verdict=single._verdict)
         self._keys = single._window_keys
         self._seeded = False
         self._warned = False
