@@ -1,17 +1,23 @@
-"""Steps per second of the learning environments (issue 44), side by side in
-one run:
+"""Speed of the learning environments (issues 44 and 50), side by side:
 
-* ``schedlab/JobDispatch-v0`` and SchedGym's ``HPCSimPickJobs.HPCEnv``
-  (RLScheduler, ``DIR-LAB/deep-batch-scheduler``) on the same jobs -- the
-  trace cleaned as the studies clean it, jobs of zero duration dropped (as
-  SchedGym drops them), written as an SWF that SchedGym reads -- and the
-  same episodes: SchedGym's 256 consecutive jobs from the start indices its
-  own ``reset`` draws, and JobDispatch's ``window="jobs"`` from those very
-  starts, K = 128 both (SchedGym's MAX_QUEUE_SIZE).  A step is one decision
-  of the agent in both; the same agent (a random choice among the visible
-  jobs, or always the first) drives both.  Only ``step`` is timed; the
-  resets are timed apart (SchedGym's reset also schedules its episode with
-  SJF and F1 for its reward baselines).
+* ``schedlab/JobDispatch-v0`` -- the single environment and the vector of
+  N = 64 (``gymnasium.make_vec``, stepped in one call of the C core) -- and
+  SchedGym's ``HPCSimPickJobs.HPCEnv`` (RLScheduler,
+  ``DIR-LAB/deep-batch-scheduler``) on the same jobs -- the trace cleaned as
+  the studies clean it, jobs of zero duration dropped (as SchedGym drops
+  them), written as an SWF that SchedGym reads -- and the same episodes:
+  SchedGym's 256 consecutive jobs from the start indices its own ``reset``
+  draws, JobDispatch's ``window="jobs"`` from those very starts (the single
+  environment each in turn, the vector drawing among them), K = 128 both
+  (SchedGym's MAX_QUEUE_SIZE), a random agent (a random choice among the
+  visible jobs) or always the first.  The sides run interleaved in rounds,
+  their order rotated from round to round, and the figures are the
+  medians with min-max over the rounds: steps/s, episodes/s counting the
+  steps only, and episodes/s with the resets (the headline: a step is not
+  the same unit on the two sides -- SchedGym holds its pick until it starts,
+  JobDispatch asks again at every pass -- an episode is).  The vector runs
+  with autoreset DISABLED so that its steps and its resets
+  (``reset(options={"reset_mask": ...})``) are timed apart.
 * ``schedlab/PolicySelection-v0``'s periods per second
   (``bench/bench_gym_selection.py``'s episode, on ``--selection-trace``).
 
@@ -21,15 +27,17 @@ or ``$SCHEDGYM_DIR``) and a Python that can import its environment
 ``gym`` and numpy; its ``tensorflow`` import is replaced by an empty module
 when TensorFlow is not installed, as the environment class does not use
 it).  SchedGym runs in that Python as a subprocess of this script
-(``--peer``); schedlab needs none of it.  Without SchedGym the script times
-the schedlab environments alone and says so.
+(``--peer``, one per round; its start-up is not timed); schedlab needs none
+of it.  Without SchedGym the script times the schedlab environments alone
+and says so.
 
 Before timing, JobDispatch's always-SPF agent is checked against the
-engine's EASY-SPF-FCFS on the first episode's jobs (a fast wrong
-environment is not reported).  Timings are for a quiet machine.
+engine's EASY-SPF-FCFS on the first episode's jobs, through the single
+environment and through the vector (a fast wrong environment is not
+reported).  Timings are for a quiet machine.
 
-Usage: python bench/bench_gym.py [TRACE] [--episodes E] [--agent random|first] [--repeat R]
-           [--schedgym DIR] [--schedgym-python PY] [--backfil 0|1]
+Usage: python bench/bench_gym.py [TRACE] [--episodes E] [--agent random|first] [--repeat ROUNDS]
+           [--num-envs N] [--vector-episodes V] [--schedgym DIR] [--schedgym-python PY] [--backfil 0|1]
            [--selection-trace NAME] [--selection-weeks W] [--no-selection]
 """
 from __future__ import annotations
@@ -136,25 +144,47 @@ def write_swf(jobs, m: int, path: Path) -> None:
 
 
 def dispatch_episodes(env, starts, agent: str, seed: int) -> dict:
+    """The single environment: one episode from each start, in order."""
     rng = np.random.default_rng(seed)
-    steps, step_s, reset_s, rewards = 0, 0.0, 0.0, []
+    steps, step_s, reset_s = 0, 0.0, 0.0
     for i in starts:
         t0 = time.perf_counter()
         obs, info = env.reset(seed=seed, options={"start": int(i)})
         reset_s += time.perf_counter() - t0
         t0 = time.perf_counter()
         while True:
-            if agent == "random":
-                a = int(rng.integers(int(obs["mask"].sum())))
-            else:
-                a = 0
+            a = int(rng.integers(int(obs["mask"].sum()))) if agent == "random" else 0
             obs, r, term, _, info = env.step(a)
             steps += 1
             if term:
-                rewards.append(r)
                 break
         step_s += time.perf_counter() - t0
-    return {"steps": steps, "step_s": step_s, "reset_s": reset_s, "rewards": rewards}
+    return {"steps": steps, "episodes": len(starts), "step_s": step_s, "reset_s": reset_s}
+
+
+def vector_episodes(venv, episodes: int, agent: str, seed: int) -> dict:
+    """The vector (autoreset DISABLED): steps until ``episodes`` have ended,
+    the ended environments reset with a reset_mask, steps and resets timed
+    apart.  Every environment steps at every call (steps += N); episodes
+    still running at the end count in the steps, not the episodes."""
+    rng = np.random.default_rng(seed)
+    n = venv.num_envs
+    t0 = time.perf_counter()
+    obs, info = venv.reset(seed=seed)
+    reset_s, step_s, steps, ended = time.perf_counter() - t0, 0.0, 0, 0
+    zeros = np.zeros(n, np.int64)
+    while ended < episodes:
+        a = (rng.random(n) * info["visible"]).astype(np.int64) if agent == "random" else zeros
+        t0 = time.perf_counter()
+        obs, r, term, _, info = venv.step(a)
+        step_s += time.perf_counter() - t0
+        steps += n
+        if term.any():
+            ended += int(term.sum())
+            t0 = time.perf_counter()
+            obs, info = venv.reset(options={"reset_mask": term})
+            reset_s += time.perf_counter() - t0
+    return {"steps": steps, "episodes": ended, "step_s": step_s, "reset_s": reset_s}
 
 
 def check_identity(env, start: int) -> bool:
@@ -173,12 +203,47 @@ def check_identity(env, start: int) -> bool:
     return bool(np.array_equal(env.schedule.start, want.start))
 
 
+def check_vector_identity(jobs, m: int, start: int) -> bool:
+    """Always-SPF through the vector (2 environments on the window at ``start``) = EASY-SPF-FCFS."""
+    from schedlab.engine import sim
+    from schedlab.gym.dispatch import JOB_FIELDS
+    from schedlab.gym.vector import JobDispatchVectorEnv
+
+    v = JobDispatchVectorEnv(2, trace=jobs, m=m, window="jobs", jobs=SEQUENCE, K=K, starts=[start],
+                             skip_trivial=False, autoreset_mode="disabled")
+    obs, _ = v.reset(seed=0)
+    req = JOB_FIELDS.index("req")
+    while True:
+        a = np.argmin(np.where(obs["mask"] > 0, obs["jobs"][:, :, req], np.inf), 1)
+        obs, _, term, _, _ = v.step(a)
+        if term.all():
+            break
+        assert not term.any()       # the same window in both: they end together
+    want = sim.simulate(v.episode_jobs(0), m, "EASY-SPF-FCFS").start
+    return all(np.array_equal(v.schedule(i).start, want) for i in range(2))
+
+
+def figures(runs: list[dict]) -> dict:
+    """Per round: steps/s, episodes/s (steps only), episodes/s (with reset)."""
+    return {"steps/s": [r["steps"] / r["step_s"] for r in runs],
+            "episodes/s": [r["episodes"] / r["step_s"] for r in runs],
+            "episodes/s with reset": [r["episodes"] / (r["step_s"] + r["reset_s"]) for r in runs]}
+
+
+def median_range(values) -> str:
+    v = np.asarray(values, float)
+    return f"{np.median(v):,.1f} [{v.min():,.1f}-{v.max():,.1f}]"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trace", nargs="?", default="SDSC-SP2")
-    ap.add_argument("--episodes", type=int, default=20, help="256-job episodes (default 20)")
+    ap.add_argument("--episodes", type=int, default=20, help="256-job episodes of SchedGym and the single env (20)")
     ap.add_argument("--agent", default="random", choices=("random", "first"))
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5, help="rounds, the sides interleaved (default 5)")
+    ap.add_argument("--num-envs", type=int, default=64, help="environments of the vector (64)")
+    ap.add_argument("--vector-episodes", type=int, default=None,
+                    help="episodes of the vector per round (default 10 per environment)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--schedgym", default=os.environ.get("SCHEDGYM_DIR"), help="SchedGym's repository ($SCHEDGYM_DIR)")
     ap.add_argument("--schedgym-python", default=os.environ.get("SCHEDGYM_PYTHON"),
@@ -194,38 +259,66 @@ def main() -> int:
         print(json.dumps(peer(a.peer[0], a.peer[1], a.episodes, a.seed, a.agent, a.backfil, a.repeat)))
         return 0
 
+    import gymnasium
+
+    import schedlab.gym  # noqa: F401  (registers the environments)
     from schedlab.gym.dispatch import JobDispatchEnv
 
     jobs, m = common_jobs(a.trace)
-    env = JobDispatchEnv(jobs, m, window="jobs", jobs=SEQUENCE, K=K)
-    peer_out = None
+    sides = ["single", "vector"]
+    tmp = tempfile.TemporaryDirectory()
+    swf = Path(tmp.name) / f"{a.trace}-bench.swf"
+    peer_runs: list[dict] = []
     if a.schedgym and a.schedgym_python:
-        with tempfile.TemporaryDirectory() as tmp:
-            swf = Path(tmp) / f"{a.trace}-bench.swf"
-            write_swf(jobs, m, swf)
-            peer_out = run_peer(a.schedgym_python, a.schedgym, swf, a.episodes, a.seed, a.agent, a.backfil, a.repeat)
-        starts = peer_out["starts"]
+        write_swf(jobs, m, swf)
+        peer_runs.append(run_peer(a.schedgym_python, a.schedgym, swf, a.episodes, a.seed, a.agent, a.backfil, 1))
+        starts = peer_runs[0]["starts"]
+        sides.insert(0, "schedgym")
     else:
         rng = np.random.default_rng(a.seed)
         starts = rng.integers(SEQUENCE, len(jobs) - SEQUENCE - 1, a.episodes).tolist()
-    if not check_identity(env, starts[0]):
+    # the same jobs and starts: the single env each start in turn, the vector drawing among them
+    env = JobDispatchEnv(jobs, m, window="jobs", jobs=SEQUENCE, K=K, starts=starts, skip_trivial=False)
+    venv = gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=a.num_envs, vectorization_mode="vector_entry_point",
+                              trace=jobs, m=m, window="jobs", jobs=SEQUENCE, K=K, starts=starts, skip_trivial=False,
+                              autoreset_mode="disabled")
+    if not check_identity(env, starts[0]) or not check_vector_identity(jobs, m, starts[0]):
         print(f"MISMATCH: JobDispatch always-SPF != EASY-SPF-FCFS on jobs {starts[0]}..{starts[0] + SEQUENCE - 1}")
         return 1
-    ours = min((dispatch_episodes(env, starts, a.agent, a.seed) for _ in range(a.repeat)), key=lambda x: x["step_s"])
-    rate = ours["steps"] / ours["step_s"]
-    print(f"{a.trace}: {len(jobs)} jobs (zero-length dropped), m={m}; {a.episodes} episodes of {SEQUENCE} "
-          f"consecutive jobs, K={K}, {a.agent} agent, best of {a.repeat}; always-SPF = EASY-SPF-FCFS checked")
-    print(f"  JobDispatch-v0 (EASY, backfill FCFS):   {ours['steps']:6d} steps, {rate:9.0f} steps/s, "
-          f"reset {1e3 * ours['reset_s'] / a.episodes:.2f} ms, mean episode reward {np.mean(ours['rewards']):.2f}")
-    if peer_out is not None:
-        prate = peer_out["steps"] / peer_out["step_s"]
-        print(f"  SchedGym HPCSimPickJobs (backfil={a.backfil}):  {peer_out['steps']:6d} steps, {prate:9.0f} steps/s, "
-              f"reset {1e3 * peer_out['reset_s'] / a.episodes:.2f} ms, mean episode reward "
-              f"{np.mean(peer_out['rewards']):.2f}")
-        for note in peer_out["notes"]:
+    vec_episodes = a.vector_episodes or 10 * a.num_envs
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
+    for r in range(a.repeat):
+        order = sides[r % len(sides):] + sides[:r % len(sides)]     # rotated from round to round
+        for side in order:
+            if side == "schedgym":
+                if r > 0 or not peer_runs:
+                    peer_runs.append(run_peer(a.schedgym_python, a.schedgym, swf, a.episodes, a.seed, a.agent,
+                                              a.backfil, 1))
+                runs[side].append(peer_runs[-1] if r > 0 else peer_runs[0])
+                runs[side][-1]["episodes"] = len(runs[side][-1]["starts"])
+            elif side == "single":
+                runs[side].append(dispatch_episodes(env, starts, a.agent, a.seed + r))
+            else:
+                runs[side].append(vector_episodes(venv, vec_episodes, a.agent, a.seed + r))
+    tmp.cleanup()
+    print(f"{a.trace}: {len(jobs)} jobs (zero-length dropped), m={m}; episodes of {SEQUENCE} consecutive jobs from "
+          f"{len(starts)} starts, K={K}, {a.agent} agent; {a.repeat} rounds interleaved (order rotated), "
+          f"median [min-max]; always-SPF = EASY-SPF-FCFS checked (single and vector)")
+    names = {"schedgym": f"SchedGym HPCSimPickJobs (backfil={a.backfil})", "single": "JobDispatch-v0 (single env)",
+             "vector": f"JobDispatch-v0 vector (N = {a.num_envs})"}
+    fig = {side: figures(runs[side]) for side in sides}
+    print(f"  {'':40s} {'steps/s':>30s} {'episodes/s, steps only':>30s} {'episodes/s, with reset':>30s}")
+    for side in sides:
+        per = runs[side][0]["steps"] / runs[side][0]["episodes"]
+        print(f"  {names[side]:40s} " + " ".join(f"{median_range(fig[side][k]):>30s}" for k in fig[side])
+              + f"   ({per:.0f} steps per episode)")
+    if "schedgym" in fig:
+        for note in runs["schedgym"][0].get("notes", []):
             print(f"    ({note})")
-        print(f"  ratio JobDispatch / SchedGym: {rate / prate:.1f}x steps/s (the episodes differ in decisions: "
-              f"SchedGym holds its pick until it starts)")
+        for side in ("single", "vector"):
+            ratio = {k: np.median(fig[side][k]) / np.median(fig["schedgym"][k]) for k in fig[side]}
+            print(f"  ratio {names[side]} / SchedGym: {ratio['episodes/s with reset']:.1f}x episodes/s with reset "
+                  f"(headline); {ratio['episodes/s']:.1f}x episodes/s steps only; {ratio['steps/s']:.1f}x steps/s")
     else:
         print("  SchedGym not run: give --schedgym DIR and --schedgym-python PY (or $SCHEDGYM_DIR, $SCHEDGYM_PYTHON)")
     if not a.no_selection:

@@ -180,3 +180,19 @@ def test_default_windows_have_something_to_decide():
     for seed in (0, 2):                             # the seeds that drew weeks with nothing to decide (issue 50)
         info, (first, last) = first_last_scores(JobDispatchEnv(TRACE), seed=seed)
         assert first != last
+
+
+def test_the_readmes_vector_example_runs():
+    import re
+    import subprocess
+    import sys
+    import textwrap
+
+    from schedlab import paths
+
+    text = (paths.ROOT / "README.md").read_text()
+    blocks = re.findall(r"```py\n(.*?)```", text[text.index("*The vector environment.*"):], re.S)
+    assert blocks and "make_vec" in blocks[0]
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(blocks[0])], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "mean bounded slowdown of a random agent" in r.stdout

@@ -34,9 +34,10 @@ of N times K).  ``info`` (arrays of N, Gymnasium's ``_key`` masks where not
 every environment has the key): ``time`` (s) of the pending decision,
 ``job`` and ``started`` of the last action, ``decisions`` and
 ``invalid_actions`` of the episode so far, ``queued``, ``visible``,
-``action_mask``, ``window`` (the episode's start, or week); and for the
-environments whose episode ended at this step ``avg_bsld``, ``avg_wait``
-(s), ``episode_decisions``, ``episode_invalid_actions`` and ``episode_jobs``.
+``action_mask``, ``window`` (the episode's start, or week); and, for the
+environments whose episode ended at this step (NaN or 0 for the others),
+``avg_bsld``, ``avg_wait`` (s), ``episode_decisions``,
+``episode_invalid_actions`` and ``episode_jobs``.
 An action that names no visible job is wrapped (``invalid_action="wrap"``:
 counted, and warned once per vector) or refused (``"error"``).
 """
@@ -181,16 +182,15 @@ class JobDispatchVectorEnv(VectorEnv):
                 "invalid_actions": st[:, S["invalid"]].copy(), "queued": st[:, S["queued"]].copy(),
                 "visible": st[:, S["visible"]].copy(), "action_mask": c.mask.copy(),
                 "window": self._keys[st[:, S["window"]]] if self._keys is not None else st[:, S["window"]].copy()}
-        if ended:
-            term = c.terminated
-            if term.any():
-                fs = c.final_stats
-                mask = term.copy()
-                for key, value in (("avg_bsld", c.ended[:, 0].copy()), ("avg_wait", c.ended[:, 1].copy()),
-                                   ("episode_decisions", fs[:, S["decisions"]].copy()),
-                                   ("episode_invalid_actions", fs[:, S["invalid"]].copy()),
-                                   ("episode_jobs", fs[:, S["jobs"]].copy())):
-                    info[key], info["_" + key] = value, mask
+        # the ended episodes' figures, every step (NaN and 0 where none ended; the _key masks say where)
+        term = c.terminated.copy() if ended else np.zeros(self.num_envs, bool)
+        fs = c.final_stats
+        for key, value in (("avg_bsld", np.where(term, c.ended[:, 0], np.nan)),
+                           ("avg_wait", np.where(term, c.ended[:, 1], np.nan)),
+                           ("episode_decisions", np.where(term, fs[:, S["decisions"]], 0)),
+                           ("episode_invalid_actions", np.where(term, fs[:, S["invalid"]], 0)),
+                           ("episode_jobs", np.where(term, fs[:, S["jobs"]], 0))):
+            info[key], info["_" + key] = value, term
         return info
 
     def queued(self, i: int) -> np.ndarray:
