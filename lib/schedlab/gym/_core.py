@@ -8,6 +8,8 @@ through it; nothing here makes a Python object per environment and step.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..engine import sim
@@ -70,6 +72,14 @@ class DispatchCore:
             raise SimulationError(rc, ffi.string(err).decode())
         self._handle = ffi.gc(ptr[0], lib.sl_venv_free)
         self._episode_templates: list = [None] * nenv     # a reset's own template, kept while its episode lives
+        # cffi lets go of the GIL in the core: a second call into the same vector from another thread
+        # while one is under way is refused (it would race on the simulations), as Simulation does
+        self._lock = threading.Lock()
+
+    def _busy(self, what: str) -> None:
+        if not self._lock.acquire(blocking=False):
+            raise SimulationError(lib.SL_ESTATE, f"{what}: the environments are busy in another thread "
+                                  "(one call at a time)")
 
     def _check(self, rc: int) -> None:
         if rc != lib.SL_OK:
@@ -82,12 +92,20 @@ class DispatchCore:
         """A new episode in environment ``i``: jobs [lo, hi) of the template's
         (lo < 0: a window drawn from its stream), or all of ``template``'s."""
         t = ffi.NULL if template is None else template._live()
-        self._check(lib.sl_venv_reset(self._handle, i, t, lo, hi))
+        self._busy("reset")
+        try:
+            self._check(lib.sl_venv_reset(self._handle, i, t, lo, hi))
+        finally:
+            self._lock.release()
         self._episode_templates[i] = template
 
     def step(self) -> None:
         """One decision in every environment, the actions in :attr:`actions`."""
-        self._check(lib.sl_venv_step(self._handle, self._actions))
+        self._busy("step")
+        try:
+            self._check(lib.sl_venv_step(self._handle, self._actions))
+        finally:
+            self._lock.release()
 
     def outputs(self, i: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Copies of environment ``i``'s start, end, flags and predicted (its ``n`` jobs)."""
