@@ -196,3 +196,52 @@ def test_the_readmes_vector_example_runs():
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(blocks[0])], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "mean bounded slowdown of a random agent" in r.stdout
+
+
+def test_the_cores_observation_is_the_numpy_one_bit_for_bit():
+    """The observation the core writes equals, to the bit, the numpy lines JobDispatch-v0 computed
+    before the core did (issue 44's _observe), at every decision of an episode."""
+    hour = 3600.0
+    env = JobDispatchEnv(TRACE, K=8, backfill="SPF")
+    obs, info = env.reset(seed=4)
+    j, m = env.jobs, env.m
+    origin = int(j.submit[0])
+    feat = np.column_stack([j.req / hour, j.procs / float(m), (j.submit - origin) / hour])
+    steps = 0
+    while True:
+        st = env._core.state(0)
+        now = int(env._core.stats[0, 0])
+        vis = env.queued()[:8]
+        n = vis.size
+        free = m - st["used"]
+        rows = np.zeros((8, 5))
+        t = (now - origin) / hour
+        rows[:n, 1:4] = feat[vis]
+        rows[:n, 0] = t - rows[:n, 3]
+        rows[:n, 4] = j.procs[vis] <= free
+        assert np.array_equal(obs["jobs"], rows) and obs["mask"].tolist() == [1] * n + [0] * (8 - n)
+        assert np.array_equal(obs["machine"], np.array([free / m, st["queued"], t]))
+        obs, r, term, _, info = env.step(steps % max(n, 1))
+        steps += 1
+        if term:
+            break
+    assert steps > 100
+
+
+def test_the_core_refuses_a_template_it_cannot_run():
+    from schedlab.engine.sim import Simulation
+    from schedlab.errors import SimulationError
+    from schedlab.gym._core import DispatchCore
+
+    env = JobDispatchEnv(TRACE)
+    plain = Simulation(env._log, env.m, env.policy)
+    with pytest.raises(SimulationError, match="dispatch mode that has not run"):
+        DispatchCore(plain, np.array([[0, 10]]), 2, 4, "bsld", "episode")
+    with pytest.raises(SimulationError, match="window 1: jobs"):
+        DispatchCore(env._template, np.array([[0, 10], [5, len(env._log) + 1]]), 2, 4, "bsld", "episode")
+    core = DispatchCore(env._template, np.array([[0, 10]]), 2, 4, "bsld", "episode")
+    with pytest.raises(SimulationError, match="episode is over"):
+        core.step()
+    core.reset(1)
+    with pytest.raises(SimulationError, match="environment 0: the episode is over"):
+        core.step()

@@ -116,6 +116,16 @@ class DispatchCore:
                                         buf("uint8_t[]", flags), buf("int64_t[]", pred), n))
         return start, end, flags, pred
 
+    def state(self, i: int) -> dict:
+        """The state of environment ``i``'s simulation (:attr:`sim.Simulation.state`'s keys)."""
+        ptr, st = ffi.new("sl_sim **"), ffi.new("sl_state *")
+        self._check(lib.sl_venv_sim(self._handle, i, ptr))
+        if ptr[0] == ffi.NULL:
+            raise SimulationError(lib.SL_ESTATE, f"environment {i} has no episode (reset it)")
+        lib.sl_sim_state(ptr[0], st)
+        return {k: int(getattr(st, k)) for k in ("now", "next_event", "submitted", "queued", "running", "done",
+                                                 "used")}
+
     def queued(self, i: int) -> np.ndarray:
         """Every queued job of environment ``i``'s episode, in FCFS order."""
         ptr = ffi.new("sl_sim **")
