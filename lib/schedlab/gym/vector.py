@@ -34,7 +34,8 @@ of N times K).  ``info`` (arrays of N, Gymnasium's ``_key`` masks where not
 every environment has the key): ``time`` (s) of the pending decision,
 ``job`` and ``started`` of the last action, ``decisions`` and
 ``invalid_actions`` of the episode so far, ``queued``, ``visible``,
-``action_mask``, ``window`` (the episode's start, or week); and, for the
+``action_mask`` (the observation's mask), ``window`` (the episode's start,
+or week); and, for the
 environments whose episode ended at this step (NaN or 0 for the others),
 ``avg_bsld``, ``avg_wait`` (s), ``episode_decisions``,
 ``episode_invalid_actions`` and ``episode_jobs``.
@@ -101,6 +102,14 @@ class JobDispatchVectorEnv(VectorEnv):
         self._seeded = False
         self._warned = False
         self._started = False
+        # the info of a step in which no episode ended (read-only: shared by such steps)
+        nan, zero, no = np.full(self.num_envs, np.nan), np.zeros(self.num_envs, np.int64), np.zeros(self.num_envs, bool)
+        for a in (nan, zero, no):
+            a.flags.writeable = False
+        self._none_ended = {}
+        for key, value in (("avg_bsld", nan), ("avg_wait", nan), ("episode_decisions", zero),
+                           ("episode_invalid_actions", zero), ("episode_jobs", zero)):
+            self._none_ended[key], self._none_ended["_" + key] = value, no
 
     # ---------------------------------------------------------------- API --
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
@@ -129,7 +138,8 @@ class JobDispatchVectorEnv(VectorEnv):
         for i in which:
             core.reset(int(i))
         self._started = True
-        return self._observation(), self._info(ended=False)
+        obs = self._observation()
+        return obs, self._info(False, obs["mask"] if self.copy else self._core.mask.copy())
 
     def step(self, actions):
         if not self._started:
@@ -159,7 +169,7 @@ class JobDispatchVectorEnv(VectorEnv):
         core.actions[:] = a
         core.step()
         obs = self._observation()
-        info = self._info(ended=True)
+        info = self._info(True, obs["mask"] if self.copy else core.mask.copy())
         term = core.terminated.copy()
         if self.autoreset_mode == AutoresetMode.SAME_STEP and term.any():
             final = np.full(self.num_envs, None, dtype=object)
@@ -175,15 +185,18 @@ class JobDispatchVectorEnv(VectorEnv):
             return {"jobs": c.jobs.copy(), "mask": c.mask.copy(), "machine": c.machine.copy()}
         return {"jobs": c.jobs, "mask": c.mask, "machine": c.machine}
 
-    def _info(self, ended: bool) -> dict:
-        c, st = self._core, self._core.stats
-        info = {"time": st[:, S["time"]].copy(), "job": st[:, S["job"]].copy(),
-                "started": st[:, S["started"]].astype(bool), "decisions": st[:, S["decisions"]].copy(),
-                "invalid_actions": st[:, S["invalid"]].copy(), "queued": st[:, S["queued"]].copy(),
-                "visible": st[:, S["visible"]].copy(), "action_mask": c.mask.copy(),
-                "window": self._keys[st[:, S["window"]]] if self._keys is not None else st[:, S["window"]].copy()}
+    def _info(self, ended: bool, mask: np.ndarray) -> dict:
+        c = self._core
+        st = c.stats.T.copy()               # one copy; each counter a row of it
+        info = {"time": st[S["time"]], "job": st[S["job"]], "started": st[S["started"]].astype(bool),
+                "decisions": st[S["decisions"]], "invalid_actions": st[S["invalid"]], "queued": st[S["queued"]],
+                "visible": st[S["visible"]], "action_mask": mask,
+                "window": self._keys[st[S["window"]]] if self._keys is not None else st[S["window"]]}
         # the ended episodes' figures, every step (NaN and 0 where none ended; the _key masks say where)
-        term = c.terminated.copy() if ended else np.zeros(self.num_envs, bool)
+        term = c.terminated.copy() if ended else None
+        if term is None or not term.any():
+            info.update(self._none_ended)
+            return info
         fs = c.final_stats
         for key, value in (("avg_bsld", np.where(term, c.ended[:, 0], np.nan)),
                            ("avg_wait", np.where(term, c.ended[:, 1], np.nan)),
