@@ -37,6 +37,10 @@ def test_make_vec_gives_the_core_vector_with_its_autoreset_mode():
     obs, info = v.reset(seed=0)
     assert obs["jobs"].shape == (3, 16, len(JOB_FIELDS)) and obs["mask"].shape == (3, 16)
     assert obs in v.observation_space and info["action_mask"].shape == (3, 16)
+    plain = gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=2, **SMALL)    # the default mode: the core's
+    assert isinstance(plain.unwrapped, JobDispatchVectorEnv)
+    sync = gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=2, vectorization_mode="sync", **SMALL)
+    assert sync.reset(seed=0)[0]["jobs"].shape == (2, 16, len(JOB_FIELDS))
     same = make_vec(2, autoreset_mode="same_step", **SMALL)
     assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
     with pytest.raises(InputError, match="autoreset_mode"):

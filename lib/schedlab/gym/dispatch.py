@@ -112,7 +112,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import validators
-from ..engine import metrics, sim
+from ..engine import sim
 from ..errors import InputError
 from . import _core
 from ._weeks import LogWeeks
