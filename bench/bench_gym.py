@@ -17,7 +17,9 @@
   the same unit on the two sides -- SchedGym holds its pick until it starts,
   JobDispatch asks again at every pass -- an episode is).  The vector runs
   with autoreset DISABLED so that its steps and its resets
-  (``reset(options={"reset_mask": ...})``) are timed apart.
+  (``reset(options={"reset_mask": ...})``) are timed apart; a round stops
+  when ``--vector-episodes`` episodes have ended, and the episodes still
+  running then keep their share of the time (time per step, per reset).
 * ``schedlab/PolicySelection-v0``'s periods per second
   (``bench/bench_gym_selection.py``'s episode, on ``--selection-trace``).
 
@@ -165,13 +167,17 @@ def dispatch_episodes(env, starts, agent: str, seed: int) -> dict:
 def vector_episodes(venv, episodes: int, agent: str, seed: int) -> dict:
     """The vector (autoreset DISABLED): steps until ``episodes`` have ended,
     the ended environments reset with a reset_mask, steps and resets timed
-    apart.  Every environment steps at every call (steps += N); episodes
-    still running at the end count in the steps, not the episodes."""
+    apart.  Every environment steps at every call; the episodes still
+    running at the end have their steps counted in ``steps`` but not in
+    ``done_steps`` (the steps of the ended episodes), and their resets in
+    ``resets`` (N + the episodes ended): :func:`figures` charges the ended
+    episodes their share of the time."""
     rng = np.random.default_rng(seed)
     n = venv.num_envs
     t0 = time.perf_counter()
     obs, info = venv.reset(seed=seed)
-    reset_s, step_s, steps, ended = time.perf_counter() - t0, 0.0, 0, 0
+    reset_s, step_s, steps, done_steps, ended = time.perf_counter() - t0, 0.0, 0, 0, 0
+    live = np.zeros(n, np.int64)
     zeros = np.zeros(n, np.int64)
     while ended < episodes:
         a = (rng.random(n) * info["visible"]).astype(np.int64) if agent == "random" else zeros
@@ -179,12 +185,16 @@ def vector_episodes(venv, episodes: int, agent: str, seed: int) -> dict:
         obs, r, term, _, info = venv.step(a)
         step_s += time.perf_counter() - t0
         steps += n
+        live += 1
         if term.any():
             ended += int(term.sum())
+            done_steps += int(live[term].sum())
+            live[term] = 0
             t0 = time.perf_counter()
             obs, info = venv.reset(options={"reset_mask": term})
             reset_s += time.perf_counter() - t0
-    return {"steps": steps, "episodes": ended, "step_s": step_s, "reset_s": reset_s}
+    return {"steps": steps, "done_steps": done_steps, "episodes": ended, "resets": n + ended, "step_s": step_s,
+            "reset_s": reset_s}
 
 
 def check_identity(env, start: int) -> bool:
@@ -224,10 +234,17 @@ def check_vector_identity(jobs, m: int, start: int) -> bool:
 
 
 def figures(runs: list[dict]) -> dict:
-    """Per round: steps/s, episodes/s (steps only), episodes/s (with reset)."""
-    return {"steps/s": [r["steps"] / r["step_s"] for r in runs],
-            "episodes/s": [r["episodes"] / r["step_s"] for r in runs],
-            "episodes/s with reset": [r["episodes"] / (r["step_s"] + r["reset_s"]) for r in runs]}
+    """Per round: steps/s, episodes/s (steps only), episodes/s (with reset);
+    the ended episodes charged their share of the time (the vector's
+    unfinished episodes took the rest)."""
+    out: dict[str, list[float]] = {"steps/s": [], "episodes/s": [], "episodes/s with reset": []}
+    for r in runs:
+        step_s = r["step_s"] * r.get("done_steps", r["steps"]) / r["steps"]
+        reset_s = r["reset_s"] * r["episodes"] / r.get("resets", r["episodes"])
+        out["steps/s"].append(r["steps"] / r["step_s"])
+        out["episodes/s"].append(r["episodes"] / step_s)
+        out["episodes/s with reset"].append(r["episodes"] / (step_s + reset_s))
+    return out
 
 
 def median_range(values) -> str:
@@ -309,7 +326,7 @@ def main() -> int:
     fig = {side: figures(runs[side]) for side in sides}
     print(f"  {'':40s} {'steps/s':>30s} {'episodes/s, steps only':>30s} {'episodes/s, with reset':>30s}")
     for side in sides:
-        per = runs[side][0]["steps"] / runs[side][0]["episodes"]
+        per = runs[side][0].get("done_steps", runs[side][0]["steps"]) / runs[side][0]["episodes"]
         print(f"  {names[side]:40s} " + " ".join(f"{median_range(fig[side][k]):>30s}" for k in fig[side])
               + f"   ({per:.0f} steps per episode)")
     if "schedgym" in fig:
