@@ -335,6 +335,9 @@ int sl_sim_queued(sl_sim *sim, int32_t *out, int32_t max, int32_t *count);
  * from each environment's seeded stream among a table of windows). */
 enum sl_venv_reward { SL_VENV_BSLD = 0, SL_VENV_WAIT = 1 };
 enum sl_venv_timing { SL_VENV_EPISODE = 0, SL_VENV_STEP = 1 };
+/* An action >= the visible count: wrapped (action % visible, counted) or
+ * the step refused before anything moves. */
+enum sl_venv_invalid { SL_VENV_WRAP = 0, SL_VENV_REFUSE = 1 };
 enum sl_venv_autoreset {
     SL_VENV_DISABLED = 0,   /* a step of an ended episode is refused      */
     SL_VENV_NEXT_STEP = 1,  /* the step after the end resets (its action
@@ -367,6 +370,7 @@ typedef struct sl_venv_config {
     int32_t reward;         /* enum sl_venv_reward                        */
     int32_t timing;         /* enum sl_venv_timing                        */
     int32_t autoreset;      /* enum sl_venv_autoreset                     */
+    int32_t invalid;        /* enum sl_venv_invalid                       */
 } sl_venv_config;
 
 /* The caller's arrays, row i for environment i (C order), zeroed by the
@@ -407,8 +411,10 @@ int sl_venv_seed(sl_venv *venv, int32_t env, uint64_t seed);
  * or all of tmpl's jobs. */
 int sl_venv_reset(sl_venv *venv, int32_t env, const sl_sim *tmpl, int64_t lo, int64_t hi);
 /* One decision in every environment: actions[i] in 0..K-1 names visible
- * job actions[i] (>= visible: actions[i] % visible, counted invalid). */
-int sl_venv_step(sl_venv *venv, const int32_t *actions);
+ * job actions[i] (>= visible: actions[i] % visible, counted invalid, or
+ * refused); every action is checked before any environment moves.
+ * wrapped (may be NULL): how many actions were wrapped. */
+int sl_venv_step(sl_venv *venv, const int32_t *actions, int64_t *wrapped);
 /* The simulation of environment env's episode (the vector's, for reading:
  * valid until its next reset; NULL before the first). */
 int sl_venv_sim(sl_venv *venv, int32_t env, sl_sim **sim);

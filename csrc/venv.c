@@ -345,8 +345,8 @@ int sl_venv_new(const sl_sim *tmpl, const int64_t *windows, int64_t nwindows, ui
         return SL_EINVAL;
     }
     if ((uint32_t)cfg->reward > SL_VENV_WAIT || (uint32_t)cfg->timing > SL_VENV_STEP
-        || (uint32_t)cfg->autoreset > SL_VENV_SAME_STEP) {
-        sl_set_err(err, errlen, "reward, timing or autoreset out of range");
+        || (uint32_t)cfg->autoreset > SL_VENV_SAME_STEP || (uint32_t)cfg->invalid > SL_VENV_REFUSE) {
+        sl_set_err(err, errlen, "reward, timing, autoreset or invalid out of range");
         return SL_EINVAL;
     }
     if (!out->jobs || !out->mask || !out->machine || !out->visible || !out->reward || !out->terminated
@@ -464,17 +464,33 @@ static int end_episode(sl_venv *v, int32_t i, double *reward)
     return SL_OK;
 }
 
-int sl_venv_step(sl_venv *v, const int32_t *actions)
+int sl_venv_step(sl_venv *v, const int32_t *actions, int64_t *wrapped)
 {
     if (v == NULL || actions == NULL)
         return SL_EINVAL;
     const int32_t N = v->cfg.nenv, K = v->cfg.K;
+    int64_t nwrapped = 0;
     for (int32_t i = 0; i < N; i++) {       /* refused before anything moves */
-        if (actions[i] < 0 || actions[i] >= K)
-            return fail(v, SL_EINVAL, "environment %d: ", i, "action outside 0..K-1");
-        if (v->env[i].done && v->cfg.autoreset != SL_VENV_NEXT_STEP)
-            return fail(v, SL_ESTATE, "environment %d: ", i, "the episode is over (reset it)");
+        const int64_t nv = v->out.stats[(size_t)i * SL_VS_NSTATS + SL_VS_VISIBLE];
+        if (actions[i] < 0 || actions[i] >= K) {
+            snprintf(v->err, sizeof v->err, "environment %d: action %d outside 0..%d", (int)i, (int)actions[i],
+                     (int)K - 1);
+            return SL_EINVAL;
+        }
+        if (v->env[i].done) {
+            if (v->cfg.autoreset != SL_VENV_NEXT_STEP)
+                return fail(v, SL_ESTATE, "environment %d: ", i, "the episode is over (reset it)");
+        } else if (actions[i] >= nv) {
+            if (v->cfg.invalid == SL_VENV_REFUSE) {
+                snprintf(v->err, sizeof v->err, "environment %d: action %d names no job: %lld job(s) visible",
+                         (int)i, (int)actions[i], (long long)nv);
+                return SL_EINVAL;
+            }
+            nwrapped++;
+        }
     }
+    if (wrapped != NULL)
+        *wrapped = nwrapped;
     for (int32_t i = 0; i < N; i++) {
         venv_env *e = &v->env[i];
         int64_t *st = v->out.stats + (size_t)i * SL_VS_NSTATS;

@@ -133,7 +133,7 @@ def test_disabled_autoreset_waits_for_a_reset_of_the_ended():
 def test_a_mask_ignoring_agent_is_told_and_counted():
     v = make_vec(2, **SMALL)
     v.reset(seed=0)
-    with pytest.warns(UserWarning, match="names no job"):
+    with pytest.warns(UserWarning, match="names no visible job"):
         for _ in range(200):
             _, _, term, _, info = v.step(np.array([15, 15]))
             if term.any():
@@ -146,6 +146,8 @@ def test_a_mask_ignoring_agent_is_told_and_counted():
             strict.step(np.array([15, 15]))
     with pytest.raises(InputError, match="0..15"):
         strict.step(np.array([16, 0]))
+    with pytest.raises(InputError, match="0..15"):
+        strict.step(np.array([2 ** 32, 0]))         # not wrapped into range by the core's int32
     with pytest.raises(InputError, match="2 integers"):
         strict.step(np.array([0.5, 1.0]))
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..engine import sim
 from ..engine._core import ffi, lib
-from ..errors import SimulationError
+from ..errors import InputError, SimulationError
 
 #: Indices of the counters (the columns of :attr:`DispatchCore.stats`).
 STATS = ("time", "job", "started", "decisions", "invalid", "queued", "visible", "jobs", "window", "lo",
@@ -33,7 +33,8 @@ class DispatchCore:
     [lo, hi) of its jobs, drawn at autoresets from ``windows`` (W x 2)."""
 
     def __init__(self, template: sim.Simulation, windows: np.ndarray, nenv: int, K: int, reward: str,
-                 timing: str, autoreset: str = "disabled", verdict: np.ndarray | None = None):
+                 timing: str, autoreset: str = "disabled", verdict: np.ndarray | None = None,
+                 invalid: str = "wrap"):
         self.template, self.nenv, self.K, self.verdict = template, nenv, K, verdict
         self.windows = np.ascontiguousarray(windows, np.int64).reshape(-1, 2)
         self.jobs = np.zeros((nenv, K, NJOBF))
@@ -62,6 +63,8 @@ class DispatchCore:
         cfg.reward = lib.SL_VENV_WAIT if reward == "wait" else lib.SL_VENV_BSLD
         cfg.timing = lib.SL_VENV_STEP if timing == "step" else lib.SL_VENV_EPISODE
         cfg.autoreset = AUTORESET[autoreset]
+        cfg.invalid = lib.SL_VENV_REFUSE if invalid == "error" else lib.SL_VENV_WRAP
+        self._wrapped = ffi.new("int64_t *")
         self._win = ffi.from_buffer("int64_t[]", self.windows)
         err, ptr = ffi.new("char[]", 512), ffi.new("sl_venv **")
         if verdict is not None:
@@ -99,13 +102,20 @@ class DispatchCore:
             self._lock.release()
         self._episode_templates[i] = template
 
-    def step(self) -> None:
-        """One decision in every environment, the actions in :attr:`actions`."""
+    def step(self) -> int:
+        """One decision in every environment, the actions in :attr:`actions`;
+        returns how many named no visible job (wrapped)."""
         self._busy("step")
         try:
-            self._check(lib.sl_venv_step(self._handle, self._actions))
+            rc = lib.sl_venv_step(self._handle, self._actions, self._wrapped)
         finally:
             self._lock.release()
+        if rc != lib.SL_OK:
+            msg = ffi.string(lib.sl_venv_error(self._handle)).decode()
+            if rc == lib.SL_EINVAL and " action " in msg:
+                raise InputError(f"actions: {msg}" + (" (info['action_mask'])" if "names no job" in msg else ""))
+            raise SimulationError(rc, msg)
+        return int(self._wrapped[0])
 
     def outputs(self, i: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Copies of environment ``i``'s start, end, flags and predicted (its ``n`` jobs)."""

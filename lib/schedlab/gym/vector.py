@@ -89,6 +89,7 @@ class JobDispatchVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.metadata = {"autoreset_mode": mode, "render_modes": []}
         self.autoreset_mode = mode
+        self._same_step = mode == AutoresetMode.SAME_STEP
         self.copy = bool(copy)
         self.single_observation_space = single.observation_space
         self.single_action_space = single.action_space
@@ -97,7 +98,8 @@ class JobDispatchVectorEnv(VectorEnv):
         self.K, self.m, self.window = single.K, single.m, single.window
         self.invalid_action = single.invalid_action
         self._core = _core.DispatchCore(single._template, single._windows, self.num_envs, single.K, single.reward,
-                                        single.reward_timing, _MODES[mode], verdict=single._verdict)
+                                        single.reward_timing, _MODES[mode], verdict=single._verdict,
+                                        invalid=single.invalid_action)
         self._keys = single._window_keys
         self._seeded = False
         self._warned = False
@@ -148,30 +150,19 @@ class JobDispatchVectorEnv(VectorEnv):
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
             raise InputError(f"actions: expected {self.num_envs} integers (one per environment), got "
                              f"{a.dtype} of shape {a.shape}")
+        if a.dtype.itemsize >= 4 and a.dtype != np.int32 and (a >> 31).any():     # would not fit the core's int32
+            raise InputError(f"actions: expected visible jobs' indices 0..{self.K - 1}, got {a.min()}..{a.max()}")
         core = self._core
-        if self.invalid_action == "error" or not self._warned:     # once warned, the core only counts them
-            visible = core.stats[:, S["visible"]]
-            bad = (visible > 0) & (a >= visible)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                if 0 <= a[i] < self.K and self.invalid_action == "error":
-                    raise InputError(f"actions: environment {i}: {int(a[i])} names no job: {int(visible[i])} "
-                                     "job(s) visible (info['action_mask'])")
-                if 0 <= a[i] < self.K:
-                    self._warned = True
-                    warnings.warn(f"JobDispatch-v0: environment {i}: action {int(a[i])} names no job "
-                                  f"({int(visible[i])} visible); wrapped to a visible job and counted in "
-                                  "info['invalid_actions'] (mask the actions with info['action_mask'], or "
-                                  "invalid_action='error')", stacklevel=2)
-        if a.size and (a.min() < 0 or a.max() >= self.K):
-            bad = int(a.min() if a.min() < 0 else a.max())
-            raise InputError(f"actions: expected visible jobs' indices 0..{self.K - 1}, got {bad}")
         core.actions[:] = a
-        core.step()
+        if core.step() and not self._warned:    # the core checks the range, and wraps or refuses the invalid
+            self._warned = True
+            warnings.warn("JobDispatch-v0: an action names no visible job; it was wrapped to a visible job and "
+                          "counted in info['invalid_actions'] (mask the actions with info['action_mask'], or "
+                          "invalid_action='error')", stacklevel=2)
         obs = self._observation()
         info = self._info(True, obs["mask"] if self.copy else core.mask.copy())
         term = core.terminated.copy()
-        if self.autoreset_mode == AutoresetMode.SAME_STEP and term.any():
+        if self._same_step and term.any():
             final = np.full(self.num_envs, None, dtype=object)
             for i in np.flatnonzero(term):
                 final[i] = {"jobs": np.zeros((self.K, _core.NJOBF)), "mask": np.zeros(self.K, np.int8),
