@@ -43,6 +43,10 @@ def test_make_vec_gives_the_core_vector_with_its_autoreset_mode():
     assert sync.reset(seed=0)[0]["jobs"].shape == (2, 16, len(JOB_FIELDS))
     same = make_vec(2, autoreset_mode="same_step", **SMALL)
     assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    listed = make_vec(3, **SMALL)
+    assert np.array_equal(listed.reset(seed=[0, 1, 2])[0]["jobs"], v.reset(seed=0)[0]["jobs"])   # s + i
+    with pytest.raises(InputError, match="reset_mask"):
+        listed.reset(options={"reset_mask": [True]})
     with pytest.raises(InputError, match="autoreset_mode"):
         make_vec(2, autoreset_mode="later", **SMALL)
     with pytest.raises(InputError, match="resampled"):

@@ -117,7 +117,8 @@ class JobDispatchVectorEnv(VectorEnv):
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
         """Reset every environment (or those of ``options["reset_mask"]``):
         ``seed`` an int s seeds environment i with s + i, a list one seed each."""
-        super().reset(seed=seed)
+        one = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+        super().reset(seed=int(seed) if one else None)        # the vector's own generator takes one int
         options = dict(options or {})
         unknown = set(options) - {"reset_mask"}
         if unknown:
@@ -126,7 +127,7 @@ class JobDispatchVectorEnv(VectorEnv):
         if seed is not None or not self._seeded:
             if seed is None:
                 seeds = [int(x) for x in self.np_random.integers(2 ** 63, size=n)]
-            elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            elif one:
                 seeds = [int(seed) + i for i in range(n)]
             elif isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n:
                 seeds = [int(s) for s in seed]
@@ -136,7 +137,9 @@ class JobDispatchVectorEnv(VectorEnv):
                 core.seed(i, s)
             self._seeded = True
         mask = options.get("reset_mask")
-        which = range(n) if mask is None else np.flatnonzero(np.asarray(mask, bool).reshape(n))
+        if mask is not None and np.shape(mask) != (n,):
+            raise InputError(f"reset_mask: expected {n} booleans, got shape {np.shape(mask)}")
+        which = range(n) if mask is None else np.flatnonzero(np.asarray(mask, bool))
         for i in which:
             core.reset(int(i))
         self._started = True
