@@ -132,6 +132,9 @@ def test_disabled_autoreset_waits_for_a_reset_of_the_ended():
     obs, info = v.reset(options={"reset_mask": term})
     assert (obs["mask"][:, 0] == 1).all()
     v.step(np.zeros(2, np.int64))
+    v.close()
+    with pytest.raises(Exception, match="closed"):
+        v.reset(seed=0)
 
 
 def test_a_mask_ignoring_agent_is_told_and_counted():

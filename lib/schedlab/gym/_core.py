@@ -79,7 +79,13 @@ class DispatchCore:
         # while one is under way is refused (it would race on the simulations), as Simulation does
         self._lock = threading.Lock()
 
+    def _live(self):
+        if self._handle is None:
+            raise SimulationError(lib.SL_ESTATE, "the environments are closed")
+        return self._handle
+
     def _busy(self, what: str) -> None:
+        self._live()
         if not self._lock.acquire(blocking=False):
             raise SimulationError(lib.SL_ESTATE, f"{what}: the environments are busy in another thread "
                                   "(one call at a time)")
@@ -89,7 +95,7 @@ class DispatchCore:
             raise SimulationError(rc, ffi.string(lib.sl_venv_error(self._handle)).decode())
 
     def seed(self, i: int, seed: int) -> None:
-        self._check(lib.sl_venv_seed(self._handle, i, int(seed) & U64))
+        self._check(lib.sl_venv_seed(self._live(), i, int(seed) & U64))
 
     def reset(self, i: int, lo: int = -1, hi: int = -1, template: sim.Simulation | None = None) -> None:
         """A new episode in environment ``i``: jobs [lo, hi) of the template's
@@ -122,14 +128,20 @@ class DispatchCore:
         start, end, pred = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
         flags = np.empty(n, np.uint8)
         buf = lambda t, a: ffi.from_buffer(t, a, require_writable=True)  # noqa: E731
-        self._check(lib.sl_venv_outputs(self._handle, i, buf("int64_t[]", start), buf("int64_t[]", end),
+        self._check(lib.sl_venv_outputs(self._live(), i, buf("int64_t[]", start), buf("int64_t[]", end),
                                         buf("uint8_t[]", flags), buf("int64_t[]", pred), n))
         return start, end, flags, pred
+
+    def close(self) -> None:
+        """Free the core's environments (idempotent); the object is unusable afterwards."""
+        if self._handle is not None:
+            ffi.release(self._handle)
+            self._handle = None
 
     def state(self, i: int) -> dict:
         """The state of environment ``i``'s simulation (:attr:`sim.Simulation.state`'s keys)."""
         ptr, st = ffi.new("sl_sim **"), ffi.new("sl_state *")
-        self._check(lib.sl_venv_sim(self._handle, i, ptr))
+        self._check(lib.sl_venv_sim(self._live(), i, ptr))
         if ptr[0] == ffi.NULL:
             raise SimulationError(lib.SL_ESTATE, f"environment {i} has no episode (reset it)")
         lib.sl_sim_state(ptr[0], st)
@@ -139,7 +151,7 @@ class DispatchCore:
     def queued(self, i: int) -> np.ndarray:
         """Every queued job of environment ``i``'s episode, in FCFS order."""
         ptr = ffi.new("sl_sim **")
-        self._check(lib.sl_venv_sim(self._handle, i, ptr))
+        self._check(lib.sl_venv_sim(self._live(), i, ptr))
         n = int(self.stats[i, S["jobs"]])
         out, cnt = np.empty(max(n, 1), np.int32), ffi.new("int32_t *")
         if ptr[0] != ffi.NULL:

@@ -221,3 +221,4 @@ class JobDispatchVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs):
         self._started = False
+        self._core.close()
