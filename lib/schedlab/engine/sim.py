@@ -358,6 +358,44 @@ def _check(rc: int, what: str, handle=None) -> None:
         raise SimulationError(rc, f"{what}: {msg}")
 
 
+class UncorrectedEstimateWarning(UserWarning):
+    """Per-job estimates below the jobs' runtimes run with correction='none'."""
+
+
+def _outside_stacklevel() -> int:
+    """The ``stacklevel`` of :func:`warnings.warn`, called by this function's
+    caller, that names the first frame outside the schedlab package: the
+    user's line, whichever door they came in by."""
+    import os
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    f, level = sys._getframe(2), 2
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(pkg):
+        f, level = f.f_back, level + 1
+    return level
+
+
+def warn_uncorrected(jobs: Jobs, est: np.ndarray, overrun: str, label: str) -> int:
+    """Warn when some per-job estimates are below the time the jobs will run
+    (their runtime, cut at the requested time when overruns are killed) and
+    nothing corrects them: each such job, once it outlives its estimate, is
+    expected to end at every pass, so the reservation of the queue's head
+    keeps moving and waits can grow without bound (a prediction below the
+    runtime once gave a maximum wait of 194 days here, silently).  Returns
+    how many jobs."""
+    stay = np.minimum(jobs.run, jobs.req) if overrun == "kill" else jobs.run
+    short = int(np.count_nonzero(est < stay))
+    if short:
+        import warnings
+
+        warnings.warn(f"estimate {label}: {short} of {len(jobs)} jobs have an estimate below their runtime and "
+                      f"correction='none' (each is expected to end at every pass once it outlives its estimate); "
+                      f"give correction='requested', 'incremental' or 'doubling' (--correction)",
+                      UncorrectedEstimateWarning, stacklevel=_outside_stacklevel())
+    return short
+
+
 def _estimate_array(estimate, jobs) -> np.ndarray:
     """A per-job estimate array (int64, >= 0; an error names the job's file and line)."""
     est = _int_array("estimate", estimate, np.int64, len(jobs))
@@ -470,6 +508,8 @@ class Simulation:
         else:
             est = _estimate_array(estimate, jobs)
             self.estimate, self._est_kind, self._est = "array", lib.SL_EST_ARRAY, est
+        if self._est is not None and correction == "none":
+            warn_uncorrected(jobs, self._est, overrun, repr(self.estimate))
         self._keep: list = []
         self._cls, self.divider = self._check_classes(classes, divider, n)
         cjobs = _sl_jobs(jobs, self._est, self._ptr)

@@ -1,7 +1,8 @@
 """The ``schedlab`` command line.
 
     schedlab simulate TRACE [--policy EASY-SPF-FCFS | --primary P --backfill P]
-                            [--threshold 20h] [--estimate requested|actual]
+                            [--threshold 20h] [--estimate requested|actual|col:NAME]
+                            [--column NAME=FILE] [--correction none|requested|incremental|doubling]
                             [--overrun kill|drop] [-m M|peak] [--request CHOICE]
                             [-o OUT [--format swf|batsim-csv]]
     schedlab traces list | info NAME|PATH | verify
@@ -101,7 +102,15 @@ def cmd_simulate(args) -> int:
         policy = sim.Policy(args.primary, args.backfill, args.threshold)
     if args.estimate not in ("requested", "actual") and not args.estimate.startswith("col:"):
         raise SchedlabError(f"--estimate {args.estimate!r}: expected requested, actual or col:NAME")
-    sched = sim.simulate(jobs, m, policy, estimate=args.estimate)
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", sim.UncorrectedEstimateWarning)
+        sched = sim.simulate(jobs, m, policy, estimate=args.estimate, correction=args.correction)
+    for w in caught:
+        if issubclass(w.category, sim.UncorrectedEstimateWarning):
+            print(f"schedlab: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     t2 = time.perf_counter()
     s = sched.summary()
     if args.verbose:
@@ -111,7 +120,8 @@ def cmd_simulate(args) -> int:
     print("cleaning    " + ", ".join(f"{k} {v}" for k, v in report.choices.items())
           + f"; {100 * report.removed_share:.1f} % of the jobs and {100 * report.removed_work_share:.1f} % of "
             f"the processor time removed")
-    print(f"policy      {policy}, estimate = {args.estimate}, overrun = {args.overrun}")
+    print(f"policy      {policy}, estimate = {args.estimate}, correction = {args.correction}, "
+          f"overrun = {args.overrun}")
     print(f"AvgWait     {s['avg_wait']:.1f} s")
     print(f"MaxWait     {s['max_wait']:.0f} s")
     print(f"mean bsld   {s['mean_bsld']:.3f}")
@@ -349,6 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "or --estimate col:NAME (repeatable)")
     s.add_argument("--threshold", default=None, help="waiting-time threshold, e.g. 20h (default none)")
     s.add_argument("--estimate", default="requested", help="requested (default), actual, or col:NAME (a --column)")
+    s.add_argument("--correction", default="none", choices=["none", "requested", "incremental", "doubling"],
+                   help="what the scheduler expects of a running job that outlives its estimate: none (default: "
+                   "it ends now; warned when some estimates are below their runtimes), requested (its requested "
+                   "time), incremental or doubling (gaussier2015 §5.2)")
     s.add_argument("--overrun", default="kill", choices=["kill", "drop"],
                    help="jobs with p > p~: killed at p~ (default) or dropped when cleaning")
     s.add_argument("-m", type=machine_or_choice_arg, default=None, help="machine size: a number, or header, peak (the log's peak "
