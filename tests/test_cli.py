@@ -87,3 +87,14 @@ def test_simulate_corrects_a_column_estimate_and_warns_when_an_underestimate_run
     with pytest.raises(SystemExit):
         cli.main(base + ["--correction", "sometimes"])
     assert "invalid choice: 'sometimes'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["simulate", "KTH-SP2", "-m", "lots"], ["simulate", "KTH-SP2", "--format", "pdf"],
+                                  ["nonsense"], ["study", "run"]])
+def test_a_bad_argument_is_one_line_without_the_usage_block(argv, capsys):
+    """issue 51: '-m lots' printed argparse's usage block before the error."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "error:" in err and "--help" in err, err

@@ -342,8 +342,18 @@ def paths_results():
     return paths.RESULTS
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the house's one-line errors: ``schedlab simulate: error:
+    argument -m: ...`` and where to read more, not the usage block first (the
+    usage is what ``--help`` is for).  Subcommands' parsers are of this class
+    too (argparse makes them of the parent's)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="schedlab", description="Tuning EASY-backfilling: simulator and studies")
+    p = _Parser(prog="schedlab", description="Tuning EASY-backfilling: simulator and studies")
     p.add_argument("--version", action="version", version=f"schedlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="simulate EASY-P_R-P_B on a trace and print a summary")
