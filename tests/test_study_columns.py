@@ -182,3 +182,21 @@ def test_the_command_line_takes_columns_and_a_trace_spec_carrying_one(tiny, tmp_
     assert cli.main(common + ["--trace", str(log), "--column", "pred=nothing.csv"]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nothing.csv" in err[0] and "is not a file" in err[0], err
+
+
+def test_notebook_10_puts_a_models_score_through_the_protocol(tiny, tmp_path):
+    """Item 6: the notebook's model step (a per-user runtime prediction learned
+    on the training half, as a column) runs beside the built-ins, with intervals."""
+    from test_study_prediction import execute_notebook
+
+    from schedlab import paths
+    from schedlab.studies.yourpolicy.params import TINY
+
+    log, _, _ = tiny
+    out = tmp_path / "out"
+    params = {**TINY, "traces": [str(log)], "workers": 1, "outdir": str(out)}
+    nb = execute_notebook(paths.NOTEBOOKS / "10-your-policy.ipynb", tmp_path, params)
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "tiny: expr:col.pred * procs: " in printed, printed[-2000:]
+    table = (out / "your-model" / "tables" / "gains.csv").read_text()
+    assert "expr:col.pred * procs" in table and "SPF" in table

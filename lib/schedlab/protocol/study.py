@@ -534,7 +534,7 @@ def python_cost(mod, params: Params, log: Callable[[str], None]) -> None:
     c = _traces.cleaned(traces[0], overrun=overrun)
     jobs = c.jobs.subset(slice(0, min(COST_JOBS, len(c.jobs))))
     for where, spec in dict((t, (w, t)) for w, t in specs).values():
-        is_policy = not where.startswith("estimate")
+        is_policy = "estimate" not in where
         t0 = time.perf_counter()
         try:
             if is_policy:
@@ -549,7 +549,7 @@ def python_cost(mod, params: Params, log: Callable[[str], None]) -> None:
         whole = t_py * len(c.jobs) / max(len(jobs), 1)
         log(f"{where}: {spec} is Python ({'at every scheduling pass' if is_policy else 'at every job'}), slow: "
             f"{len(jobs)} jobs of {traces[0].name} took {t_py:.2f} s ({t_py / max(t_c, 1e-6):.0f}x the built-in "
-            f"order), about {whole:.0f} s per simulation of the log's {len(c.jobs)} jobs; every cell that "
+            f"order), about {whole:.2g} s per simulation of the log's {len(c.jobs)} jobs; every cell that "
             "uses it pays this")
 
 
