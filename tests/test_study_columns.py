@@ -178,6 +178,9 @@ def test_the_command_line_takes_columns_and_a_trace_spec_carrying_one(tiny, tmp_
     assert cli.main(common + ["--trace", str(log), "--column", f"pred={f}", "--outdir", str(tmp_path / "a")]) == 0
     assert cli.main(common + ["--trace", f"{log}?col.pred={PRED}", "--outdir", str(tmp_path / "b")]) == 0
     assert (tmp_path / "b" / "tables" / "gains.csv").is_file()
+    # a bundled log (the study's default trace) with a function column
+    assert cli.main(common + ["--column", f"pred={PRED}", "--outdir", str(tmp_path / "c")]) == 0
+    assert "expr:col.pred * procs" in (tmp_path / "c" / "tables" / "gains.csv").read_text()
     capsys.readouterr()
     assert cli.main(common + ["--trace", str(log), "--column", "pred=nothing.csv"]) != 0
     err = capsys.readouterr().err.strip().splitlines()
@@ -200,3 +203,20 @@ def test_notebook_10_puts_a_models_score_through_the_protocol(tiny, tmp_path):
     assert "tiny: expr:col.pred * procs: " in printed, printed[-2000:]
     table = (out / "your-model" / "tables" / "gains.csv").read_text()
     assert "expr:col.pred * procs" in table and "SPF" in table
+
+
+def test_the_prediction_study_takes_a_column_and_a_python_estimator(tiny, tmp_path):
+    """Your own estimates beside gaussier2015's: col:NAME and a Python
+    Estimator; the Estimator twin of the requested time gets its numbers."""
+    from schedlab.studies.prediction.params import TINY
+
+    log, f, _ = tiny
+    mine = ["col:pred", f"py:{MODEL}:Requested"]
+    ov = dict(TINY, traces=[str(log)], extra_estimates=mine, columns={"pred": str(f)})
+    res = _run("prediction", ov, tmp_path)
+    ds = res["dataset"]
+    for var in ("avg_wait", "mean_bsld", "mae"):
+        np.testing.assert_array_equal(ds[var].sel(estimate=mine[1]).values, ds[var].sel(estimate="requested").values)
+    assert not np.array_equal(ds.mae.sel(estimate="col:pred").values, ds.mae.sel(estimate="requested").values)
+    with pytest.raises(InputError, match=r"extra_estimates\[0\]: col:other reads column 'other'"):
+        _run("prediction", dict(ov, extra_estimates=["col:other"]), tmp_path)

@@ -8,6 +8,10 @@ a Python policy, named where they live so that every dask worker loads them.
   the training half's median for a user it never saw; at most the job's
   request.  A scikit-learn model fits here the same way: learn on
   ``train``, predict for every job, return one number per job.
+* :class:`Requested` -- a Python runtime estimator
+  (``py:schedlab.studies.yourpolicy.model:Requested``, in the prediction
+  study's ``extra_estimates``): each job's requested time, the twin of
+  ``estimate="requested"``.
 * :data:`shortest_request` -- a Python policy (``py:schedlab.studies.yourpolicy.model:shortest_request``):
   a :class:`~schedlab.jobs.KeyFunction` ordering by the requested time, the
   twin of ``expr:req`` (SPF) -- the same schedules, at Python's speed.
@@ -19,10 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine import sim
 from ...jobs import Jobs, KeyFunction
 from ...workloads import workload
 
-__all__ = ["user_runtime", "shortest_request"]
+__all__ = ["user_runtime", "shortest_request", "Requested"]
 
 
 def user_runtime(jobs: Jobs) -> np.ndarray:
@@ -45,3 +50,14 @@ def _requested(features: dict, now: int) -> np.ndarray:
 
 #: SPF written in Python: the twin of ``expr:req`` (slow: Python at every pass).
 shortest_request = KeyFunction(_requested, "shortest_request")
+
+
+class Requested(sim.Estimator):
+    """The requested time as a Python estimator: the twin of
+    ``estimate="requested"`` (one Python call per job)."""
+
+    def predict(self, job: int, now: int) -> int:
+        return int(self.simulation.jobs.req[job])
+
+    def observe(self, job: int, now: int, runtime: int) -> None:
+        pass
