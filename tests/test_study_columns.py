@@ -220,3 +220,12 @@ def test_the_prediction_study_takes_a_column_and_a_python_estimator(tiny, tmp_pa
     assert not np.array_equal(ds.mae.sel(estimate="col:pred").values, ds.mae.sel(estimate="requested").values)
     with pytest.raises(InputError, match=r"extra_estimates\[0\]: col:other reads column 'other'"):
         _run("prediction", dict(ov, extra_estimates=["col:other"]), tmp_path)
+
+
+def test_the_advisor_takes_a_python_policy_as_a_candidate():
+    from schedlab.tools.advise.cells import parse
+
+    c = parse(f"{SPF_PY}|T=20h")
+    assert (c.primary, c.backfill, c.threshold, c.family) == (SPF_PY, SPF_PY, 72000, "your policy (Python)")
+    with pytest.raises(InputError, match="cannot import 'nosuch_xyz'"):
+        parse("py:nosuch_xyz:keys")

@@ -30,7 +30,7 @@ from ..errors import InputError, SchedlabError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
 from ..expr import OPS as _EXPR_OPS
 from ..expr import Expr  # noqa: F401 - re-exported: schedlab.engine.sim.Expr
-from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration, PYTHON_PREFIX, python_object)
+from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration, PYTHON_PREFIX, python_key_function, python_object)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
 try:

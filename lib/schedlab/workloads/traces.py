@@ -591,17 +591,33 @@ def keyed_text(trace: str) -> str:
     whose values change recomputes them.  A trace without columns is its text."""
     if not isinstance(trace, str) or COLUMN_PREFIX not in trace:
         return trace
-    info = resolve(trace)
-    if not info.columns:
-        return trace
-    w = Workload.of(info)
-    values = w.cleaned().jobs.columns
     from . import columns as _columns
 
-    digests = tuple((n, _columns.digest(src, values[n])) for n, src in info.columns)
-    import dataclasses
+    _, cols = _column_parts(trace.partition("?")[2], trace)
+    if not cols:
+        return trace
+    stats = []
+    for _, src in cols:                 # a file rewritten in place is another column
+        try:
+            st = None if _columns.is_function(src) else os.stat(src)
+        except OSError:
+            st = None
+        stats.append(st and (st.st_size, st.st_mtime_ns))
+    memo = (trace, tuple(stats))
+    if memo not in _KEYED:
+        info = resolve(trace)
+        values = Workload.of(info).cleaned().jobs.columns
+        digests = tuple((n, _columns.digest(src, values[n])) for n, src in info.columns)
+        import dataclasses
 
-    return text(dataclasses.replace(info, columns=digests))
+        _KEYED[memo] = text(dataclasses.replace(info, columns=digests))
+        while len(_KEYED) > 64:
+            _KEYED.pop(next(iter(_KEYED)))
+    return _KEYED[memo]
+
+
+#: keyed_text's answers in this process ((text, the column files' size and mtime) -> keyed text).
+_KEYED: dict = {}
 
 
 def cleaned(name_or_spec, m: int | None = None, overrun: str = "kill", verify: bool = True) -> Cleaned:
