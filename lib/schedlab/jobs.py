@@ -109,7 +109,8 @@ class KeyFunction:
     on whole KTH-SP2 a key function computing SPF's keys took 93x the
     built-in SPF, 0.624 s against 0.007 s, 2026-11-28, a quiet machine);
     write the order as an expression (``"expr:..."``, C speed) when the
-    language allows it.  An exception inside ``fn`` stops the run
+    language allows it.  In a study (on dask workers) name it where it
+    lives, ``"py:module:name"`` (:func:`python_key_function`).  An exception inside ``fn`` stops the run
     and reaches you as one :class:`~schedlab.errors.SchedlabError` naming
     the function; the simulation keeps what it had scheduled."""
 
@@ -363,7 +364,8 @@ class Jobs:
     ``columns``: per-job values of your own (``{"pred": array}``, n finite
     numbers each, names of letters, digits and ``_``), for policy
     expressions (``expr:col.pred``) and estimates (``estimate="col:pred"``);
-    kept by :meth:`subset` and :meth:`sorted`."""
+    kept by :meth:`subset` and :meth:`sorted`, and by the workloads'
+    ``resample`` (a copied job keeps its source job's values), ``split`` and ``weeks``."""
 
     submit: np.ndarray
     run: np.ndarray

@@ -207,7 +207,8 @@ class Estimator:
     """A runtime estimator written in Python, called by the C core at each
     submission (``predict``) and completion (``observe``).  Slower than the
     built-in estimators (one Python call per job); subclass and pass an
-    instance as ``estimate=``.
+    instance as ``estimate=``, or, in a study, name the subclass where it
+    lives, ``estimate="py:module:Name"`` (:func:`python_estimator`).
 
     **The simulation it runs in.**  A :class:`Simulation` calls
     :meth:`attach` with itself when it is created, before any event; an

@@ -572,7 +572,7 @@ _STAT_SHA: dict = {}
 def text(info: TraceInfo) -> str:
     """The one trace-to-text function (:attr:`Workload.text`): a registered
     trace's name, or the file's absolute path, each with the spec's cleaning
-    choices."""
+    choices, then its per-job columns (``col.NAME=SOURCE``)."""
     if info.registered:
         base = info.name
     else:
