@@ -229,3 +229,16 @@ def test_the_advisor_takes_a_python_policy_as_a_candidate():
     assert (c.primary, c.backfill, c.threshold, c.family) == (SPF_PY, SPF_PY, 72000, "your policy (Python)")
     with pytest.raises(InputError, match="cannot import 'nosuch_xyz'"):
         parse("py:nosuch_xyz:keys")
+
+
+def test_the_columns_parameter_reads_a_mapping_a_list_or_their_text(tiny):
+    _, f, _ = tiny
+    want = (("pred", f.resolve()), ("fn", PRED))
+    assert columns.study_columns({"pred": str(f), "fn": PRED}, "columns") == want
+    assert columns.study_columns([f"pred={f}", f"fn={PRED}"], "columns") == want        # what --column gives
+    assert columns.study_columns(f'{{pred: "{f}", fn: "{PRED}"}}', "columns") == want    # papermill -p
+    assert columns.study_columns([], "columns") == columns.study_columns("none", "columns") == ()
+    for bad, says in (({"user": str(f)}, "not 'user'"), (["pred"], r"columns\[0\]: expected NAME=FILE"),
+                      ([f"pred={f}", f"pred={PRED}"], "given twice"), ({"pred": "a&b.csv"}, "a trace spec cannot carry")):
+        with pytest.raises(InputError, match=says):
+            columns.study_columns(bad, "columns")

@@ -215,7 +215,7 @@ def study_columns(value, name: str = "columns") -> tuple[tuple[str, str], ...]:
     ``{"pred": "preds.csv"}``, a list of ``NAME=SOURCE`` texts (what
     ``--column`` gives), the text of a YAML mapping or list (papermill's
     ``-p``), or nothing.  A source is a file of ``job id,value`` lines (made
-    absolute) or ``module:function``; the value of a study's ``columns`` parameter."""
+    absolute, a ``Path``) or ``module:function``; the value of a study's ``columns`` parameter."""
     if value is None or (isinstance(value, str) and value.strip().lower() in NONE_WORDS + ("{}",)):
         return ()
     if isinstance(value, str) and value.strip().startswith("{"):
@@ -240,5 +240,7 @@ def study_columns(value, name: str = "columns") -> tuple[tuple[str, str], ...]:
         key = check_name(key.strip() if isinstance(key, str) else key, name)
         if key in out:
             raise InputError(f"{name}: column {key!r} given twice")
-        out[key] = source(src, f"{name}.{key}")
+        src = source(src, f"{name}.{key}")
+        # a file as a path: recorded relative to the repository (Params.record), as traces are
+        out[key] = src if is_function(src) else Path(src)
     return tuple(out.items())
