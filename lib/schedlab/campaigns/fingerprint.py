@@ -115,6 +115,17 @@ def cell_fingerprint(cell: str) -> str:
     return h.hexdigest()[:16]
 
 
+def python_fingerprint(module: str) -> str:
+    """The code of a Python policy's or estimator's module (``py:module:name``):
+    its source and that of every module of its own package (and of schedlab)
+    it imports, as a cell's own code is fingerprinted.  Not cached: a
+    notebook may edit the module between two runs (the file is read again)."""
+    h = hashlib.sha256()
+    for name in module_closure.__wrapped__(module):
+        h.update(name.encode() + b"\0" + _module_file(name).read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def _traces_of(params: dict) -> list:
     t = params.get("trace")
     return [] if t is None else (list(t) if isinstance(t, (list, tuple)) else [t])

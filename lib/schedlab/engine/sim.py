@@ -30,7 +30,7 @@ from ..errors import InputError, SchedlabError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
 from ..expr import OPS as _EXPR_OPS
 from ..expr import Expr  # noqa: F401 - re-exported: schedlab.engine.sim.Expr
-from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration)
+from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration, PYTHON_PREFIX, python_key_function, python_object)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
 try:
@@ -207,7 +207,8 @@ class Estimator:
     """A runtime estimator written in Python, called by the C core at each
     submission (``predict``) and completion (``observe``).  Slower than the
     built-in estimators (one Python call per job); subclass and pass an
-    instance as ``estimate=``.
+    instance as ``estimate=``, or, in a study, name the subclass where it
+    lives, ``estimate="py:module:Name"`` (:func:`python_estimator`).
 
     **The simulation it runs in.**  A :class:`Simulation` calls
     :meth:`attach` with itself when it is created, before any event; an
@@ -245,6 +246,27 @@ class Estimator:
 
     def observe(self, job: int, now: int, runtime: int) -> None:
         """Job index ``job`` completed at ``now`` after running ``runtime`` s."""
+
+
+def python_estimator(spec: str) -> "Estimator":
+    """A fresh :class:`Estimator` from ``py:module:name``: an Estimator
+    subclass or a function of no argument returning one (called, so that
+    every simulation gets its own state), or an instance (deep-copied)."""
+    import copy
+
+    obj = python_object(spec, "estimate")
+    if isinstance(obj, Estimator):
+        return copy.deepcopy(obj)
+    if callable(obj):
+        try:
+            est = obj()
+        except Exception as exc:
+            raise InputError(f"estimate {spec}: {spec}() raised {type(exc).__name__}: {exc}") from None
+        if isinstance(est, Estimator):
+            return est
+        raise InputError(f"estimate {spec}: {spec}() gave {type(est).__name__}, not an Estimator")
+    raise InputError(f"estimate {spec}: expected an Estimator (a subclass, an instance or a function "
+                     f"returning one), got {type(obj).__name__}")
 
 
 def _estimate_value(sim: "Simulation", job: int, value) -> int:
@@ -479,6 +501,8 @@ class Simulation:
             raise InputError(f"tie={tie!r} is for the single queue pair; multiple queues (partitions) keep "
                              f"their FCFS order (tie='oldest')")
         self.tie = tie
+        if isinstance(estimate, str) and estimate.startswith(PYTHON_PREFIX):
+            estimate = python_estimator(estimate)
         if isinstance(estimate, Estimator):
             self.estimate, self._est_kind, self._est = "callback", lib.SL_EST_CALLBACK, None
             self._estimator = estimate

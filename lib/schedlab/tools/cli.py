@@ -12,7 +12,8 @@
     schedlab check SCHEDULE [-m M] [--policy EASY-P_R-P_B [--threshold T]] [--estimate requested|actual]
     schedlab check SCHEDULE --case conformance/cases/NN-name.swf
     schedlab study list
-    schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--scheduler ADDR]
+    schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--column NAME=SOURCE ...]
+                       [--scheduler ADDR]
     schedlab advise LOG [--format swf|sacct|sacct-json|batsim] [-m M] [--objective avgwait|bsld|ppbsld]
                         [--max-wait-risk X] [--out DIR] [--scheduler ADDR] [--workers N]
 """
@@ -301,7 +302,12 @@ def cmd_study(args) -> int:
         return 0
     from ..protocol.study import run_study
 
-    result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
+    overrides = _settings(args.set)
+    if args.column:             # the study's columns parameter, one NAME=SOURCE each
+        if "columns" in overrides:
+            raise SchedlabError("study run: the columns are given twice (--column and --set columns=); give them once")
+        overrides["columns"] = list(args.column)
+    result = run_study(args.name, profile=args.profile, overrides=overrides, outdir=args.outdir,
                        traces=args.trace,
                        workers=args.workers, scheduler=args.scheduler, cache_dir=args.cache,
                        progress=not args.no_progress)
@@ -476,6 +482,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "takes it; outputs in results/traces/<names>/")
     sr.add_argument("--set", action="append", metavar="KEY=VALUE",
                     help="change one parameter (repeatable); the outputs then go to results/custom/")
+    sr.add_argument("--column", action="append", default=[], metavar="NAME=FILE|module:function",
+                    help="a per-job column for col.NAME in the study's policies (repeatable): a CSV of 'job id,"
+                         "value' lines for the log's jobs, or a function of the cleaned jobs importable by the "
+                         "workers; it follows the jobs through resampling (the study's columns parameter)")
     sr.add_argument("--scheduler", default=None,
                     help="address of a dask scheduler (a site cluster; default $SCHEDLAB_SCHEDULER, else local)")
     sr.add_argument("--workers", type=workers_arg, default=None, help="local cluster workers (default: all cores)")
