@@ -110,6 +110,15 @@ int sl_sg_clone(sl_sim *dst, const sl_sim *src)
     return SL_OK;
 }
 
+static int32_t sl_sg_debug = 0;
+
+int32_t sl_debug_schedgym(int32_t mask)
+{
+    const int32_t old = sl_sg_debug;
+    sl_sg_debug = mask;
+    return old;
+}
+
 static inline int64_t free_procs(const sl_sim *s)
 {
     return (int64_t)s->C.m - s->used;
@@ -136,6 +145,8 @@ static void start(sl_sim *s, int32_t j, uint8_t flags)
 static int completes_before(const sl_sim *s, int32_t a, int32_t b)
 {
     const struct sl_sg *g = s->sg;
+    if (sl_sg_debug & 1)
+        return a < b;
     if (g->born[a] < g->nsorts && g->born[b] < g->nsorts && s->rend[a] != s->rend[b])
         return s->rend[a] < s->rend[b];
     return g->seq[a] < g->seq[b];
@@ -202,6 +213,8 @@ static int64_t earliest_start(const sl_sim *s, int32_t pick)
 static int walk_before(const sl_sim *s, int32_t a, int32_t b)
 {
     const struct sl_sg *g = s->sg;
+    if (sl_sg_debug & 2)
+        return sl_tie_before(s, a, b);
     if ((a < g->mark) != (b < g->mark))
         return a < g->mark;
     if (a < g->mark) {
@@ -216,7 +229,8 @@ static int walk_before(const sl_sim *s, int32_t a, int32_t b)
 static void try_start(sl_sim *s, int32_t j)
 {
     const struct sl_sg *g = s->sg;
-    if (j != g->pick && s->J.procs[j] <= free_procs(s) && s->now + sl_est(s, j) < g->shadow)
+    const int64_t end = s->now + sl_est(s, j);
+    if (j != g->pick && s->J.procs[j] <= free_procs(s) && (end < g->shadow || ((sl_sg_debug & 4) && end == g->shadow)))
         start(s, j, SL_BACKFILLED);
 }
 
@@ -271,6 +285,8 @@ static int hold(sl_sim *s, int64_t until, int *rc)
         g->has_shadow = 1;
     }
     while (s->J.procs[p] > free_procs(s)) {
+        if (g->backfill && (sl_sg_debug & 8))
+            g->shadow = earliest_start(s, p);
         if (g->backfill)
             backfill_walk(s);
         if (!step(s, until, rc))

@@ -433,6 +433,15 @@ int64_t sl_debug_tour_count(int32_t which);
  * 2 certificates computed, 3 full re-sorts, 4 expired pairs checked. */
 int64_t sl_debug_kinetic_count(int32_t which);
 
+/* Tests only: SchedGym's rules with one of its details dropped, to show what
+ * each decides (csrc/SEMANTICS.md, "SchedGym's rules"; the schedules then
+ * differ from SchedGym's): a bitmask, 0 (default) none; 1 running jobs that
+ * end at the same instant complete in index order; 2 the backfilling walk
+ * orders jobs submitted at the same time by the tie rule alone; 4 a job
+ * backfills if it ends by the pick's earliest start (<=, not <); 8 the
+ * earliest start is recomputed before every walk.  Returns the previous mask. */
+int32_t sl_debug_schedgym(int32_t mask);
+
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;
  * -1 before submission or without partitions. */

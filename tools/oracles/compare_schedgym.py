@@ -43,6 +43,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 HEURISTIC_NAMES = ("FCFS", "SJF", "WFP3", "UNICEP", "F1")
+#: sl_debug_schedgym's masks: SchedGym's rules each without one detail (csrc/schedlab.h)
+ABLATIONS = {1: "same-instant completions in index order", 2: "same-second backfilling ties by the tie rule alone",
+             4: "backfill when ending at the earliest start (<=)", 8: "earliest start recomputed before every walk"}
 LOGS = ("SDSC-SP2", "CTC-SP2")
 
 
@@ -179,6 +182,22 @@ def compare(jobs, m: int, peer_out: dict, names, backfils) -> list[dict]:
     return rows
 
 
+def ablations(jobs, m: int, peer_out: dict, names, backfils) -> dict:
+    """Sequences with identical starts when one detail of SchedGym's rules is
+    dropped (sl_debug_schedgym): what each detail decides on these sequences."""
+    from schedlab.engine.sim import lib
+
+    out = {}
+    for mask, what in ABLATIONS.items():
+        old = lib.sl_debug_schedgym(mask)
+        try:
+            rows = compare(jobs, m, peer_out, names, backfils)
+        finally:
+            lib.sl_debug_schedgym(old)
+        out[what] = {f"{r['heuristic']}/{r['backfil']}": r["sequences"] - r["identical_starts"] for r in rows}
+    return out
+
+
 def schedgym_available(directory, python) -> str | None:
     """None if usable, else why not."""
     if not directory or not python:
@@ -201,6 +220,8 @@ def main(argv=None) -> int:
     ap.add_argument("--numpy", default="both", choices=("both", "libm", "simd"))
     ap.add_argument("--schedgym", default=os.environ.get("SCHEDGYM_DIR"))
     ap.add_argument("--schedgym-python", default=os.environ.get("SCHEDGYM_PYTHON"))
+    ap.add_argument("--no-ablations", action="store_true",
+                    help="skip the runs of the engine without each detail of SchedGym's rules")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--peer", nargs=2, metavar=("DIR", "SWF"), help=argparse.SUPPRESS)
     ap.add_argument("--cpu-dispatch", action="store_true", help=argparse.SUPPRESS)
@@ -229,6 +250,8 @@ def main(argv=None) -> int:
             for mode in modes:
                 out = run_peer(a.schedgym_python, a.schedgym, swf, a, mode)
                 entry["numpy"][mode] = compare(jobs, m, out, a.heuristics, a.backfil)
+                if mode == modes[0] and not a.no_ablations:
+                    entry["ablations"] = ablations(jobs, m, out, a.heuristics, a.backfil)
         report["logs"][trace] = entry
     report["seconds"] = round(time.time() - t0, 1)
     print(f"SchedGym HPCSimPickJobs (sha256 {report['schedgym']['sha256'][:12]}) beside the engine's SchedGym rules: "
@@ -242,6 +265,10 @@ def main(argv=None) -> int:
                       f"{r['identical_starts']:>9} {r['bsld_equal']:>10} {r['jobs_identical']:>7}/{r['jobs']:<7}  "
                       f"{r['bsld_schedgym_mean']:.4f} / {r['bsld_engine_mean']:.4f}"
                       + (f"  first divergence {r['first_divergence']}" if r["first_divergence"] else ""))
+    for trace, entry in report["logs"].items():
+        for what, diff in entry.get("ablations", {}).items():
+            print(f"{trace:10} with {what} (not SchedGym's rule): sequences that differ {sum(diff.values())} "
+                  f"({', '.join(f'{k} {v}' for k, v in diff.items() if v)})")
     print(f"({report['seconds']} s)")
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
