@@ -93,6 +93,46 @@ def peer(directory: str, swf: str, sequences: int, seed: int, backfils: list[int
     return out
 
 
+def peer_observe(directory: str, swf: str, sequences: int, seed: int, backfils: list[int]) -> dict:
+    """Run in SchedGym's Python: the agent's path (build_observation, step_for_test)
+    with a random agent (numpy's default_rng(seed + k), a uniform choice among the
+    valid actions) on ``sequences`` sequences of reset_for_test; per step a
+    digest of the observation and the action; per sequence the starts and the
+    bsld total."""
+    sys.path.insert(0, directory)
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError:
+        sys.modules["tensorflow"] = types.ModuleType("tensorflow")
+    with contextlib.redirect_stdout(io.StringIO()):
+        import HPCSimPickJobs as sg
+    out = {"sequence": sg.JOB_SEQUENCE_SIZE, "K": sg.MAX_QUEUE_SIZE, "runs": {}}
+    for b in backfils:
+        with contextlib.redirect_stdout(io.StringIO()):
+            env = sg.HPCEnv(backfil=bool(b))
+            env.seed(seed)
+            env.my_init(workload_file=swf)
+        runs = []
+        for k in range(sequences):
+            env.reset_for_test(sg.JOB_SEQUENCE_SIZE, 0)
+            first = int(env.start)
+            o = env.build_observation()
+            rng = np.random.default_rng(seed + k)
+            digests, actions = [], []
+            while True:
+                valid = [i for i, p in enumerate(env.pairs) if p[0] is not None]
+                a = valid[int(rng.integers(len(valid)))]
+                digests.append(hashlib.sha256(np.asarray(o, np.float64).tobytes()).hexdigest()[:16])
+                actions.append(a)
+                o, r, d, _ = env.step_for_test(a)
+                if d:
+                    break
+            runs.append({"start": first, "seed": seed + k, "digests": digests, "actions": actions, "bsld": float(r),
+                         "starts": [int(env.loads[i].scheduled_time) for i in range(first, first + env.num_job_in_batch)]})
+        out["runs"][str(b)] = runs
+    return out
+
+
 def cpu_dispatch() -> list[str]:
     """Run in SchedGym's Python: numpy's dispatch targets above its baseline."""
     try:
@@ -102,7 +142,7 @@ def cpu_dispatch() -> list[str]:
     return list(__cpu_dispatch__)
 
 
-def run_peer(python: str, directory: str, swf: Path, a, numpy_mode: str) -> dict:
+def run_peer(python: str, directory: str, swf: Path, a, numpy_mode: str, observe: bool = False) -> dict:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     env.pop("NPY_DISABLE_CPU_FEATURES", None)
     if numpy_mode == "libm":
@@ -111,8 +151,9 @@ def run_peer(python: str, directory: str, swf: Path, a, numpy_mode: str) -> dict
         if p.returncode != 0:
             raise SystemExit(f"SchedGym's Python failed: {p.stderr.strip()[-2000:]}")
         env["NPY_DISABLE_CPU_FEATURES"] = " ".join(json.loads(p.stdout.strip().splitlines()[-1]))
-    cmd = [python, str(Path(__file__).resolve()), "--peer", directory, str(swf), "--sequences", str(a.sequences),
-           "--seed", str(a.seed), "--backfil", *map(str, a.backfil), "--heuristics", *a.heuristics]
+    cmd = [python, str(Path(__file__).resolve()), "--peer", directory, str(swf), "--sequences",
+           str(a.observe if observe else a.sequences), "--seed", str(a.seed), "--backfil", *map(str, a.backfil),
+           "--heuristics", *a.heuristics] + (["--peer-observe"] if observe else [])
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise SystemExit(f"SchedGym run failed ({' '.join(cmd)}):\n{p.stderr.strip()[-3000:]}")
@@ -131,7 +172,8 @@ def common_jobs(trace: str):
     j = c.jobs
     dur = np.minimum(j.run, j.req)
     keep = np.flatnonzero(dur > 0)
-    return sim.Jobs(j.submit[keep], dur[keep], j.req[keep], j.procs[keep]), c.m
+    return sim.Jobs(j.submit[keep], dur[keep], j.req[keep], j.procs[keep],
+                    user=None if j.user is None else j.user[keep]), c.m
 
 
 def write_swf(jobs, m: int, path: Path) -> None:
@@ -140,7 +182,8 @@ def write_swf(jobs, m: int, path: Path) -> None:
     n = len(jobs)
     write(path, {"job_id": np.arange(1, n + 1), "submit": jobs.submit, "run": jobs.run, "alloc_procs": jobs.procs,
                  "req_procs": jobs.procs, "req_time": jobs.req, "avg_cpu": np.full(n, -1.0),
-                 "used_mem": np.full(n, -1.0), "status": np.ones(n, np.int64)},
+                 "used_mem": np.full(n, -1.0), "status": np.ones(n, np.int64),
+                 **({} if jobs.user is None else {"user": jobs.user})},
           [f"MaxNodes: {m}", f"MaxProcs: {m}", "schedlab tools/oracles/compare_schedgym.py"])
 
 
@@ -198,6 +241,47 @@ def ablations(jobs, m: int, peer_out: dict, names, backfils) -> dict:
     return out
 
 
+def compare_observations(jobs, m: int, peer_out: dict, backfils) -> list[dict]:
+    """JobDispatchEnv(rules=SchedGym's, observation="schedgym") driven by the same
+    random agent on the same sequences: per step the observation's digest (the
+    same float64 bytes) and the action; per sequence the starts and the bsld."""
+    from schedlab.gym.dispatch import JobDispatchEnv
+    from schedlab.gym.schedgym import avg_bsld
+
+    rows = []
+    for b in backfils:
+        runs = peer_out["runs"][str(b)]
+        env = JobDispatchEnv(jobs, m, window="jobs", jobs=peer_out["sequence"], K=peer_out["K"],
+                             rules="schedgym" if b else "schedgym-nobackfill", observation="schedgym")
+        row = {"backfil": b, "sequences": len(runs), "steps": 0, "steps_identical": 0, "sequences_identical": 0,
+               "steps_over_K": 0, "starts_identical": 0, "bsld_equal": 0, "first_divergence": None}
+        for r in runs:
+            obs, _ = env.reset(options={"start": r["start"]})
+            rng = np.random.default_rng(r["seed"])
+            same_all, step = True, 0
+            while True:
+                digest = hashlib.sha256(np.ascontiguousarray(obs["jobs"].reshape(-1), np.float64).tobytes()).hexdigest()[:16]
+                a = int(rng.integers(int(obs["mask"].sum())))
+                same = step < len(r["digests"]) and digest == r["digests"][step] and a == r["actions"][step]
+                row["steps"] += 1
+                row["steps_identical"] += int(same)
+                row["steps_over_K"] += int(obs["machine"][1] > peer_out["K"])
+                if not same and same_all:
+                    same_all = False
+                    if row["first_divergence"] is None:
+                        row["first_divergence"] = {"sequence_start": r["start"], "step": step}
+                obs, _, term, _, _ = env.step(a)
+                step += 1
+                if term:
+                    break
+            same_all = same_all and step == len(r["digests"])
+            row["sequences_identical"] += int(same_all)
+            row["starts_identical"] += int(np.array_equal(env.schedule.start, np.asarray(r["starts"], np.int64)))
+            row["bsld_equal"] += int(abs(avg_bsld(env.schedule) - r["bsld"]) <= 1e-12 * max(1.0, r["bsld"]))
+        rows.append(row)
+    return rows
+
+
 def schedgym_available(directory, python) -> str | None:
     """None if usable, else why not."""
     if not directory or not python:
@@ -220,14 +304,20 @@ def main(argv=None) -> int:
     ap.add_argument("--numpy", default="both", choices=("both", "libm", "simd"))
     ap.add_argument("--schedgym", default=os.environ.get("SCHEDGYM_DIR"))
     ap.add_argument("--schedgym-python", default=os.environ.get("SCHEDGYM_PYTHON"))
+    ap.add_argument("--observe", type=int, default=100, metavar="N",
+                    help="sequences on which a random agent drives both sides, observations compared (0: none)")
     ap.add_argument("--no-ablations", action="store_true",
                     help="skip the runs of the engine without each detail of SchedGym's rules")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--peer", nargs=2, metavar=("DIR", "SWF"), help=argparse.SUPPRESS)
     ap.add_argument("--cpu-dispatch", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--peer-observe", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.cpu_dispatch:
         print(json.dumps(cpu_dispatch()))
+        return 0
+    if a.peer and a.peer_observe:
+        print(json.dumps(peer_observe(a.peer[0], a.peer[1], a.sequences, a.seed, a.backfil)))
         return 0
     if a.peer:
         print(json.dumps(peer(a.peer[0], a.peer[1], a.sequences, a.seed, a.backfil, a.heuristics)))
@@ -252,6 +342,9 @@ def main(argv=None) -> int:
                 entry["numpy"][mode] = compare(jobs, m, out, a.heuristics, a.backfil)
                 if mode == modes[0] and not a.no_ablations:
                     entry["ablations"] = ablations(jobs, m, out, a.heuristics, a.backfil)
+            if a.observe > 0:
+                out = run_peer(a.schedgym_python, a.schedgym, swf, a, modes[0], observe=True)
+                entry["observations"] = compare_observations(jobs, m, out, a.backfil)
         report["logs"][trace] = entry
     report["seconds"] = round(time.time() - t0, 1)
     print(f"SchedGym HPCSimPickJobs (sha256 {report['schedgym']['sha256'][:12]}) beside the engine's SchedGym rules: "
@@ -265,6 +358,12 @@ def main(argv=None) -> int:
                       f"{r['identical_starts']:>9} {r['bsld_equal']:>10} {r['jobs_identical']:>7}/{r['jobs']:<7}  "
                       f"{r['bsld_schedgym_mean']:.4f} / {r['bsld_engine_mean']:.4f}"
                       + (f"  first divergence {r['first_divergence']}" if r["first_divergence"] else ""))
+    for trace, entry in report["logs"].items():
+        for r in entry.get("observations", []):
+            print(f"{trace:10} random agent, observation='schedgym', backfil {r['backfil']}: {r['sequences']} sequences, "
+                  f"{r['sequences_identical']} identical at every step ({r['steps_identical']}/{r['steps']} steps: "
+                  f"observation and action; {r['steps_over_K']} with more than K queued), starts identical {r['starts_identical']}, bsld equal {r['bsld_equal']}"
+                  + (f"; first divergence {r['first_divergence']}" if r["first_divergence"] else ""))
     for trace, entry in report["logs"].items():
         for what, diff in entry.get("ablations", {}).items():
             print(f"{trace:10} with {what} (not SchedGym's rule): sequences that differ {sum(diff.values())} "

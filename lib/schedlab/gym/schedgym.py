@@ -29,7 +29,9 @@ oracle: csrc/SEMANTICS.md).
 
 :func:`heuristic_policy` gives a heuristic as the engine's policy under
 SchedGym's rules (P_B FCFS: SchedGym backfills in submission order);
-:func:`avg_bsld` is SchedGym's episode score (``job_score_type=0``).
+:func:`avg_bsld` is SchedGym's episode score (``job_score_type=0``);
+:class:`Observation` its visible jobs and features
+(``JobDispatchEnv(rules="schedgym", observation="schedgym")``).
 """
 from __future__ import annotations
 
@@ -51,6 +53,75 @@ HEURISTICS = {
     "UNICEP": "-((-1 - submit) + 1e-15) / (log2(procs + 1e-15) * req)",
     "F1": "log10(where(req > 0, req, 0.1)) * procs + 870 * log10(where(submit > 0, submit, 0.1))",
 }
+
+
+#: SchedGym's features of a visible job (``build_observation``), in order: the wait
+#: over 12 h, the requested time over the log's longest run, the processors over
+#: the machine's, the requested memory, user, group and executable over the log's
+#: largest (1 when the log does not give them), and whether it fits now; each
+#: clipped at 1 - 1e-5, ``fits`` 1 - 1e-5 or 1e-5.
+OBS_FIELDS = ("wait", "req", "procs", "memory", "user", "group", "executable", "fits")
+#: SchedGym's row of an empty slot (its ``skip=False``).
+EMPTY_ROW = (0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0)
+MAX_WAIT_TIME = 12 * 60 * 60
+_TOP = 1.0 - 1e-5
+
+
+class Observation:
+    """SchedGym's visible jobs and their features (``build_observation``) over a
+    log: its normalisers are the log's maxima (the longest run -- SchedGym's
+    runtime is the duration run, min(run, req) here --, m, the largest user
+    number).  The log's jobs have no memory, group or executable: those
+    features are 1, SchedGym's value for a field the log leaves at -1; so is
+    the user's when the jobs have no users."""
+
+    def __init__(self, log, m: int, K: int = MAX_QUEUE_SIZE):
+        self.K, self.m = K, m
+        self.max_run = float(max(int(np.minimum(log.run, log.req).max()), 1))
+        self.max_user = None if log.user is None else float(max(int(np.max(log.user)), 1))
+
+    def visible(self, jobs, queued: np.ndarray) -> np.ndarray:
+        """The jobs SchedGym shows, in its order, from the queued ones (indices
+        of ``jobs`` in FCFS order): all of them while at most K, else its
+        interleaving of the K first by SJF and the K first by fewest processors
+        (its third list, meant to be random, repeats the SJF one).  Its
+        stable sorts are replayed as one lexicographic key each: SJF (req,
+        submit) then its previous sorts' keys (f2, f1, arrival order); fewest
+        processors (procs, submit) then SJF's."""
+        K = self.K
+        if queued.size <= K:
+            return queued
+        q = queued
+        req, procs, submit = (jobs.req[q].astype(np.float64), jobs.procs[q].astype(np.float64),
+                              jobs.submit[q].astype(np.float64))
+        with np.errstate(divide="ignore"):
+            f2 = np.sqrt(req) * procs + 25600 * np.log10(submit)
+            f1 = np.log10(np.where(req > 0, req, 0.1)) * procs + 870 * np.log10(np.where(submit > 0, submit, 0.1))
+        sjf = q[np.lexsort((q, f1, f2, submit, req))][:K]
+        small = q[np.lexsort((q, f1, f2, req, submit, procs))][:K]
+        out, seen = [], set()
+        for a, b in zip(sjf, small):
+            for j in (a, b):
+                if len(out) < K and j not in seen:
+                    seen.add(j)
+                    out.append(j)
+            if len(out) == K:
+                break
+        return np.array(out, dtype=queued.dtype)
+
+    def rows(self, jobs, vis: np.ndarray, now: int, free: int) -> np.ndarray:
+        """K x 8 rows (:data:`OBS_FIELDS`) of the visible jobs ``vis``, then :data:`EMPTY_ROW`."""
+        out = np.tile(np.array(EMPTY_ROW), (self.K, 1))
+        n = vis.size
+        if n:
+            out[:n, 0] = np.minimum((now - jobs.submit[vis]).astype(np.float64) / float(MAX_WAIT_TIME), _TOP)
+            out[:n, 1] = np.minimum(jobs.req[vis].astype(np.float64) / self.max_run, _TOP)
+            out[:n, 2] = np.minimum(jobs.procs[vis].astype(np.float64) / float(self.m), _TOP)
+            if self.max_user is not None and jobs.user is not None:
+                u = jobs.user[vis].astype(np.float64)
+                out[:n, 4] = np.where(u == -1, 1.0, np.minimum(u / self.max_user, _TOP))
+            out[:n, 7] = np.where(jobs.procs[vis] <= free, _TOP, 1e-5)
+        return out
 
 
 def heuristic_policy(name: str) -> Policy:
