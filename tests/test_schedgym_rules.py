@@ -191,3 +191,32 @@ def test_refusals_name_the_rule():
     assert s.run().finished
     with pytest.raises(InputError, match="unknown SchedGym heuristic"):
         heuristic_policy("SJBF")
+
+
+def test_job_dispatch_under_schedgyms_rules_and_observation():
+    """JobDispatchEnv(rules="schedgym", observation="schedgym"): with at most K queued
+    SchedGym shows them in FCFS order, so an agent always naming the first gets the
+    FCFS heuristic's schedule; the rows are SchedGym's features (m = 4, K = 3: at 1
+    job 1 (3 procs, 10 s) waits behind job 0, the only other job; SchedGym's row
+    [wait/12 h, req/longest run, procs/m, 1, user/largest user, 1, 1, fits])."""
+    from schedlab.gym.dispatch import JobDispatchEnv
+    from schedlab.gym.schedgym import EMPTY_ROW
+
+    jobs = Jobs(submit=[0, 1, 2, 3], run=[100, 10, 1000, 97], req=[100, 10, 1000, 97], procs=[2, 3, 1, 1],
+                user=[3, 5, 5, 4])
+    env = JobDispatchEnv(jobs, 4, window="log", K=3, rules="schedgym", observation="schedgym")
+    obs, _ = env.reset(seed=0)
+    assert obs["jobs"].shape == (3, 8) and obs["mask"].tolist() == [1, 0, 0]
+    obs, _, _, _, info = env.step(0)    # job 0 starts at 0; job 1 arrives at 1 into the empty queue
+    assert info["time"] == 0 and obs["mask"].tolist() == [1, 0, 0]
+    top = 1 - 1e-5                      # user 5 of 5: 1, clipped
+    assert obs["jobs"][0].tolist() == [0.0, 10 / 1000, 3 / 4, 1.0, top, 1.0, 1.0, 1e-5]
+    assert obs["jobs"][1].tolist() == list(EMPTY_ROW)
+    while True:
+        obs, r, term, _, info = env.step(0)
+        if term:
+            break
+    assert env.schedule.start.tolist() == [0, 100, 100, 110]
+    assert r == pytest.approx(-avg_bsld(env.schedule))
+    with pytest.raises(InputError, match="backfill: SchedGym's rules backfill in submission order"):
+        JobDispatchEnv(jobs, 4, window="log", rules="schedgym", backfill="SPF")

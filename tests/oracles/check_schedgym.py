@@ -61,3 +61,13 @@ def test_each_detail_of_the_rules_decides_some_schedule(report):
         for what, diff in entry["ablations"].items():
             total[what] = total.get(what, 0) + sum(diff.values())
     assert len(total) == 4 and all(v > 0 for v in total.values()), total
+
+
+def test_schedgym_observation_identical_at_every_step(report):
+    """JobDispatchEnv(rules=SchedGym's, observation="schedgym") and SchedGym's agent
+    path (build_observation, step_for_test), one random agent driving both."""
+    for trace, entry in report["logs"].items():
+        for r in entry.get("observations", []):
+            assert r["sequences"] >= 1
+            assert r["sequences_identical"] == r["sequences"], (trace, r)
+            assert r["steps_identical"] == r["steps"] and r["starts_identical"] == r["sequences"], (trace, r)

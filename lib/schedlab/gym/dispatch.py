@@ -248,6 +248,8 @@ class JobDispatchEnv(gym.Env):
         # the rows' req, procs and submit columns of every job, taken by the visible ones at each decision
         self._feat = np.column_stack([j.req / HOUR, j.procs / float(self.m), (j.submit - self._origin) / HOUR])
         self._sim = sim.Simulation(j, self.m, self.policy, rules=self.rules).set_dispatch(True)
+        if self.observation == "schedgym":
+            self._sg.start(j)
         self._sim.run()
         self._done = False
         self._decisions = self._invalid = 0

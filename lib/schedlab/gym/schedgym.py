@@ -80,25 +80,43 @@ class Observation:
         self.max_run = float(max(int(np.minimum(log.run, log.req).max()), 1))
         self.max_user = None if log.user is None else float(max(int(np.max(log.user)), 1))
 
+    def start(self, jobs) -> None:
+        """A new episode on ``jobs``: SchedGym's queue list is empty."""
+        self._list: list[int] = []
+        self._jobs = jobs
+        req, procs, submit = (jobs.req.astype(np.float64), jobs.procs.astype(np.float64),
+                              jobs.submit.astype(np.float64))
+        with np.errstate(divide="ignore"):
+            self._f1 = np.log10(np.where(req > 0, req, 0.1)) * procs + 870 * np.log10(np.where(submit > 0, submit, 0.1))
+            self._f2 = np.sqrt(req) * procs + 25600 * np.log10(submit)
+
     def visible(self, jobs, queued: np.ndarray) -> np.ndarray:
         """The jobs SchedGym shows, in its order, from the queued ones (indices
-        of ``jobs`` in FCFS order): all of them while at most K, else its
-        interleaving of the K first by SJF and the K first by fewest processors
-        (its third list, meant to be random, repeats the SJF one).  Its
-        stable sorts are replayed as one lexicographic key each: SJF (req,
-        submit) then its previous sorts' keys (f2, f1, arrival order); fewest
-        processors (procs, submit) then SJF's."""
+        of ``jobs``, :meth:`start` called on the episode's jobs): its queue list
+        (jobs that left removed, new ones appended in arrival order) sorted by
+        submit time, stably; at most K of them: all, in that order; more: the
+        list sorted further, stably, by F1, F2, SJF (req, submit) and fewest
+        processors (procs, submit), and the K first by SJF interleaved with
+        the K first by fewest processors (its third list, meant to be random,
+        repeats the SJF one).  The list keeps its order for the next decision,
+        so jobs submitted in the same second keep the order of the last sorts."""
         K = self.K
-        if queued.size <= K:
-            return queued
-        q = queued
-        req, procs, submit = (jobs.req[q].astype(np.float64), jobs.procs[q].astype(np.float64),
-                              jobs.submit[q].astype(np.float64))
-        with np.errstate(divide="ignore"):
-            f2 = np.sqrt(req) * procs + 25600 * np.log10(submit)
-            f1 = np.log10(np.where(req > 0, req, 0.1)) * procs + 870 * np.log10(np.where(submit > 0, submit, 0.1))
-        sjf = q[np.lexsort((q, f1, f2, submit, req))][:K]
-        small = q[np.lexsort((q, f1, f2, req, submit, procs))][:K]
+        now = set(int(j) for j in queued)
+        old = [j for j in self._list if j in now]
+        kept = set(old)
+        lst = old + sorted(j for j in now if j not in kept)
+        sub, req, procs, f1, f2 = jobs.submit, jobs.req, jobs.procs, self._f1, self._f2
+        lst.sort(key=lambda j: sub[j])
+        if len(lst) <= K:
+            self._list = lst
+            return np.array(lst, dtype=np.int32)
+        lst.sort(key=lambda j: f1[j])
+        lst.sort(key=lambda j: f2[j])
+        lst.sort(key=lambda j: (req[j], sub[j]))
+        sjf = lst[:K]
+        lst.sort(key=lambda j: (procs[j], sub[j]))
+        small = lst[:K]
+        self._list = lst
         out, seen = [], set()
         for a, b in zip(sjf, small):
             for j in (a, b):
@@ -107,7 +125,7 @@ class Observation:
                     out.append(j)
             if len(out) == K:
                 break
-        return np.array(out, dtype=queued.dtype)
+        return np.array(out, dtype=np.int32)
 
     def rows(self, jobs, vis: np.ndarray, now: int, free: int) -> np.ndarray:
         """K x 8 rows (:data:`OBS_FIELDS`) of the visible jobs ``vis``, then :data:`EMPTY_ROW`."""
