@@ -106,7 +106,8 @@ test-asan: install
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py tests/test_learned.py \
-		tests/test_hardening_engine.py tests/fuzz/test_fuzz_engine.py tests/test_multi.py tests/test_engine_dispatch.py
+		tests/test_hardening_engine.py tests/fuzz/test_fuzz_engine.py tests/test_multi.py tests/test_engine_dispatch.py \
+		tests/test_schedgym_rules.py
 
 # Campaigns on a real Slurm through dask-jobqueue (not part of make test):
 # as root, installs slurm-wlm and munge with apt-get when missing, starts a
