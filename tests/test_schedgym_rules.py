@@ -220,3 +220,32 @@ def test_job_dispatch_under_schedgyms_rules_and_observation():
     assert r == pytest.approx(-avg_bsld(env.schedule))
     with pytest.raises(InputError, match="backfill: SchedGym's rules backfill in submission order"):
         JobDispatchEnv(jobs, 4, window="log", rules="schedgym", backfill="SPF")
+
+
+def test_read_swf_loads_jobs_as_schedgym_does(tmp_path):
+    """SchedGym's Workloads and Cluster: processors max(allocated, requested),
+    requested time -1 -> the runtime, runtime < 0 -> 10, runtime 0 dropped, ids in
+    order, MaxProcs / MaxNodes = 4 processors per node, ceil(processors / 4) nodes."""
+    from schedlab.gym.schedgym import read_swf
+
+    rest = "-1 1 1 -1 -1 -1 -1 -1 -1"
+    lines = ["; MaxNodes: 8", "; MaxProcs: 32",
+             f"2 10 0 50 6 -1 -1 4 100 {rest}",      # 6 processors (allocated > requested): 2 nodes
+             f"1 5 0 -5 -1 -1 -1 3 -1 {rest}",       # runtime -5 -> 10; requested -1 -> the raw runtime -5: refused below
+             f"3 20 0 0 4 -1 -1 4 60 {rest}",        # runtime 0: dropped
+             f"4 30 0 7 -1 -1 -1 17 -1 {rest}"]      # requested time -1 -> 7; 17 processors: 5 nodes
+    path = tmp_path / "log.swf"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match="job 1 has a negative requested time"):
+        read_swf(path)
+    path.write_text("\n".join(lines).replace("1 5 0 -5 -1 -1 -1 3 -1", "1 5 0 -5 -1 -1 -1 3 9") + "\n")
+    jobs, m = read_swf(path)
+    assert m == 8 and jobs.id.tolist() == [1, 2, 4]
+    assert jobs.run.tolist() == [10, 50, 7] and jobs.req.tolist() == [9, 100, 7]
+    assert jobs.procs.tolist() == [1, 2, 5] and jobs.columns["processors"].tolist() == [3, 6, 17]
+    path.write_text("; MaxNodes: 338 (batch partition; 512 total)\n" + "\n".join(lines[2:]) + "\n")
+    with pytest.raises(InputError, match="is not an integer"):
+        read_swf(path)
+    # the scores read the processors, the machine the nodes
+    s = simulate(jobs, m, heuristic_policy("F1", "processors"), rules="schedgym", overrun="run")
+    assert s.start.tolist() == [5, 10, 30]

@@ -5,7 +5,7 @@ five heuristics (FCFS, SJF, WFP3, UNICEP, F1) on the 256-job sequences its own
 reset_for_test draws (seeded), with backfil 0 and 1, sequence by sequence: every start
 time and the average bounded slowdown SchedGym reports.
 
-  compare_schedgym.py [--traces SDSC-SP2 CTC-SP2] [--sequences 100] [--seed 0]
+  compare_schedgym.py [--traces SDSC-SP2 CTC-SP2] [--raw SDSC-BLUE] [--sequences 100] [--seed 0]
                       [--backfil 0 1] [--heuristics ...] [--numpy both|libm|simd] [--json F]
 
 Both sides get the same jobs: the log cleaned as the studies clean it, durations
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import hashlib
 import io
 import json
@@ -187,16 +188,18 @@ def write_swf(jobs, m: int, path: Path) -> None:
           [f"MaxNodes: {m}", f"MaxProcs: {m}", "schedlab tools/oracles/compare_schedgym.py"])
 
 
-def engine_run(jobs, m: int, first: int, size: int, heuristic: str, backfil: int):
+def engine_run(jobs, m: int, first: int, size: int, heuristic: str, backfil: int, overrun: str = "kill"):
     from schedlab.engine import sim
     from schedlab.gym.schedgym import avg_bsld, heuristic_policy
 
     sub = jobs.subset(slice(first, first + size))
-    s = sim.simulate(sub, m, heuristic_policy(heuristic), rules="schedgym" if backfil else "schedgym-nobackfill")
+    col = "processors" if jobs.columns and "processors" in jobs.columns else None
+    s = sim.simulate(sub, m, heuristic_policy(heuristic, col), rules="schedgym" if backfil else "schedgym-nobackfill",
+                     overrun=overrun)
     return s.start, avg_bsld(s)
 
 
-def compare(jobs, m: int, peer_out: dict, names, backfils) -> list[dict]:
+def compare(jobs, m: int, peer_out: dict, names, backfils, overrun: str = "kill") -> list[dict]:
     size = peer_out["sequence"]
     rows = []
     for b in backfils:
@@ -206,7 +209,7 @@ def compare(jobs, m: int, peer_out: dict, names, backfils) -> list[dict]:
                    "jobs": 0, "jobs_identical": 0, "bsld_equal": 0, "bsld_bitwise": 0,
                    "bsld_schedgym_mean": 0.0, "bsld_engine_mean": 0.0, "first_divergence": None}
             for r in runs:
-                start, bsld = engine_run(jobs, m, r["start"], size, h, b)
+                start, bsld = engine_run(jobs, m, r["start"], size, h, b, overrun)
                 want = np.asarray(r[h]["starts"], np.int64)
                 same = start == want
                 row["jobs"] += len(want)
@@ -296,7 +299,7 @@ def schedgym_available(directory, python) -> str | None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--traces", nargs="+", default=list(LOGS))
+    ap.add_argument("--traces", nargs="*", default=list(LOGS))
     ap.add_argument("--sequences", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--backfil", nargs="+", type=int, default=[0, 1], choices=(0, 1))
@@ -304,6 +307,9 @@ def main(argv=None) -> int:
     ap.add_argument("--numpy", default="both", choices=("both", "libm", "simd"))
     ap.add_argument("--schedgym", default=os.environ.get("SCHEDGYM_DIR"))
     ap.add_argument("--schedgym-python", default=os.environ.get("SCHEDGYM_PYTHON"))
+    ap.add_argument("--raw", nargs="*", default=["SDSC-BLUE"], metavar="LOG",
+                    help="bundled logs SchedGym also reads as they are (its own loading: processors rounded up to "
+                         "nodes, runs past the request), the engine through schedlab.gym.schedgym.read_swf")
     ap.add_argument("--observe", type=int, default=100, metavar="N",
                     help="sequences on which a random agent drives both sides, observations compared (0: none)")
     ap.add_argument("--no-ablations", action="store_true",
@@ -346,6 +352,20 @@ def main(argv=None) -> int:
                 out = run_peer(a.schedgym_python, a.schedgym, swf, a, modes[0], observe=True)
                 entry["observations"] = compare_observations(jobs, m, out, a.backfil)
         report["logs"][trace] = entry
+    for trace in a.raw or ():
+        from schedlab.gym.schedgym import read_swf
+        from schedlab.workloads import traces
+
+        path = traces.resolve(trace).path
+        jobs, m = read_swf(path)
+        entry = {"file": path.name, "jobs": len(jobs), "m": m, "numpy": {}}
+        with tempfile.TemporaryDirectory() as tmp:
+            swf = Path(tmp) / path.name.replace(".gz", "")
+            with gzip.open(path, "rb") as fin, open(swf, "wb") as fout:
+                fout.write(fin.read())
+            out = run_peer(a.schedgym_python, a.schedgym, swf, a, modes[0])
+            entry["numpy"][modes[0]] = compare(jobs, m, out, a.heuristics, a.backfil, overrun="run")
+        report["logs"][f"{trace} (raw)"] = entry
     report["seconds"] = round(time.time() - t0, 1)
     print(f"SchedGym HPCSimPickJobs (sha256 {report['schedgym']['sha256'][:12]}) beside the engine's SchedGym rules: "
           f"{a.sequences} sequences of 256 jobs per log (reset_for_test, seed {a.seed})")

@@ -142,13 +142,83 @@ class Observation:
         return out
 
 
-def heuristic_policy(name: str) -> Policy:
+def read_swf(path) -> tuple:
+    """An SWF file's jobs as SchedGym loads them (``job.Workloads``, ``cluster.Cluster``),
+    for the engine: ``(jobs, m)``, to be simulated with ``overrun="run"``
+    (SchedGym runs a job for its whole runtime, whatever it requested).
+
+    SchedGym's rules: processors max(allocated, requested); a requested time of
+    -1 replaced by the runtime; a negative runtime by 10; jobs of runtime 0
+    dropped; jobs ordered by id; the machine MaxNodes nodes of MaxProcs /
+    MaxNodes processors each (MaxProcs 0 or absent: one per node), a job taking
+    ceil(processors / per node) nodes -- so ``m`` is MaxNodes and each job's
+    ``procs`` its nodes, and the column ``"processors"`` its processor count,
+    which SchedGym's scores read (``heuristic_policy(name, "processors")``;
+    the observation's processor feature is SchedGym's only with one
+    processor per node).  What
+    SchedGym would fail on, or never finish, is refused with the job named:
+    a header value that is not an integer, no MaxNodes, a job without a
+    processor count, with a negative requested time, or larger than the
+    machine, and ids not in submission order (the engine needs jobs sorted
+    by submit time)."""
+    import math
+
+    from ..errors import InputError
+    from ..jobs import Jobs
+    from ..workloads.swf import read_swf as _read
+
+    t = _read(path)
+
+    def header_int(key):
+        v = t.header.get(key)
+        if v is None:
+            return 0
+        try:
+            return int(v.split("\n")[0].strip())
+        except ValueError:
+            raise InputError(f"{t.path}: header {key}: {v!r} is not an integer (SchedGym's int() fails on it "
+                             f"too)") from None
+
+    nodes, procs_max = header_int("MaxNodes"), header_int("MaxProcs")
+    if nodes < 1:
+        raise InputError(f"{t.path}: no MaxNodes header: SchedGym's cluster would have no node")
+    ppn = float(procs_max if procs_max else nodes) / float(nodes)
+    f = t.fields
+    order = np.argsort(f["job_id"], kind="stable")
+    run = f["run"][order].copy()
+    raw_run = run.copy()
+    run[run < 0] = 10
+    keep = run > 0
+    order, run, raw_run = order[keep], run[keep], raw_run[keep]
+    ids, submit = f["job_id"][order], f["submit"][order]
+    procs = np.maximum(f["alloc_procs"][order], f["req_procs"][order])
+    req = f["req_time"][order].copy()
+    req[req == -1] = raw_run[req == -1]
+    need = np.array([int(math.ceil(float(p) / ppn)) for p in procs], dtype=np.int64)
+    for bad, why in ((procs < 1, "no processor count"), (req < 0, "a negative requested time"),
+                     (need > nodes, f"more nodes than the machine's {nodes}: SchedGym would never start it"),
+                     (np.r_[False, submit[1:] < submit[:-1]], "a submit time before the previous id's")):
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{t.path}, line {int(t.lines[order[i]])}: job {int(ids[i])} has {why}")
+    user = f["user"][order]
+    return Jobs(submit, run, req, need, ids, user=user if (user >= 0).any() else None,
+                columns={"processors": procs.astype(np.float64)}), nodes
+
+
+def heuristic_policy(name: str, processors: str | None = None) -> Policy:
     """SchedGym's heuristic ``name`` (a key of :data:`HEURISTICS`) as the
-    engine's policy: P_R its expression, P_B FCFS."""
+    engine's policy: P_R its expression, P_B FCFS.  ``processors``: a column of
+    the jobs holding SchedGym's processor count where ``procs`` holds nodes
+    (:func:`read_swf`'s ``"processors"`` with several processors per node):
+    the scores read it instead of ``procs``."""
     if name not in HEURISTICS:
         from ..errors import InputError
         raise InputError(f"unknown SchedGym heuristic {name!r}: one of {', '.join(HEURISTICS)}")
-    return Policy(Expr(HEURISTICS[name]), "FCFS")
+    text = HEURISTICS[name]
+    if processors is not None:
+        text = text.replace("procs", f"col.{processors}")
+    return Policy(Expr(text), "FCFS")
 
 
 def avg_bsld(schedule) -> float:
