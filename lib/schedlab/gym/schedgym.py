@@ -35,6 +35,8 @@ SchedGym's rules (P_B FCFS: SchedGym backfills in submission order);
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..expr import Expr
@@ -206,6 +208,7 @@ def read_swf(path) -> tuple:
                 columns={"processors": procs.astype(np.float64)}), nodes
 
 
+@functools.lru_cache(maxsize=None)
 def heuristic_policy(name: str, processors: str | None = None) -> Policy:
     """SchedGym's heuristic ``name`` (a key of :data:`HEURISTICS`) as the
     engine's policy: P_R its expression, P_B FCFS.  ``processors``: a column of
