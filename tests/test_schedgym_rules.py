@@ -249,3 +249,100 @@ def test_read_swf_loads_jobs_as_schedgym_does(tmp_path):
     # the scores read the processors, the machine the nodes
     s = simulate(jobs, m, heuristic_policy("F1", "processors"), rules="schedgym", overrun="run")
     assert s.start.tolist() == [5, 10, 30]
+
+
+# ------------------------------------------------ a plain re-statement of SchedGym's scheduling --
+
+def schedgym_reference(jobs: Jobs, m: int, heuristic: str, backfill: bool) -> list[int]:
+    """SchedGym's scheduling of ``jobs`` under ``heuristic`` written plainly, from
+    the description in csrc/SEMANTICS.md ("SchedGym's rules"): Python lists kept
+    in order by stable sorts, one event at a time, the pick held.  Slow and
+    obvious; the core is tested against it on random small cases."""
+    n = len(jobs)
+    r, p, req, q = (jobs.submit.tolist(), jobs.run.tolist(), jobs.req.tolist(), jobs.procs.tolist())
+    e = Expr(HEURISTICS[heuristic])
+    key = [e.key({"submit": r[j], "procs": q[j], "req": req[j], "id": j + 1}, 0, m) for j in range(n)]
+    start = [-1] * n
+    state = {"t": r[0], "next": 1, "free": m}
+    queue, running = [0], []
+
+    def ends(j):
+        return start[j] + p[j]
+
+    def event():
+        running.sort(key=ends)
+        due = ends(running[0]) if running else math.inf
+        if state["next"] < n and r[state["next"]] <= due:
+            state["t"] = max(state["t"], r[state["next"]])
+            queue.append(state["next"])
+            state["next"] += 1
+        else:
+            j = running.pop(0)
+            state["t"] = max(state["t"], due)
+            state["free"] += q[j]
+
+    def begin(j):
+        start[j] = state["t"]
+        state["free"] -= q[j]
+        running.append(j)
+        queue.remove(j)
+
+    while True:
+        queue.sort(key=lambda j: key[j])
+        pick = queue[0]
+        if q[pick] > state["free"] and backfill:
+            running.sort(key=lambda j: start[j] + req[j])
+            avail, earliest = state["free"], state["t"]
+            for j in running:
+                avail += q[j]
+                earliest = start[j] + req[j]
+                if avail >= q[pick]:
+                    break
+        while q[pick] > state["free"]:
+            if backfill:
+                queue.sort(key=lambda j: r[j])
+                for j in list(queue):
+                    if q[j] <= state["free"] and state["t"] + req[j] < earliest:
+                        begin(j)
+            event()
+        begin(pick)
+        if not queue:
+            if state["next"] >= n:
+                return start
+            while not queue:
+                event()
+
+
+def random_jobs(rng, n, m):
+    """Small jobs with many ties: submit times on a coarse grid, a few runtimes and requests."""
+    submit = np.sort(rng.integers(0, 8, n) * rng.choice([1, 5, 20]))
+    run = rng.choice([1, 2, 5, 10, 20], n)
+    req = run + rng.choice([0, 0, 1, 5, 20], n)
+    return Jobs(submit=submit, run=run, req=req, procs=rng.integers(1, m + 1, n))
+
+
+def test_the_core_is_the_plain_restatement_on_random_cases():
+    rng = np.random.default_rng(2026)
+    cases = 0
+    for _ in range(150):
+        m = int(rng.integers(1, 7))
+        jobs = random_jobs(rng, int(rng.integers(1, 30)), m)
+        for h in HEURISTICS:
+            for backfill in (True, False):
+                want = schedgym_reference(jobs, m, h, backfill)
+                assert starts(jobs, m, h, "schedgym" if backfill else "schedgym-nobackfill") == want, (h, backfill)
+                cases += 1
+    assert cases == 1500
+
+
+@pytest.mark.parametrize("debug", [1, 2, 4, 8])
+def test_the_random_cases_see_each_detail(debug):
+    """Each detail of the rules (sl_debug_schedgym drops it) changes some random case."""
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        m = int(rng.integers(1, 7))
+        jobs = random_jobs(rng, int(rng.integers(2, 30)), m)
+        h = ("FCFS", "SJF", "F1")[int(rng.integers(3))]
+        if starts(jobs, m, h, debug=debug) != schedgym_reference(jobs, m, h, True):
+            return
+    pytest.fail(f"no random case depends on detail {debug}")
