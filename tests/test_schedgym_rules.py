@@ -231,7 +231,7 @@ def test_read_swf_loads_jobs_as_schedgym_does(tmp_path):
     rest = "-1 1 1 -1 -1 -1 -1 -1 -1"
     lines = ["; MaxNodes: 8", "; MaxProcs: 32",
              f"2 10 0 50 6 -1 -1 4 100 {rest}",      # 6 processors (allocated > requested): 2 nodes
-             f"1 5 0 -5 -1 -1 -1 3 -1 {rest}",       # runtime -5 -> 10; requested -1 -> the raw runtime -5: refused below
+             f"1 5 0 -5 -1 -1 -1 3 -1 {rest}",       # runtime -5 -> 10; requested -1 -> the raw -5: refused
              f"3 20 0 0 4 -1 -1 4 60 {rest}",        # runtime 0: dropped
              f"4 30 0 7 -1 -1 -1 17 -1 {rest}"]      # requested time -1 -> 7; 17 processors: 5 nodes
     path = tmp_path / "log.swf"

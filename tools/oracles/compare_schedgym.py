@@ -129,7 +129,8 @@ def peer_observe(directory: str, swf: str, sequences: int, seed: int, backfils: 
                 if d:
                     break
             runs.append({"start": first, "seed": seed + k, "digests": digests, "actions": actions, "bsld": float(r),
-                         "starts": [int(env.loads[i].scheduled_time) for i in range(first, first + env.num_job_in_batch)]})
+                         "starts": [int(env.loads[i].scheduled_time)
+                                    for i in range(first, first + env.num_job_in_batch)]})
         out["runs"][str(b)] = runs
     return out
 
@@ -263,7 +264,8 @@ def compare_observations(jobs, m: int, peer_out: dict, backfils) -> list[dict]:
             rng = np.random.default_rng(r["seed"])
             same_all, step = True, 0
             while True:
-                digest = hashlib.sha256(np.ascontiguousarray(obs["jobs"].reshape(-1), np.float64).tobytes()).hexdigest()[:16]
+                flat = np.ascontiguousarray(obs["jobs"].reshape(-1), np.float64)
+                digest = hashlib.sha256(flat.tobytes()).hexdigest()[:16]
                 a = int(rng.integers(int(obs["mask"].sum())))
                 same = step < len(r["digests"]) and digest == r["digests"][step] and a == r["actions"][step]
                 row["steps"] += 1
@@ -380,9 +382,11 @@ def main(argv=None) -> int:
                       + (f"  first divergence {r['first_divergence']}" if r["first_divergence"] else ""))
     for trace, entry in report["logs"].items():
         for r in entry.get("observations", []):
-            print(f"{trace:10} random agent, observation='schedgym', backfil {r['backfil']}: {r['sequences']} sequences, "
+            print(f"{trace:10} random agent, observation='schedgym', backfil {r['backfil']}: "
+                  f"{r['sequences']} sequences, "
                   f"{r['sequences_identical']} identical at every step ({r['steps_identical']}/{r['steps']} steps: "
-                  f"observation and action; {r['steps_over_K']} with more than K queued), starts identical {r['starts_identical']}, bsld equal {r['bsld_equal']}"
+                  f"observation and action; {r['steps_over_K']} with more than K queued), "
+                  f"starts identical {r['starts_identical']}, bsld equal {r['bsld_equal']}"
                   + (f"; first divergence {r['first_divergence']}" if r["first_divergence"] else ""))
     for trace, entry in report["logs"].items():
         for what, diff in entry.get("ablations", {}).items():
