@@ -346,3 +346,21 @@ def test_the_random_cases_see_each_detail(debug):
         if starts(jobs, m, h, debug=debug) != schedgym_reference(jobs, m, h, True):
             return
     pytest.fail(f"no random case depends on detail {debug}")
+
+
+def test_stepping_and_clones_give_the_same_schedule():
+    """run(until) in steps, and a clone taken at every step (a held pick, its earliest
+    start and SchedGym's list orders copied) run to the end, give the one-run schedule."""
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        m = int(rng.integers(1, 7))
+        jobs = random_jobs(rng, int(rng.integers(5, 30)), m)
+        for rules in ("schedgym", "schedgym-nobackfill"):
+            want = simulate(jobs, m, heuristic_policy("SJF"), rules=rules).start
+            s = Simulation(jobs, m, heuristic_policy("SJF"), rules=rules)
+            for t in range(0, int(jobs.submit.max()) + 200, 3):
+                s.run(t)
+                c = s.clone()
+                assert np.array_equal(c.run().start_times, want), (rules, t)
+                c.close()
+            assert np.array_equal(s.run().start_times, want)
