@@ -15,7 +15,8 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parents[3]
 CSRC = ROOT / "csrc"
-SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c", "expr.c", "tour.c", "dispatch.c"]
+SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c", "expr.c", "tour.c", "dispatch.c",
+           "schedgym.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
 

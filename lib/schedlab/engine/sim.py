@@ -53,6 +53,11 @@ CORRECTIONS = {"none": lib.SL_CORR_NOW, "requested": lib.SL_CORR_REQUESTED,
 OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
 #: the order of queued jobs with equal keys (sl_config.tie; csrc/SEMANTICS.md)
 TIES = {"oldest": lib.SL_TIE_OLDEST, "newest": lib.SL_TIE_NEWEST}
+#: whose scheduling rules a simulation follows (sl_config.rules; csrc/SEMANTICS.md,
+#: "SchedGym's rules"): EASY's, or SchedGym's (RLScheduler's HPCSimPickJobs) with
+#: its backfilling (backfil=True) or without it
+RULES = {"easy": lib.SL_RULES_EASY, "schedgym": lib.SL_RULES_SCHEDGYM,
+         "schedgym-nobackfill": lib.SL_RULES_SCHEDGYM_NOBF}
 VERSION = ffi.string(lib.sl_version()).decode()
 #: sha256 (16 hex digits) of the C sources the loaded core was built from.
 SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
@@ -475,7 +480,7 @@ class Simulation:
                  estimate="requested", overrun: str = "kill", threshold_backfill=None,
                  *, classes=None, divider=None, correction: str = "none",
                  partitions=None, criteria=None, recompute=None, recompute_origin=None,
-                 tie: str = "oldest", _clone_of: "Simulation | None" = None):
+                 tie: str = "oldest", rules: str = "easy", _clone_of: "Simulation | None" = None):
         self._handle = None
         # One call at a time (cffi releases the GIL inside the core): a second
         # one -- another thread, or the estimator re-entering -- is refused.
@@ -501,6 +506,9 @@ class Simulation:
             raise InputError(f"tie={tie!r} is for the single queue pair; multiple queues (partitions) keep "
                              f"their FCFS order (tie='oldest')")
         self.tie = tie
+        if not isinstance(rules, str) or rules not in RULES:
+            raise InputError(f"rules must be one of {sorted(RULES)}, got {rules!r}")
+        self.rules = rules
         if isinstance(estimate, str) and estimate.startswith(PYTHON_PREFIX):
             estimate = python_estimator(estimate)
         if isinstance(estimate, Estimator):
@@ -559,6 +567,7 @@ class Simulation:
         cfg.divider = -1 if self.divider is None or per_job else self.divider
         cfg.correction = CORRECTIONS[correction]
         cfg.tie = TIES[tie]
+        cfg.rules = RULES[rules]
         if self.learned is not None:
             self.learned._fill(cfg.learned)
         if self._estimator is not None:
@@ -733,7 +742,7 @@ class Simulation:
         self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
         self.learned = src.learned
         self._cls, self.divider = src._cls, src.divider
-        self.correction, self.tie = src.correction, src.tie
+        self.correction, self.tie, self.rules = src.correction, src.tie, src.rules
         self._keep = list(src._keep)            # the shared, read-only inputs stay alive
         self._cjobs, self._cfg, self._cols = src._cjobs, src._cfg, src._cols
         self._alloc_outputs(len(self.jobs))
@@ -1095,7 +1104,7 @@ class Simulation:
 def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estimate="requested",
              overrun: str = "kill", threshold_backfill=None, *, classes=None, divider=None,
              correction: str = "none", partitions=None, criteria=None, recompute=None,
-             recompute_origin=None, tie: str = "oldest") -> Schedule:
+             recompute_origin=None, tie: str = "oldest", rules: str = "easy") -> Schedule:
     """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end.
 
     ``classes`` (optional, True = small) orders the queues small first
@@ -1120,10 +1129,19 @@ def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estima
     ``tie``: the order of queued jobs with equal keys, in every queue:
     "oldest" (earlier submission, then smaller id, first: this engine's
     semantics) or "newest" (each reversed: freuk/ocst's rule, a reading of
-    the papers computed with it; csrc/SEMANTICS.md, "Other simulators")."""
+    the papers computed with it; csrc/SEMANTICS.md, "Other simulators").
+
+    ``rules``: "easy" (EASY's passes, this engine's semantics), "schedgym" or
+    "schedgym-nobackfill" (RLScheduler's SchedGym, ``HPCSimPickJobs`` with
+    ``backfil`` True or False: the first job in P_R order is picked and held
+    until it starts; with backfilling, the jobs behind it start meanwhile in
+    submission order if they end, by their estimate, strictly before its
+    earliest start; P_B must be FCFS; csrc/SEMANTICS.md, "SchedGym's rules";
+    SchedGym's own heuristics: :data:`schedlab.gym.schedgym.HEURISTICS`)."""
     with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill,
                     classes=classes, divider=divider, correction=correction, partitions=partitions,
-                    criteria=criteria, recompute=recompute, recompute_origin=recompute_origin, tie=tie) as sim:
+                    criteria=criteria, recompute=recompute, recompute_origin=recompute_origin, tie=tie,
+                    rules=rules) as sim:
         sim.run()
         return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags,
                         sim._first, sim._pred,

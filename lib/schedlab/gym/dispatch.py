@@ -43,6 +43,18 @@ parameter):
   the sum over the jobs started since the previous step, divided by the
   episode's job count, so the rewards of an episode add up to the episodic
   reward, up to rounding).
+* ``rules``: ``"easy"`` (default, above), or SchedGym's scheduling,
+  ``"schedgym"`` / ``"schedgym-nobackfill"`` (``backfil`` True / False): the
+  job named is held until it starts, the jobs behind it backfilled meanwhile
+  in submission order if they end, by their request, strictly before its
+  earliest start; a decision follows every start and every submission into
+  an empty queue (csrc/SEMANTICS.md, "SchedGym's rules"; ``backfill`` must
+  be FCFS).  An agent naming SchedGym's heuristic's first job gets its schedule.
+* ``observation``: ``"schedlab"`` (default, below) or ``"schedgym"``:
+  SchedGym's visible jobs (the first K in FCFS order, or with more queued its
+  mix of the K first by SJF and by fewest processors) and its 8 features per
+  job (:data:`schedlab.gym.schedgym.OBS_FIELDS`, in [0, 1]; its empty slots
+  0, 1, 1, 1, 1, 1, 1, 0; SchedGym's flat vector is ``obs["jobs"].reshape(-1)``).
 * ``invalid_action``: what an action naming no visible job (>= the number of
   visible jobs) does -- ``"wrap"`` (default: it names visible job
   ``action % visible``, counted in ``info["invalid_actions"]``) or
@@ -93,6 +105,7 @@ from gymnasium import spaces
 from .. import validators
 from ..engine import metrics, sim
 from ..errors import InputError
+from . import schedgym
 from ._weeks import LogWeeks
 from ..workloads import traces as _traces
 from ..workloads import workload
@@ -103,6 +116,7 @@ WINDOWS = ("week", "jobs", "resampled", "log")
 REWARDS = ("bsld", "wait")
 TIMINGS = ("episode", "step")
 INVALID = ("wrap", "error")
+OBSERVATIONS = ("schedlab", "schedgym")
 #: The columns of the observation's ``"jobs"`` rows, in order (units in the module docstring).
 JOB_FIELDS = ("wait", "req", "procs", "submit", "fits")
 #: The entries of the observation's ``"machine"`` vector.
@@ -124,13 +138,19 @@ class JobDispatchEnv(gym.Env):
 
     def __init__(self, trace: Any = "KTH-SP2", m: int | None = None, *, window: str = "week", K: int | None = 128,
                  backfill: str = "FCFS", reward: str = "bsld", reward_timing: str = "episode", jobs: int = 256,
-                 weeks: int = 1, resample_seed: int = 2017, invalid_action: str = "wrap"):
+                 weeks: int = 1, resample_seed: int = 2017, invalid_action: str = "wrap", rules: str = "easy",
+                 observation: str = "schedlab"):
         super().__init__()
+        # SchedGym's rules and observation (issue 50; csrc/SEMANTICS.md "SchedGym's rules", schedlab.gym.schedgym)
+        self.rules = _one_of(rules, "rules", tuple(sim.RULES))
+        self.observation = _one_of(observation, "observation", OBSERVATIONS)
         self.window = _one_of(window, "window", WINDOWS)
         self.reward = _one_of(reward, "reward", REWARDS)
         self.reward_timing = _one_of(reward_timing, "reward_timing", TIMINGS)
         self.invalid_action = _one_of(invalid_action, "invalid_action", INVALID)
         self.backfill = validators.policy_specs([backfill], "backfill")[0]
+        if self.rules != "easy" and self.backfill != "FCFS":
+            raise InputError(f"backfill: SchedGym's rules backfill in submission order (FCFS), got {backfill!r}")
         self.policy = sim.Policy(self.backfill, self.backfill, None)     # P_R = P_B: one queue; P_R decides nothing
         self.sequence = validators.integer(jobs, "jobs", 1)
         self.weeks = validators.integer(weeks, "weeks", 1)
@@ -164,8 +184,12 @@ class JobDispatchEnv(gym.Env):
             self.K = validators.integer(K, "K", 1)
         self.action_space = spaces.Discrete(self.K)
         big = np.float64(np.inf)
+        self._fields = JOB_FIELDS
+        if self.observation == "schedgym":
+            self._sg = schedgym.Observation(self._log, self.m, self.K)
+            self._fields, big = schedgym.OBS_FIELDS, np.float64(1.0)
         self.observation_space = spaces.Dict({
-            "jobs": spaces.Box(0.0, big, (self.K, len(JOB_FIELDS)), np.float64),
+            "jobs": spaces.Box(0.0, big, (self.K, len(self._fields)), np.float64),
             "mask": spaces.MultiBinary(self.K),
             "machine": spaces.Box(0.0, big, (len(MACHINE_FIELDS),), np.float64),
         })
@@ -223,7 +247,9 @@ class JobDispatchEnv(gym.Env):
         self._origin = int(j.submit[0])
         # the rows' req, procs and submit columns of every job, taken by the visible ones at each decision
         self._feat = np.column_stack([j.req / HOUR, j.procs / float(self.m), (j.submit - self._origin) / HOUR])
-        self._sim = sim.Simulation(j, self.m, self.policy).set_dispatch(True)
+        self._sim = sim.Simulation(j, self.m, self.policy, rules=self.rules).set_dispatch(True)
+        if self.observation == "schedgym":
+            self._sg.start(j)
         self._sim.run()
         self._done = False
         self._decisions = self._invalid = 0
@@ -236,16 +262,20 @@ class JobDispatchEnv(gym.Env):
         """The observation at the pending decision (and the visible jobs, in self._visible)."""
         s = self._sim
         now = s.decision
-        vis = s.queued(self.K)
-        self._visible, self._now = vis, now
-        n = vis.size
         st = s.state
         free = self.m - st["used"]
-        rows = np.zeros((self.K, len(JOB_FIELDS)))
         t = (now - self._origin) / HOUR
-        rows[:n, 1:4] = self._feat[vis]
-        rows[:n, 0] = t - rows[:n, 3]
-        rows[:n, 4] = self.jobs.procs[vis] <= free
+        if self.observation == "schedgym":
+            vis = self._sg.visible(self.jobs, s.queued())
+            rows = self._sg.rows(self.jobs, vis, now, free)
+        else:
+            vis = s.queued(self.K)
+            rows = np.zeros((self.K, len(JOB_FIELDS)))
+            rows[:vis.size, 1:4] = self._feat[vis]
+            rows[:vis.size, 0] = t - rows[:vis.size, 3]
+            rows[:vis.size, 4] = self.jobs.procs[vis] <= free
+        self._visible, self._now = vis, now
+        n = vis.size
         mask = np.zeros(self.K, np.int8)
         mask[:n] = 1
         machine = np.array([free / self.m, st["queued"], t])
@@ -301,7 +331,7 @@ class JobDispatchEnv(gym.Env):
             w = sched.start - self.jobs.submit
             info.update({"avg_bsld": float(metrics.bsld(sched).mean()), "avg_wait": float(w.mean()),
                          "jobs": len(self.jobs), "invalid_actions": self._invalid, "summary": sched.summary()})
-            obs = {"jobs": np.zeros((self.K, len(JOB_FIELDS))), "mask": np.zeros(self.K, np.int8),
+            obs = {"jobs": np.zeros((self.K, len(self._fields))), "mask": np.zeros(self.K, np.int8),
                    "machine": np.zeros(len(MACHINE_FIELDS))}
             self._visible = np.zeros(0, np.int32)
         else:
