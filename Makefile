@@ -22,6 +22,10 @@ LAB_ARGS        ?=
 ORACLE_LOGS     ?= KTH-SP2 CTC-SP2 SDSC-SP2
 ORACLE_POLICIES ?= FCFS-FCFS SPF-SPF SAF-SAF LCFS-LCFS LQF-LQF SQF-SQF LAF-LAF FCFS-SPF
 OCST_OPTIONAL   ?=
+SCHEDGYM_DIR    ?=
+SCHEDGYM_PYTHON ?=
+SCHEDGYM_LOGS   ?= SDSC-SP2 CTC-SP2
+SCHEDGYM_SEQUENCES ?= 100
 UV_VERSION      ?= 0.13.8
 
 # Values a user gives (make reproduce TRACES=..., PROFILE=..., LAB_ARGS=...) are
@@ -30,7 +34,7 @@ UV_VERSION      ?= 0.13.8
 # argument) or $$NAME (split into words, never parsed as shell code): no value can
 # run a command.  PROFILE must be a profile the compendium knows.
 USER_VARS := PROFILE TRACES NOTEBOOK_JOBS TEST_WORKERS FUZZ_EXAMPLES FUZZ_COUNT LAB_ARGS ORACLE_LOGS \
-             ORACLE_POLICIES OCST_OPTIONAL UV_VERSION
+             ORACLE_POLICIES OCST_OPTIONAL UV_VERSION SCHEDGYM_DIR SCHEDGYM_PYTHON SCHEDGYM_LOGS SCHEDGYM_SEQUENCES
 PROFILES  := quick full
 $(foreach v,$(USER_VARS),$(eval override $(v) := $$(value $(v))))
 PROFILE_OK := $(and $(filter 1,$(words $(value PROFILE))),$(filter $(PROFILES),$(value PROFILE)))
@@ -102,7 +106,8 @@ test-asan: install
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py tests/test_learned.py \
-		tests/test_hardening_engine.py tests/fuzz/test_fuzz_engine.py tests/test_multi.py tests/test_engine_dispatch.py tests/test_gym_vector.py
+		tests/test_hardening_engine.py tests/fuzz/test_fuzz_engine.py tests/test_multi.py tests/test_engine_dispatch.py \
+		tests/test_schedgym_rules.py tests/test_gym_vector.py
 
 # Campaigns on a real Slurm through dask-jobqueue (not part of make test):
 # as root, installs slurm-wlm and munge with apt-get when missing, starts a
@@ -122,6 +127,12 @@ test-cluster: install
 # results/oracles/*.json and runs tests/oracles/check_ocst.py.  Without the source
 # it stops with status 3, or, with OCST_OPTIONAL=1 (CI: no GitHub there), says so
 # and exits 0.  tools/oracles/build_ocst.sh gives every status.
+# Then SchedGym (RLScheduler's HPCSimPickJobs) beside the engine's SchedGym rules,
+# when SCHEDGYM_DIR (a copy of DIR-LAB/deep-batch-scheduler) and SCHEDGYM_PYTHON (a
+# Python that imports its HPCSimPickJobs) are given: its five heuristics on
+# SCHEDGYM_SEQUENCES of its 256-job sequences of each of SCHEDGYM_LOGS, backfil 0
+# and 1 (tools/oracles/compare_schedgym.py -> results/oracles/schedgym.json,
+# tests/oracles/check_schedgym.py); without them, one "skipped" line.
 oracles:
 	bash tools/oracles/build_ocst.sh
 
@@ -137,6 +148,12 @@ test-oracles: install
 	$(PY) tools/oracles/compare_ocst.py weeks --traces $$ORACLE_LOGS --policies $$ORACLE_POLICIES \
 		--untie none all --json $(RESULTS)/oracles/weeks.json && \
 	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_ocst.py; fi
+	@if [ -z "$$SCHEDGYM_DIR" ] || [ -z "$$SCHEDGYM_PYTHON" ]; then \
+		echo "test-oracles: schedgym skipped: needs SCHEDGYM_DIR=<a copy of DIR-LAB/deep-batch-scheduler> and SCHEDGYM_PYTHON=<a Python that imports its HPCSimPickJobs>"; \
+	else \
+	$(PY) tools/oracles/compare_schedgym.py --traces $$SCHEDGYM_LOGS --sequences "$$SCHEDGYM_SEQUENCES" \
+		--json $(RESULTS)/oracles/schedgym.json && \
+	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_schedgym.py; fi
 
 # Stretch oracle: gaussier2015's pyss (jad-darrous/predictsim, run as it is under
 # Python 2.7) beside the engine on KTH-SP2 EASY-FCFS-FCFS (a few CPU-minutes);

@@ -129,6 +129,8 @@ int sl_sim_decide(sl_sim *s, int32_t j)
                  (int)j, state_name(s->state[j]));
         return SL_EINVAL;
     }
+    if (s->sg != NULL)
+        return sl_sg_decide(s, j);      /* SchedGym's rules: j is held until it starts */
     const int64_t t = s->dt;
     int32_t head = j;
     if (s->J.procs[j] <= free_now(s)) {

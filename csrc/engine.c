@@ -59,7 +59,7 @@ static inline int heap_less(const sl_sim *s, int32_t a, int32_t b)
     return ea != eb ? ea < eb : a < b;
 }
 
-static void heap_push(sl_sim *s, int32_t j)
+void sl_heap_push(sl_sim *s, int32_t j)
 {
     int32_t i = s->nheap++;
     while (i > 0) {
@@ -72,7 +72,7 @@ static void heap_push(sl_sim *s, int32_t j)
     s->heap[i] = j;
 }
 
-static int32_t heap_pop(sl_sim *s)
+int32_t sl_heap_pop(sl_sim *s)
 {
     const int32_t top = s->heap[0];
     const int32_t last = s->heap[--s->nheap];
@@ -151,7 +151,7 @@ void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags)
     if (s->J.procs[j] == s->minq)
         s->nminq--;
     s->used += s->J.procs[j];
-    heap_push(s, j);
+    sl_heap_push(s, j);
     sl_run_insert(s, j);
     if (s->learn != NULL)
         sl_learn_started(s, j);
@@ -254,6 +254,31 @@ static int64_t next_event(const sl_sim *s)
     return t;
 }
 
+/* Job j, taken off the heap, completes at t. */
+void sl_engine_complete(sl_sim *s, int32_t j, int64_t t)
+{
+    s->state[j] = SL_DONE;
+    s->used -= s->J.procs[j];
+    s->ndone++;
+    sl_run_remove(s, j);
+    if (s->mq != NULL)
+        sl_mq_completed(s, j);
+    observe(s, j, t);
+}
+
+/* The next job (s->next_sub) is submitted at t. */
+int sl_engine_submit(sl_sim *s, int64_t t)
+{
+    if (predict(s, s->next_sub, t) != SL_OK) {
+        s->failed = 1;
+        return SL_EINVAL;
+    }
+    if (s->mq != NULL)
+        sl_mq_submitted(s, s->next_sub);
+    queue_job(s, s->next_sub++, t);
+    return SL_OK;
+}
+
 /* The events at time t (t = next_event(s)): every completion at t, then
  * every submission at t; the pass at t is the caller's (sl_sim_run, or
  * multi.c, which plans one pass for many policies). */
@@ -265,28 +290,16 @@ int sl_engine_events(sl_sim *s, int64_t t)
     if (t > s->clock)
         s->clock = t;
     while (s->nheap > 0 && s->O.end[s->heap[0]] == t) {
-        const int32_t j = heap_pop(s);
+        const int32_t j = sl_heap_pop(s);
         if (s->doomed[j]) {
             requeue(s, j, t);
             continue;
         }
-        s->state[j] = SL_DONE;
-        s->used -= s->J.procs[j];
-        s->ndone++;
-        sl_run_remove(s, j);
-        if (s->mq != NULL)
-            sl_mq_completed(s, j);
-        observe(s, j, t);
+        sl_engine_complete(s, j, t);
     }
-    while (s->next_sub < s->n && s->J.submit[s->next_sub] == t && t <= s->cutoff) {
-        if (predict(s, s->next_sub, t) != SL_OK) {
-            s->failed = 1;
+    while (s->next_sub < s->n && s->J.submit[s->next_sub] == t && t <= s->cutoff)
+        if (sl_engine_submit(s, t) != SL_OK)
             return SL_EINVAL;
-        }
-        if (s->mq != NULL)
-            sl_mq_submitted(s, s->next_sub);
-        queue_job(s, s->next_sub++, t);
-    }
     return SL_OK;
 }
 
@@ -306,6 +319,8 @@ int sl_sim_run(sl_sim *s, int64_t until)
     }
     if (s->dpending)
         return SL_DECIDE;           /* dispatch.c: the pending decision first */
+    if (s->sg != NULL)
+        return sl_sg_run(s, until); /* schedgym.c: SchedGym's rules */
     for (;;) {
         const int64_t t = next_event(s);
         if (t == INT64_MAX || t > until)
@@ -465,9 +480,15 @@ static int check_config(const sl_config *C, char *err, size_t errlen)
         sl_set_err(err, errlen, "unknown overrun kind %d", (int)C->overrun);
         return SL_EINVAL;
     }
+    if (C->rules != SL_RULES_EASY && C->rules != SL_RULES_SCHEDGYM && C->rules != SL_RULES_SCHEDGYM_NOBF) {
+        sl_set_err(err, errlen, "unknown rules %d", (int)C->rules);
+        return SL_EINVAL;
+    }
     int rc = sl_policy_check(&C->primary, err, errlen, "primary");
     if (rc == SL_OK)
         rc = sl_policy_check(&C->backfill, err, errlen, "backfill");
+    if (rc == SL_OK && C->rules != SL_RULES_EASY)
+        rc = sl_sg_check(C, &C->primary, &C->backfill, C->threshold, err, errlen);
     return rc;
 }
 
@@ -573,6 +594,7 @@ void sl_sim_free(sl_sim *s)
     sl_queue_free(&s->fq); sl_queue_free(&s->pq); sl_queue_free(&s->bq);
     sl_mq_free(s->mq);
     sl_learn_free(s->learn);
+    sl_sg_free(s->sg);
     free(s);
 }
 
@@ -589,6 +611,10 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     int rc = check_config(cfg, err, errlen);
     if (rc == SL_OK)
         rc = check_jobs(jobs, cfg, err, errlen);
+    if (rc == SL_OK && cfg->rules != SL_RULES_EASY && jobs->cls != NULL) {
+        sl_set_err(err, errlen, "SchedGym's rules take no job classes");
+        rc = SL_EINVAL;
+    }
     if (rc == SL_OK && (jobs->ncols < 0 || (jobs->ncols > 0 && jobs->n > 0 && jobs->cols == NULL))) {
         sl_set_err(err, errlen, "%d job columns but no column array", (int)jobs->ncols);
         rc = SL_EINVAL;
@@ -652,6 +678,11 @@ int sl_sim_new(const sl_jobs *jobs, const sl_config *cfg, const sl_out *out, sl_
     s->shared = shares_order(&cfg->primary, &cfg->backfill);
     s->now = INT64_MIN;
     s->clock = INT64_MIN;
+    if (cfg->rules != SL_RULES_EASY && sl_sg_new(s) != SL_OK) {
+        sl_sim_free(s);
+        sl_set_err(err, errlen, "out of memory for %d jobs", (int)n);
+        return SL_ENOMEM;
+    }
     *sim = s;
     return SL_OK;
 }
@@ -675,6 +706,8 @@ int sl_sim_set_policy(sl_sim *s, const sl_policy *primary, const sl_policy *back
         return SL_ESTATE;
     }
     if (s->dispatch && sl_dispatch_check(s, threshold, 0) != SL_OK)
+        return SL_EINVAL;
+    if (s->sg != NULL && sl_sg_check(&s->C, primary, backfill, threshold, s->err, sizeof s->err) != SL_OK)
         return SL_EINVAL;
     if (s->mq != NULL && !sl_mq_policy_ok(primary, backfill, threshold)) {
         snprintf(s->err, sizeof s->err, "multiple-queue backfilling needs FCFS queues without threshold");
@@ -792,7 +825,7 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     s->cutoff = src->cutoff;
     s->clock = src->clock;
     sl_dispatch_clone(s, src);
-    if (sl_mq_clone(s, src) != SL_OK || sl_learn_clone(s, src) != SL_OK) {
+    if (sl_mq_clone(s, src) != SL_OK || sl_learn_clone(s, src) != SL_OK || sl_sg_clone(s, src) != SL_OK) {
         sl_sim_free(s);
         return SL_ENOMEM;
     }

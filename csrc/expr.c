@@ -6,8 +6,8 @@
  * that never underflows nor grows past SL_EXPR_STACK, exactly one value
  * left, columns that exist), then evaluated with no allocation and no
  * Python.  The contract (csrc/SEMANTICS.md, "Policy expressions"): every
- * operation is the IEEE double operation of C (libm's log, log1p, sqrt,
- * exp, pow), x ** k for a constant integer k in -16..16 is repeated
+ * operation is the IEEE double operation of C (libm's log, log2, log10,
+ * log1p, sqrt, exp, pow), x ** k for a constant integer k in -16..16 is repeated
  * multiplication left to right, and a key that comes out NaN is +infinity
  * (the job goes after every job with a number key; the tie rule orders
  * such jobs among themselves).  So a key is always a double that compares,
@@ -32,6 +32,8 @@ static int arity(int32_t op)
         return 1;
     if (op == SL_OP_WHERE)
         return 3;
+    if (op == SL_OP_LOG2 || op == SL_OP_LOG10)
+        return 1;
     return -1;
 }
 
@@ -142,6 +144,8 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
         case SL_OP_ABS: st[sp - 1] = fabs(st[sp - 1]); break;
         case SL_OP_LOG: st[sp - 1] = log(st[sp - 1]); break;
         case SL_OP_LOG1P: st[sp - 1] = log1p(st[sp - 1]); break;
+        case SL_OP_LOG2: st[sp - 1] = log2(st[sp - 1]); break;
+        case SL_OP_LOG10: st[sp - 1] = log10(st[sp - 1]); break;
         case SL_OP_SQRT: st[sp - 1] = sqrt(st[sp - 1]); break;
         case SL_OP_EXP: st[sp - 1] = exp(st[sp - 1]); break;
         case SL_OP_NOT: st[sp - 1] = st[sp - 1] == 0.0 ? 1.0 : 0.0; break;
@@ -348,6 +352,8 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
                 case SL_OP_ABS: a = fabs(a); break;
                 case SL_OP_LOG: a = log(a); break;
                 case SL_OP_LOG1P: a = log1p(a); break;
+                case SL_OP_LOG2: a = log2(a); break;
+                case SL_OP_LOG10: a = log10(a); break;
                 case SL_OP_SQRT: a = sqrt(a); break;
                 case SL_OP_EXP: a = exp(a); break;
                 case SL_OP_NOT: a = a == 0.0 ? 1.0 : 0.0; break;

@@ -176,6 +176,9 @@ struct sl_sim {
     int32_t dispatch;
     int32_t dpending;
     int64_t dt;
+    /* SchedGym's rules (schedgym.c; SEMANTICS.md "SchedGym's rules"), or
+     * NULL under EASY's. */
+    struct sl_sg *sg;
 };
 
 /* expr.c: policy expressions */
@@ -293,6 +296,23 @@ int64_t sl_learn_predict(sl_sim *s, int32_t j, int64_t t);   /* at submission */
 void sl_learn_observe(sl_sim *s, int32_t j, int64_t t);      /* at completion */
 void sl_learn_started(sl_sim *s, int32_t j);                 /* j started     */
 void sl_learn_stopped(sl_sim *s, int32_t j);                 /* j requeued    */
+
+/* engine.c, for schedgym.c: the heap of running jobs on (end, index), one
+ * completion (of a job taken off the heap) and one submission (the next job). */
+void sl_heap_push(sl_sim *s, int32_t j);
+int32_t sl_heap_pop(sl_sim *s);
+void sl_engine_complete(sl_sim *s, int32_t j, int64_t t);
+int sl_engine_submit(sl_sim *s, int64_t t);
+
+/* schedgym.c: SchedGym's rules (sl_config.rules != SL_RULES_EASY) */
+struct sl_sg;
+int sl_sg_check(const sl_config *C, const sl_policy *primary, const sl_policy *backfill, int64_t threshold,
+                char *err, size_t errlen);
+int sl_sg_new(sl_sim *s);                      /* SL_OK or SL_ENOMEM */
+int sl_sg_clone(sl_sim *dst, const sl_sim *src);
+void sl_sg_free(struct sl_sg *g);
+int sl_sg_run(sl_sim *s, int64_t until);
+int sl_sg_decide(sl_sim *s, int32_t j);        /* j queued, a decision pending */
 
 /* easy.c: steps 3-5 of the pass at t behind head (-1: none), after step 2. */
 void sl_easy_pass_end(sl_sim *s, int64_t t, int32_t head);

@@ -702,10 +702,10 @@ int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weight
             return SL_EINVAL;
         }
     }
-    if (jobs->cls != NULL || cfg->correction != SL_CORR_NOW || cfg->tie != SL_TIE_OLDEST ||
+    if (jobs->cls != NULL || cfg->correction != SL_CORR_NOW || cfg->tie != SL_TIE_OLDEST || cfg->rules != SL_RULES_EASY ||
         (cfg->estimate != SL_EST_REQUESTED && cfg->estimate != SL_EST_ACTUAL && cfg->estimate != SL_EST_ARRAY &&
          cfg->estimate != SL_EST_EASYPP)) {
-        sl_set_err(err, errlen, "sl_multi_run: needs no classes, no correction, the default tie order (oldest "
+        sl_set_err(err, errlen, "sl_multi_run: needs EASY's rules, no classes, no correction, the default tie order (oldest "
                    "first: its decisions share tie_before's order) and a requested, actual, array or easy++ estimate");
         return SL_EINVAL;
     }

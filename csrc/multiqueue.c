@@ -576,6 +576,10 @@ int sl_sim_set_partitions(sl_sim *s, int32_t np, const int64_t *bounds)
     }
     if (s->dispatch && sl_dispatch_check(s, -1, 1) != SL_OK)
         return SL_EINVAL;
+    if (s->sg != NULL) {
+        snprintf(s->err, sizeof s->err, "SchedGym's rules have one queue, not multiple-queue backfilling (partitions)");
+        return SL_EINVAL;
+    }
     if (!sl_mq_policy_ok(&s->C.primary, &s->C.backfill, s->C.threshold) || s->cls != NULL ||
         s->C.correction != SL_CORR_NOW) {
         snprintf(s->err, sizeof s->err, "multiple-queue backfilling needs FCFS queues without threshold, "

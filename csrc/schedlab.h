@@ -71,7 +71,8 @@ enum sl_op {
     SL_OP_SQRT = 32, SL_OP_EXP = 33,
     SL_OP_NOT = 34,
     SL_OP_WHERE = 35,
-    SL_NOPS = 36
+    SL_OP_LOG2 = 36, SL_OP_LOG10 = 37,  /* libm's log2, log10           */
+    SL_NOPS = 38
 };
 
 enum { SL_EXPR_MAXLEN = 1024, SL_EXPR_STACK = 64 };
@@ -179,6 +180,18 @@ enum sl_tie {
     SL_TIE_NEWEST = 1       /* each of the three reversed               */
 };
 
+/* Whose scheduling rules the simulation follows (csrc/SEMANTICS.md, "SchedGym's
+ * rules"): EASY's passes (the default), or SchedGym's (RLScheduler's
+ * HPCSimPickJobs): the job picked -- the first in P_R order, or the caller's
+ * in dispatch mode -- is held until it starts; with SL_RULES_SCHEDGYM the jobs
+ * queued behind it are backfilled in submission order while it waits, if
+ * they end, by their estimate, strictly before its earliest start time. */
+enum sl_rules {
+    SL_RULES_EASY = 0,
+    SL_RULES_SCHEDGYM = 1,        /* SchedGym with backfil=True            */
+    SL_RULES_SCHEDGYM_NOBF = 2    /* SchedGym with backfil=False           */
+};
+
 /* Per-job output flags. */
 enum sl_flag {
     SL_BACKFILLED = 1,      /* started by the backfilling step       */
@@ -243,6 +256,7 @@ typedef struct sl_config {
                                      are equal, in every queue (0: oldest
                                      first, the default); sl_multi_run
                                      needs SL_TIE_OLDEST                    */
+    int32_t rules;                /* enum sl_rules (0: EASY's, the default) */
 } sl_config;
 
 /* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
@@ -516,6 +530,15 @@ int64_t sl_debug_tour_count(int32_t which);
  * was loaded: 0 pairs found out of order by mode 2, 1 adjacent swaps,
  * 2 certificates computed, 3 full re-sorts, 4 expired pairs checked. */
 int64_t sl_debug_kinetic_count(int32_t which);
+
+/* Tests only: SchedGym's rules with one of its details dropped, to show what
+ * each decides (csrc/SEMANTICS.md, "SchedGym's rules"; the schedules then
+ * differ from SchedGym's): a bitmask, 0 (default) none; 1 running jobs that
+ * end at the same instant complete in index order; 2 the backfilling walk
+ * orders jobs submitted at the same time by the tie rule alone; 4 a job
+ * backfills if it ends by the pick's earliest start (<=, not <); 8 the
+ * earliest start is recomputed before every walk.  Returns the previous mask. */
+int32_t sl_debug_schedgym(int32_t mask);
 
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;

@@ -49,3 +49,31 @@ def test_the_readme_examples_run_importing_only_the_top_level(tmp_path):
         r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                            cwd=tmp_path, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]
+
+
+_SCRIPT = """\
+import schedlab
+{indent}r = schedlab.run_study("yourpolicy", overrides={{"samples": 2, "weeks": 3, "compare": ["FCFS", "SPF"],
+{indent}                      "threshold": "10h", "seed": 3}}, outdir={out!r}, cache_dir={cache!r},
+{indent}                      workers=1, log=None, progress=False)
+{indent}print("ran", sorted(r["files"])[:1])
+"""
+
+
+def test_run_study_from_a_plain_script_runs_under_a_main_guard_and_stops_in_one_line_without(tmp_path):
+    """issue 51 item 4: the workers start by the spawn method, which re-runs
+    the main script; without a guard dask said only 'Nanny failed to start'
+    after a 240-line traceback.  Now: one line naming the script's line."""
+    bare = tmp_path / "bare.py"
+    bare.write_text(_SCRIPT.format(indent="", out=str(tmp_path / "o1"), cache=str(tmp_path / "c1")))
+    r = subprocess.run([sys.executable, str(bare)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode != 0
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1, r.stderr[-3000:]
+    assert f"{bare}, line 2:" in lines[0] and "__main__" in lines[0], lines[0]
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text(_SCRIPT.format(indent="    ", out=str(tmp_path / "o2"), cache=str(tmp_path / "c2"))
+                       .replace("import schedlab\n", "import schedlab\nif __name__ == '__main__':\n"))
+    r = subprocess.run([sys.executable, str(guarded)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.startswith("ran"), r.stdout

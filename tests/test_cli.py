@@ -65,3 +65,36 @@ def test_bad_swf_line_is_reported_with_file_and_line(tmp_path, capsys):
 def test_missing_file(tmp_path, capsys):
     assert cli.main(["simulate", str(tmp_path / "nope.swf")]) == 2
     assert "nope.swf" in capsys.readouterr().err
+
+
+def test_simulate_corrects_a_column_estimate_and_warns_when_an_underestimate_runs_uncorrected(trace, tmp_path,
+                                                                                            capsys):
+    """issue 51 item 3: --estimate col:pred had no --correction, and a
+    prediction below the runtime ran uncorrected without a word."""
+    path, fields = trace
+    col = tmp_path / "pred.csv"
+    col.write_text("".join(f"{i},{max(r // 2, 0)}\n" for i, r in zip(fields["job_id"], fields["run"])))
+    base = ["simulate", str(path), "--column", f"pred={col}", "--estimate", "col:pred"]
+    assert cli.main(base) == 0
+    out = capsys.readouterr()
+    warned = [x for x in out.err.splitlines() if "warning: estimate" in x]
+    assert len(warned) == 1 and "below their runtime" in warned[0] and "--correction" in warned[0], out.err
+    assert "correction = none" in out.out
+    for corr in ("requested", "incremental", "doubling"):
+        assert cli.main(base + ["--correction", corr]) == 0
+        out = capsys.readouterr()
+        assert "warning: estimate" not in out.err and f"correction = {corr}" in out.out, out
+    with pytest.raises(SystemExit):
+        cli.main(base + ["--correction", "sometimes"])
+    assert "invalid choice: 'sometimes'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["simulate", "KTH-SP2", "-m", "lots"], ["simulate", "KTH-SP2", "--format", "pdf"],
+                                  ["nonsense"], ["study", "run"]])
+def test_a_bad_argument_is_one_line_without_the_usage_block(argv, capsys):
+    """issue 51: '-m lots' printed argparse's usage block before the error."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "error:" in err and "--help" in err, err

@@ -85,3 +85,21 @@ def test_shipped_full_holds_the_benchmark_files_the_readme_cites():
     present = {p.name for p in full.glob("bench-*.json")}
     assert cited and present == cited, (sorted(present - cited), sorted(cited - present))
     assert set(json.loads((full / "MANIFEST.json").read_text())["files"]) == cited
+
+
+def test_the_study_writing_api_examples_run(tmp_path):
+    """Every python block of CONTRIBUTING's "The study-writing API" runs as
+    written (issue 51, item 5): what a cell returns, the Schedule and trace
+    attributes, store.Var's fields."""
+    import sys
+    import textwrap
+
+    text = CONTRIBUTING.read_text()
+    section = text[text.index("## The study-writing API\n"):]
+    section = section[:section.index("\n## ", 5)]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) >= 2
+    for code in blocks:
+        r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]

@@ -519,7 +519,16 @@ def test_corrections_extend_an_underpredicted_job(correction):
     #   doubling: at 150 A's estimate 200 still holds: 450 > 200, no.
     rows = [(0, 3000, 10000, 1), (0, 10, 10, 2), (100, 50, 50, 1), (150, 300, 300, 1)]
     est = np.array([10, 10, 50, 300])
-    s = simulate(J(rows), 2, estimate=est, correction=correction)
+    import warnings
+
+    from schedlab.engine.sim import UncorrectedEstimateWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = simulate(J(rows), 2, estimate=est, correction=correction)
+    said = [w for w in caught if issubclass(w.category, UncorrectedEstimateWarning)]
+    # A alone is predicted below its runtime: said, once, only when nothing corrects it
+    assert len(said) == (correction == "none"), [str(w.message) for w in said]
+    assert not said or "1 of 4 jobs" in str(said[0].message) and said[0].filename == __file__
     p_backfilled = s.start[2] == 100
     q_backfilled = s.start[3] == 150
     assert p_backfilled == (correction != "none")

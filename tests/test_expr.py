@@ -296,7 +296,7 @@ def _node(children):
     return st.one_of(
         st.tuples(st.sampled_from(["+", "-", "*", "/"]), children, children).map(lambda t: f"({t[1]} {t[0]} {t[2]})"),
         st.tuples(children, st.sampled_from(["2", "3", "-1", "0.5"])).map(lambda t: f"({t[0]} ** {t[1]})"),
-        st.tuples(st.sampled_from(["log", "log1p", "sqrt", "exp", "abs", "-"]), children).map(
+        st.tuples(st.sampled_from(["log", "log2", "log10", "log1p", "sqrt", "exp", "abs", "-"]), children).map(
             lambda t: f"{t[0]}({t[1]})"),
         st.tuples(st.sampled_from(["min", "max"]), children, children).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
         st.tuples(children, st.sampled_from(["<", "<=", "==", "!="]), children, children, children).map(

@@ -258,3 +258,35 @@ def test_the_core_refuses_a_template_it_cannot_run():
     core.reset(1)
     with pytest.raises(SimulationError, match="environment 0: the episode is over"):
         core.step()
+
+
+@pytest.mark.parametrize("rules", ["schedgym", "schedgym-nobackfill"])
+def test_schedgyms_rules_come_along_into_the_vector(rules):
+    """A run mode of the template's configuration (SchedGym's rules, sl_config.rules) is every
+    episode's: the always-first agent through the vector gets SchedGym's FCFS schedule, and the
+    vector equals single environments step by step."""
+    n = 2
+    kw = dict(trace=TRACE, window="jobs", jobs=300, K=None, rules=rules)
+    v = make_vec(n, **kw).unwrapped
+    singles = [JobDispatchEnv(**kw) for _ in range(n)]
+    obs, info = v.reset(seed=7)
+    pending = [e.reset(seed=7 + i)[0] for i, e in enumerate(singles)]
+    checked = np.zeros(n, bool)
+    while not checked.all():
+        for i in range(n):
+            if not checked[i]:
+                assert np.array_equal(obs["jobs"][i], pending[i]["jobs"])
+        obs, r, term, _, info = v.step(np.zeros(n, np.int64))
+        for i, e in enumerate(singles):
+            if not checked[i]:
+                pending[i], ri, ti, _, _ = e.step(0)
+                assert ri == r[i] and ti == term[i]
+        for i in np.flatnonzero(term & ~checked):
+            want = simulate(v.episode_jobs(int(i)), v.m, "EASY-FCFS-FCFS", rules=rules)
+            assert np.array_equal(v.schedule(int(i)).start, want.start)
+            assert np.array_equal(singles[i].schedule.start, want.start)
+            checked[i] = True
+    easy = simulate(v.episode_jobs(0), v.m, "EASY-FCFS-FCFS")
+    assert not np.array_equal(v.schedule(0).start, easy.start)       # the rules did change the schedule
+    with pytest.raises(InputError, match="observation='schedgym'"):
+        make_vec(2, observation="schedgym", **kw)

@@ -107,3 +107,27 @@ def test_a_profile_s_notebook_gets_every_value_of_the_profile():
     assert len(notebook_inputs("04-classification", "full")["traces"]) == 5
     mine = notebook_inputs("04-classification", "quick", {"traces": ["HPC2N"]})
     assert mine["traces"] == ["HPC2N"]                       # the user's values win
+
+
+def test_a_list_given_with_papermill_p_is_read_as_the_list_it_looks_like(tmp_path, capsys):
+    """issue 51 item 5: ``papermill -p policies '[...]'`` injects the list's
+    text; notebook 10's first step iterated it character by character
+    (``unknown queue policy '['``).  Executed here: the parameters cell, the
+    cell papermill injects, and every code cell before the driver runs."""
+    import papermill
+
+    out = tmp_path / "10.ipynb"
+    papermill.execute_notebook(str(paths.NOTEBOOKS / "10-your-policy.ipynb"), str(out), prepare_only=True,
+                               parameters={"policies": '["expr:wait / req", "expr:req * procs"]'},
+                               kernel_name=reproduce.KERNEL)
+    book = nbformat.read(str(out), as_version=4)
+    ns: dict = {}
+    for cell in book.cells:
+        if cell.cell_type != "code":
+            continue
+        if "run_study(" in cell.source:
+            break
+        exec(compile(cell.source, str(out), "exec"), ns)
+    assert isinstance(ns["policies"], str)          # what papermill gives
+    text = capsys.readouterr().out
+    assert "expr:wait / req: mean wait" in text and "expr:req * procs: mean wait" in text, text

@@ -5,6 +5,7 @@ the one driver runs a study into the folder of its profile with provenance
 free of machine paths; cache keys follow the code a cell runs."""
 import json
 import re
+import sys
 import textwrap
 
 import pytest
@@ -187,6 +188,9 @@ def code(tmp_path, monkeypatch):
     for name, text in files.items():
         (pkg / name).write_text(text)
     monkeypatch.syspath_prepend(str(tmp_path / "code"))
+    # another test's fakestudy, imported from its own tmp_path, must not answer for this one
+    for name in [m for m in sys.modules if m == "fakestudy" or m.startswith("fakestudy.")]:
+        monkeypatch.delitem(sys.modules, name)
     cell_fingerprint.cache_clear()
     module_closure.cache_clear()
     yield pkg
@@ -453,3 +457,32 @@ def test_writing_the_parameters_cells_names_a_missing_notebook_or_tag(example, m
     monkeypatch.setattr(study, "write_cells", lambda: real([entry]))       # the command, on this study
     assert study.main(["cells"]) == 2
     assert "cells: notebooks/09-example.ipynb: expected one cell tagged 'parameters'" in capsys.readouterr().err
+
+
+def test_a_comment_or_docstring_edit_keeps_every_key_and_a_code_edit_changes_its_cells(code):
+    """issue 52 item 6: the fingerprint hashed whole files, so a docstring
+    edit recomputed every cell importing the file (3,368 cells at quick)."""
+    a, b = _prints()
+    (code / "helper.py").write_text('"""Helpers."""\n# a comment\n\ndef scale(x):\n'
+                                    '    """Twice x."""\n    return 2 * x   # doubled\n\n\n')
+    (code / "cells.py").write_text("from . import helper\n\n\ndef cell(p):\n    '''the cell'''\n"
+                                   "    return (helper.scale(p))\n")
+    assert _prints() == [a, b]                       # comments, docstrings, blank lines, parentheses
+    (code / "helper.py").write_text('"""Helpers."""\ndef scale(x):\n    """Twice x."""\n    return 2 * x + 0\n')
+    a2, b2 = _prints()
+    assert a2 != a and b2 == b
+    (code / "helper.py").write_text('def scale(x):\n    "Twice x."\n    return 2 * x\n    "a string statement"\n')
+    assert _prints()[0] != a                         # only the first string of a body is a docstring
+
+
+def test_the_c_sources_hash_ignores_comments_and_layout_not_code():
+    from schedlab.engine._build import c_code_text
+
+    base = 'int f(int a) {\n    return a + 1; /* one */\n}\nconst char *s = "/* kept */ // too";\n'
+    same = ('/* header */\nint f(int a)\n{\n        return a + 1;   // one\n}\n'
+            'const char *s = "/* kept */ // too";  /* tail\n comment */\n')
+    assert c_code_text(base) == c_code_text(same)
+    for changed in (base.replace("a + 1", "a + 2"), base.replace("/* kept */", "/* gone */"),
+                    base.replace("int f", "intf")):
+        assert c_code_text(changed) != c_code_text(base), changed
+    assert c_code_text("a/**/b") == "a b" and c_code_text("'\\''/*x*/;") == "'\\'' ;"

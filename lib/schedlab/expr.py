@@ -20,8 +20,8 @@ The language (:data:`FEATURES`, :data:`FUNCTIONS`):
 * ``now`` (the pass's time, s) and ``m`` (the machine's processors);
 * numbers, ``+ - * / **``, unary minus, comparisons (1 or 0; chained ones
   are joined with ``and``), ``and``, ``or``, ``not``, ``a if c else b``, and
-  the functions ``min``, ``max``, ``abs``, ``log``, ``log1p``, ``sqrt``,
-  ``exp``, ``where(cond, a, b)``.
+  the functions ``min``, ``max``, ``abs``, ``log``, ``log2``, ``log10``,
+  ``log1p``, ``sqrt``, ``exp``, ``where(cond, a, b)``.
 
 The text is parsed once with Python's :mod:`ast` and checked against that
 whitelist; it is **never evaluated as Python**.  Anything else (another
@@ -68,6 +68,7 @@ OPS = {
     "M": 9, "COL": 10, "EST": 11, "ADD": 12, "SUB": 13, "MUL": 14, "DIV": 15, "POW": 16, "POWI": 17,
     "MIN": 18, "MAX": 19, "LT": 20, "LE": 21, "GT": 22, "GE": 23, "EQ": 24, "NE": 25, "AND": 26, "OR": 27,
     "NEG": 28, "ABS": 29, "LOG": 30, "LOG1P": 31, "SQRT": 32, "EXP": 33, "NOT": 34, "WHERE": 35,
+    "LOG2": 36, "LOG10": 37,
 }
 
 #: Names an expression may read, and what each is.
@@ -87,9 +88,10 @@ FEATURES = {
 _LOADS = {"req": "REQ", "run": "RUN", "procs": "PROCS", "submit": "SUBMIT", "wait": "WAIT", "area": "AREA",
           "id": "ID", "est": "EST", "now": "NOW", "m": "M"}
 #: Functions an expression may call, with their number of arguments.
-FUNCTIONS = {"min": (2, None), "max": (2, None), "abs": (1, 1), "log": (1, 1), "log1p": (1, 1), "sqrt": (1, 1),
-             "exp": (1, 1), "where": (3, 3)}
-_UNARY_FN = {"abs": "ABS", "log": "LOG", "log1p": "LOG1P", "sqrt": "SQRT", "exp": "EXP"}
+FUNCTIONS = {"min": (2, None), "max": (2, None), "abs": (1, 1), "log": (1, 1), "log2": (1, 1), "log10": (1, 1),
+             "log1p": (1, 1), "sqrt": (1, 1), "exp": (1, 1), "where": (3, 3)}
+_UNARY_FN = {"abs": "ABS", "log": "LOG", "log2": "LOG2", "log10": "LOG10", "log1p": "LOG1P", "sqrt": "SQRT",
+             "exp": "EXP"}
 _BINOPS = {ast.Add: "ADD", ast.Sub: "SUB", ast.Mult: "MUL", ast.Div: "DIV", ast.Pow: "POW"}
 _CMPOPS = {ast.Lt: "LT", ast.LtE: "LE", ast.Gt: "GT", ast.GtE: "GE", ast.Eq: "EQ", ast.NotEq: "NE"}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -358,7 +360,8 @@ class Expr:
         return PREFIX + self.text
 
 
-_ARITY = {op: (0 if OPS[op] <= 11 else 1 if op == "POWI" else 2 if OPS[op] <= 27 else 1 if OPS[op] <= 34 else 3)
+_ARITY = {op: (0 if OPS[op] <= 11 else 1 if op == "POWI" else 2 if OPS[op] <= 27 else 1 if OPS[op] <= 34
+               else 3 if op == "WHERE" else 1)
           for op in OPS}
 
 
@@ -404,6 +407,14 @@ def _log(x: float) -> float:
     return -math.inf if x == 0 else math.log(x)
 
 
+def _log_base(fn):
+    def f(x: float) -> float:
+        if math.isnan(x) or x < 0:
+            return math.nan
+        return -math.inf if x == 0 else fn(x)
+    return f
+
+
 def _log1p(x: float) -> float:
     if math.isnan(x) or x < -1:
         return math.nan
@@ -444,7 +455,8 @@ _REF_BINARY = {
     "GE": lambda a, b: float(a >= b), "EQ": lambda a, b: float(a == b), "NE": lambda a, b: float(a != b),
     "AND": lambda a, b: float(a != 0.0 and b != 0.0), "OR": lambda a, b: float(a != 0.0 or b != 0.0),
 }
-_REF_UNARY = {"NEG": lambda x: -x, "ABS": abs, "LOG": _log, "LOG1P": _log1p,
+_REF_UNARY = {"NEG": lambda x: -x, "ABS": abs, "LOG": _log, "LOG2": _log_base(math.log2),
+              "LOG10": _log_base(math.log10), "LOG1P": _log1p,
               "SQRT": lambda x: math.nan if math.isnan(x) or x < 0 else math.sqrt(x), "EXP": _exp,
               "NOT": lambda x: float(x == 0.0)}
 

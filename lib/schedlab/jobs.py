@@ -27,7 +27,7 @@ from .expr import Expr, is_expr
 
 __all__ = ["TIME_MAX", "Expr", "KeyFunction", "POLICIES", "QUEUE_ORDERS", "LELONG_POLICIES", "BANDIT_POLICIES", "FEATURES", "ALIASES",
            "Mixed", "PolicyLike", "Policy", "as_policy", "parse_duration", "format_duration", "Jobs",
-           "default_scales"]
+           "default_scales", "PYTHON_PREFIX", "python_object", "python_key_function"]
 
 #: Pure policy names, in the order of ``enum sl_policy_kind``.
 POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SAF", "LAF",
@@ -109,7 +109,8 @@ class KeyFunction:
     on whole KTH-SP2 a key function computing SPF's keys took 93x the
     built-in SPF, 0.624 s against 0.007 s, 2026-11-28, a quiet machine);
     write the order as an expression (``"expr:..."``, C speed) when the
-    language allows it.  An exception inside ``fn`` stops the run
+    language allows it.  In a study (on dask workers) name it where it
+    lives, ``"py:module:name"`` (:func:`python_key_function`).  An exception inside ``fn`` stops the run
     and reaches you as one :class:`~schedlab.errors.SchedlabError` naming
     the function; the simulation keeps what it had scheduled."""
 
@@ -128,12 +129,52 @@ class KeyFunction:
 
 PolicyLike = str | Mixed | Expr | KeyFunction
 
+#: The prefix of a Python policy or estimator named by where it lives:
+#: ``py:module:name`` (importable in every process that simulates: a dask
+#: worker loads it by this name).
+PYTHON_PREFIX = "py:"
+_PYTHON_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def python_object(spec: str, what: str = "policy"):
+    """The object ``py:module:name`` names (the module imported by its
+    name; the name checked against the identifier grammar first, never
+    evaluated).  Raises :class:`InputError` naming the spec."""
+    import importlib
+
+    target = spec[len(PYTHON_PREFIX):].strip() if spec.startswith(PYTHON_PREFIX) else spec
+    if not _PYTHON_NAME.match(target):
+        raise InputError(f"{what} {spec[:80]!r}: expected py:module:name (a dotted module, then a name)")
+    module, _, name = target.partition(":")
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise InputError(f"{what} {spec}: cannot import {module!r} ({exc}); it must be importable where the "
+                         "simulations run (installed, or on the workers' path)") from None
+    if not hasattr(mod, name):
+        raise InputError(f"{what} {spec}: module {module!r} has no {name!r}")
+    return getattr(mod, name)
+
+
+def python_key_function(spec: str) -> "KeyFunction":
+    """The :class:`KeyFunction` ``py:module:name`` names: a KeyFunction, or a
+    function ``fn(jobs, now)`` (wrapped, named by the spec)."""
+    obj = python_object(spec, "queue policy")
+    if isinstance(obj, KeyFunction):
+        return KeyFunction(obj.fn, spec)
+    if callable(obj) and not isinstance(obj, type):
+        return KeyFunction(obj, spec)
+    raise InputError(f"queue policy {spec}: expected a KeyFunction or a function fn(jobs, now), "
+                     f"got {type(obj).__name__}")
+
 
 def _policy_name(p: PolicyLike) -> PolicyLike:
     if isinstance(p, (Mixed, Expr, KeyFunction)):
         return p
     if is_expr(p):
         return Expr(p)
+    if isinstance(p, str) and p.strip().startswith(PYTHON_PREFIX):
+        return python_key_function(p.strip())
     if callable(p) and not isinstance(p, (str, type)):
         return KeyFunction(p)
     if not isinstance(p, str):
@@ -145,8 +186,8 @@ def _policy_name(p: PolicyLike) -> PolicyLike:
         except ValueError:
             raise InputError(f"bad mixed policy {p!r}: expected MIXED(w1,...,w6)") from None
     if name not in QUEUE_ORDERS:
-        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(QUEUE_ORDERS)}, MIXED(w...) or "
-                         "'expr:<expression>'")
+        raise InputError(f"unknown queue policy {p!r}; expected one of {', '.join(QUEUE_ORDERS)}, MIXED(w...), "
+                         "'expr:<expression>' or 'py:module:name' (a KeyFunction)")
     return name
 
 
@@ -323,7 +364,8 @@ class Jobs:
     ``columns``: per-job values of your own (``{"pred": array}``, n finite
     numbers each, names of letters, digits and ``_``), for policy
     expressions (``expr:col.pred``) and estimates (``estimate="col:pred"``);
-    kept by :meth:`subset` and :meth:`sorted`."""
+    kept by :meth:`subset` and :meth:`sorted`, and by the workloads'
+    ``resample`` (a copied job keeps its source job's values), ``split`` and ``weeks``."""
 
     submit: np.ndarray
     run: np.ndarray

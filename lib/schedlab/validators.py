@@ -19,7 +19,7 @@ import numpy as np
 
 from .errors import InputError
 from .expr import Expr, is_expr
-from .jobs import POLICIES, Policy, parse_duration
+from .jobs import POLICIES, PYTHON_PREFIX, KeyFunction, Policy, parse_duration
 
 __all__ = ["as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
            "policy_names"]
@@ -171,7 +171,7 @@ def directory(value, name: str, default: Path) -> Path:
 def _policy_list(value, name: str, expressions: bool) -> list[str]:
     """Queue orders of both queues, canonical, each once: pure policy names,
     and policy expressions (as ``str(Expr)``) when ``expressions``."""
-    want = "a policy name or 'expr:<expression>'" if expressions else "a policy name such as 'SPF'"
+    want = "a policy name, 'expr:<expression>' or 'py:module:name'" if expressions else "a policy name such as 'SPF'"
     need = "a pure queue policy or an expression" if expressions else "a pure queue policy"
     out: list[str] = []
     for i, item in enumerate(as_list(value, name, none_is_empty=True)):
@@ -183,7 +183,10 @@ def _policy_list(value, name: str, expressions: bool) -> list[str]:
             raise InputError(f"{name}[{i}]: {exc}") from None
         if expressions and isinstance(canon, Expr):
             canon = str(canon)
-        if not isinstance(canon, str) or not (canon in POLICIES or (expressions and is_expr(canon))):
+        elif expressions and isinstance(canon, KeyFunction) and item.strip().startswith(PYTHON_PREFIX):
+            canon = item.strip()        # py:module:name, loaded again where it runs
+        if not isinstance(canon, str) or not (canon in POLICIES or (expressions and (
+                is_expr(canon) or canon.startswith(PYTHON_PREFIX)))):
             raise InputError(f"{name}[{i}]: {need} is needed here, got {item!r}")
         if canon in out:
             raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
@@ -203,9 +206,11 @@ def _with_baseline(out: list[str], name: str, baseline: str | None) -> tuple[str
 
 
 def policy_specs(value, name: str, baseline: str | None = None) -> tuple[str, ...]:
-    """Queue orders of both queues given as names or policy expressions
-    (``"SPF"``, ``"expr:wait / req + procs / m"``), canonical
-    (``schedlab.expr.Expr``'s text for an expression), each once; with
+    """Queue orders of both queues given as names, policy expressions
+    (``"SPF"``, ``"expr:wait / req + procs / m"``) or Python key functions
+    (``"py:module:name"``, imported here to check it, and again by each
+    worker), canonical (``schedlab.expr.Expr``'s text for an expression),
+    each once; with
     ``baseline``, FCFS among them and another (:func:`_with_baseline`)."""
     return _with_baseline(_policy_list(value, name, expressions=True), name, baseline)
 
@@ -214,3 +219,4 @@ def policy_names(value, name: str, baseline: str | None = None) -> tuple[str, ..
     """Pure queue policy names (``"SPF"``, ``"lexp"`` ...), canonical, each
     once; with ``baseline``, FCFS among them and another (:func:`_with_baseline`)."""
     return _with_baseline(_policy_list(value, name, expressions=False), name, baseline)
+

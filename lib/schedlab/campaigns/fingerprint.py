@@ -71,6 +71,31 @@ def module_closure(name: str) -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
+def python_code_text(path: Path) -> bytes:
+    """The code of the Python file ``path`` up to its comments, docstrings
+    and layout: the dump of its syntax tree (no line numbers) with the
+    docstring of the module and of each class and function left out.  A
+    cell's cached result depends on what its code does, and a comment or a
+    docstring changes nothing it does (none of schedlab's cells reads a
+    ``__doc__``).  A file that does not parse is taken as its bytes.  The
+    dump's format belongs to the Python version: another Python recomputes
+    the cells once."""
+    import ast
+
+    raw = path.read_bytes()
+    try:
+        tree = ast.parse(raw, str(path))
+    except (SyntaxError, ValueError):
+        return raw
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:]
+    return ast.dump(tree, annotate_fields=False, include_attributes=False).encode()
+
+
 @functools.lru_cache(maxsize=None)
 def cell_fingerprint(cell: str) -> str:
     """The code a cell's result depends on besides its parameters: the C
@@ -78,12 +103,25 @@ def cell_fingerprint(cell: str) -> str:
     and of every schedlab module it imports, directly or not (sha256, 16 hex
     digits).  Derived from the sources, never a version number bumped by
     hand: edit a cell or a helper it imports and its cached results are
-    recomputed; edit a table, a figure or another study and they are not."""
+    recomputed; edit a table, a figure or another study, or a comment or a
+    docstring anywhere (:func:`python_code_text`; the C sources' hash is
+    comment-proof too: ``_build.c_code_text``), and they are not."""
     from ..engine import sim
 
     f = _import_cell(cell)
     h = hashlib.sha256(sim.SOURCE_HASH.encode())
     for name in module_closure(f.__module__):
+        h.update(name.encode() + b"\0" + python_code_text(_module_file(name)) + b"\0")
+    return h.hexdigest()[:16]
+
+
+def python_fingerprint(module: str) -> str:
+    """The code of a Python policy's or estimator's module (``py:module:name``):
+    its source and that of every module of its own package (and of schedlab)
+    it imports, as a cell's own code is fingerprinted.  Not cached: a
+    notebook may edit the module between two runs (the file is read again)."""
+    h = hashlib.sha256()
+    for name in module_closure.__wrapped__(module):
         h.update(name.encode() + b"\0" + _module_file(name).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 

@@ -148,11 +148,69 @@ def _workers_ignore_ctrl_c():
         signal.signal(signal.SIGINT, previous)
 
 
+def _is_main_test(node) -> bool:
+    """``__name__ == "__main__"`` (either side)."""
+    import ast
+
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
+        return False
+    sides = [node.left, node.comparators[0]]
+    return (any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
+            and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
+
+
+def unguarded_main_call() -> tuple[str, int] | None:
+    """Where a script run as ``python script.py`` calls, at its top level and
+    outside ``if __name__ == "__main__":``, the function now starting worker
+    processes: (path, line), else None.  The workers start by the spawn
+    method, which re-runs the main script from the top in each of them, so
+    such a call would start workers from the workers, and dask reports only
+    ``Nanny failed to start`` after a long traceback.  Notebooks, ``python -c``,
+    the REPL and console scripts have no such frame."""
+    import ast
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path or not str(path).endswith(".py"):
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_globals is vars(main) and frame.f_code.co_name == "<module>"):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    line = frame.f_lineno
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_main_test(node.test):
+            body_end = max(getattr(n, "end_lineno", n.lineno) for n in node.body)
+            if node.body[0].lineno <= line <= body_end:
+                return None
+    return str(path), line
+
+
+def check_main_guard() -> None:
+    """One line instead of dask's traceback when a plain script would start
+    worker processes without a main guard (:func:`unguarded_main_call`): the
+    script stops (SystemExit, status 1) -- it cannot go on, and a traceback
+    would bury the fix.  Never raised in a notebook or under a guard."""
+    where = unguarded_main_call()
+    if where is not None:
+        path, line = where
+        raise SystemExit(f"schedlab: {path}, line {line}: this call starts worker processes, which re-run the script "
+                         f"from the top; put it under 'if __name__ == \"__main__\":' (or pass scheduler= "
+                         f"an existing dask scheduler)")
+
+
 def local_cluster(n: int):
     """A local dask cluster of ``n`` single-threaded worker processes that
-    leave Ctrl-C to this process, and log only errors."""
+    leave Ctrl-C to this process, and log only errors.  Refused in one line
+    from an unguarded script (:func:`check_main_guard`)."""
     from dask.distributed import LocalCluster
 
+    check_main_guard()
     with _workers_ignore_ctrl_c():
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                             silence_logs=40)

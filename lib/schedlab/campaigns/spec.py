@@ -36,7 +36,7 @@ from typing import Any
 from .. import __version__
 from ..errors import InputError
 from .cells import resolve_cell
-from .fingerprint import _trace_identity, _traces_of, cell_fingerprint
+from .fingerprint import _trace_identity, _traces_of, cell_fingerprint, python_fingerprint
 
 #: The keys of a campaign spec.
 SPEC_KEYS = ("name", "dims", "params", "cell", "metrics")
@@ -47,6 +47,37 @@ MAX_CELLS = 1_000_000
 MAX_SPEC_VALUES = 100_000
 MAX_SPEC_BYTES = 10 * 2**20
 _SCALARS = (str, int, float, bool, type(None))
+
+
+def _keyed(params: dict) -> dict:
+    """A cell's parameters as its cache key sees them: a trace carrying
+    per-job columns is named by the columns' content, not their files
+    (:func:`schedlab.workloads.traces.keyed_text`); other parameters as they are."""
+    t = params.get("trace")
+    if not isinstance(t, str) or "col." not in t:
+        return params
+    from ..workloads import traces
+
+    return {**params, "trace": traces.keyed_text(t)}
+
+
+def _python_code(params: dict) -> dict:
+    """The code of every Python policy or estimator a cell's parameters name
+    (``py:module:name`` values): the fingerprint of its module and of what
+    it imports of its own package, so that editing it recomputes the cells."""
+    from ..jobs import PYTHON_PREFIX
+
+    found = {}
+    todo = list(params.values())
+    while todo:
+        v = todo.pop()
+        if isinstance(v, str) and v.startswith(PYTHON_PREFIX):
+            found[v] = python_fingerprint(v[len(PYTHON_PREFIX):].partition(":")[0])
+        elif isinstance(v, (list, tuple)):
+            todo.extend(v)
+        elif isinstance(v, dict):
+            todo.extend(v.values())
+    return found
 
 
 def _count_values(x, budget: int) -> int:
@@ -223,8 +254,12 @@ class Campaign:
         """Cache key of one cell: everything its result depends on."""
         from ..engine import sim
 
-        blob = {"cell": self.cell, "params": params, "schedlab": __version__, "core": sim.VERSION,
+        keyed = _keyed(params)
+        blob = {"cell": self.cell, "params": keyed, "schedlab": __version__, "core": sim.VERSION,
                 "code": cell_fingerprint(self.cell),
-                "traces": {str(t): _trace_identity(str(t)) for t in _traces_of(params)}}
+                "traces": {str(k): _trace_identity(str(t)) for t, k in zip(_traces_of(params), _traces_of(keyed))}}
+        python = _python_code(keyed)
+        if python:          # a Python policy or estimator (py:module:name): its code, as a cell's own
+            blob["python"] = python
         text = json.dumps(blob, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()

@@ -15,7 +15,8 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parents[3]
 CSRC = ROOT / "csrc"
-SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c", "expr.c", "tour.c", "dispatch.c", "venv.c"]
+SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c", "expr.c", "tour.c", "dispatch.c",
+           "schedgym.c", "venv.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
 
@@ -28,14 +29,46 @@ extern "Python" int sl_py_multi(void *, const int32_t *, int32_t, const int64_t 
 """
 
 
+def c_code_text(text: str) -> str:
+    """C source ``text`` without its comments, each run of white space one
+    blank: what the compiler reads, up to layout.  String and character
+    literals are kept as written (a ``/*`` inside one is not a comment).
+    A comment becomes one blank, as the C standard has it (``a/**/b`` is
+    two tokens)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            out.append(" ")
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            out.append(" ")
+        else:
+            out.append(c)
+            i += 1
+    return " ".join("".join(out).split())
+
+
 def source_hash() -> str:
-    """sha256 (16 hex digits) of every C source and header, compiled into the
-    core (``sl_source_hash``) so that campaign cache keys change with the C code."""
+    """sha256 (16 hex digits) of every C source and header, up to comments
+    and layout (:func:`c_code_text`), compiled into the core
+    (``sl_source_hash``) so that campaign cache keys change with the C code
+    -- and not with a comment."""
     import hashlib
 
     h = hashlib.sha256()
     for f in sorted(CSRC.glob("*.[ch]")):
-        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+        h.update(f.name.encode() + b"\0" + c_code_text(f.read_text(encoding="utf-8")).encode() + b"\0")
     return h.hexdigest()[:16]
 
 

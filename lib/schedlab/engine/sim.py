@@ -30,7 +30,7 @@ from ..errors import InputError, SchedlabError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
 from ..expr import OPS as _EXPR_OPS
 from ..expr import Expr  # noqa: F401 - re-exported: schedlab.engine.sim.Expr
-from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration)
+from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration, PYTHON_PREFIX, python_key_function, python_object)
 from .losses import DEFAULT_ETA, DEFAULT_LAM, Loss
 
 try:
@@ -53,6 +53,11 @@ CORRECTIONS = {"none": lib.SL_CORR_NOW, "requested": lib.SL_CORR_REQUESTED,
 OVERRUNS = {"kill": lib.SL_OVERRUN_KILL, "run": lib.SL_OVERRUN_RUN}
 #: the order of queued jobs with equal keys (sl_config.tie; csrc/SEMANTICS.md)
 TIES = {"oldest": lib.SL_TIE_OLDEST, "newest": lib.SL_TIE_NEWEST}
+#: whose scheduling rules a simulation follows (sl_config.rules; csrc/SEMANTICS.md,
+#: "SchedGym's rules"): EASY's, or SchedGym's (RLScheduler's HPCSimPickJobs) with
+#: its backfilling (backfil=True) or without it
+RULES = {"easy": lib.SL_RULES_EASY, "schedgym": lib.SL_RULES_SCHEDGYM,
+         "schedgym-nobackfill": lib.SL_RULES_SCHEDGYM_NOBF}
 VERSION = ffi.string(lib.sl_version()).decode()
 #: sha256 (16 hex digits) of the C sources the loaded core was built from.
 SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
@@ -207,7 +212,8 @@ class Estimator:
     """A runtime estimator written in Python, called by the C core at each
     submission (``predict``) and completion (``observe``).  Slower than the
     built-in estimators (one Python call per job); subclass and pass an
-    instance as ``estimate=``.
+    instance as ``estimate=``, or, in a study, name the subclass where it
+    lives, ``estimate="py:module:Name"`` (:func:`python_estimator`).
 
     **The simulation it runs in.**  A :class:`Simulation` calls
     :meth:`attach` with itself when it is created, before any event; an
@@ -245,6 +251,27 @@ class Estimator:
 
     def observe(self, job: int, now: int, runtime: int) -> None:
         """Job index ``job`` completed at ``now`` after running ``runtime`` s."""
+
+
+def python_estimator(spec: str) -> "Estimator":
+    """A fresh :class:`Estimator` from ``py:module:name``: an Estimator
+    subclass or a function of no argument returning one (called, so that
+    every simulation gets its own state), or an instance (deep-copied)."""
+    import copy
+
+    obj = python_object(spec, "estimate")
+    if isinstance(obj, Estimator):
+        return copy.deepcopy(obj)
+    if callable(obj):
+        try:
+            est = obj()
+        except Exception as exc:
+            raise InputError(f"estimate {spec}: {spec}() raised {type(exc).__name__}: {exc}") from None
+        if isinstance(est, Estimator):
+            return est
+        raise InputError(f"estimate {spec}: {spec}() gave {type(est).__name__}, not an Estimator")
+    raise InputError(f"estimate {spec}: expected an Estimator (a subclass, an instance or a function "
+                     f"returning one), got {type(obj).__name__}")
 
 
 def _estimate_value(sim: "Simulation", job: int, value) -> int:
@@ -358,6 +385,44 @@ def _check(rc: int, what: str, handle=None) -> None:
         raise SimulationError(rc, f"{what}: {msg}")
 
 
+class UncorrectedEstimateWarning(UserWarning):
+    """Per-job estimates below the jobs' runtimes run with correction='none'."""
+
+
+def _outside_stacklevel() -> int:
+    """The ``stacklevel`` of :func:`warnings.warn`, called by this function's
+    caller, that names the first frame outside the schedlab package: the
+    user's line, whichever door they came in by."""
+    import os
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    f, level = sys._getframe(2), 2
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(pkg):
+        f, level = f.f_back, level + 1
+    return level
+
+
+def warn_uncorrected(jobs: Jobs, est: np.ndarray, overrun: str, label: str) -> int:
+    """Warn when some per-job estimates are below the time the jobs will run
+    (their runtime, cut at the requested time when overruns are killed) and
+    nothing corrects them: each such job, once it outlives its estimate, is
+    expected to end at every pass, so the reservation of the queue's head
+    keeps moving and waits can grow without bound (a prediction below the
+    runtime once gave a maximum wait of 194 days here, silently).  Returns
+    how many jobs."""
+    stay = np.minimum(jobs.run, jobs.req) if overrun == "kill" else jobs.run
+    short = int(np.count_nonzero(est < stay))
+    if short:
+        import warnings
+
+        warnings.warn(f"estimate {label}: {short} of {len(jobs)} jobs have an estimate below their runtime and "
+                      f"correction='none' (each is expected to end at every pass once it outlives its estimate); "
+                      f"give correction='requested', 'incremental' or 'doubling' (--correction)",
+                      UncorrectedEstimateWarning, stacklevel=_outside_stacklevel())
+    return short
+
+
 def _estimate_array(estimate, jobs) -> np.ndarray:
     """A per-job estimate array (int64, >= 0; an error names the job's file and line)."""
     est = _int_array("estimate", estimate, np.int64, len(jobs))
@@ -415,7 +480,7 @@ class Simulation:
                  estimate="requested", overrun: str = "kill", threshold_backfill=None,
                  *, classes=None, divider=None, correction: str = "none",
                  partitions=None, criteria=None, recompute=None, recompute_origin=None,
-                 tie: str = "oldest", _clone_of: "Simulation | None" = None):
+                 tie: str = "oldest", rules: str = "easy", _clone_of: "Simulation | None" = None):
         self._handle = None
         # One call at a time (cffi releases the GIL inside the core): a second
         # one -- another thread, or the estimator re-entering -- is refused.
@@ -441,6 +506,11 @@ class Simulation:
             raise InputError(f"tie={tie!r} is for the single queue pair; multiple queues (partitions) keep "
                              f"their FCFS order (tie='oldest')")
         self.tie = tie
+        if not isinstance(rules, str) or rules not in RULES:
+            raise InputError(f"rules must be one of {sorted(RULES)}, got {rules!r}")
+        self.rules = rules
+        if isinstance(estimate, str) and estimate.startswith(PYTHON_PREFIX):
+            estimate = python_estimator(estimate)
         if isinstance(estimate, Estimator):
             self.estimate, self._est_kind, self._est = "callback", lib.SL_EST_CALLBACK, None
             self._estimator = estimate
@@ -470,6 +540,8 @@ class Simulation:
         else:
             est = _estimate_array(estimate, jobs)
             self.estimate, self._est_kind, self._est = "array", lib.SL_EST_ARRAY, est
+        if self._est is not None and correction == "none":
+            warn_uncorrected(jobs, self._est, overrun, repr(self.estimate))
         self._keep: list = []
         self._cls, self.divider = self._check_classes(classes, divider, n)
         cjobs = _sl_jobs(jobs, self._est, self._ptr)
@@ -495,6 +567,7 @@ class Simulation:
         cfg.divider = -1 if self.divider is None or per_job else self.divider
         cfg.correction = CORRECTIONS[correction]
         cfg.tie = TIES[tie]
+        cfg.rules = RULES[rules]
         if self.learned is not None:
             self.learned._fill(cfg.learned)
         if self._estimator is not None:
@@ -669,7 +742,7 @@ class Simulation:
         self.estimate, self._est_kind, self._est = src.estimate, src._est_kind, src._est
         self.learned = src.learned
         self._cls, self.divider = src._cls, src.divider
-        self.correction, self.tie = src.correction, src.tie
+        self.correction, self.tie, self.rules = src.correction, src.tie, src.rules
         self._keep = list(src._keep)            # the shared, read-only inputs stay alive
         self._cjobs, self._cfg, self._cols = src._cjobs, src._cfg, src._cols
         self._alloc_outputs(len(self.jobs))
@@ -1031,7 +1104,7 @@ class Simulation:
 def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estimate="requested",
              overrun: str = "kill", threshold_backfill=None, *, classes=None, divider=None,
              correction: str = "none", partitions=None, criteria=None, recompute=None,
-             recompute_origin=None, tie: str = "oldest") -> Schedule:
+             recompute_origin=None, tie: str = "oldest", rules: str = "easy") -> Schedule:
     """Simulate EASY-P_R-P_B on ``jobs`` with ``m`` processors to the end.
 
     ``classes`` (optional, True = small) orders the queues small first
@@ -1056,10 +1129,19 @@ def simulate(jobs: Jobs, m: int, policy="EASY-FCFS-FCFS", threshold=None, estima
     ``tie``: the order of queued jobs with equal keys, in every queue:
     "oldest" (earlier submission, then smaller id, first: this engine's
     semantics) or "newest" (each reversed: freuk/ocst's rule, a reading of
-    the papers computed with it; csrc/SEMANTICS.md, "Other simulators")."""
+    the papers computed with it; csrc/SEMANTICS.md, "Other simulators").
+
+    ``rules``: "easy" (EASY's passes, this engine's semantics), "schedgym" or
+    "schedgym-nobackfill" (RLScheduler's SchedGym, ``HPCSimPickJobs`` with
+    ``backfil`` True or False: the first job in P_R order is picked and held
+    until it starts; with backfilling, the jobs behind it start meanwhile in
+    submission order if they end, by their estimate, strictly before its
+    earliest start; P_B must be FCFS; csrc/SEMANTICS.md, "SchedGym's rules";
+    SchedGym's own heuristics: :data:`schedlab.gym.schedgym.HEURISTICS`)."""
     with Simulation(jobs, m, policy, threshold, estimate, overrun, threshold_backfill,
                     classes=classes, divider=divider, correction=correction, partitions=partitions,
-                    criteria=criteria, recompute=recompute, recompute_origin=recompute_origin, tie=tie) as sim:
+                    criteria=criteria, recompute=recompute, recompute_origin=recompute_origin, tie=tie,
+                    rules=rules) as sim:
         sim.run()
         return Schedule(sim.jobs, sim.m, sim.policy, sim.estimate, sim._start, sim._end, sim._flags,
                         sim._first, sim._pred,

@@ -60,6 +60,18 @@ parameter):
   the sum over the jobs started since the previous step, divided by the
   episode's job count, so the rewards of an episode add up to the episodic
   reward, up to rounding).
+* ``rules``: ``"easy"`` (default, above), or SchedGym's scheduling,
+  ``"schedgym"`` / ``"schedgym-nobackfill"`` (``backfil`` True / False): the
+  job named is held until it starts, the jobs behind it backfilled meanwhile
+  in submission order if they end, by their request, strictly before its
+  earliest start; a decision follows every start and every submission into
+  an empty queue (csrc/SEMANTICS.md, "SchedGym's rules"; ``backfill`` must
+  be FCFS).  An agent naming SchedGym's heuristic's first job gets its schedule.
+* ``observation``: ``"schedlab"`` (default, below) or ``"schedgym"``:
+  SchedGym's visible jobs (the first K in FCFS order, or with more queued its
+  mix of the K first by SJF and by fewest processors) and its 8 features per
+  job (:data:`schedlab.gym.schedgym.OBS_FIELDS`, in [0, 1]; its empty slots
+  0, 1, 1, 1, 1, 1, 1, 0; SchedGym's flat vector is ``obs["jobs"].reshape(-1)``).
 * ``invalid_action``: what an action naming no visible job (>= the number of
   visible jobs) does -- ``"wrap"`` (default: it names visible job
   ``action % visible``, counted in ``info["invalid_actions"]`` and warned
@@ -117,7 +129,7 @@ from gymnasium import spaces
 from .. import validators
 from ..engine import sim
 from ..errors import InputError
-from . import _core
+from . import _core, schedgym
 from ._weeks import LogWeeks
 from ..workloads import traces as _traces
 from ..workloads import workload
@@ -128,6 +140,7 @@ WINDOWS = ("week", "jobs", "resampled", "log")
 REWARDS = ("bsld", "wait")
 TIMINGS = ("episode", "step")
 INVALID = ("wrap", "error")
+OBSERVATIONS = ("schedlab", "schedgym")
 #: The columns of the observation's ``"jobs"`` rows, in order (units in the module docstring).
 JOB_FIELDS = ("wait", "req", "procs", "submit", "fits")
 #: The entries of the observation's ``"machine"`` vector.
@@ -151,14 +164,19 @@ class JobDispatchEnv(gym.Env):
 
     def __init__(self, trace: Any = "KTH-SP2", m: int | None = None, *, window: str = "jobs", K: int | None = 128,
                  backfill: str = "FCFS", reward: str = "bsld", reward_timing: str = "episode", jobs: int = 256,
-                 weeks: int = 1, resample_seed: int = 2017, invalid_action: str = "wrap", starts=None,
-                 skip_trivial: bool = True):
+                 weeks: int = 1, resample_seed: int = 2017, invalid_action: str = "wrap", rules: str = "easy",
+                 observation: str = "schedlab", starts=None, skip_trivial: bool = True):
         super().__init__()
+        # SchedGym's rules and observation (issue 50; csrc/SEMANTICS.md "SchedGym's rules", schedlab.gym.schedgym)
+        self.rules = _one_of(rules, "rules", tuple(sim.RULES))
+        self.observation = _one_of(observation, "observation", OBSERVATIONS)
         self.window = _one_of(window, "window", WINDOWS)
         self.reward = _one_of(reward, "reward", REWARDS)
         self.reward_timing = _one_of(reward_timing, "reward_timing", TIMINGS)
         self.invalid_action = _one_of(invalid_action, "invalid_action", INVALID)
         self.backfill = validators.policy_specs([backfill], "backfill")[0]
+        if self.rules != "easy" and self.backfill != "FCFS":
+            raise InputError(f"backfill: SchedGym's rules backfill in submission order (FCFS), got {backfill!r}")
         self.policy = sim.Policy(self.backfill, self.backfill, None)     # P_R = P_B: one queue; P_R decides nothing
         self.sequence = validators.integer(jobs, "jobs", 1)
         self.weeks = validators.integer(weeks, "weeks", 1)
@@ -192,14 +210,18 @@ class JobDispatchEnv(gym.Env):
             self.K = validators.integer(K, "K", 1)
         self.action_space = spaces.Discrete(self.K)
         big = np.float64(np.inf)
+        self._fields = JOB_FIELDS
+        if self.observation == "schedgym":
+            self._sg = schedgym.Observation(self._log, self.m, self.K)
+            self._fields, big = schedgym.OBS_FIELDS, np.float64(1.0)
         self.observation_space = spaces.Dict({
-            "jobs": spaces.Box(0.0, big, (self.K, len(JOB_FIELDS)), np.float64),
+            "jobs": spaces.Box(0.0, big, (self.K, len(self._fields)), np.float64),
             "mask": spaces.MultiBinary(self.K),
             "machine": spaces.Box(0.0, big, (len(MACHINE_FIELDS),), np.float64),
         })
         # The episodes run in the core's batched environments (csrc/venv.c), here one of them: the
         # template holds the log and the configuration every episode's simulation is made from.
-        self._template = sim.Simulation(self._log, self.m, self.policy).set_dispatch(True)
+        self._template = sim.Simulation(self._log, self.m, self.policy, rules=self.rules).set_dispatch(True)
         self._windows, self._window_keys = self._window_table(starts)
         if not isinstance(skip_trivial, (bool, np.bool_)):
             raise InputError(f"skip_trivial: expected True or False, got {skip_trivial!r}")
@@ -286,7 +308,8 @@ class JobDispatchEnv(gym.Env):
             k = int(self.np_random.integers(2 ** 31 - 1)) if k is None else validators.integer(k, "sample", 0)
             ss = np.random.SeedSequence(entropy=self.resample_seed, spawn_key=(k,))
             self._jobs = workload.resample(log, self.weeks, ss).jobs
-            core.reset(0, template=sim.Simulation(self._jobs, self.m, self.policy).set_dispatch(True))
+            core.reset(0, template=sim.Simulation(self._jobs, self.m, self.policy, rules=self.rules)
+                       .set_dispatch(True))
             self._episode = {"sample": k}
         else:
             core.reset(0)
@@ -298,6 +321,8 @@ class JobDispatchEnv(gym.Env):
             self._episode = {"start": int(st[_core.S["lo"]])}
         elif self.window == "log":
             self._episode = {}
+        if self.observation == "schedgym":
+            self._sg.start(self.jobs)
         self._done = False
         self._origin = None
         obs = self._observation()
@@ -324,7 +349,21 @@ class JobDispatchEnv(gym.Env):
 
     def _observation(self) -> dict:
         c = self._core
-        return {"jobs": c.jobs[0].copy(), "mask": c.mask[0].copy(), "machine": c.machine[0].copy()}
+        if self.observation == "schedlab":
+            return {"jobs": c.jobs[0].copy(), "mask": c.mask[0].copy(), "machine": c.machine[0].copy()}
+        # SchedGym's visible jobs and features, from the core's simulation; the core's actions then
+        # name these jobs: the visible row and count are replaced with them
+        K, mask = self.K, np.zeros(self.K, np.int8)
+        if self._done:
+            return {"jobs": np.zeros((K, len(self._fields))), "mask": mask, "machine": c.machine[0].copy()}
+        jobs, st = self.jobs, c.state(0)
+        vis = self._sg.visible(jobs, c.queued(0))
+        rows = self._sg.rows(jobs, vis, int(self._stats[_TIME]), self.m - st["used"])
+        n = vis.size
+        c.visible[0, :n], c.visible[0, n:] = vis, -1
+        self._stats[_VISIBLE] = n
+        mask[:n] = 1
+        return {"jobs": rows, "mask": mask, "machine": c.machine[0].copy()}
 
     def step(self, action):
         if self._done:
@@ -367,7 +406,7 @@ class JobDispatchEnv(gym.Env):
                          "jobs": len(jobs), "invalid_actions": int(core.final_stats[0, _INVALID]),
                          "summary": sched.summary()})
         obs = self._observation()
-        info["queued"], info["visible"], info["action_mask"] = st[_QUEUED], st[_VISIBLE], obs["mask"].copy()
+        info["queued"], info["visible"], info["action_mask"] = st[_QUEUED], int(self._stats[_VISIBLE]), obs["mask"].copy()
         return obs, float(core.reward[0]), terminated, False, info
 
     def close(self):

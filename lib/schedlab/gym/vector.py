@@ -83,6 +83,9 @@ class JobDispatchVectorEnv(VectorEnv):
                              "(no truncation)")
         mode = _autoreset(autoreset_mode)
         self._single = single = JobDispatchEnv(**kwargs)
+        if single.observation != "schedlab":
+            raise InputError("observation='schedgym': SchedGym's observation is computed in Python at each step; "
+                             "use gymnasium.make_vec(..., vectorization_mode='sync') for it")
         if single.window == "resampled":
             raise InputError("window='resampled': its traces are drawn in Python at each reset; use "
                              "gymnasium.make_vec(..., vectorization_mode='sync') for it")

@@ -402,7 +402,10 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     ctx = Context(entry, label, out, workers=int(workers), scheduler=scheduler, cache_dir=cache_dir, log=log,
                   progress=progress)
     ctx.log(f"study {entry.name} ({entry.stem}), profile {label}: outputs in {relpath(out)}")
+    params = with_study_columns(params)
     cleaning = cleaning_records(mod, params, ctx.log)
+    check_columns_used(params)
+    python_cost(mod, params, ctx.log)
     from ..engine.sim import jobs_simulated
     jobs_here = jobs_simulated()
     try:
@@ -448,6 +451,106 @@ def run_study(study: str | Entry, namespace: Mapping[str, Any] | None = None, *,
     result.update({"params": params, "profile": label, "outdir": out, "files": ctx.files,
                    "timing": numbers["timing"], "seconds": wall})
     return result
+
+
+def with_study_columns(params: Params) -> Params:
+    """``params`` whose traces carry the study's per-job columns (its
+    ``columns`` parameter, :func:`schedlab.workloads.columns.study_columns`):
+    every trace parameter gets them (:func:`schedlab.workloads.traces.with_columns`),
+    so that every cell cleaning a log adds them to its jobs, keeps them
+    through resampling and splitting, and keys its result by their content."""
+    cols = getattr(params, "columns", None) if "columns" in params.names() else None
+    if not cols:
+        return params
+    from ..workloads import traces as _traces
+
+    changes = {}
+    for name in params.names():
+        v = getattr(params, name)
+        if isinstance(v, _traces.TraceInfo):
+            changes[name] = _traces.with_columns(v, cols)
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(x, _traces.TraceInfo) for x in v):
+            changes[name] = type(v)(_traces.with_columns(x, cols) for x in v)
+    return dataclasses.replace(params, **changes)
+
+
+def _policy_texts(params: Params):
+    """(parameter, text) of every text among a study's parameters (policies,
+    estimates ...), one level into lists."""
+    for name in params.names():
+        v = getattr(params, name)
+        for i, x in enumerate(v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(x, str):
+                yield (f"{name}[{i}]" if isinstance(v, (list, tuple)) else name), x
+
+
+def check_columns_used(params: Params) -> None:
+    """Refuse, before any cell runs, a policy expression (``expr:...col.NAME``)
+    or an estimate (``col:NAME``) naming a column a trace of the study does
+    not carry: one line naming the parameter and how to give the column."""
+    from ..expr import Expr, is_expr
+
+    traces = study_traces(params)
+    if not traces:
+        return
+    for where, text in _policy_texts(params):
+        if is_expr(text):
+            try:
+                wanted = [c for c in Expr(text).columns if c != "user"]
+            except InputError:
+                continue            # the study's own validator says what is wrong with it
+        elif text.startswith("col:"):
+            wanted = [text[4:]]
+        else:
+            continue
+        for info in traces:
+            have = [n for n, _ in info.columns]
+            missing = [c for c in wanted if c not in have]
+            if missing:
+                raise InputError(f"{where}: {text} reads column {missing[0]!r}, which {info.name} does not carry "
+                                 f"(its columns: {', '.join(have) or 'none'}); give it as columns={{{missing[0]!r}: "
+                                 f"FILE or 'module:function'}}, --column {missing[0]}=FILE, or the trace spec's "
+                                 f"?col.{missing[0]}=FILE")
+
+
+#: Jobs of the log a Python policy or estimator is timed on before a run (:func:`python_cost`).
+COST_JOBS = 2000
+
+
+def python_cost(mod, params: Params, log: Callable[[str], None]) -> None:
+    """Say before the run what a Python policy or estimator (``py:module:name``)
+    costs: one simulation of the first :data:`COST_JOBS` jobs of the study's
+    first log is timed, and the time scaled to the whole log, one line each."""
+    from ..jobs import PYTHON_PREFIX
+
+    specs = [(w, t) for w, t in _policy_texts(params) if t.startswith(PYTHON_PREFIX)]
+    traces = study_traces(params)
+    if not specs or not traces:
+        return
+    from ..engine import sim
+    from ..workloads import traces as _traces
+
+    overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
+    c = _traces.cleaned(traces[0], overrun=overrun)
+    jobs = c.jobs.subset(slice(0, min(COST_JOBS, len(c.jobs))))
+    for where, spec in dict((t, (w, t)) for w, t in specs).values():
+        is_policy = "estimate" not in where
+        t0 = time.perf_counter()
+        try:
+            if is_policy:
+                sim.simulate(jobs, c.m, sim.Policy(spec, spec))
+            else:
+                sim.simulate(jobs, c.m, "EASY-FCFS-FCFS", estimate=spec, correction="requested")
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        base = time.perf_counter()
+        sim.simulate(jobs, c.m, "EASY-FCFS-FCFS")
+        t_py, t_c = base - t0, time.perf_counter() - base
+        whole = t_py * len(c.jobs) / max(len(jobs), 1)
+        log(f"{where}: {spec} is Python ({'at every scheduling pass' if is_policy else 'at every job'}), slow: "
+            f"{len(jobs)} jobs of {traces[0].name} took {t_py:.2f} s ({t_py / max(t_c, 1e-6):.0f}x the built-in "
+            f"order), about {whole:.2g} s per simulation of the log's {len(c.jobs)} jobs; every cell that "
+            "uses it pays this")
 
 
 def _stale_files(out: Path, written) -> list[Path]:
@@ -535,8 +638,13 @@ def provenance(entry: Entry, profile: str, params: Params, outdir: Path, cache_d
     """What a result was made from, with no machine paths: versions, commit,
     the study and profile, its parameters, each input trace's name, path
     relative to the repository and sha256."""
+    from ..workloads.columns import is_function
+
     inputs = {item.name: {"path": relpath(item.path), "sha256": item.sha256, "registered": item.registered}
               for item in study_traces(params)}
+    for item in study_traces(params):
+        if item.columns:        # the per-job columns its jobs carried (the cache keys hold their content)
+            inputs[item.name]["columns"] = {n: src if is_function(src) else relpath(src) for n, src in item.columns}
     try:
         from ..engine.sim import VERSION as core
     except ImportError:                 # a study that needs no compiled core

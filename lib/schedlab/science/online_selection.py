@@ -43,6 +43,22 @@ def period_bounds(jobs: sim.Jobs, edges: np.ndarray) -> np.ndarray:
     return np.searchsorted(jobs.submit, np.asarray(edges), "left")
 
 
+def _part_waits(jobs: sim.Jobs, m: int, policy: sim.Policy, b: np.ndarray) -> np.ndarray:
+    """Each job's wait with its part ``jobs[b[t]:b[t+1]]`` simulated alone:
+    :func:`schedlab.engine.sim.simulate_parts`, or, for an order it cannot
+    run in place (one reading per-job columns, a Python key function), a
+    simulation of each part -- the same schedules, part by part."""
+    whole = any(isinstance(q, sim.KeyFunction) or (isinstance(q, sim.Expr) and (q.columns or q.reads_run))
+                for q in (policy.primary, policy.backfill))
+    if not whole:
+        return metrics.wait(sim.simulate_parts(jobs, m, policy, b))
+    w = np.full(len(jobs), np.nan)
+    for lo, hi in zip(b[:-1].tolist(), b[1:].tolist()):
+        if hi > lo:
+            w[lo:hi] = metrics.wait(sim.simulate(jobs.subset(slice(lo, hi)), m, policy))
+    return w
+
+
 def period_costs(jobs: sim.Jobs, m: int, edges: np.ndarray, policies: Sequence[str] = POLICIES,
                  threshold: int | None = 40 * 3600, noise: float = 0.15,
                  rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,7 +82,7 @@ def period_costs(jobs: sim.Jobs, m: int, edges: np.ndarray, policies: Sequence[s
     # Every period of a policy in one call (sim.simulate_parts: each
     # period's jobs alone, the schedules of simulate on each subset), then
     # the costs in period-then-policy order, the order of the noise draws.
-    waits = [metrics.wait(sim.simulate_parts(jobs, m, easy(p, threshold), b)) for p in policies]
+    waits = [_part_waits(jobs, m, easy(p, threshold), b) for p in policies]
     for t in range(n_t):
         lo, hi = int(b[t]), int(b[t + 1])
         if hi == lo:

@@ -1,7 +1,8 @@
 """The ``schedlab`` command line.
 
     schedlab simulate TRACE [--policy EASY-SPF-FCFS | --primary P --backfill P]
-                            [--threshold 20h] [--estimate requested|actual]
+                            [--threshold 20h] [--estimate requested|actual|col:NAME]
+                            [--column NAME=FILE] [--correction none|requested|incremental|doubling]
                             [--overrun kill|drop] [-m M|peak] [--request CHOICE]
                             [-o OUT [--format swf|batsim-csv]]
     schedlab traces list | info NAME|PATH | verify
@@ -11,7 +12,8 @@
     schedlab check SCHEDULE [-m M] [--policy EASY-P_R-P_B [--threshold T]] [--estimate requested|actual]
     schedlab check SCHEDULE --case conformance/cases/NN-name.swf
     schedlab study list
-    schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--scheduler ADDR]
+    schedlab study run NAME [--profile quick|full] [--trace PATH ...] [--set key=value ...] [--column NAME=SOURCE ...]
+                       [--scheduler ADDR]
     schedlab advise LOG [--format swf|sacct|sacct-json|batsim] [-m M] [--objective avgwait|bsld|ppbsld]
                         [--max-wait-risk X] [--out DIR] [--scheduler ADDR] [--workers N]
 """
@@ -101,7 +103,15 @@ def cmd_simulate(args) -> int:
         policy = sim.Policy(args.primary, args.backfill, args.threshold)
     if args.estimate not in ("requested", "actual") and not args.estimate.startswith("col:"):
         raise SchedlabError(f"--estimate {args.estimate!r}: expected requested, actual or col:NAME")
-    sched = sim.simulate(jobs, m, policy, estimate=args.estimate)
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", sim.UncorrectedEstimateWarning)
+        sched = sim.simulate(jobs, m, policy, estimate=args.estimate, correction=args.correction)
+    for w in caught:
+        if issubclass(w.category, sim.UncorrectedEstimateWarning):
+            print(f"schedlab: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     t2 = time.perf_counter()
     s = sched.summary()
     if args.verbose:
@@ -111,7 +121,8 @@ def cmd_simulate(args) -> int:
     print("cleaning    " + ", ".join(f"{k} {v}" for k, v in report.choices.items())
           + f"; {100 * report.removed_share:.1f} % of the jobs and {100 * report.removed_work_share:.1f} % of "
             f"the processor time removed")
-    print(f"policy      {policy}, estimate = {args.estimate}, overrun = {args.overrun}")
+    print(f"policy      {policy}, estimate = {args.estimate}, correction = {args.correction}, "
+          f"overrun = {args.overrun}")
     print(f"AvgWait     {s['avg_wait']:.1f} s")
     print(f"MaxWait     {s['max_wait']:.0f} s")
     print(f"mean bsld   {s['mean_bsld']:.3f}")
@@ -291,7 +302,12 @@ def cmd_study(args) -> int:
         return 0
     from ..protocol.study import run_study
 
-    result = run_study(args.name, profile=args.profile, overrides=_settings(args.set), outdir=args.outdir,
+    overrides = _settings(args.set)
+    if args.column:             # the study's columns parameter, one NAME=SOURCE each
+        if "columns" in overrides:
+            raise SchedlabError("study run: the columns are given twice (--column and --set columns=); give them once")
+        overrides["columns"] = list(args.column)
+    result = run_study(args.name, profile=args.profile, overrides=overrides, outdir=args.outdir,
                        traces=args.trace,
                        workers=args.workers, scheduler=args.scheduler, cache_dir=args.cache,
                        progress=not args.no_progress)
@@ -332,8 +348,18 @@ def paths_results():
     return paths.RESULTS
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the house's one-line errors: ``schedlab simulate: error:
+    argument -m: ...`` and where to read more, not the usage block first (the
+    usage is what ``--help`` is for).  Subcommands' parsers are of this class
+    too (argparse makes them of the parent's)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="schedlab", description="Tuning EASY-backfilling: simulator and studies")
+    p = _Parser(prog="schedlab", description="Tuning EASY-backfilling: simulator and studies")
     p.add_argument("--version", action="version", version=f"schedlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="simulate EASY-P_R-P_B on a trace and print a summary")
@@ -349,6 +375,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "or --estimate col:NAME (repeatable)")
     s.add_argument("--threshold", default=None, help="waiting-time threshold, e.g. 20h (default none)")
     s.add_argument("--estimate", default="requested", help="requested (default), actual, or col:NAME (a --column)")
+    s.add_argument("--correction", default="none", choices=["none", "requested", "incremental", "doubling"],
+                   help="what the scheduler expects of a running job that outlives its estimate: none (default: "
+                   "it ends now; warned when some estimates are below their runtimes), requested (its requested "
+                   "time), incremental or doubling (gaussier2015 §5.2)")
     s.add_argument("--overrun", default="kill", choices=["kill", "drop"],
                    help="jobs with p > p~: killed at p~ (default) or dropped when cleaning")
     s.add_argument("-m", type=machine_or_choice_arg, default=None, help="machine size: a number, or header, peak (the log's peak "
@@ -452,6 +482,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "takes it; outputs in results/traces/<names>/")
     sr.add_argument("--set", action="append", metavar="KEY=VALUE",
                     help="change one parameter (repeatable); the outputs then go to results/custom/")
+    sr.add_argument("--column", action="append", default=[], metavar="NAME=FILE|module:function",
+                    help="a per-job column for col.NAME in the study's policies (repeatable): a CSV of 'job id,"
+                         "value' lines for the log's jobs, or a function of the cleaned jobs importable by the "
+                         "workers; it follows the jobs through resampling (the study's columns parameter)")
     sr.add_argument("--scheduler", default=None,
                     help="address of a dask scheduler (a site cluster; default $SCHEDLAB_SCHEDULER, else local)")
     sr.add_argument("--workers", type=workers_arg, default=None, help="local cluster workers (default: all cores)")

@@ -6,6 +6,12 @@ first line of names, e.g. ``id,pred``; blank lines and lines starting with
 ``#`` are skipped; separators: comma, semicolon, tab or spaces).  The values
 are matched to the jobs by id; every job of the (cleaned) log must have
 one, and ids may not repeat.  Errors name the file, the line and the field.
+
+In a study a column's source is a file or ``module:function`` (a function of
+the cleaned log's jobs returning one number per job; importable where the
+cells run), carried by the trace (:attr:`schedlab.workloads.traces.TraceInfo.columns`,
+``PATH?col.NAME=SOURCE``) so that every cell cleaning the log gets it, and
+keyed by content (:func:`digest`).
 """
 from __future__ import annotations
 
@@ -17,8 +23,10 @@ import numpy as np
 
 from ..errors import InputError
 from ..jobs import Jobs
+from ..validators import NONE_WORDS, as_list
 
-__all__ = ["read_column", "parse_column_arg", "with_columns"]
+__all__ = ["read_column", "parse_column_arg", "with_columns", "source", "parse_source_arg", "compute", "digest",
+           "is_function", "check_name", "study_columns"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _SPLIT = re.compile(r"[,;\t ]+")
@@ -89,3 +97,150 @@ def with_columns(jobs: Jobs, columns: dict) -> Jobs:
     cols = dict(jobs.columns or {})
     cols.update(columns)
     return Jobs(jobs.submit, jobs.run, jobs.req, jobs.procs, jobs.id, jobs.user, jobs.source, jobs.lines, cols)
+
+
+# ------------------------------------------------- a column's source --
+
+#: ``module:function`` (dotted module, a function name): a column computed by your own function.
+_FUNCTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
+#: Characters a file source may not hold: it travels inside a trace spec (``PATH?col.NAME=SOURCE&...``).
+_SPEC_CHARS = "&\n\r\0"
+
+
+def is_function(source: str) -> bool:
+    """Whether a column's source names a function (``module:function``) rather than a file."""
+    return bool(_FUNCTION.match(source)) and not Path(source).exists()
+
+
+def check_name(name, where: str = "columns") -> str:
+    """A column's name: letters, digits and ``_``, not ``user`` (the jobs' own field)."""
+    if not isinstance(name, str) or not _NAME.match(name) or name.startswith("__") or name == "user":
+        raise InputError(f"{where}: bad column name {str(name)[:60]!r} (letters, digits and _, at most 64; "
+                         "not 'user')")
+    return name
+
+
+def source(text, where: str = "columns") -> str:
+    """A column's source, canonical: ``module:function``, or a file's
+    absolute path (so that a cell in another process reads the same file).
+    The file must exist; a function is imported when the column is computed."""
+    if isinstance(text, Path):
+        text = str(text)
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"{where}: expected a file of 'job id,value' lines or module:function, got {text!r}")
+    text = text.strip()
+    if is_function(text):
+        return text
+    bad = [c for c in _SPEC_CHARS if c in text]
+    if bad:
+        raise InputError(f"{where}: {text[:80]!r} holds {bad[0]!r}, which a trace spec cannot carry (rename the file)")
+    p = Path(text).expanduser()
+    if not p.is_file():
+        hint = " (nor module:function)" if ":" in text else ""
+        raise InputError(f"{where}: {text[:200]!r} is not a file{hint}; a column is a file of 'job id,value' "
+                         "lines or module:function")
+    return str(p.resolve())
+
+
+def parse_source_arg(text: str, option: str = "--column") -> tuple[str, str]:
+    """``NAME=FILE`` or ``NAME=module:function`` -> (name, canonical source)."""
+    if not isinstance(text, str) or "=" not in text:
+        raise InputError(f"{option} {text!r}: expected NAME=FILE or NAME=module:function, e.g. pred=preds.csv")
+    name, _, src = text.partition("=")
+    check_name(name.strip(), f"{option} {text!r}")
+    return name.strip(), source(src, f"{option} {text!r}")
+
+
+def _function(src: str, name: str):
+    import importlib
+
+    module, _, attr = src.partition(":")
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise InputError(f"column {name!r}: cannot import {module!r} for {src} ({exc}); the module must be "
+                         "importable where the cells run (installed, or on the workers' path)") from None
+    fn = getattr(mod, attr, None)
+    if not callable(fn):
+        raise InputError(f"column {name!r}: {src}: module {module!r} has no function {attr!r}")
+    return fn
+
+
+def compute(src: str, jobs: Jobs, name: str) -> np.ndarray:
+    """The values of column ``name`` for ``jobs`` (the cleaned log's jobs) from
+    its source: a file's values matched by job id (:func:`read_column`), or
+    ``function(jobs)``, which must return one finite number per job."""
+    if not is_function(src):
+        return read_column(src, jobs.id, name)
+    fn = _function(src, name)
+    try:
+        values = fn(jobs)
+    except Exception as exc:            # the user's code: one line naming it
+        said = str(exc).splitlines()[0] if str(exc) else ""
+        raise InputError(f"column {name!r}: {src}(jobs) raised {type(exc).__name__}: "
+                         f"{said[:200]}{'...' if len(said) > 200 else ''}") from None
+    try:
+        a = np.asarray(values)
+    except Exception:
+        a = None
+    if a is None or a.ndim != 1 or a.shape[0] != len(jobs) or a.dtype.kind not in "iuf":
+        shown = "not an array" if a is None else f"shape {a.shape}, dtype {a.dtype}"
+        raise InputError(f"column {name!r}: {src}(jobs) must return one number per job ({len(jobs)}), "
+                         f"got {shown}")
+    a = np.array(a, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(a))
+    if bad.size:
+        raise InputError(f"column {name!r}: {src}(jobs) gave {a[bad[0]]!r} for job {int(jobs.id[bad[0]])} "
+                         f"(index {int(bad[0])}; {bad.size} not finite in all)")
+    return a
+
+
+def digest(src: str, values: np.ndarray) -> str:
+    """What a column is by content, for the cache keys of the cells that use
+    it: a file's sha256 (not its path), or the sha256 of the values a
+    function gave."""
+    import hashlib
+
+    if is_function(src):
+        return "values:" + hashlib.sha256(np.ascontiguousarray(values, np.float64).tobytes()).hexdigest()[:32]
+    h = hashlib.sha256()
+    with open(src, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "file:" + h.hexdigest()[:32]
+
+
+def study_columns(value, name: str = "columns") -> tuple[tuple[str, str], ...]:
+    """Per-job columns of a study, ``((name, source), ...)``: from a mapping
+    ``{"pred": "preds.csv"}``, a list of ``NAME=SOURCE`` texts (what
+    ``--column`` gives), the text of a YAML mapping or list (papermill's
+    ``-p``), or nothing.  A source is a file of ``job id,value`` lines (made
+    absolute, a ``Path``) or ``module:function``; the value of a study's ``columns`` parameter."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in NONE_WORDS + ("{}",)):
+        return ()
+    if isinstance(value, str) and value.strip().startswith("{"):
+        import yaml
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            raise InputError(f"{name}: cannot read {value!r} as a mapping: {exc}") from None
+    if isinstance(value, dict):
+        items = list(value.items())
+    else:
+        items = []
+        for i, item in enumerate(as_list(value, name, none_is_empty=True)):
+            if isinstance(item, (list, tuple)) and len(item) == 2:
+                items.append(tuple(item))
+            elif isinstance(item, str) and "=" in item:
+                items.append(tuple(item.split("=", 1)))
+            else:
+                raise InputError(f"{name}[{i}]: expected NAME=FILE or NAME=module:function, got {item!r}")
+    out: dict[str, str] = {}
+    for key, src in items:
+        key = check_name(key.strip() if isinstance(key, str) else key, name)
+        if key in out:
+            raise InputError(f"{name}: column {key!r} given twice")
+        src = source(src, f"{name}.{key}")
+        # a file as a path: recorded relative to the repository (Params.record), as traces are
+        out[key] = src if is_function(src) else Path(src)
+    return tuple(out.items())

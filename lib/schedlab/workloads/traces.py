@@ -50,6 +50,7 @@ from .swf import (N_FIELDS, SWFTrace, _open_text_stream, count_jobs, header_max_
                   read_swf_header)
 
 __all__ = ["TraceInfo", "Fetchable", "Workload", "Cleaned", "registry", "resolve", "load", "cleaned", "text", "spec_options", "with_options",
+           "with_columns", "keyed_text",
            "verify", "verify_all", "sha256_file", "fetchable", "fetch"]
 
 _SWF_SUFFIXES = (".gz", ".bz2", ".xz", ".swf")
@@ -92,6 +93,10 @@ class TraceInfo:
     tofu: bool = False
     #: cleaning choices the trace spec carries (``request``, ``m``): see :func:`spec_options`
     options: tuple = ()
+    #: per-job columns the cleaned jobs get, ``((name, source), ...)``: a file of ``job id,value``
+    #: lines (absolute path) or ``module:function`` (:func:`with_columns`, ``PATH?col.NAME=SOURCE``);
+    #: not part of the name (outputs are named after the log), part of :func:`text`
+    columns: tuple = ()
     _sha256: str | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -240,7 +245,8 @@ def resolve(name_or_path: str | os.PathLike | TraceInfo) -> TraceInfo:
     text = os.fspath(name_or_path)
     if "?" in text and not Path(text).expanduser().is_file():
         base, _, query = text.partition("?")
-        return with_options(resolve(base), spec_options(query, text))
+        query, cols = _column_parts(query, text)
+        return with_columns(with_options(resolve(base), spec_options(query, text)), cols, text)
     reg = registry()
     is_bare = isinstance(name_or_path, str) and os.sep not in text and "/" not in text
     if is_bare:
@@ -273,6 +279,47 @@ def resolve(name_or_path: str | os.PathLike | TraceInfo) -> TraceInfo:
 
 #: The cleaning choices a trace spec may carry, with their readers.
 SPEC_KEYS = ("request", "m")
+#: The prefix of a per-job column in a trace spec: ``PATH?col.pred=preds.csv`` (:func:`with_columns`).
+COLUMN_PREFIX = "col."
+
+
+def _column_parts(query: str, where: str) -> tuple[str, list]:
+    """A spec's query split into its cleaning choices and its columns
+    (``col.NAME=SOURCE`` parts, in order)."""
+    keep, cols = [], []
+    for part in filter(None, query.split("&")):
+        key, eq, value = part.partition("=")
+        if key.strip().lower().startswith(COLUMN_PREFIX):
+            if not eq:
+                raise InputError(f"trace {where!r}: {part!r}: expected col.NAME=FILE or col.NAME=module:function")
+            cols.append((key.strip()[len(COLUMN_PREFIX):], value))
+        else:
+            keep.append(part)
+    return "&".join(keep), cols
+
+
+def with_columns(info: "TraceInfo", columns, where: str = "columns") -> "TraceInfo":
+    """``info`` whose cleaned jobs get per-job columns: ``columns`` is a
+    mapping or pairs of name -> source, a file of ``job id,value`` lines or
+    ``module:function`` (a function of the cleaned jobs; see
+    :mod:`schedlab.workloads.columns`); a name given again replaces its
+    source.  Every cell that cleans the log gets them (:func:`text`
+    carries them), resampling and splitting keep each job's value, and a
+    cell's cache key covers each column's content (:func:`keyed_text`)."""
+    import dataclasses
+
+    from . import columns as _columns
+
+    pairs = list(columns.items()) if isinstance(columns, dict) else list(columns or ())
+    if not pairs:
+        return info
+    merged = dict(info.columns)
+    for item in pairs:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise InputError(f"{where}: expected NAME=SOURCE pairs, got {item!r}")
+        name = _columns.check_name(item[0], where)
+        merged[name] = _columns.source(item[1], f"{where}: {name}")
+    return dataclasses.replace(info, columns=tuple(merged.items()))
 
 
 def spec_options(query: str, where: str = "") -> dict:
@@ -391,7 +438,14 @@ class Workload:
 
     def cleaned(self, verify: bool = True) -> Cleaned:
         """The trace read and cleaned with its choices (:class:`Cleaned`),
-        from this process's cache, else the disk cache, else computed."""
+        from this process's cache, else the disk cache, else computed; with
+        the trace's per-job columns (:attr:`TraceInfo.columns`) added to its jobs."""
+        if self.info.columns:
+            import dataclasses
+
+            plain = dataclasses.replace(self, info=dataclasses.replace(self.info, columns=()))
+            c = plain.cleaned(verify)
+            return c._replace(jobs=_column_jobs(c, self.info.columns), info=self.info)
         path = self.info.path
         st = path.stat() if path.is_file() else None      # a file rewritten in place is another workload
         key = (path.resolve(), st and (st.st_size, st.st_mtime_ns), self.info.name, self.info.registered,
@@ -409,6 +463,33 @@ class Workload:
 #: The cleaned workloads of this process (key -> (verified, Cleaned)), oldest first.
 _CLEANED: dict = {}
 _CLEANED_MAX = 8
+#: The columns computed in this process ((jobs, source, file stat) -> values), oldest first.
+_COLUMNS: dict = {}
+
+
+def _column_jobs(c: Cleaned, columns: tuple):
+    """``c.jobs`` with the columns added, each computed once per process
+    (per cleaned jobs and, for a file, per size and modification time)."""
+    from . import columns as _columns
+
+    values = {}
+    for name, src in columns:
+        st = None
+        if not _columns.is_function(src):
+            try:
+                s = os.stat(src)
+                st = (s.st_size, s.st_mtime_ns)
+            except OSError:
+                st = None           # read_column says what is wrong
+        key = (id(c.jobs), name, src, st)
+        hit = _COLUMNS.get(key)
+        if hit is None or hit[0] is not c.jobs:
+            hit = (c.jobs, _columns.compute(src, c.jobs, name))
+            _COLUMNS[key] = hit
+            while len(_COLUMNS) > 4 * _CLEANED_MAX:
+                _COLUMNS.pop(next(iter(_COLUMNS)))
+        values[name] = hit[1]
+    return _columns.with_columns(c.jobs, values)
 
 #: Environment variable: the folder of the on-disk cache of cleaned workloads
 #: (default ``results/cache/workloads``; "off" disables it).
@@ -491,12 +572,52 @@ _STAT_SHA: dict = {}
 def text(info: TraceInfo) -> str:
     """The one trace-to-text function (:attr:`Workload.text`): a registered
     trace's name, or the file's absolute path, each with the spec's cleaning
-    choices."""
+    choices, then its per-job columns (``col.NAME=SOURCE``)."""
     if info.registered:
-        return info.name
-    query = info.name.partition("?")[2]
-    path = str(Path(info.path).resolve())
-    return f"{path}?{query}" if query else path
+        base = info.name
+    else:
+        query = info.name.partition("?")[2]
+        path = str(Path(info.path).resolve())
+        base = f"{path}?{query}" if query else path
+    if not info.columns:
+        return base
+    return base + ("&" if "?" in base else "?") + "&".join(f"{COLUMN_PREFIX}{n}={src}" for n, src in info.columns)
+
+
+def keyed_text(trace: str) -> str:
+    """:func:`text` as a cell's cache key sees it: each column's source
+    replaced by its content's digest (:func:`schedlab.workloads.columns.digest`),
+    so that a column file moved keeps the cells' results and a column
+    whose values change recomputes them.  A trace without columns is its text."""
+    if not isinstance(trace, str) or COLUMN_PREFIX not in trace:
+        return trace
+    from . import columns as _columns
+
+    _, cols = _column_parts(trace.partition("?")[2], trace)
+    if not cols:
+        return trace
+    stats = []
+    for _, src in cols:                 # a file rewritten in place is another column
+        try:
+            st = None if _columns.is_function(src) else os.stat(src)
+        except OSError:
+            st = None
+        stats.append(st and (st.st_size, st.st_mtime_ns))
+    memo = (trace, tuple(stats))
+    if memo not in _KEYED:
+        info = resolve(trace)
+        values = Workload.of(info).cleaned().jobs.columns
+        digests = tuple((n, _columns.digest(src, values[n])) for n, src in info.columns)
+        import dataclasses
+
+        _KEYED[memo] = text(dataclasses.replace(info, columns=digests))
+        while len(_KEYED) > 64:
+            _KEYED.pop(next(iter(_KEYED)))
+    return _KEYED[memo]
+
+
+#: keyed_text's answers in this process ((text, the column files' size and mtime) -> keyed text).
+_KEYED: dict = {}
 
 
 def cleaned(name_or_spec, m: int | None = None, overrun: str = "kill", verify: bool = True) -> Cleaned:

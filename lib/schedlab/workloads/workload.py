@@ -448,11 +448,17 @@ class Resampled:
         s = slice(int(b[i]), int(b[i + 1]))
         j = self.jobs
         return Jobs(j.submit[s] - (self.origin + i * self.week_length), j.run[s], j.req[s],
-                    j.procs[s], None, j.user[s], j.source, None if j.lines is None else j.lines[s])
+                    j.procs[s], None, j.user[s], j.source, None if j.lines is None else j.lines[s],
+                    _pick_columns(j, s))
 
     def weeks(self) -> list[Jobs]:
         """Every resampled week as its own trace (see :meth:`week_jobs`)."""
         return [self.week_jobs(i) for i in range(self.n_weeks)]
+
+
+def _pick_columns(jobs: Jobs, index) -> dict | None:
+    """The per-job columns of the jobs ``index`` selects (a copied job keeps its source job's values)."""
+    return None if jobs.columns is None else {k: v[index] for k, v in jobs.columns.items()}
 
 
 def resample(jobs: Jobs, n_weeks: int, seed, *, week=WEEK, start=None, stop=None,
@@ -486,7 +492,8 @@ def resample(jobs: Jobs, n_weeks: int, seed, *, week=WEEK, start=None, stop=None
     All of that user's jobs of the drawn week are copied into resampled week
     ``i``, keeping their offset in the week: a job submitted at ``start +
     w*week + d`` becomes ``origin + i*week + d`` (``origin`` defaults to 0).
-    Runtime, request, processors and user are kept.
+    Runtime, request, processors, user and the per-job columns
+    (``Jobs.columns``: a resampled job has its source job's values) are kept.
 
     ``seed`` is a non-negative int, a ``numpy.random.SeedSequence`` or a
     ``numpy.random.Generator`` (used, and advanced, as is): the same seed
@@ -567,7 +574,7 @@ def resample(jobs: Jobs, n_weeks: int, seed, *, week=WEEK, start=None, stop=None
     sweek = (sub[src] - t0) // week
     label = None if jobs.source is None else f"{jobs.source} (resampled)"
     out = Jobs(origin + rel, jobs.run[src], jobs.req[src], jobs.procs[src], None,
-               jobs.user[src], label, None if jobs.lines is None else jobs.lines[src])
+               jobs.user[src], label, None if jobs.lines is None else jobs.lines[src], _pick_columns(jobs, src))
     for a in (src, rweek, sweek, draws, users):
         a.setflags(write=False)
     return Resampled(out, src, sweek, rweek, draws, users, week, t0, origin, int(n_src), jobs)
@@ -776,7 +783,7 @@ def weeks(jobs: Jobs, *, period="week", crossing: str = "keep", start=None, skip
         part = jobs.subset(idx[bounds[p]:bounds[p + 1]])
         if shift:
             part = Jobs(part.submit - edges[p], part.run, part.req, part.procs, part.id,
-                        part.user, part.source, part.lines)
+                        part.user, part.source, part.lines, part.columns)
         out.append(part)
     return out
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...engine import sim
 from ... import validators
+from ...workloads import columns as _columns
 from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
@@ -171,6 +172,10 @@ class Params(StudyParams):
                                          help="Θ of EASY(P, Θ) in the online-bandit part (40h; None: none)")
     seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0),
                       help="seed of the resampling and of the bootstrap")
+    columns: tuple = param((), check=_columns.study_columns,
+                           help="per-job columns your policies read as col.NAME: {NAME: a file of 'job id,value' "
+                                "lines, or 'module:function' of the cleaned jobs}; they follow the jobs through "
+                                "resampling")
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):

@@ -80,7 +80,8 @@ def permute_weeks(jobs: sim.Jobs, seed, week: int = WEEK) -> sim.Jobs:
     src = keep[o]
     label = None if jobs.source is None else f"{jobs.source} (ocst weeks permuted)"
     return sim.Jobs(rel[o], jobs.run[src], jobs.req[src], jobs.procs[src], None, jobs.user[src], label,
-                    None if jobs.lines is None else jobs.lines[src])
+                    None if jobs.lines is None else jobs.lines[src],
+                    None if jobs.columns is None else {k: v[src] for k, v in jobs.columns.items()})
 
 
 @functools.lru_cache(maxsize=2)

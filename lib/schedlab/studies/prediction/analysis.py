@@ -20,7 +20,8 @@ def _short(estimate: str) -> str:
     if estimate.startswith(LEARNED):
         loss = prediction.Loss.parse(estimate[len(LEARNED):])
         return loss.label if loss.label != loss.name else loss.name
-    return {"easy++": "EASY++ (AVE2)", "requested": "requested", "clairvoyant": "clairvoyant"}[estimate]
+    # your own estimates (col:NAME, py:module:name) by their label
+    return {"easy++": "EASY++ (AVE2)", "requested": "requested", "clairvoyant": "clairvoyant"}.get(estimate, estimate)
 
 
 def triple_label(estimate: str, correction: str, backfill: str) -> str:

@@ -133,9 +133,11 @@ def prediction_cell(q: PredictionInputs) -> dict:
                                            float(q["eta"]), float(q["lam"]), overrun="kill", engine=engine)
     elif est in BASE_ESTIMATES:
         s = sim.simulate(jobs, m, policy, estimate=BASE_ESTIMATES[est], correction=str(q["correction"]))
+    elif est.startswith("col:") or est.startswith(sim.PYTHON_PREFIX):      # your own: a column, a Python Estimator
+        s = sim.simulate(jobs, m, policy, estimate=est, correction=str(q["correction"]))
     else:
-        raise InputError(f"prediction cell: unknown estimate {est!r}; expected one of {list(BASE_ESTIMATES)} "
-                         f"or '{LEARNED}<loss>'")
+        raise InputError(f"prediction cell: unknown estimate {est!r}; expected one of {list(BASE_ESTIMATES)}, "
+                         f"'{LEARNED}<loss>', col:NAME or py:module:name")
     wall = time.perf_counter() - t0
     summ = s.summary()
     ok = s.start >= 0

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ...engine import prediction
 from ...workloads import workload
 from ... import validators
+from ...workloads import columns as _columns
 from ...workloads import traces as _traces
 from ...errors import InputError
 from ...protocol.scorecard import Elsewhere
@@ -47,6 +48,30 @@ def _losses(value, name: str) -> tuple[str, ...]:
         out.append(loss)
     if not out:
         raise InputError(f"{name}: give 'all' or at least one loss name such as 'E-Loss'")
+    return tuple(out)
+
+
+def _own_estimates(value, name: str) -> tuple[str, ...]:
+    """Your own runtime estimates: ``col:NAME`` (a per-job column, see
+    ``columns``) or ``py:module:name`` (a Python Estimator, imported here to
+    check it and again by each worker), each once."""
+    from ...engine import sim
+
+    out = []
+    for i, item in enumerate(validators.as_names(value, name, none_is_empty=True)):
+        item = item.strip()
+        if item.startswith("col:"):
+            _columns.check_name(item[4:], f"{name}[{i}]")
+        elif item.startswith(sim.PYTHON_PREFIX):
+            try:
+                sim.python_estimator(item)
+            except InputError as exc:
+                raise InputError(f"{name}[{i}]: {exc}") from None
+        else:
+            raise InputError(f"{name}[{i}]: {item!r}: expected col:NAME (a column) or py:module:name (an Estimator)")
+        if item in out:
+            raise InputError(f"{name}: {item!r} is listed twice")
+        out.append(item)
     return tuple(out)
 
 
@@ -90,11 +115,18 @@ class Params(StudyParams):
                        help="L2 penalty of the learned regression")
     overrun: str = param("kill", check=lambda v, n: validators.choice(v, n, workload.OVERRUN_CHOICES),
                          help="cleaning of jobs with p > p~: kill (kept, killed at p~) or drop")
+    extra_estimates: tuple = param((), check=_own_estimates,
+                                   help="your own estimates beside the paper's: col:NAME (a column of columns) or "
+                                        "py:module:name (a Python Estimator, slow), under every correction and "
+                                        "backfilling order")
+    columns: tuple = param((), check=_columns.study_columns,
+                           help="per-job columns your estimates read as col:NAME: {NAME: a file of 'job id,value' "
+                                "lines, or 'module:function' of the cleaned jobs}")
 
     @property
     def estimates(self) -> list[str]:
         """The ``estimate`` labels of the grid: clairvoyant, requested, easy++, learned:<loss>..."""
-        return estimate_labels(self.losses)
+        return estimate_labels(self.losses) + list(self.extra_estimates)
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):

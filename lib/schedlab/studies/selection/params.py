@@ -7,6 +7,7 @@ from ..registry import name_of
 from dataclasses import dataclass
 
 from ... import validators
+from ...workloads import columns as _columns
 from ...workloads import traces as _traces
 from ...protocol.scorecard import Elsewhere
 from ...protocol.study import Outputs, Params as StudyParams
@@ -58,6 +59,10 @@ class Params(StudyParams):
                                   help="Θ of EASY(P, Θ): jobs that waited longer lead the queue (40h; None: none)")
     seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0),
                       help="seed of the resampling and of every random choice")
+    columns: tuple = param((), check=_columns.study_columns,
+                           help="per-job columns your policies read as col.NAME: {NAME: a file of 'job id,value' "
+                                "lines, or 'module:function' of the cleaned jobs}; they follow the jobs through "
+                                "resampling")
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log):

@@ -8,6 +8,7 @@ from ... import validators
 from ...errors import InputError
 from ...protocol.study import Outputs, Params as StudyParams
 from ...protocol.study import param
+from ...workloads import columns as _columns
 from ...workloads import traces as _traces
 
 STUDY = name_of(__name__)
@@ -43,6 +44,10 @@ class Params(StudyParams):
                                   help="Θ of EASY(P, Θ): jobs waiting longer lead both queues (40h; None: none)")
     seed: int = param(2017, check=lambda v, n: validators.integer(v, n, 0),
                       help="seed of the resampling and of the bootstrap")
+    columns: tuple = param((), check=_columns.study_columns,
+                           help="per-job columns your policies read as col.NAME: {NAME: a file of 'job id,value' "
+                                "lines, or 'module:function' of the cleaned jobs}; they follow the jobs through "
+                                "resampling")
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log).

@@ -5,13 +5,42 @@ from __future__ import annotations
 from typing import Any
 
 from .. import Table
-from ...jobs import format_duration
+from ...expr import Expr, is_expr
+from ...jobs import PYTHON_PREFIX, format_duration
 from ...science import online_bandit
 from .analysis import gains
 from .figures import figure_gains
 from .params import STUDY, Params
 
 COLUMNS = ["trace", "policy", "yours", "change %", "95% CI", "CI excludes 0", "rank", "samples"]
+
+
+def _reads_columns(policy: str) -> bool:
+    """Whether a policy may read the jobs' own columns: an expression naming
+    ``col.NAME``, or Python code (``py:module:name``)."""
+    if policy.startswith(PYTHON_PREFIX):
+        return True
+    return is_expr(policy) and any(c != "user" for c in Expr(policy).columns)
+
+
+def _runs(ctx, info, p: Params, pols: tuple):
+    """The fixed-policy campaign of one log: the policies that read no column
+    on the log as it is (the very cells of the policies and selection
+    studies, cached once for all of them), those that do on the log with
+    its columns (cells keyed by the columns' content), in one dataset."""
+    import dataclasses
+
+    import xarray as xr
+
+    split = {False: [q for q in pols if not _reads_columns(q)], True: [q for q in pols if _reads_columns(q)]}
+    if not info.columns or not split[True] or not split[False]:
+        t = info if info.columns and split[True] else dataclasses.replace(info, columns=())
+        return ctx.campaign(online_bandit.fixed_campaign(t, p.samples, p.weeks, p.seed, p.threshold, pols))
+    parts = [ctx.campaign(online_bandit.fixed_campaign(t, p.samples, p.weeks, p.seed, p.threshold, tuple(qs)))
+             for t, qs in ((dataclasses.replace(info, columns=()), split[False]), (info, split[True]))]
+    ds = xr.concat(parts, dim="policy", combine_attrs="override").sel(policy=list(pols))
+    ds.attrs["campaigns"] = "policies reading no column on the log as it is, the others on the log with its columns"
+    return ds
 
 
 def compute(params: Params, ctx) -> dict[str, Any]:
@@ -22,8 +51,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     pols = tuple(dict.fromkeys(p.compare + p.policies))
     datasets = {}
     for t in p.traces:
-        c = online_bandit.fixed_campaign(t, p.samples, p.weeks, p.seed, p.threshold, pols)
-        ds = ctx.campaign(c)
+        ds = _runs(ctx, t, p, pols)
         ds["policy"].attrs["long_name"] = "queue policy P (P_R = P_B), EASY(P, Θ)"
         datasets[t.name] = ds
         ctx.dataset(f"runs-{t.name}", ds)

@@ -98,6 +98,8 @@ class Candidate:
     def family(self) -> str:
         if self.primary.startswith("expr:"):
             return "your policy (expression)"
+        if self.primary.startswith(sim.PYTHON_PREFIX):
+            return "your policy (Python)"
         if self.kind == "bandit":
             return "online selection (online-bandit)"
         if self.kind == "mixed":
@@ -113,7 +115,7 @@ def parse(label: str) -> Candidate:
     """The :class:`Candidate` of a label; a bad label raises
     :class:`~schedlab.errors.InputError` naming the part."""
     text = str(label).strip()
-    if text[:5].lower() == "expr:":
+    if text[:5].lower() == "expr:" or text.startswith(sim.PYTHON_PREFIX):
         body, *rest = text.split("|")
         opts = {}
         for part in rest:
@@ -121,7 +123,11 @@ def parse(label: str) -> Candidate:
             if key.strip() != "T" or not eq or not value.strip():
                 raise InputError(f"candidate {text!r}: after '|' only T=<duration>, got {part!r}")
             opts["T"] = value.strip()
-        e = str(sim.Expr(body))                         # the whitelist parser: never evaluated
+        if text.startswith(sim.PYTHON_PREFIX):          # a KeyFunction named by where it lives
+            e = body.strip()
+            sim.python_key_function(e)                  # importable and a key function, checked here
+        else:
+            e = str(sim.Expr(body))                     # the whitelist parser: never evaluated
         threshold = sim.parse_duration(opts["T"]) if "T" in opts else None
         canon = e if threshold is None else f"{e}|T={sim.format_duration(threshold)}"
         return Candidate(canon, "easy", e, e, threshold)
