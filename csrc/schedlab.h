@@ -388,8 +388,11 @@ typedef struct sl_venv_config {
 } sl_venv_config;
 
 /* The caller's arrays, row i for environment i (C order), zeroed by the
- * caller (visible: -1) and written only by the core afterwards: the rows
- * beyond the visible jobs are cleared where the last observation wrote. */
+ * caller (visible: -1) and then the core's: the rows beyond the visible jobs
+ * are cleared where the last observation wrote.  Between steps the caller
+ * may replace an environment's visible jobs (its row of visible and its
+ * SL_VS_VISIBLE count, e.g. an observation of its own): the next actions
+ * name those. */
 typedef struct sl_venv_out {
     double *jobs;           /* N x K x 5: wait, req (h), procs / m, submit
                                (h from the episode's first), fits         */
