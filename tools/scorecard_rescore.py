@@ -81,11 +81,12 @@ GROUPS = {
     "online-bandit Table 2": Group(lambda r: r["paper"].startswith("online-bandit §6") and r["item"] == "Table 2",
                                    _trace("KTH-SP2"), {"axes_before_fit": ("policies", "BANDIT_AXES")}),
     "thesis Tables 5.2-5.5": Group(_item("Tables 5.2-5.5"), _trace("SDSC-SP2"),
-                                   {"axes_before_fit": ("thresholds", "THESIS_AXES")}),
+                                   {"axes": ("thresholds", "THESIS_AXIS_LIST"), "computed": ("thresholds", "THESIS_COMPUTED")}),
     "thesis Table 5.1 (pure policies)": Group(
         lambda r: r["item"] == "Table 5.1" and not any(f", {g}, " in r["metric"] for g in GRID),
         lambda r: r["metric"].endswith("training weeks"),
-        {"same_log": ("mixed", "TABLE_5_1_SAME_LOG"), "axes_before_fit": ("mixed", "TABLE_5_1_AXES")}),
+        {"same_log": ("mixed", "TABLE_5_1_SAME_LOG"), "axes": ("mixed", "TABLE_5_1_AXIS_LIST"),
+         "computed": ("mixed", "TABLE_5_1_COMPUTED")}),
     "thesis Table 6.5: errors as shares of what": Group(_item("Table 6.5"), _trace("KTH-SP2"),
                                                         {"not_identified": ("classification", "T65_NOT_IDENTIFIED"),
                                                          "axes_before_fit": ("classification", "T65_AXES")}),
@@ -99,7 +100,9 @@ GROUPS = {
 }
 
 _VERDICT = "|".join(re.escape(v) for v in sorted(sc.VERDICTS, key=len, reverse=True))
-_ITEM = re.compile(rf"(?P<name>.+?): (?P<val>.*?) \((?P<verdict>{_VERDICT})(?:, identified on (?P<fit>.*?))?\)$")
+_LONE = ", lone hit: not identified for its group"
+_ITEM = re.compile(rf"(?P<name>.+?): (?P<val>.*?) \((?P<verdict>{_VERDICT})(?:, identified on (?P<fit>.*?)|"
+                   rf"(?P<lone>{re.escape(_LONE)}))?\)$")
 
 
 def _num(text: str):
@@ -134,7 +137,8 @@ def _split(said: str) -> list[str]:
 
 def _old_said(rule: str, readings: list) -> str:
     return "; ".join(f"{r.name}: {sc._fmt(r.ours if rule == 'value' else r.holds)} ({r.verdict}"
-                     + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "") + ")"
+                     + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "")
+                     + (_LONE if getattr(r, "lone", False) else "") + ")"
                      for r in readings)
 
 
@@ -152,6 +156,7 @@ def parse_readings(rule: str, said: str, summary_of_fit: dict) -> list | None:
             rd.ours = val
         if m["fit"]:
             rd.identified, rd.summary = True, summary_of_fit.get(m["fit"], {"fit": m["fit"]})
+        rd.lone = bool(m["lone"])
         out.append(rd)
     return out
 
@@ -167,7 +172,7 @@ def read_row(rec: dict, summaries: list) -> tuple[sc.Row, bool]:
                   construction=rec["explanation"] if rec["verdict"] == sc.BY_CONSTRUCTION else "",
                   reading="" if rec["reading"] == "the paper's text" else rec["reading"], readings=[], source="",
                   verdict=rec["verdict"], by_rule=rec.get("verdict by the rule") or rec["verdict"], role="none",
-                  group="")
+                  group="", scheduled=rec.get("from a schedule", "yes") != "no")
     for k, v in fields.items():
         setattr(row, k, v)
     if isinstance(row.published, (int, float)) and isinstance(row.ours, str):
@@ -239,8 +244,17 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
     with open(path, newline="") as fh:
         recs = list(csv.DictReader(fh))
     rows, unread = [], []
+    # rule "description": a CSV from before the column "from a schedule" takes the study's own statement
+    # (SCHEDULED of its scorecard module: False when no value of the study comes from a schedule)
+    scheduled = True
+    if entry is not None and not roles_only:
+        import importlib.util
+        if importlib.util.find_spec(f"{entry.module}.scorecard") is not None:
+            scheduled = getattr(importlib.import_module(f"{entry.module}.scorecard"), "SCHEDULED", True)
     for rec in recs:
         row, ok = read_row(rec, summaries)
+        if "from a schedule" not in rec:
+            row.scheduled = scheduled
         rows.append(row)
         if not ok:
             unread.append(f"{row.item} | {row.trace} | {row.metric}")
@@ -274,6 +288,12 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
             r.role = "fit" if g.fit(rec) else ("held-out, same log" if status.get("same_log") else "held-out")
             for rd in r.readings:
                 rd.summary = s
+        if not roles_only:
+            # identified again on its rows once the rules below have run (scorecard.regroup, called by
+            # declare): the same identify() as the study's, with the study's declared status
+            args = dict(group=s["group"], fit=lambda r, g=g: g.fit(vars(r)), fit_label=s["fit"], **status)
+            for r, _ in members:
+                r.identify_args = args
     if not roles_only and entry is not None:
         explained(entry.name, rows)
     if not roles_only:
@@ -298,8 +318,11 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
     else:
         write_text(out / "tables" / "scorecard.csv", sc.table(rows).to_csv())
     sc_numbers = numbers.setdefault("scorecard", {})
-    sc_numbers.update({k: v for k, v in sc.numbers(rows).items() if k != "readings"})
-    sc_numbers["readings"] = summaries
+    if roles_only:
+        sc_numbers.update({k: v for k, v in sc.numbers(rows).items() if k != "readings"})
+        sc_numbers["readings"] = summaries
+    else:           # every summary is its rows: the groups as regroup() identified them on the counted rows
+        sc_numbers.update(sc.numbers(rows))
     if unread:
         sc_numbers["explanations kept as written"] = unread
     write_json(out / "numbers.json", numbers)
