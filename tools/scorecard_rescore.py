@@ -189,6 +189,13 @@ def read_row(rec: dict, summaries: list) -> tuple[sc.Row, bool]:
         text, said = "unexplained", text[len("unexplained after: "):]
     elif "; readings tried: " in text:
         text, said = text.split("; readings tried: ", 1)
+    elif text.startswith("identified reading ") and rec["identified reading"]:
+        # this format's own: "identified reading X (...): v (verdict)[; under the paper's text: T][; other readings: ...]"
+        head, _, said = text.partition("; other readings: ")
+        said = said or None
+        text = head.split("; under the paper's text: ", 1)[1] if "; under the paper's text: " in head else "unexplained"
+        if said is None:
+            row.explanation = text
     if said is not None:
         rds = parse_readings(rule, said, by_fit)
         if rds is None or _old_said(rule, rds) != said:
@@ -288,6 +295,8 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
             r.role = "fit" if g.fit(rec) else ("held-out, same log" if status.get("same_log") else "held-out")
             for rd in r.readings:
                 rd.summary = s
+                if not rd.text:         # an explanation lists a reading's name; its words are the run's summary's
+                    rd.text = s["candidates"].get(rd.name, {}).get("text", "")
         if not roles_only:
             # identified again on its rows once the rules below have run (scorecard.regroup, called by
             # declare): the same identify() as the study's, with the study's declared status

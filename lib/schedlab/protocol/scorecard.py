@@ -571,29 +571,69 @@ def summaries(rows: Iterable[Row]) -> list[dict]:
     return out
 
 
-def counts(rows, identified: bool = False) -> dict:
-    """Rows by verdict (the counted ones), and how many were shown but not
-    counted.  ``identified``: a **held-out** row of a group whose reading is
-    identified counts by that reading's verdict instead (DESIGN §10.5: fit
-    rows keep their text verdict, "held-out, same log" rows too: they are
-    counted apart, :func:`same_log_counts`).  The paper's opening table gives
-    both, with the fit rows' number (``"fit rows"``) and the rows that
-    describe the input or the algorithm by their verdict by the rule
-    (``"inputs, by the rule"``: never in reproduced or close)."""
+def record(row: Row) -> dict:
+    """The columns of a row that its counts read, as its CSV holds them (:data:`COLUMNS`)."""
+    idr = row.identified_reading() if row.verdict not in UNCOUNTED else None
+    return {"verdict": row.verdict, "verdict by the rule": row.by_rule, "role": row.role, "group": row.group,
+            "verdict, identified reading": idr.verdict if idr else "",
+            "explanation": row.construction or row.full_explanation()}
+
+
+def count_records(records, identified: bool = False) -> dict:
+    """Rows by verdict, from their columns alone (a CSV's records or :func:`record` of rows): the one count
+    behind every number the paper, the README, the site and ``tools/scorecard_by_paper.py`` show (issue 52).
+    ``identified``: a **held-out** row of a group whose reading is identified counts by that reading's verdict
+    instead (DESIGN §10.5: fit rows keep their text verdict, "held-out, same log" rows too: they are counted
+    apart, :func:`same_log_counts`).  Also the fit rows' number (``"fit rows"``) and the rows that describe the
+    input or the algorithm by their verdict by the rule (``"inputs, by the rule"``: never in reproduced or
+    close), and the counted rows other than reproduced whose explanation is only "unexplained"
+    (``"unexplained"``, by verdict: a miss never is, :func:`bare`)."""
     out = {v: 0 for v in VERDICTS + UNCOUNTED}
     fit = 0
     inputs = {v: 0 for v in VERDICTS}
-    for r in rows:
-        idr = r.identified_reading() if r.verdict not in UNCOUNTED else None
-        if idr is not None and r.role == "fit":
+    unexplained = {v: 0 for v in VERDICTS[1:]}
+    for rec in records:
+        v = rec["verdict"]
+        idv = (rec.get("verdict, identified reading") or "") if v not in UNCOUNTED else ""
+        role = rec.get("role") or "none"
+        if idv and role == "fit":
             fit += 1
-        use = identified and idr is not None and r.role == "held-out"
-        out[idr.verdict if use else r.verdict] += 1
-        if r.verdict in INPUTS and r.by_rule in inputs:
-            inputs[r.by_rule] += 1
+        out[idv if identified and idv and role == "held-out" else v] += 1
+        by_rule = rec.get("verdict by the rule") or v
+        if v in INPUTS and by_rule in inputs:
+            inputs[by_rule] += 1
+        if v in unexplained and (rec.get("explanation") or "").strip() in ("", "unexplained"):
+            unexplained[v] += 1
     out["compared"] = sum(out[v] for v in VERDICTS)
     out["fit rows"] = fit
     out["inputs, by the rule"] = inputs
+    out["unexplained"] = unexplained
+    return out
+
+
+def counts(rows, identified: bool = False) -> dict:
+    """Rows by verdict (the counted ones), and how many were shown but not counted: :func:`count_records` of
+    the rows' columns."""
+    return count_records([record(r) for r in rows], identified=identified)
+
+
+def group_records(records) -> dict[str, dict]:
+    """Each group's numbers from its rows' columns alone (``group``, ``role``, ``verdict`` and the identified
+    reading's verdict): its counted rows, fit and held-out, and how many of each are reproduced or close under
+    the paper's text and, for an identified group, under its reading.  What :func:`identify` states in a group's
+    summary equals this on the rows it leaves (a test checks it on every shipped scorecard)."""
+    out: dict[str, dict] = {}
+    for rec in records:
+        g = rec.get("group") or ""
+        if not g or rec["verdict"] in UNCOUNTED:
+            continue
+        d = out.setdefault(g, {"rows": 0, "fit rows": 0, "held-out rows": 0, "text": {"fit good": 0,
+                               "held-out good": 0}, "reading": {"fit good": 0, "held-out good": 0}})
+        part = "fit" if rec.get("role") == "fit" else "held-out"
+        d["rows"] += 1
+        d[f"{part} rows"] += 1
+        d["text"][f"{part} good"] += rec["verdict"] in GOOD
+        d["reading"][f"{part} good"] += (rec.get("verdict, identified reading") or "") in GOOD
     return out
 
 
@@ -737,7 +777,8 @@ def numbers(rows) -> dict:
     rows = list(rows)
     return {"counts": counts(rows), "counts under identified readings": counts(rows, identified=True),
             "identified on the fitted log's other weeks": same_log_counts(rows),
-            "readings": summaries(rows), "rules": dict(RULES)}
+            "readings": summaries(rows), "rules": dict(RULES),
+            "logs not simulated": sorted({log for logs in POOLED_UNBUNDLED.values() for log in logs})}
 
 
 # ------------------------------------------------------------- coverage --
