@@ -89,14 +89,18 @@ GROUPS = {
          "computed": ("mixed", "TABLE_5_1_COMPUTED")}),
     "thesis Table 6.5: errors as shares of what": Group(_item("Table 6.5"), _trace("KTH-SP2"),
                                                         {"not_identified": ("classification", "T65_NOT_IDENTIFIED"),
-                                                         "axes_before_fit": ("classification", "T65_AXES")}),
+                                                         "axes_before_fit": ("classification", "T65_AXES"),
+                                                         "axes": ("classification", "T65_AXIS_LIST"),
+                                                         "computed": ("classification", "T65_COMPUTED")}),
     "gaussier2015 EASY++ (Tables 6-7): the correction": Group(
         lambda r: r["metric"] in ("AVEbsld EASY++", "EASY++ reduction vs EASY (%)"), _trace("KTH-SP2"),
-        {"axes_before_fit": ("prediction", "EASYPP_AXES")}),
+        {"axes_before_fit": ("prediction", "EASYPP_AXES"), "axes": ("prediction", "EASYPP_AXIS_LIST"),
+         "computed": ("prediction", "EASYPP_COMPUTED")}),
     "lawson2005 Tables 1-3 and the Fig. 6 claim (what online simulation replays)": Group(
         lambda r: r["item"] in ("Table 1", "Table 2", "Table 3")
         or r["item"].startswith("claim: Fig. 6, online simulation outperforms"), _trace("CTC-SP2"),
-        {"axes_before_fit": ("multiqueue", "AXES")}),
+        {"axes_before_fit": ("multiqueue", "AXES"), "axes": ("multiqueue", "AXIS_LIST"),
+         "computed": ("multiqueue", "COMPUTED")}),
 }
 
 _VERDICT = "|".join(re.escape(v) for v in sorted(sc.VERDICTS, key=len, reverse=True))
