@@ -627,22 +627,22 @@ def test_a_reading_on_an_axis_declared_after_the_held_out_values_is_never_chosen
 def test_a_value_from_the_input_log_alone_is_a_description_whatever_its_table():
     """Fails if a row whose value no schedule entered is counted (the premature share, the divider -- a median
     runtime -- and the area shares of thesis Tables 4.1, 6.1, 6.2 were), or if another declaration overrides it."""
-    rows = [Row("thesis §6.2", "Table 6.1", "KTH-SP2", "divider (s)", 1000, 1010, scheduled=False),
+    rows = [Row("thesis §6.2", "Table 6.1", "KTH-SP2", "divider (s)", 1000, 1010, log_only=True),
             Row("thesis §6.2", "Table 6.1", "KTH-SP2", "small premature jobs (%)", 20, 20.5),
             Row("thesis §4.3.1", "Table 4.2", "KTH-SP2", "bsld", 8.0, 8.1)]
     assert rows[0].verdict == scorecard.WORKLOAD_DESCRIPTION and rows[0].by_rule == "reproduced"
-    rows[1].scheduled = False                  # set after construction, as a study may: declare() applies the rule
+    rows[1].log_only = True                    # set after construction, as a study may: declare() applies the rule
     scorecard.declare(rows, (scorecard.Declared(scorecard.COUNTED_ONCE, "fixed by another", metric="^small"),))
     assert [r.verdict for r in rows] == [scorecard.WORKLOAD_DESCRIPTION] * 2 + ["reproduced"]
     c = scorecard.counts(rows)
     assert c["compared"] == 1 and c["workload description"] == 2 and c["inputs, by the rule"]["reproduced"] == 2
-    assert [dict(zip(scorecard.COLUMNS, r.as_list()))["from a schedule"] for r in rows] == ["no", "no", "yes"]
+    assert [dict(zip(scorecard.COLUMNS, r.as_list()))["from the log alone"] for r in rows] == ["yes", "yes", "no"]
     assert "description" in scorecard.RULES and "without scheduling" in scorecard.RULES["description"]
 
 
 def test_the_traces_study_says_its_divider_is_a_median_runtime_and_schedules_nothing():
     from schedlab.studies.traces import scorecard as traces_card
-    assert traces_card.SCHEDULED is False
+    assert traces_card.LOG_ONLY is True
     text = " ".join(d.why for d in traces_card.DECLARED)
     assert "median actual runtime" in text and "median request" not in text
 

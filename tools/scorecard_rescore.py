@@ -176,7 +176,7 @@ def read_row(rec: dict, summaries: list) -> tuple[sc.Row, bool]:
                   construction=rec["explanation"] if rec["verdict"] == sc.BY_CONSTRUCTION else "",
                   reading="" if rec["reading"] == "the paper's text" else rec["reading"], readings=[], source="",
                   verdict=rec["verdict"], by_rule=rec.get("verdict by the rule") or rec["verdict"], role="none",
-                  group="", scheduled=rec.get("from a schedule", "yes") != "no")
+                  group="", log_only=rec.get("from the log alone", "no") == "yes")
     for k, v in fields.items():
         setattr(row, k, v)
     if isinstance(row.published, (int, float)) and isinstance(row.ours, str):
@@ -255,17 +255,17 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
     with open(path, newline="") as fh:
         recs = list(csv.DictReader(fh))
     rows, unread = [], []
-    # rule "description": a CSV from before the column "from a schedule" takes the study's own statement
-    # (SCHEDULED of its scorecard module: False when no value of the study comes from a schedule)
-    scheduled = True
+    # rule "description": a CSV from before the column "from the log alone" takes the study's own statement
+    # (LOG_ONLY of its scorecard module: True when every value of the study comes from the input log alone)
+    log_only = False
     if entry is not None and not roles_only:
         import importlib.util
         if importlib.util.find_spec(f"{entry.module}.scorecard") is not None:
-            scheduled = getattr(importlib.import_module(f"{entry.module}.scorecard"), "SCHEDULED", True)
+            log_only = getattr(importlib.import_module(f"{entry.module}.scorecard"), "LOG_ONLY", False)
     for rec in recs:
         row, ok = read_row(rec, summaries)
-        if "from a schedule" not in rec:
-            row.scheduled = scheduled
+        if "from the log alone" not in rec:
+            row.log_only = log_only
         rows.append(row)
         if not ok:
             unread.append(f"{row.item} | {row.trace} | {row.metric}")

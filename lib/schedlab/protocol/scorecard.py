@@ -77,11 +77,13 @@ RULES = {
              "less than half the published effect, direction only otherwise; else not reproduced",
     "claim": "reproduced: the published claim holds on our results (a yes/no test stated in the row); "
              "else not reproduced",
-    "description": "a value computed from the input log alone, without scheduling (the job counts, CPUs and span "
-                   "of a log, its runtimes and their median, the shares of its jobs or of their areas by class) "
-                   "is a \"workload description\": shown with its verdict by the rule, never counted; each row "
-                   "states whether a schedule entered its value (the column \"from a schedule\"), and the rule "
-                   "applies to every row of every study by that column",
+    "description": "a value computed from the input log alone, without scheduling -- a statistic of the log's "
+                   "recorded fields into which neither a schedule nor a method of the paper (a classifier, a "
+                   "predictor) entered: the job counts, CPUs and span of a log, its runtimes and their median, the "
+                   "shares of its jobs or of their areas by class -- is a \"workload description\": shown with its "
+                   "verdict by the rule, never counted; each row states whether its value comes from the log alone "
+                   "(the column \"from the log alone\"), and the rule applies to every row of every study by that "
+                   "column",
     "comparability": "a row computed on a workload that differs from the paper's in a way the paper states (the "
                      "log's span, the machine size, logs the paper pools that this run does not simulate) is "
                      "\"different workload\": shown with its verdict by the rule, not counted; the stated "
@@ -206,7 +208,7 @@ class Row:
     by_rule: str = ""               # the verdict by the row's rule alone (before "not a result" verdicts)
     role: str = "none"              # its role in its group of readings (ROLES), set by identify()
     group: str = ""                 # that group's name
-    scheduled: bool = True          # whether a schedule entered the value (False: the input log alone, rule "description")
+    log_only: bool = False          # the value comes from the input log alone, no schedule, no model (rule "description")
 
     def __post_init__(self):
         if self.rule not in RULES:
@@ -220,7 +222,7 @@ class Row:
             self.by_rule = self.verdict
         if self.verdict == "reproduced" and self.explanation == "unexplained":
             self.explanation = ""           # nothing to explain
-        if not self.scheduled and self.verdict in VERDICTS:     # the description rule, before any other
+        if self.log_only and self.verdict in VERDICTS:     # the description rule, before any other
             self.set_verdict(WORKLOAD_DESCRIPTION, DESCRIBED)
         # the comparability rule, on the rows this run compares (a row whose protocol here differs from the
         # paper's, e.g. a profile's window of the log, stays "not compared")
@@ -315,12 +317,12 @@ class Row:
                 self.baseline, self.effect_ratio, self.rule, self.verdict, self.by_rule, self.role, self.group,
                 self.reading or "the paper's text",
                 idr.text if idr else "", idr.ours if idr else None, idr.verdict if idr else "",
-                "yes" if self.scheduled else "no", self.construction or self.full_explanation()]
+                "yes" if self.log_only else "no", self.construction or self.full_explanation()]
 
 
 COLUMNS = ["paper", "item", "trace", "metric", "published", "ours", "ours 95% low", "ours 95% high", "baseline",
            "effect ratio", "rule", "verdict", "verdict by the rule", "role", "group", "reading", "identified reading",
-           "ours, identified reading", "verdict, identified reading", "from a schedule", "explanation"]
+           "ours, identified reading", "verdict, identified reading", "from the log alone", "explanation"]
 
 
 def _fmt(x) -> str:
@@ -701,8 +703,8 @@ def declare(rows, declared=()) -> list[Row]:
             continue
         d = next((d for d in declared if d.matches(r)), None)
         if d is not None and d.verdict == WORKLOAD_DESCRIPTION:
-            r.scheduled = False         # a declared description: the log alone, the same rule below
-        if not r.scheduled:             # rule "description", before any other declaration
+            r.log_only = True           # a declared description: the log alone, the same rule below
+        if r.log_only:                  # rule "description", before any other declaration
             if r.verdict != WORKLOAD_DESCRIPTION:
                 r.set_verdict(WORKLOAD_DESCRIPTION, d.why if d is not None and d.verdict == WORKLOAD_DESCRIPTION
                               else DESCRIBED)

@@ -3,7 +3,7 @@ the papers' tables of logs and thesis Tables 4.1, 6.1 and 6.2 per trace.  The
 thesis does not say which jobs it counted; the rows are counted on the cleaned
 jobs and carry every other set of jobs (:data:`~.analysis.JOBSETS`) as a reading.
 Every value here is computed from the input log alone, without scheduling
-(:data:`SCHEDULED`): by the rule "description" no row of this study is counted."""
+(:data:`LOG_ONLY`): by the rule "description" no row of this study is counted."""
 from __future__ import annotations
 
 import numpy as np
@@ -135,11 +135,11 @@ NOT_IDENTIFIED = ("its fit rows (KTH-SP2) were declared in 5c8da46, the commit t
 AXES_BEFORE_FIT = ("the job sets (cleaned, completed and the others of JOBSETS) existed from eb56817/a53464d "
                    "(2026-11-23); the fit rows were declared in 5c8da46 (2026-11-26): no axis was added after")
 
-#: Whether a schedule enters any value of this study's rows: no.  The logs' sizes and spans, the share of
+#: Every value of this study's rows comes from the input log alone: no schedule, no model enters it.  The logs' sizes and spans, the share of
 #: premature jobs (Table 4.1), the divider -- the median actual runtime -- and the small-job shares (Table 6.1),
 #: the area shares (Table 6.2) are all computed from the input log alone (the study simulates no job), so
 #: every row is a workload description by the rule "description" (issue 52), whatever its table.
-SCHEDULED = False
+LOG_ONLY = True
 #: What each kind of row describes, said in the row (the rule is the same for all).
 DECLARED = (
     Declared(WORKLOAD_DESCRIPTION, "the log's CPUs, jobs and span describe the input",
@@ -180,7 +180,7 @@ def rows(stats) -> list[Row]:
         out += log_rows(s) + table_3_1_rows(s)
         out += class_rows(s)
     for r in out:
-        r.scheduled = SCHEDULED
+        r.log_only = LOG_ONLY
     for table, (paper, item, metrics) in TABLES.items():
         group = [r for r in out if r.item == item]
         if group:
