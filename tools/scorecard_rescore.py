@@ -5,7 +5,8 @@
 
 RESULTS is a folder of study folders (``shipped/full``, ``results/quick``), each
 with ``tables/scorecard.csv`` and ``numbers.json`` written by a scorecard of
-the format before issue 42 (no role column).  Every row is read back into a
+the format before issue 42 (no role column) or since (re-judging such a folder
+again changes nothing: a test checks it on shipped/full).  Every row is read back into a
 :class:`schedlab.protocol.scorecard.Row` from its own columns (published,
 ours, interval, baseline, verdict) and the readings its explanation lists
 ("name: value (verdict)"), then judged by what the current code adds on top
@@ -17,9 +18,17 @@ of a row's values:
   checked against the group's row counts in ``numbers.json``;
 - the group's status as the study now declares it (``not_identified``,
   ``same_log``, the axes that existed before its fit rows were computed);
-- the comparability rule (``RULES["comparability"]``), the study's
-  declarations (``DECLARED``: workload descriptions, properties, values fixed
-  by another row) and repeated comparisons counted once;
+- the comparability rule (``RULES["comparability"]``), the description rule
+  (``RULES["description"]``: the column "from the log alone", or for a CSV
+  from before it the study's ``LOG_ONLY``), the study's declarations
+  (``DECLARED``: workload descriptions, properties, values fixed by another
+  row) and repeated comparisons counted once;
+- each group identified again on its counted rows, by the same ``identify``
+  the study calls, with the study's declared status and reading axes
+  (``scorecard.regroup``, issue 52): the group summaries in ``numbers.json``
+  are the rows', never the run's stored ones (a reading's value is read back
+  at the 4 significant digits the explanation prints, which moves only a
+  median error that breaks a tie);
 - the explanations (identified reading first, lone hits named).
 
 No value changes: a row's published value, ours, interval and verdict by the
