@@ -8,7 +8,8 @@ paper's opening summary reads.  A row says which paper, table, figure or
 claim it compares; the trace and metric; the published value; ours and our
 95 % interval when there is one; the baseline a gain is measured from; the
 rule it was judged by; the verdict; and the explanation: a measured cause,
-or the readings tried and what each gave.
+or the readings tried and what each gave (a miss always, :func:`bare`; a row
+that is not a miss may say only "unexplained", and the count says how many).
 
 Two kinds of rows are shown but not counted: a row whose comparison the
 run's protocol does not allow (``comparable=False``, e.g. a profile that
