@@ -657,3 +657,27 @@ def test_counts_are_one_function_of_the_rows_columns():
     for ident in (False, True):
         assert scorecard.counts(rows, identified=ident) == scorecard.count_records(recs, identified=ident)
     assert scorecard.counts(rows)["unexplained"]["close"] == 1
+
+
+def test_the_five_sentences_say_what_the_rows_say():
+    """issue 52 item 5: the paper's and the README's sentences about the scorecard no longer claim more than
+    the rows hold (each old wording fails this test), and the counts they lean on come from the rows."""
+    from schedlab import paths
+
+    readme = (paths.ROOT / "README.md").read_text()
+    paper = (paths.ROOT / "paper" / "paper.typ").read_text()
+    flat = " ".join(readme.split())
+    # "every explanation is a measured cause ...": 23 counted rows say only "unexplained"; the paper counts them
+    assert "Every explanation is a measured" not in paper and '"unexplained", default' in paper
+    # "every gain over EASY-FCFS-FCFS comes with a bootstrap interval": the whole-log gains of study 04 have none
+    assert "every gain over EASY-FCFS-FCFS comes with a" not in flat and "has none" in flat
+    # "matching most of the others": the rule is at least half
+    assert "matching most of the others" not in flat and scorecard.IDENTIFIED_SHARE == 0.5
+    assert "at least half of the others" in flat
+    # "rows that describe the input are not counted": now a rule on every row
+    assert 'RULES["description"]' in flat and "description" in scorecard.RULES
+    # "where a paper published a value, ours stands beside it": not for the logs no study simulates, named
+    logs = sorted({log for logs in scorecard.POOLED_UNBUNDLED.values() for log in logs})
+    said = flat.split("Every table a paper publishes", 1)[1][:500]
+    assert all(log in said for log in logs) and scorecard.numbers([])["logs not simulated"] == logs
+    assert '"logs not simulated"' in paper
