@@ -578,3 +578,106 @@ def test_every_shipped_row_follows_the_comparability_rule_and_its_roles():
             bare = [m for m in re.findall(r"\((reproduced|close)(, [^)]*)?\)", text) if not m[1]]
             assert not bare, (study, rec["item"], rec["trace"], rec["metric"])
     assert len(seen) >= 9
+
+
+# ------------------------------------------------------------ issue 52 --
+
+def test_a_group_s_summary_is_its_counted_rows_once_other_rules_took_rows_out():
+    """Fails if a group keeps the summary identify() made before declare() took rows out of the count (the
+    shipped Tables 5.2-5.5 said 36+108 with 71 moved when their rows held 35+103 and 68)."""
+    rows = _group([("x", 100, 50, 101, 60), ("x", 200, 90, 199, 150), ("y", 100, 40, 98, 100),
+                   ("y", 50, 20, 52, 50), ("z", 10, 5, 30, 10)])
+    scorecard.identify(rows, group="g", fit=lambda r: r.trace == "x", fit_label="the x rows")
+    assert scorecard.summaries(rows)[0]["held-out rows"] == 3
+    # two held-out rows describe the input: the group is what remains, identified again on it
+    scorecard.declare(rows, (scorecard.Declared(scorecard.WORKLOAD_DESCRIPTION, "describes", metric=r"^m[23]$"),))
+    (s,) = scorecard.summaries(rows)
+    assert (s["rows"], s["fit rows"], s["held-out rows"]) == (3, 2, 1)
+    assert s["candidates"]["A"]["held-out good"] == 0 and s["identified"] is False
+    assert [(r.role, r.group) for r in rows[2:4]] == [("none", "")] * 2
+    assert all(rd.summary is None and not rd.identified for r in rows[2:4] for rd in r.readings)
+    # the summary's numbers are those of the rows' columns
+    recs = [dict(zip(scorecard.COLUMNS, r.as_list())) for r in rows]
+    g = scorecard.group_records(recs)["g"]
+    assert (g["rows"], g["fit rows"], g["held-out rows"]) == (3, 2, 1)
+    assert g["text"] == {"fit good": s["candidates"]["the paper's text"]["fit good"],
+                         "held-out good": s["candidates"]["the paper's text"]["held-out good"]}
+
+
+def test_a_reading_on_an_axis_declared_after_the_held_out_values_is_never_chosen():
+    """Fails if identify() trusts DESIGN §10.5 instead of checking each axis's date against the held-out
+    values' (thesis Table 5.1's chosen reading used the tie order, declared five hours after its rows)."""
+    rows = _group([("x", 100, 50, 101, 60), ("x", 200, 90, 199, 150), ("y", 100, 40, 98, 100),
+                   ("y", 50, 20, 52, 50), ("z", 10, 5, 30, 10)])
+    computed = scorecard.Computed("c1", "2026-11-26T17:00:00+00:00")
+    axes = (scorecard.Axis("early", "c0", "2026-11-26T16:00:00+00:00", uses="^B$"),
+            scorecard.Axis("late", "c2", "2026-11-26T22:00:00+00:00", uses="^A$"))
+    s = scorecard.identify(rows, group="g", fit=lambda r: r.trace == "x", fit_label="x", axes=axes, computed=computed)
+    assert s["chosen"] is None and s["identified"] is False     # A fits best but came after the values; B fits none
+    assert s["candidates"]["A"]["declared after the held-out values"] == ["late"]
+    assert "declared after" in s["axes before fit"] and "late (c2" in s["axes before fit"]
+    assert all(r.identified_reading() is None for r in rows)
+    # the same axis declared in time: A is chosen and identified, as without dates
+    axes = (axes[0], scorecard.Axis("late", "c0", "2026-11-26T16:30:00+00:00", uses="^A$"))
+    s = scorecard.identify(rows, group="g", fit=lambda r: r.trace == "x", fit_label="x", axes=axes, computed=computed)
+    assert s["chosen"] == "A" and s["identified"] is True
+    assert scorecard.late_axes(axes, computed) == []
+
+
+def test_a_value_from_the_input_log_alone_is_a_description_whatever_its_table():
+    """Fails if a row whose value no schedule entered is counted (the premature share, the divider -- a median
+    runtime -- and the area shares of thesis Tables 4.1, 6.1, 6.2 were), or if another declaration overrides it."""
+    rows = [Row("thesis §6.2", "Table 6.1", "KTH-SP2", "divider (s)", 1000, 1010, log_only=True),
+            Row("thesis §6.2", "Table 6.1", "KTH-SP2", "small premature jobs (%)", 20, 20.5),
+            Row("thesis §4.3.1", "Table 4.2", "KTH-SP2", "bsld", 8.0, 8.1)]
+    assert rows[0].verdict == scorecard.WORKLOAD_DESCRIPTION and rows[0].by_rule == "reproduced"
+    rows[1].log_only = True                    # set after construction, as a study may: declare() applies the rule
+    scorecard.declare(rows, (scorecard.Declared(scorecard.COUNTED_ONCE, "fixed by another", metric="^small"),))
+    assert [r.verdict for r in rows] == [scorecard.WORKLOAD_DESCRIPTION] * 2 + ["reproduced"]
+    c = scorecard.counts(rows)
+    assert c["compared"] == 1 and c["workload description"] == 2 and c["inputs, by the rule"]["reproduced"] == 2
+    assert [dict(zip(scorecard.COLUMNS, r.as_list()))["from the log alone"] for r in rows] == ["yes", "yes", "no"]
+    assert "description" in scorecard.RULES and "without scheduling" in scorecard.RULES["description"]
+
+
+def test_the_traces_study_says_its_divider_is_a_median_runtime_and_schedules_nothing():
+    from schedlab.studies.traces import scorecard as traces_card
+    assert traces_card.LOG_ONLY is True
+    text = " ".join(d.why for d in traces_card.DECLARED)
+    assert "median actual runtime" in text and "median request" not in text
+
+
+def test_counts_are_one_function_of_the_rows_columns():
+    """The numbers the paper reads (counts of Row objects) equal the same function of the CSV's records."""
+    rows = _group([("x", 100, 50, 101, 60), ("x", 200, 90, 199, 150), ("y", 100, 40, 98, 100),
+                   ("y", 50, 20, 52, 50), ("z", 10, 5, 30, 10)])
+    scorecard.identify(rows, group="g", fit=lambda r: r.trace == "x", fit_label="the x rows")
+    rows.append(Row("p", "T", "w", "close", 100, 110))
+    recs = [dict(zip(scorecard.COLUMNS, r.as_list())) for r in rows]
+    for ident in (False, True):
+        assert scorecard.counts(rows, identified=ident) == scorecard.count_records(recs, identified=ident)
+    assert scorecard.counts(rows)["unexplained"]["close"] == 1
+
+
+def test_the_five_sentences_say_what_the_rows_say():
+    """issue 52 item 5: the paper's and the README's sentences about the scorecard no longer claim more than
+    the rows hold (each old wording fails this test), and the counts they lean on come from the rows."""
+    from schedlab import paths
+
+    readme = (paths.ROOT / "README.md").read_text()
+    paper = (paths.ROOT / "paper" / "paper.typ").read_text()
+    flat = " ".join(readme.split())
+    # "every explanation is a measured cause ...": 23 counted rows say only "unexplained"; the paper counts them
+    assert "Every explanation is a measured" not in paper and '"unexplained", default' in paper
+    # "every gain over EASY-FCFS-FCFS comes with a bootstrap interval": the whole-log gains of study 04 have none
+    assert "every gain over EASY-FCFS-FCFS comes with a" not in flat and "has none" in flat
+    # "matching most of the others": the rule is at least half
+    assert "matching most of the others" not in flat and scorecard.IDENTIFIED_SHARE == 0.5
+    assert "at least half of the others" in flat
+    # "rows that describe the input are not counted": now a rule on every row
+    assert 'RULES["description"]' in flat and "description" in scorecard.RULES
+    # "where a paper published a value, ours stands beside it": not for the logs no study simulates, named
+    logs = sorted({log for logs in scorecard.POOLED_UNBUNDLED.values() for log in logs})
+    said = flat.split("Every table a paper publishes", 1)[1][:500]
+    assert all(log in said for log in logs) and scorecard.numbers([])["logs not simulated"] == logs
+    assert '"logs not simulated"' in paper

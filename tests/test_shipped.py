@@ -380,3 +380,60 @@ def test_every_source_notebook_and_the_readme_link_to_the_shipped_copy():
         first = "".join(json.loads(nbp.read_text())["cells"][0]["source"])
         assert f"](../shipped/full/notebooks/{nbp.name})" in first, nbp.name
         assert f"](shipped/full/notebooks/{nbp.name})" in readme, nbp.name
+
+
+# ---- issue 52, item 2: every summary is its rows ----
+
+def test_every_count_the_paper_shows_recomputes_from_the_shipped_rows():
+    """The counts by verdict and each group's summary in the shipped numbers.json (what the paper's opening
+    tables read) equal the same function of the shipped scorecard.csv's columns.  Fails on summaries stored
+    at run time and not recomputed when the rows were re-judged (6 of 10 groups before issue 52)."""
+    from schedlab.protocol import scorecard as sc
+
+    base = shipped.folder("full")
+    for path in sorted(base.glob("*/tables/scorecard.csv")):
+        study = path.parent.parent.name
+        numbers = json.loads((path.parent.parent / "numbers.json").read_text())["scorecard"]
+        with open(path, newline="") as fh:
+            recs = list(csv.DictReader(fh))
+        for key, ident in (("counts", False), ("counts under identified readings", True)):
+            assert sc.count_records(recs, identified=ident) == numbers[key], (study, key)
+        groups = sc.group_records(recs)
+        shown = {s["group"]: s for s in numbers.get("readings", [])}
+        assert set(groups) == set(shown), study
+        for name, g in groups.items():
+            s = shown[name]
+            assert (g["rows"], g["fit rows"], g["held-out rows"]) == (s["rows"], s["fit rows"], s["held-out rows"]), name
+            text = s["candidates"]["the paper's text"]
+            assert g["text"] == {"fit good": text["fit good"], "held-out good": text["held-out good"]}, name
+            if s["identified"]:
+                chosen = s["candidates"][s["chosen"]]
+                assert g["reading"] == {"fit good": chosen["fit good"], "held-out good": chosen["held-out good"]}, name
+
+
+def test_the_shipped_scorecards_are_a_fixed_point_of_the_rescore(tmp_path):
+    """Re-judging the shipped scorecards by the house's tool changes no count, no group's choice and none of
+    its candidates' counts: the summaries (the readings the rows carry, non-identified groups' choices
+    included) are what the rows give."""
+    import importlib.util
+    import sys
+
+    from schedlab import paths
+
+    spec = importlib.util.spec_from_file_location("scorecard_rescore", paths.ROOT / "tools" / "scorecard_rescore.py")
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tool          # its dataclasses look their module up
+    spec.loader.exec_module(tool)
+    base = shipped.folder("full")
+    for path in sorted(base.glob("*/tables/scorecard.csv")):
+        folder = path.parent.parent
+        before = json.loads((folder / "numbers.json").read_text())["scorecard"]
+        after = tool.rescore(folder, tmp_path / folder.name, log=lambda *a: None)
+        for key in ("counts", "counts under identified readings", "identified on the fitted log's other weeks"):
+            assert after[key] == before[key], (folder.name, key)
+
+        def counted(summaries):     # the values printed at 4 significant digits move the median errors only
+            return [{**{k: v for k, v in s.items() if k != "candidates"},
+                     "candidates": {n: (c["fit good"], c["held-out good"]) for n, c in s["candidates"].items()}}
+                    for s in summaries]
+        assert counted(after["readings"]) == counted(before["readings"]), folder.name

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
 from schedlab.protocol.scorecard import (INPUTS, MISSES, NOT_COMPARED, UNCOUNTED, VERDICTS,  # noqa: E402
-                                         paper_key)
+                                         count_records, paper_key)
 
 SHORT = {"reproduced": "R", "close": "C", "consistent, wide interval": "W", "direction only": "D",
          "direction only, magnitude off": "M", "inconclusive": "I", "not reproduced": "N"}
@@ -42,9 +42,11 @@ def tally(results) -> dict:
     t = {k: defaultdict(Counter) for k in ("text", "identified", "fit", "same log, text", "same log, reading",
                                            "inputs", "uncounted")}
     bare, roles = Counter(), True
+    by_paper = defaultdict(list)
     for path in sorted(Path(results).glob("*/tables/scorecard.csv")):
         with open(path, newline="") as fh:
             for row in csv.DictReader(fh):
+                by_paper[paper_of(row)].append(row)
                 v, p = row["verdict"], paper_of(row)
                 has_role = "role" in row
                 roles &= has_role
@@ -55,7 +57,6 @@ def tally(results) -> dict:
                 if v in UNCOUNTED:
                     t["uncounted"][p][v] += 1
                     continue
-                t["text"][p][v] += 1
                 idv = row.get("verdict, identified reading") or ""
                 role = row.get("role", "held-out")
                 if idv and role == "fit":
@@ -63,9 +64,15 @@ def tally(results) -> dict:
                 if idv and role == "held-out, same log":
                     t["same log, text"][p][v] += 1
                     t["same log, reading"][p][idv] += 1
-                t["identified"][p][idv if idv and role == "held-out" else v] += 1
                 if v in MISSES and row["explanation"].strip() in ("", "unexplained"):
                     bare[p] += 1
+    # the counts by verdict: the scorecard's one count (schedlab.protocol.scorecard.count_records), as the paper's
+    for p, recs in by_paper.items():
+        if not roles:           # a CSV before the role column: every row of an identified group under its reading
+            recs = [{**r, "role": r.get("role", "held-out")} for r in recs]
+        for key, ident in (("text", False), ("identified", True)):
+            c = count_records(recs, identified=ident)
+            t[key][p].update({v: c[v] for v in VERDICTS if c[v]})
     return {"counts": t, "bare": bare, "roles": roles}
 
 

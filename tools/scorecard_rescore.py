@@ -5,7 +5,8 @@
 
 RESULTS is a folder of study folders (``shipped/full``, ``results/quick``), each
 with ``tables/scorecard.csv`` and ``numbers.json`` written by a scorecard of
-the format before issue 42 (no role column).  Every row is read back into a
+the format before issue 42 (no role column) or since (re-judging such a folder
+again changes nothing: a test checks it on shipped/full).  Every row is read back into a
 :class:`schedlab.protocol.scorecard.Row` from its own columns (published,
 ours, interval, baseline, verdict) and the readings its explanation lists
 ("name: value (verdict)"), then judged by what the current code adds on top
@@ -17,9 +18,17 @@ of a row's values:
   checked against the group's row counts in ``numbers.json``;
 - the group's status as the study now declares it (``not_identified``,
   ``same_log``, the axes that existed before its fit rows were computed);
-- the comparability rule (``RULES["comparability"]``), the study's
-  declarations (``DECLARED``: workload descriptions, properties, values fixed
-  by another row) and repeated comparisons counted once;
+- the comparability rule (``RULES["comparability"]``), the description rule
+  (``RULES["description"]``: the column "from the log alone", or for a CSV
+  from before it the study's ``LOG_ONLY``), the study's declarations
+  (``DECLARED``: workload descriptions, properties, values fixed by another
+  row) and repeated comparisons counted once;
+- each group identified again on its counted rows, by the same ``identify``
+  the study calls, with the study's declared status and reading axes
+  (``scorecard.regroup``, issue 52): the group summaries in ``numbers.json``
+  are the rows', never the run's stored ones (a reading's value is read back
+  at the 4 significant digits the explanation prints, which moves only a
+  median error that breaks a tie);
 - the explanations (identified reading first, lone hits named).
 
 No value changes: a row's published value, ours, interval and verdict by the
@@ -81,25 +90,32 @@ GROUPS = {
     "online-bandit Table 2": Group(lambda r: r["paper"].startswith("online-bandit §6") and r["item"] == "Table 2",
                                    _trace("KTH-SP2"), {"axes_before_fit": ("policies", "BANDIT_AXES")}),
     "thesis Tables 5.2-5.5": Group(_item("Tables 5.2-5.5"), _trace("SDSC-SP2"),
-                                   {"axes_before_fit": ("thresholds", "THESIS_AXES")}),
+                                   {"axes": ("thresholds", "THESIS_AXIS_LIST"), "computed": ("thresholds", "THESIS_COMPUTED")}),
     "thesis Table 5.1 (pure policies)": Group(
         lambda r: r["item"] == "Table 5.1" and not any(f", {g}, " in r["metric"] for g in GRID),
         lambda r: r["metric"].endswith("training weeks"),
-        {"same_log": ("mixed", "TABLE_5_1_SAME_LOG"), "axes_before_fit": ("mixed", "TABLE_5_1_AXES")}),
+        {"same_log": ("mixed", "TABLE_5_1_SAME_LOG"), "axes": ("mixed", "TABLE_5_1_AXIS_LIST"),
+         "computed": ("mixed", "TABLE_5_1_COMPUTED")}),
     "thesis Table 6.5: errors as shares of what": Group(_item("Table 6.5"), _trace("KTH-SP2"),
                                                         {"not_identified": ("classification", "T65_NOT_IDENTIFIED"),
-                                                         "axes_before_fit": ("classification", "T65_AXES")}),
+                                                         "axes_before_fit": ("classification", "T65_AXES"),
+                                                         "axes": ("classification", "T65_AXIS_LIST"),
+                                                         "computed": ("classification", "T65_COMPUTED")}),
     "gaussier2015 EASY++ (Tables 6-7): the correction": Group(
         lambda r: r["metric"] in ("AVEbsld EASY++", "EASY++ reduction vs EASY (%)"), _trace("KTH-SP2"),
-        {"axes_before_fit": ("prediction", "EASYPP_AXES")}),
+        {"axes_before_fit": ("prediction", "EASYPP_AXES"), "axes": ("prediction", "EASYPP_AXIS_LIST"),
+         "computed": ("prediction", "EASYPP_COMPUTED")}),
     "lawson2005 Tables 1-3 and the Fig. 6 claim (what online simulation replays)": Group(
         lambda r: r["item"] in ("Table 1", "Table 2", "Table 3")
         or r["item"].startswith("claim: Fig. 6, online simulation outperforms"), _trace("CTC-SP2"),
-        {"axes_before_fit": ("multiqueue", "AXES")}),
+        {"axes_before_fit": ("multiqueue", "AXES"), "axes": ("multiqueue", "AXIS_LIST"),
+         "computed": ("multiqueue", "COMPUTED")}),
 }
 
 _VERDICT = "|".join(re.escape(v) for v in sorted(sc.VERDICTS, key=len, reverse=True))
-_ITEM = re.compile(rf"(?P<name>.+?): (?P<val>.*?) \((?P<verdict>{_VERDICT})(?:, identified on (?P<fit>.*?))?\)$")
+_LONE = ", lone hit: not identified for its group"
+_ITEM = re.compile(rf"(?P<name>.+?): (?P<val>.*?) \((?P<verdict>{_VERDICT})(?:, identified on (?P<fit>.*?)|"
+                   rf"(?P<lone>{re.escape(_LONE)}))?\)$")
 
 
 def _num(text: str):
@@ -134,7 +150,8 @@ def _split(said: str) -> list[str]:
 
 def _old_said(rule: str, readings: list) -> str:
     return "; ".join(f"{r.name}: {sc._fmt(r.ours if rule == 'value' else r.holds)} ({r.verdict}"
-                     + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "") + ")"
+                     + (f", identified on {r.summary['fit']}" if r.identified and r.summary else "")
+                     + (_LONE if getattr(r, "lone", False) else "") + ")"
                      for r in readings)
 
 
@@ -152,6 +169,7 @@ def parse_readings(rule: str, said: str, summary_of_fit: dict) -> list | None:
             rd.ours = val
         if m["fit"]:
             rd.identified, rd.summary = True, summary_of_fit.get(m["fit"], {"fit": m["fit"]})
+        rd.lone = bool(m["lone"])
         out.append(rd)
     return out
 
@@ -167,7 +185,7 @@ def read_row(rec: dict, summaries: list) -> tuple[sc.Row, bool]:
                   construction=rec["explanation"] if rec["verdict"] == sc.BY_CONSTRUCTION else "",
                   reading="" if rec["reading"] == "the paper's text" else rec["reading"], readings=[], source="",
                   verdict=rec["verdict"], by_rule=rec.get("verdict by the rule") or rec["verdict"], role="none",
-                  group="")
+                  group="", log_only=rec.get("from the log alone", "no") == "yes")
     for k, v in fields.items():
         setattr(row, k, v)
     if isinstance(row.published, (int, float)) and isinstance(row.ours, str):
@@ -184,6 +202,13 @@ def read_row(rec: dict, summaries: list) -> tuple[sc.Row, bool]:
         text, said = "unexplained", text[len("unexplained after: "):]
     elif "; readings tried: " in text:
         text, said = text.split("; readings tried: ", 1)
+    elif text.startswith("identified reading ") and rec["identified reading"]:
+        # this format's own: "identified reading X (...): v (verdict)[; under the paper's text: T][; other readings: ...]"
+        head, _, said = text.partition("; other readings: ")
+        said = said or None
+        text = head.split("; under the paper's text: ", 1)[1] if "; under the paper's text: " in head else "unexplained"
+        if said is None:
+            row.explanation = text
     if said is not None:
         rds = parse_readings(rule, said, by_fit)
         if rds is None or _old_said(rule, rds) != said:
@@ -239,8 +264,17 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
     with open(path, newline="") as fh:
         recs = list(csv.DictReader(fh))
     rows, unread = [], []
+    # rule "description": a CSV from before the column "from the log alone" takes the study's own statement
+    # (LOG_ONLY of its scorecard module: True when every value of the study comes from the input log alone)
+    log_only = False
+    if entry is not None and not roles_only:
+        import importlib.util
+        if importlib.util.find_spec(f"{entry.module}.scorecard") is not None:
+            log_only = getattr(importlib.import_module(f"{entry.module}.scorecard"), "LOG_ONLY", False)
     for rec in recs:
         row, ok = read_row(rec, summaries)
+        if "from the log alone" not in rec:
+            row.log_only = log_only
         rows.append(row)
         if not ok:
             unread.append(f"{row.item} | {row.trace} | {row.metric}")
@@ -274,6 +308,14 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
             r.role = "fit" if g.fit(rec) else ("held-out, same log" if status.get("same_log") else "held-out")
             for rd in r.readings:
                 rd.summary = s
+                if not rd.text:         # an explanation lists a reading's name; its words are the run's summary's
+                    rd.text = s["candidates"].get(rd.name, {}).get("text", "")
+        if not roles_only:
+            # identified again on its rows once the rules below have run (scorecard.regroup, called by
+            # declare): the same identify() as the study's, with the study's declared status
+            args = dict(group=s["group"], fit=lambda r, g=g: g.fit(vars(r)), fit_label=s["fit"], **status)
+            for r, _ in members:
+                r.identify_args = args
     if not roles_only and entry is not None:
         explained(entry.name, rows)
     if not roles_only:
@@ -298,8 +340,11 @@ def rescore(folder: Path, out: Path, roles_only: bool = False, log=print) -> dic
     else:
         write_text(out / "tables" / "scorecard.csv", sc.table(rows).to_csv())
     sc_numbers = numbers.setdefault("scorecard", {})
-    sc_numbers.update({k: v for k, v in sc.numbers(rows).items() if k != "readings"})
-    sc_numbers["readings"] = summaries
+    if roles_only:
+        sc_numbers.update({k: v for k, v in sc.numbers(rows).items() if k != "readings"})
+        sc_numbers["readings"] = summaries
+    else:           # every summary is its rows: the groups as regroup() identified them on the counted rows
+        sc_numbers.update(sc.numbers(rows))
     if unread:
         sc_numbers["explanations kept as written"] = unread
     write_json(out / "numbers.json", numbers)

@@ -8,7 +8,8 @@ paper's opening summary reads.  A row says which paper, table, figure or
 claim it compares; the trace and metric; the published value; ours and our
 95 % interval when there is one; the baseline a gain is measured from; the
 rule it was judged by; the verdict; and the explanation: a measured cause,
-or the readings tried and what each gave.
+or the readings tried and what each gave (a miss always, :func:`bare`; a row
+that is not a miss may say only "unexplained", and the count says how many).
 
 Two kinds of rows are shown but not counted: a row whose comparison the
 run's protocol does not allow (``comparable=False``, e.g. a profile that
@@ -77,6 +78,13 @@ RULES = {
              "less than half the published effect, direction only otherwise; else not reproduced",
     "claim": "reproduced: the published claim holds on our results (a yes/no test stated in the row); "
              "else not reproduced",
+    "description": "a value computed from the input log alone, without scheduling -- a statistic of the log's "
+                   "recorded fields into which neither a schedule nor a method of the paper (a classifier, a "
+                   "predictor) entered: the job counts, CPUs and span of a log, its runtimes and their median, the "
+                   "shares of its jobs or of their areas by class -- is a \"workload description\": shown with its "
+                   "verdict by the rule, never counted; each row states whether its value comes from the log alone "
+                   "(the column \"from the log alone\"), and the rule applies to every row of every study by that "
+                   "column",
     "comparability": "a row computed on a workload that differs from the paper's in a way the paper states (the "
                      "log's span, the machine size, logs the paper pools that this run does not simulate) is "
                      "\"different workload\": shown with its verdict by the rule, not counted; the stated "
@@ -88,8 +96,8 @@ NOTES = {
     BY_CONSTRUCTION: "the value is an input set from the paper (e.g. the machine size); shown, not counted",
     DIFFERENT_WORKLOAD: "computed on a workload the paper states differently (span, machine size, pooled "
                         "logs): shown, not counted (rule 'comparability')",
-    WORKLOAD_DESCRIPTION: "the row describes the input (jobs, CPUs, span, mean runtime, listed jobs), not a "
-                          "result: shown on its own line, never in reproduced or close",
+    WORKLOAD_DESCRIPTION: "the row's value is computed from the input log alone, without scheduling (rule "
+                          "'description'), not a result: shown on its own line, never in reproduced or close",
     PROPERTY: "the row holds by the algorithm's definition, not a result: shown on its own line, never in "
               "reproduced or close",
     COUNTED_ONCE: "the row repeats another row's comparison (same published value, same ours) or its value is "
@@ -125,6 +133,10 @@ POOLED_UNBUNDLED = {
 _POOLED = re.compile(r",|\bover the logs\b|\bpairs of logs\b|\bover \d+ (?:traces|logs)\b|sweep's logs", re.I)
 #: a trace field that pools the paper's logs without naming them
 _GENERIC_POOLED = re.compile(r"\bover the logs\b|\bpairs of logs\b|\bover \d+ (?:traces|logs)\b|sweep's logs", re.I)
+
+
+#: why a row computed without scheduling is outside the count (rule "description")
+DESCRIBED = "computed from the input log alone, without scheduling: a description of the input, not a result"
 
 
 def paper_key(paper: str) -> str:
@@ -197,6 +209,7 @@ class Row:
     by_rule: str = ""               # the verdict by the row's rule alone (before "not a result" verdicts)
     role: str = "none"              # its role in its group of readings (ROLES), set by identify()
     group: str = ""                 # that group's name
+    log_only: bool = False          # the value comes from the input log alone, no schedule, no model (rule "description")
 
     def __post_init__(self):
         if self.rule not in RULES:
@@ -210,6 +223,8 @@ class Row:
             self.by_rule = self.verdict
         if self.verdict == "reproduced" and self.explanation == "unexplained":
             self.explanation = ""           # nothing to explain
+        if self.log_only and self.verdict in VERDICTS:     # the description rule, before any other
+            self.set_verdict(WORKLOAD_DESCRIPTION, DESCRIBED)
         # the comparability rule, on the rows this run compares (a row whose protocol here differs from the
         # paper's, e.g. a profile's window of the log, stays "not compared")
         differs = workload_differs(self.paper, self.trace) if self.verdict in VERDICTS else ""
@@ -303,12 +318,12 @@ class Row:
                 self.baseline, self.effect_ratio, self.rule, self.verdict, self.by_rule, self.role, self.group,
                 self.reading or "the paper's text",
                 idr.text if idr else "", idr.ours if idr else None, idr.verdict if idr else "",
-                self.construction or self.full_explanation()]
+                "yes" if self.log_only else "no", self.construction or self.full_explanation()]
 
 
 COLUMNS = ["paper", "item", "trace", "metric", "published", "ours", "ours 95% low", "ours 95% high", "baseline",
            "effect ratio", "rule", "verdict", "verdict by the rule", "role", "group", "reading", "identified reading",
-           "ours, identified reading", "verdict, identified reading", "explanation"]
+           "ours, identified reading", "verdict, identified reading", "from the log alone", "explanation"]
 
 
 def _fmt(x) -> str:
@@ -353,9 +368,62 @@ def judge(row: Row) -> str:
     return judge_value(row.published, row.ours, row.low, row.high, row.baseline)
 
 
+@dataclass(frozen=True)
+class Axis:
+    """One axis of a group's readings (DESIGN §10.5), kept as data: ``name``; ``uses``, a regular expression
+    searched in a reading's name (the reading uses this axis when it matches; "" for an axis every reading of
+    the group varies, such as tau); and the commit that declared it with that commit's date (ISO 8601, from
+    ``git log``).  :func:`identify` compares the date with the group's :class:`Computed`."""
+
+    name: str
+    commit: str
+    date: str
+    uses: str = ""
+
+    def used_by(self, reading: str) -> bool:
+        return not self.uses or re.search(self.uses, reading) is not None
+
+
+@dataclass(frozen=True)
+class Computed:
+    """When a group's held-out values under its readings were first computed: the commit and its date."""
+
+    commit: str
+    date: str
+
+
+def _when(date: str):
+    from datetime import datetime
+
+    return datetime.fromisoformat(date)
+
+
+def late_axes(axes, computed: Computed | None) -> list[Axis]:
+    """The axes declared after the group's held-out values were computed (DESIGN §10.5): a reading that uses
+    one was not declared before the values it is tested on, and cannot be identified."""
+    if computed is None:
+        return []
+    return [a for a in axes if _when(a.date) > _when(computed.date)]
+
+
+def axes_text(axes, computed: Computed | None) -> str:
+    """The axes of a group beside the first computation of its held-out values, in words (the summary's
+    "axes before fit"), from the data alone."""
+    if computed is None or not axes:
+        return ""
+    late = late_axes(axes, computed)
+    before = [a for a in axes if a not in late]
+    text = (f"held-out values first computed at {computed.commit} ({computed.date[:16].replace('T', ' ')}); "
+            f"axes declared by then: " + ", ".join(f"{a.name} ({a.commit})" for a in before))
+    if late:
+        text += ("; declared after (a reading that uses them is never chosen): "
+                 + ", ".join(f"{a.name} ({a.commit}, {a.date[:16].replace('T', ' ')})" for a in late))
+    return text
+
+
 def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit_label: str,
              share: float = IDENTIFIED_SHARE, not_identified: str = "", same_log: str = "",
-             axes_before_fit: str = "") -> dict:
+             axes_before_fit: str = "", axes=(), computed: Computed | None = None) -> dict:
     """Whether one of the readings the rows carry is identified for ``group``.
 
     ``fit`` declares the rows a reading may be chosen on (``fit_label`` says
@@ -378,13 +446,38 @@ def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit
     their role is "held-out, same log" and they are counted apart.
     ``axes_before_fit``: which reading axes existed before the group's fit
     rows were first computed (from the history), stated in the summary.
+    ``axes`` (:class:`Axis`) and ``computed`` (:class:`Computed`): the
+    group's reading axes with the commits that declared them, and when its
+    held-out values were first computed.  A reading that uses an axis
+    declared after that is never chosen (DESIGN §10.5, enforced here rather
+    than trusted): the choice is made among the other readings.
+
+    Rows outside the count (:data:`UNCOUNTED`) are not in the group.  The
+    arguments are kept on the rows, so that :func:`regroup` can identify the
+    group again once other rules (:func:`declare`) have taken rows out of the
+    count: a group's summary is always its counted rows.
     Returns the group's summary (also attached to the rows' readings)."""
+    rows = list(rows)
+    args = dict(group=group, fit=fit, fit_label=fit_label, share=share, not_identified=not_identified,
+                same_log=same_log, axes_before_fit=axes_before_fit, axes=tuple(axes), computed=computed)
+    for r in rows:
+        r.identify_args = args
+        if r.verdict in UNCOUNTED:      # out of the group: no role, no group, no reading identified on it
+            r.role, r.group = "none", ""
+            for rd in r.readings:
+                rd.identified, rd.role, rd.summary = False, "", None
     rows = [r for r in rows if r.verdict not in UNCOUNTED]
     for r in rows:
         for rd in r.readings:
-            rd.verdict = r.judge_as(rd)
+            if not rd.verdict:          # a row read back from its CSV keeps the verdicts it was judged by
+                rd.verdict = r.judge_as(rd)
     names = [rd.name for rd in rows[0].readings] if rows else []
     names = [n for n in names if all(any(rd.name == n for rd in r.readings) for r in rows)]
+    late = late_axes(axes, computed)
+    too_late = {n: [a.name for a in late if a.used_by(n)] for n in names}
+    eligible = [n for n in names if not too_late[n]]
+    if axes and not axes_before_fit:
+        axes_before_fit = axes_text(axes, computed)
     fitted = [r for r in rows if fit(r)]
     held = [r for r in rows if not fit(r)]
 
@@ -417,12 +510,14 @@ def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit
                            "fit good": good(fitted, n), "held-out good": good(held, n),
                            "fit median |log ratio|": med_err(fitted, n), "held-out median |log ratio|": med_err(held, n),
                            "held-out verdicts": tally(held, n)}
+        if n is not None and too_late[n]:
+            candidates[key]["declared after the held-out values"] = too_late[n]
     chosen = None
-    if fitted and held and names:
+    if fitted and held and eligible:
         def fit_score(n):           # most fit rows matched, then the smallest median error
             err = candidates[n]["fit median |log ratio|"]
             return candidates[n]["fit good"], -(math.inf if err is None else err)
-        best = max(names, key=fit_score)
+        best = max(eligible, key=fit_score)
         if candidates[best]["fit good"] > candidates["the paper's text"]["fit good"]:
             chosen = best
     identified = bool(chosen) and good(held, chosen) >= share * len(held) and good(held, chosen) > good(held)
@@ -439,16 +534,33 @@ def identify(rows: Iterable[Row], *, group: str, fit: Callable[[Row], bool], fit
         summary["held-out kind"] = f"same log: {same_log}"
     if axes_before_fit:
         summary["axes before fit"] = axes_before_fit
+    if any(too_late.values()):
+        summary["not chosen: declared after the held-out values"] = sum(bool(v) for v in too_late.values())
     for r in rows:
         r.group = group
         r.role = "fit" if fit(r) else ("held-out, same log" if same_log else "held-out")
     for r in rows:
         for rd in r.readings:
             rd.summary = summary
+            rd.role, rd.identified = "", False
             if rd.name == chosen:
                 rd.role = "fitted" if fit(r) else "predicted"
                 rd.identified = identified
     return summary
+
+
+def regroup(rows) -> list[dict]:
+    """Identify every group of ``rows`` again on its rows as they now are (:func:`identify`, with the
+    arguments it was first given): a row another rule took out of the count (a workload description, a
+    repeated comparison, a different workload) leaves its group, and the group's summary, its choice and its
+    counts are those of the rows that remain.  Returns the summaries."""
+    rows = list(rows)
+    by_group: dict[str, tuple[dict, list[Row]]] = {}
+    for r in rows:
+        args = getattr(r, "identify_args", None)
+        if args is not None:
+            by_group.setdefault(args["group"], (args, []))[1].append(r)
+    return [identify(members, **args) for args, members in by_group.values()]
 
 
 def summaries(rows: Iterable[Row]) -> list[dict]:
@@ -462,29 +574,69 @@ def summaries(rows: Iterable[Row]) -> list[dict]:
     return out
 
 
-def counts(rows, identified: bool = False) -> dict:
-    """Rows by verdict (the counted ones), and how many were shown but not
-    counted.  ``identified``: a **held-out** row of a group whose reading is
-    identified counts by that reading's verdict instead (DESIGN §10.5: fit
-    rows keep their text verdict, "held-out, same log" rows too: they are
-    counted apart, :func:`same_log_counts`).  The paper's opening table gives
-    both, with the fit rows' number (``"fit rows"``) and the rows that
-    describe the input or the algorithm by their verdict by the rule
-    (``"inputs, by the rule"``: never in reproduced or close)."""
+def record(row: Row) -> dict:
+    """The columns of a row that its counts read, as its CSV holds them (:data:`COLUMNS`)."""
+    idr = row.identified_reading() if row.verdict not in UNCOUNTED else None
+    return {"verdict": row.verdict, "verdict by the rule": row.by_rule, "role": row.role, "group": row.group,
+            "verdict, identified reading": idr.verdict if idr else "",
+            "explanation": row.construction or row.full_explanation()}
+
+
+def count_records(records, identified: bool = False) -> dict:
+    """Rows by verdict, from their columns alone (a CSV's records or :func:`record` of rows): the one count
+    behind every number the paper, the README, the site and ``tools/scorecard_by_paper.py`` show (issue 52).
+    ``identified``: a **held-out** row of a group whose reading is identified counts by that reading's verdict
+    instead (DESIGN §10.5: fit rows keep their text verdict, "held-out, same log" rows too: they are counted
+    apart, :func:`same_log_counts`).  Also the fit rows' number (``"fit rows"``) and the rows that describe the
+    input or the algorithm by their verdict by the rule (``"inputs, by the rule"``: never in reproduced or
+    close), and the counted rows other than reproduced whose explanation is only "unexplained"
+    (``"unexplained"``, by verdict: a miss never is, :func:`bare`)."""
     out = {v: 0 for v in VERDICTS + UNCOUNTED}
     fit = 0
     inputs = {v: 0 for v in VERDICTS}
-    for r in rows:
-        idr = r.identified_reading() if r.verdict not in UNCOUNTED else None
-        if idr is not None and r.role == "fit":
+    unexplained = {v: 0 for v in VERDICTS[1:]}
+    for rec in records:
+        v = rec["verdict"]
+        idv = (rec.get("verdict, identified reading") or "") if v not in UNCOUNTED else ""
+        role = rec.get("role") or "none"
+        if idv and role == "fit":
             fit += 1
-        use = identified and idr is not None and r.role == "held-out"
-        out[idr.verdict if use else r.verdict] += 1
-        if r.verdict in INPUTS and r.by_rule in inputs:
-            inputs[r.by_rule] += 1
+        out[idv if identified and idv and role == "held-out" else v] += 1
+        by_rule = rec.get("verdict by the rule") or v
+        if v in INPUTS and by_rule in inputs:
+            inputs[by_rule] += 1
+        if v in unexplained and (rec.get("explanation") or "").strip() in ("", "unexplained"):
+            unexplained[v] += 1
     out["compared"] = sum(out[v] for v in VERDICTS)
     out["fit rows"] = fit
     out["inputs, by the rule"] = inputs
+    out["unexplained"] = unexplained
+    return out
+
+
+def counts(rows, identified: bool = False) -> dict:
+    """Rows by verdict (the counted ones), and how many were shown but not counted: :func:`count_records` of
+    the rows' columns."""
+    return count_records([record(r) for r in rows], identified=identified)
+
+
+def group_records(records) -> dict[str, dict]:
+    """Each group's numbers from its rows' columns alone (``group``, ``role``, ``verdict`` and the identified
+    reading's verdict): its counted rows, fit and held-out, and how many of each are reproduced or close under
+    the paper's text and, for an identified group, under its reading.  What :func:`identify` states in a group's
+    summary equals this on the rows it leaves (a test checks it on every shipped scorecard)."""
+    out: dict[str, dict] = {}
+    for rec in records:
+        g = rec.get("group") or ""
+        if not g or rec["verdict"] in UNCOUNTED:
+            continue
+        d = out.setdefault(g, {"rows": 0, "fit rows": 0, "held-out rows": 0, "text": {"fit good": 0,
+                               "held-out good": 0}, "reading": {"fit good": 0, "held-out good": 0}})
+        part = "fit" if rec.get("role") == "fit" else "held-out"
+        d["rows"] += 1
+        d[f"{part} rows"] += 1
+        d["text"][f"{part} good"] += rec["verdict"] in GOOD
+        d["reading"][f"{part} good"] += (rec.get("verdict, identified reading") or "") in GOOD
     return out
 
 
@@ -543,15 +695,25 @@ class Declared:
 def declare(rows, declared=()) -> list[Row]:
     """Apply a study's declarations (:class:`Declared`), then count repeated comparisons once
     (:func:`counted_once`).  Rows by construction keep their verdict; a declared row's verdict by the rule
-    stays in ``by_rule``.  Returns the rows (the same objects)."""
+    stays in ``by_rule``.  Then every group of readings is identified again on its counted rows
+    (:func:`regroup`): a group's summary is its rows as they are counted.  Returns the rows (the same
+    objects)."""
     rows = list(rows)
     for r in rows:
         if r.verdict == BY_CONSTRUCTION:
             continue
         d = next((d for d in declared if d.matches(r)), None)
+        if d is not None and d.verdict == WORKLOAD_DESCRIPTION:
+            r.log_only = True           # a declared description: the log alone, the same rule below
+        if r.log_only:                  # rule "description", before any other declaration
+            if r.verdict != WORKLOAD_DESCRIPTION:
+                r.set_verdict(WORKLOAD_DESCRIPTION, d.why if d is not None and d.verdict == WORKLOAD_DESCRIPTION
+                              else DESCRIBED)
+            continue
         if d is not None and r.verdict != d.verdict:
             r.set_verdict(d.verdict, d.why)
     counted_once(rows)
+    regroup(rows)           # the groups' summaries are their counted rows, after these rules
     return rows
 
 
@@ -618,7 +780,8 @@ def numbers(rows) -> dict:
     rows = list(rows)
     return {"counts": counts(rows), "counts under identified readings": counts(rows, identified=True),
             "identified on the fitted log's other weeks": same_log_counts(rows),
-            "readings": summaries(rows), "rules": dict(RULES)}
+            "readings": summaries(rows), "rules": dict(RULES),
+            "logs not simulated": sorted({log for logs in POOLED_UNBUNDLED.values() for log in logs})}
 
 
 # ------------------------------------------------------------- coverage --

@@ -261,7 +261,11 @@ def scorecard_body(rows: list[list[str]], sources: list[str], n_studies: int, VE
     """The scorecard page's body: the rows as data (:func:`schedlab.names.script_json`
     in a ``<script type="application/json">``, drawn with ``textContent`` by
     :data:`SCORECARD_JS`), every other text escaped: no cell can add markup."""
-    counts = {v: sum(r[8] == v for r in rows) for v in VERDICTS}
+    from ..protocol.scorecard import UNCOUNTED, count_records
+
+    # the scorecard's one count of its rows' columns (the paper's numbers are the same function of the same CSVs)
+    known = count_records([{"verdict": r[8]} for r in rows if r[8] in VERDICTS + UNCOUNTED])
+    counts = {v: known[v] for v in tuple(VERDICTS) + UNCOUNTED}
     counts.update({v: n for v, n in ((r[8], sum(x[8] == r[8] for x in rows)) for r in rows) if v not in counts})
     columns = [{"key": "study", "label": "study"}, {"key": "paper", "label": "paper"},
                {"key": "item", "label": "published item"}, {"key": "trace", "label": "trace"},

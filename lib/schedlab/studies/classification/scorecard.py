@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from ...protocol.scorecard import Reading, Row, identify
+from ...protocol.scorecard import Axis, Computed, Reading, Row, identify
 from .params import THESIS_VARIANTS, VARIANTS
 from .tables import CLAIMS, PUBLISHED
 
@@ -20,6 +20,9 @@ T65_NOT_IDENTIFIED = ("the reading 'of all jobs' and the fit rows (KTH-SP2) were
                       "(dae3643), so the fit was not declared before the held-out values were computed; on the "
                       "held-out rows the reading brings 2 of 8 to close, below the rule's half")
 T65_AXES = "the one axis (shares of the true class / of all jobs) was added with the fit rows, in dae3643"
+#: The same as data (DESIGN §10.5, enforced by identify()).
+T65_COMPUTED = Computed("dae3643", "2026-11-26T17:33:35+00:00")
+T65_AXIS_LIST = (Axis("errors as shares of the true class / of all jobs", "dae3643", "2026-11-26T17:33:35+00:00"),)
 
 
 def _thesis_forest(p) -> bool:
@@ -90,7 +93,7 @@ def _rows(res, p) -> list[Row]:
     if t65:
         identify(t65, group="thesis Table 6.5: errors as shares of what", fit=lambda r: r.trace == FIT_TRACE,
                  fit_label=f"the {FIT_TRACE} rows of Table 6.5", not_identified=T65_NOT_IDENTIFIED,
-                 axes_before_fit=T65_AXES)
+                 axes_before_fit=T65_AXES, axes=T65_AXIS_LIST, computed=T65_COMPUTED)
     out += text_rows(res, why)
     if not res:
         return out

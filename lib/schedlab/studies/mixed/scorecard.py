@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol.scorecard import Reading, Row, identify
+from ...protocol.scorecard import Axis, Computed, Reading, Row, identify
 from .analysis import _ranges
 from .tables import PUBLISHED
 
@@ -28,13 +28,16 @@ TABLE_5_1_GROUP = "thesis Table 5.1 (pure policies)"
 #: weeks: not an independent test, counted apart (issue 42, DESIGN §10.5).
 TABLE_5_1_SAME_LOG = ("the testing column (weeks 65-100) is SDSC-SP2 again, the log the reading was fitted on "
                       "(here and in Tables 5.2-5.5), on the weeks after the training ones: not an independent test")
-#: The reading axes that existed before the fit rows were first computed (git log -S'TABLE_5_1_FIT',
-#: -S'newest'): the fit column was declared in a750668, the first 31 readings computed in 5c29f22 (tau,
-#: crossing, week origin, jobs p > p~ killed or dropped); the tie axis came later.
-TABLE_5_1_AXES = ("before the fit rows were first computed (5c29f22, after the declaration a750668): tau 10/60 s, "
-                  "the crossing jobs (recorded/run/req/keep), the week origin, jobs p > p~ killed or dropped; the "
-                  "tie order (oldest/newest first, 2ca1d2c) was added five hours later, after those readings had "
-                  "been computed on every row; the chosen reading (…-newest) uses it")
+#: The same, as data (DESIGN §10.5, enforced by identify()): the held-out values under the readings were first
+#: computed in 5c29f22; the tie order came in 2ca1d2c, five hours later, so no reading that uses it is chosen.
+TABLE_5_1_COMPUTED = Computed("5c29f22", "2026-11-26T17:41:27+00:00")
+TABLE_5_1_AXIS_LIST = (
+    Axis("tau 10/60 s", "8bf8d0d", "2026-11-26T17:15:20+00:00"),
+    Axis("the crossing jobs (recorded/run/req/keep)", "8bf8d0d", "2026-11-26T17:15:20+00:00"),
+    Axis("the week origin (first submission / log's origin)", "8bf8d0d", "2026-11-26T17:15:20+00:00"),
+    Axis("jobs p > p~ killed or dropped", "5c29f22", "2026-11-26T17:41:27+00:00", uses=r"-drop\b"),
+    Axis("the tie order (newest first)", "2ca1d2c", "2026-11-26T22:48:37+00:00", uses=r"-newest\b"),
+)
 #: The counted reading of Table 5.1, stated.
 TEXT_READING = ("the paper's text: bsld with tau = 10 s (thesis Eq. 3.3); the jobs that cross their week's end "
                 "removed, judged by the log's finish (§5.2); weeks from the first submission, the first skipped")
@@ -82,7 +85,8 @@ def rows(analyses) -> list[Row]:
             pure = [r for r in out if r.item == "Table 5.1" and r.trace == a.name and r.readings]
             if pure:
                 identify(pure, group=TABLE_5_1_GROUP, fit=lambda r: r.metric.endswith(f"{TABLE_5_1_FIT} weeks"),
-                         fit_label=TABLE_5_1_FIT_LABEL, same_log=TABLE_5_1_SAME_LOG, axes_before_fit=TABLE_5_1_AXES)
+                         fit_label=TABLE_5_1_FIT_LABEL, same_log=TABLE_5_1_SAME_LOG,
+                         axes=TABLE_5_1_AXIS_LIST, computed=TABLE_5_1_COMPUTED)
         if a.name == "SDSC-SP2" and 73 in lr.units:
             k = int(np.flatnonzero(lr.units == 73)[0])
             w73 = lr.opt[k]

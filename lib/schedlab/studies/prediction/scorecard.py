@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol.scorecard import Reading, Row, identify
+from ...protocol.scorecard import Axis, Computed, Reading, Row, identify
 from .analysis import _v, table6_values
 from .published import PUBLISHED, T6_ROWS
 
@@ -25,6 +25,10 @@ EASYPP_FIT = "KTH-SP2"
 #: Which reading axes existed before the fit rows were first computed (git log -S, issue 42)
 EASYPP_AXES = ("the requested-time correction reading and the fit rows were committed together (432bc4e, 'fit rows "
                "declared before measuring'); no axis added after")
+#: The same as data (DESIGN §10.5, enforced by identify()).
+EASYPP_COMPUTED = Computed("432bc4e", "2026-11-26T17:09:57+00:00")
+EASYPP_AXIS_LIST = (Axis("the runtime correction (incremental / requested time)", "432bc4e",
+                         "2026-11-26T17:09:57+00:00"),)
 EASYPP_FIT_LABEL = ("the KTH-SP2 EASY++ rows (the first log of the paper's Tables 6-7); predicted: CTC-SP2, "
                     "SDSC-SP2, SDSC-BLUE, CEA-Curie")
 
@@ -250,7 +254,8 @@ def rows(ds, sel, p, corr=None, t8=None, logs=()) -> list[Row]:
     if easypp:
         # fit rows declared before any held-out value was compared (EASYPP_FIT above)
         identify(easypp, group="gaussier2015 EASY++ (Tables 6-7): the correction", fit=lambda r: r.trace == EASYPP_FIT,
-                 fit_label=EASYPP_FIT_LABEL, axes_before_fit=EASYPP_AXES)
+                 fit_label=EASYPP_FIT_LABEL, axes_before_fit=EASYPP_AXES,
+                 axes=EASYPP_AXIS_LIST, computed=EASYPP_COMPUTED)
     return out + summary_rows(corr, t8, kw)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol.scorecard import WORKLOAD_DESCRIPTION, Declared, Reading, Row, identify, over_papers_logs
+from ...protocol.scorecard import WORKLOAD_DESCRIPTION, Axis, Computed, Declared, Reading, Row, identify, over_papers_logs
 from .analysis import _spearman
 from .cells import THESIS_WEEKS
 from .params import PUBLISHED, THESIS_THRESHOLDS
@@ -32,12 +32,16 @@ DECLARED = (
 )
 THESIS_FIT_LABEL = "the SDSC-SP2 rows (thesis Table 5.2)"
 THESIS_GROUP = "thesis Tables 5.2-5.5"
-#: The reading axes that existed before the fit rows were first computed (git log -S'THESIS_FIT_TRACE',
-#: -S'tau60', -S'newest'): fit rows declared in 1a1be71, the 15 readings first computed in 8bf8d0d.
-THESIS_AXES = ("before the fit rows were first computed (8bf8d0d, after the declaration 1a1be71): tau 10/60 s, the "
-               "crossing jobs (recorded/run/req/keep), the week origin (first submission / log's origin); the tie "
-               "order (2ca1d2c) was added later, after the held-out values had been computed; the chosen reading "
-               "(tau60-req-origin) does not use it")
+#: The same, as data (DESIGN §10.5, enforced by identify()): each axis with the commit that declared it
+#: (git log -S'tau60' -S'newest' on the study), and when the held-out values were first computed under the
+#: readings.  A reading that uses an axis declared after that is never chosen.
+THESIS_COMPUTED = Computed("8bf8d0d", "2026-11-26T17:15:20+00:00")
+THESIS_AXIS_LIST = (
+    Axis("tau 10/60 s", "8bf8d0d", "2026-11-26T17:15:20+00:00"),
+    Axis("the crossing jobs (recorded/run/req/keep)", "8bf8d0d", "2026-11-26T17:15:20+00:00"),
+    Axis("the week origin (first submission / log's origin)", "8bf8d0d", "2026-11-26T17:15:20+00:00"),
+    Axis("the tie order (newest first)", "2ca1d2c", "2026-11-26T22:48:37+00:00", uses=r"-newest\b"),
+)
 #: The counted reading of the thesis tables, stated.
 TEXT_READING = ("the paper's text: bsld with tau = 10 s (thesis Eq. 3.3); the jobs that cross their week's end "
                 "removed, judged by the log's finish (§5.2); weeks from the first submission, the first skipped")
@@ -79,7 +83,7 @@ def thesis_rows(p, thesis) -> list[Row]:
     if any(row.readings for row in out):
         identify([row for row in out if row.readings], group=THESIS_GROUP,
                  fit=lambda row: row.trace == THESIS_FIT_TRACE, fit_label=THESIS_FIT_LABEL,
-                 axes_before_fit=THESIS_AXES)
+                 axes=THESIS_AXIS_LIST, computed=THESIS_COMPUTED)
     return out
 
 
