@@ -184,9 +184,12 @@ int sl_expr_uses(const sl_expr *e, int32_t op);
 int sl_expr_dynamic(const sl_expr *e);
 int sl_expr_same(const sl_expr *a, const sl_expr *b);
 double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t);
+/* The most roundings an expression's key may take and still be kept by
+ * certificates (expr.c, S1). */
+#define SL_KIN_ROUNDINGS 1024
 int sl_expr_kinetic(const sl_expr *e, int32_t *deg);
-void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, double *V, double *A, double *dV,
-                   double *dA);
+void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j, int64_t t, double *V, double *A,
+                   double *dV, double *dA);
 
 /* policies.c */
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);

@@ -380,7 +380,7 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
         return;
     }
     case SL_EXPR: {
-        sl_expr_model(s, q->pol.expr, j, t, V, A, NULL, NULL);
+        sl_expr_model(s, q->pol.expr, q->kexpr, j, t, V, A, NULL, NULL);
         if (isnan(*V))
             *V = INFINITY;      /* as sl_expr_eval */
         return;
@@ -531,8 +531,8 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
 {
     const sl_jobs *J = &s->J;
     double va, aa, dva, daa, vb, ab, dvb, dab, d0, slope;
-    sl_expr_model(s, q->pol.expr, a, t, &va, &aa, &dva, &daa);
-    sl_expr_model(s, q->pol.expr, b, t, &vb, &ab, &dvb, &dab);
+    sl_expr_model(s, q->pol.expr, q->kexpr, a, t, &va, &aa, &dva, &daa);
+    sl_expr_model(s, q->pol.expr, q->kexpr, b, t, &vb, &ab, &dvb, &dab);
     if (isnan(va))
         va = INFINITY;
     if (isnan(vb))
