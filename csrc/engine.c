@@ -715,7 +715,7 @@ static void copy_queue(sl_queue *dst, const sl_queue *src, int32_t n)
     dst->kseg = NULL;
     dst->kcap = 0;
     dst->kvalid = 0;
-    dst->tour = NULL;           /* the tournament: rebuilt at the next pass */
+    dst->tour = NULL;           /* the tournament: a copy (sl_sim_clone) */
     memcpy(dst->idx, src->idx, (size_t)src->len * sizeof *idx);
     memcpy(dst->key, src->key, (size_t)n * sizeof *key);
 }
@@ -775,6 +775,14 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     copy_queue(&s->fq, &src->fq, n);
     copy_queue(&s->pq, &src->pq, n);
     copy_queue(&s->bq, &src->bq, n);
+    /* A tournament is copied, not rebuilt: a clone taken with a dispatch
+     * decision pending is in the middle of a pass, where the walk reads it
+     * (issue 53: it was left NULL with its mode kept, and read). */
+    if (!sl_tour_clone(&s->fq, &src->fq, n) || !sl_tour_clone(&s->pq, &src->pq, n) ||
+        !sl_tour_clone(&s->bq, &src->bq, n)) {
+        sl_sim_free(s);
+        return SL_ENOMEM;
+    }
     memcpy(s->heap, src->heap, (size_t)src->nheap * sizeof *s->heap);
     s->nheap = src->nheap;
     memcpy(s->run, src->run, (size_t)src->nrun * sizeof *s->run);

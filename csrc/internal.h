@@ -237,6 +237,7 @@ void sl_tour_pushed(sl_queue *q, int32_t j);
 int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t, int32_t best);
 int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best);
 void sl_tour_free(sl_queue *q);
+int sl_tour_clone(sl_queue *dst, const sl_queue *src, int32_t n);
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)

@@ -90,6 +90,48 @@ void sl_tour_free(sl_queue *q)
     q->tour = NULL;
 }
 
+/* A copy of src's tournament for dst (a clone, sl_sim_clone): the clone
+ * owns its own, in the state the source's is in -- also in the middle of a
+ * pass (a dispatch decision pending), where it cannot be rebuilt.  0 if
+ * out of memory (dst then has none). */
+static void *dup_array(const void *p, size_t count, size_t size)
+{
+    void *d = malloc(count > 0 ? count * size : 1);
+    if (d != NULL && count > 0)
+        memcpy(d, p, count * size);
+    return d;
+}
+
+int sl_tour_clone(sl_queue *dst, const sl_queue *src, int32_t n)
+{
+    dst->tour = NULL;
+    const sl_tour *S = src->tour;
+    if (S == NULL)
+        return 1;
+    sl_tour *T = calloc(1, sizeof *T);
+    if (T == NULL)
+        return 0;
+    *T = *S;
+    dst->tour = T;
+    const size_t nj = (size_t)(n > 0 ? n : 1), nodes = 2 * (size_t)S->L, G = (size_t)S->G;
+    T->win = dup_array(S->win, nodes, sizeof *T->win);
+    T->ocert = dup_array(S->ocert, nodes, sizeof *T->ocert);
+    T->cert = dup_array(S->cert, nodes, sizeof *T->cert);
+    T->uord = dup_array(S->uord, nj, sizeof *T->uord);
+    T->upos = dup_array(S->upos, nj, sizeof *T->upos);
+    T->uest = dup_array(S->uest, nj, sizeof *T->uest);
+    T->kt = dup_array(S->kt, nj, sizeof *T->kt);
+    T->gq = dup_array(S->gq, G, sizeof *T->gq);
+    T->glo = dup_array(S->glo, G + 1, sizeof *T->glo);
+    T->rfirst = dup_array(S->rfirst, G, sizeof *T->rfirst);
+    if (T->win == NULL || T->ocert == NULL || T->cert == NULL || T->uord == NULL || T->upos == NULL ||
+        T->uest == NULL || T->kt == NULL || T->gq == NULL || T->glo == NULL || T->rfirst == NULL) {
+        sl_tour_free(dst);
+        return 0;
+    }
+    return 1;
+}
+
 /* Key of job j at t, computed once per time. */
 static inline double key_at(const sl_sim *s, sl_queue *q, int32_t j, int64_t t)
 {
