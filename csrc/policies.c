@@ -112,6 +112,17 @@ int sl_policy_finite(const sl_policy *p)
 
 /* Key of job j at time t under policy p (lowest first).  The operation order
  * is part of the contract (csrc/SEMANTICS.md). */
+/* The expansion factor (wait + p~') / p~' as doubles, exactly as the
+ * expression "(wait + max(req, 1)) / max(req, 1)" computes it: wait and p~'
+ * converted, then summed (rounded), then divided.  Converting the integer
+ * sum once instead gave other doubles for waits above 2^53 s (issue 53),
+ * where SEXP's expression twin must stay bit-identical.  The one
+ * definition: the keys, the mixed order's feature and the kinetic model. */
+static inline double expansion_of(int64_t wait, int64_t pp)
+{
+    return ((double)wait + (double)pp) / (double)pp;
+}
+
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
 {
     const int64_t r = s->J.submit[j], req = s->J.req[j];
@@ -129,8 +140,8 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     case SL_LAF: return -((double)req * q);
     case SL_SRF: return (double)req / q;
     case SL_LRF: return -((double)req / q);
-    case SL_SEXP: return (double)(wait + pp) / (double)pp;
-    case SL_LEXP: return -((double)(wait + pp) / (double)pp);
+    case SL_SEXP: return expansion_of(wait, pp);
+    case SL_LEXP: return -expansion_of(wait, pp);
     case SL_WFP: {
         const double w = (double)wait / (double)pp;
         return -(w * w * w * q);
@@ -143,7 +154,7 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
         f[SL_F_REQ] = (double)req;
         f[SL_F_SUBMIT] = (double)(r - s->r0);
         f[SL_F_RATIO] = (double)req / q;
-        f[SL_F_EXP] = p->weights[SL_F_EXP] != 0.0 ? (double)(wait + pp) / (double)pp : 0.0;
+        f[SL_F_EXP] = p->weights[SL_F_EXP] != 0.0 ? expansion_of(wait, pp) : 0.0;
         f[SL_F_AREA] = (double)req * q;
         double acc = 0.0;
         for (int i = 0; i < SL_NFEATURES; i++)
@@ -240,7 +251,7 @@ static inline double expansion(const sl_sim *s, int32_t j, int64_t t)
 {
     const int64_t req = s->J.req[j];
     const int64_t pp = req > 1 ? req : 1;
-    return (double)(t - s->J.submit[j] + pp) / (double)pp;
+    return expansion_of(t - s->J.submit[j], pp);
 }
 
 /* The key of a dynamic order, with the policy's kind a constant where
@@ -361,13 +372,13 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
     const int64_t pp = req > 1 ? req : 1;
     switch (q->pol.kind) {
     case SL_SEXP: {
-        const double x = (double)(t - r + pp) / (double)pp;
+        const double x = expansion_of(t - r, pp);
         *V = x;
         *A = x;
         return;
     }
     case SL_LEXP: {
-        const double x = (double)(t - r + pp) / (double)pp;
+        const double x = expansion_of(t - r, pp);
         *V = -x;
         *A = x;
         return;
@@ -393,7 +404,7 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
         f[SL_F_REQ] = (double)req;
         f[SL_F_SUBMIT] = (double)(r - s->r0);
         f[SL_F_RATIO] = (double)req / qd;
-        f[SL_F_EXP] = (double)(t - r + pp) / (double)pp;
+        f[SL_F_EXP] = expansion_of(t - r, pp);
         f[SL_F_AREA] = (double)req * qd;
         double acc = 0.0, mag = 0x1p-1000;
         for (int i = 0; i < SL_NFEATURES; i++) {
