@@ -295,10 +295,8 @@ int64_t sl_engine_next_event(const sl_sim *s)
     return next_event(s);
 }
 
-int sl_sim_run(sl_sim *s, int64_t until)
+static int run_to(sl_sim *s, int64_t until)
 {
-    if (s == NULL)
-        return SL_EINVAL;
     if (s->failed) {
         snprintf(s->err, sizeof s->err, "the simulation stopped at %s error and cannot run further",
                  s->failed == 2 ? "a policy key function" : "an estimator");
@@ -328,6 +326,15 @@ int sl_sim_run(sl_sim *s, int64_t until)
     if (s->mq != NULL && until != INT64_MAX)
         sl_mq_advance(s, until);
     return SL_OK;
+}
+
+int sl_sim_run(sl_sim *s, int64_t until)
+{
+    if (s == NULL)
+        return SL_EINVAL;
+    const int rc = run_to(s, until);
+    sl_counts_flush(s);
+    return rc;
 }
 
 /* ---------------------------------------------------------- validation -- */
@@ -565,6 +572,7 @@ void sl_sim_free(sl_sim *s)
 {
     if (s == NULL)
         return;
+    sl_counts_flush(s);
     free(s->dur); free(s->est); free(s->state); free(s->doomed); free(s->cls); free(s->ncorr);
     free(s->hist1); free(s->hist2); free(s->hcount);
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);

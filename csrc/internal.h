@@ -5,6 +5,7 @@
 #ifndef SCHEDLAB_INTERNAL_H
 #define SCHEDLAB_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -111,9 +112,20 @@ typedef struct sl_tour {
 #define SL_BLOCK 16
 /* Queues shorter than sl_tree_min are walked entry by entry (same result;
  * sl_debug_tree_min changes it, for tests). */
-extern int32_t sl_tree_min;
+extern _Atomic int32_t sl_tree_min;
+
+/* The debug counters of one simulation (sl_debug_kinetic_count,
+ * sl_debug_tour_count): written in hot paths, so kept per simulation (no
+ * two threads write one), and added to the process totals, atomically, at
+ * the end of each sl_sim_run and when the simulation is freed (issue 53:
+ * they were process globals, raced over by simulations on two threads). */
+typedef struct sl_counts {
+    int64_t kin[5], tour[5];
+} sl_counts;
+void sl_counts_flush(sl_sim *s);
 
 struct sl_sim {
+    sl_counts cnt;
     sl_jobs J;
     sl_config C;
     sl_out O;
@@ -223,11 +235,11 @@ int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b);
 int sl_kin_capable(const sl_sim *s, const sl_queue *q);
 int64_t sl_kin_cert(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
 int sl_tie_before(const sl_sim *s, int32_t a, int32_t b);
-extern int32_t sl_kinetic;
+extern _Atomic int32_t sl_kinetic;
 
 /* tour.c */
-extern int32_t sl_tour_mode;
-extern int64_t sl_tour_count[5];
+extern _Atomic int32_t sl_tour_mode;
+void sl_tour_flush(sl_sim *s);
 int sl_tour_wanted(const sl_sim *s, const sl_queue *q);
 int sl_tour_reorder(sl_sim *s, sl_queue *q, int64_t t);
 void sl_tour_refresh(sl_sim *s, sl_queue *q, int64_t t);

@@ -345,8 +345,10 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
  * are sorted and merged in by binary search.  More expired pairs than the
  * queue is long (a burst whose keys were all equal): a full re-sort. */
 
-int32_t sl_kinetic = 1;
-static int64_t kin_count[5];
+/* The debug mode: a setting of the process (atomic: a test may set it
+ * while simulations run on other threads; it never changes a schedule). */
+_Atomic int32_t sl_kinetic = 1;
+static _Atomic int64_t kin_count[5];      /* totals of the simulations' counters */
 
 int32_t sl_debug_kinetic(int32_t mode)
 {
@@ -355,9 +357,19 @@ int32_t sl_debug_kinetic(int32_t mode)
     return old;
 }
 
+void sl_counts_flush(sl_sim *s)
+{
+    for (int i = 0; i < 5; i++) {
+        if (s->cnt.kin[i] != 0)
+            atomic_fetch_add(&kin_count[i], s->cnt.kin[i]);
+        s->cnt.kin[i] = 0;
+    }
+    sl_tour_flush(s);
+}
+
 int64_t sl_debug_kinetic_count(int32_t which)
 {
-    return which >= 0 && which < 5 ? kin_count[which] : -1;
+    return which >= 0 && which < 5 ? atomic_load(&kin_count[which]) : -1;
 }
 
 #define KIN_EPS 0x1p-40
@@ -586,7 +598,7 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
 #define KIN_CERT_UNITS 12
 static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
-    kin_count[2]++;
+    ((sl_sim *)s)->cnt.kin[2]++;
     ((sl_queue *)q)->kwork += KIN_CERT_UNITS;
     if (kin_same(s, q, a, b))
         return KIN_NEVER;
@@ -748,12 +760,12 @@ static int kin_repair(sl_sim *s, sl_queue *q, int64_t t)
         }
         if (--budget < 0 || ntodo >= s->n)
             return 0;
-        kin_count[4]++;
+        s->cnt.kin[4]++;
         q->kwork += KIN_CHECK_UNITS;
         const int32_t x = a[i], y = a[i + 1];
         const double kx = dynamic_key(s, q, kind, x, t), ky = dynamic_key(s, q, kind, y, t);
         if (!(kx < ky || (kx == ky && tie_before(s, x, y)))) {
-            kin_count[1]++;
+            s->cnt.kin[1]++;
             a[i] = y;
             a[i + 1] = x;
             if (i > q->first && q->kexp[i - 1] > t)
@@ -871,7 +883,7 @@ static void kin_check(sl_sim *s, sl_queue *q, int64_t t)
         const int32_t x = q->idx[i], y = q->idx[i + 1];
         const double kx = dynamic_key(s, q, q->pol.kind, x, t), ky = dynamic_key(s, q, q->pol.kind, y, t);
         if (!(kx < ky || (kx == ky && tie_before(s, x, y))))
-            kin_count[0]++;
+            s->cnt.kin[0]++;
     }
 }
 
@@ -887,7 +899,7 @@ static int kin_reorder(sl_sim *s, sl_queue *q, int64_t t)
         const int64_t work = q->kwork;
         q->kvalid = 0;
         full_sort(s, q, t);
-        kin_count[3]++;
+        s->cnt.kin[3]++;
         q->tvalid = 0;
         q->calm = 0;
         if (!kin_build(s, q, t))

@@ -409,7 +409,14 @@ int32_t sl_debug_kinetic(int32_t mode);
  * way.  Returns the previous mode. */
 int32_t sl_debug_tour(int32_t mode);
 
-/* Tests and benchmarks: counters of the tournaments since the library was
+/* The debug settings above are settings of the process, kept in atomic
+ * variables: one may be changed while simulations run on other threads
+ * (each reads it at its next use; the schedules do not depend on them).
+ * The counters below are kept per simulation and added to the process
+ * totals at the end of each sl_sim_run and when a simulation is freed, so
+ * simulations on several threads count exactly (issue 53).
+ *
+ * Tests and benchmarks: counters of the tournaments since the library was
  * loaded: 0 nodes refreshed, 1 comparisons made in refreshes, 2 steps of
  * the backfilling walks, 3 builds, 4 range queries. */
 int64_t sl_debug_tour_count(int32_t which);

@@ -43,15 +43,24 @@
 
 /* 0: never; 1 (default): queues of at least TOUR_ENTER queued jobs, until
  * fewer than TOUR_LEAVE are; 2: always (tests). */
-int32_t sl_tour_mode = 1;
+_Atomic int32_t sl_tour_mode = 1;
 #define TOUR_ENTER 2048
 #define TOUR_LEAVE 512
 
-int64_t sl_tour_count[5];
+static _Atomic int64_t tour_count[5];    /* totals of the simulations' counters */
+
+void sl_tour_flush(sl_sim *s)
+{
+    for (int i = 0; i < 5; i++) {
+        if (s->cnt.tour[i] != 0)
+            atomic_fetch_add(&tour_count[i], s->cnt.tour[i]);
+        s->cnt.tour[i] = 0;
+    }
+}
 
 int64_t sl_debug_tour_count(int32_t which)
 {
-    return which >= 0 && which < 5 ? sl_tour_count[which] : -1;
+    return which >= 0 && which < 5 ? atomic_load(&tour_count[which]) : -1;
 }
 
 int32_t sl_debug_tour(int32_t mode)
@@ -213,7 +222,7 @@ static int universe(const sl_sim *s, sl_tour *T)
 static int build(sl_sim *s, sl_queue *q)
 {
     sl_tour *T = q->tour;
-    sl_tour_count[3]++;
+    s->cnt.tour[3]++;
     if (T == NULL) {
         T = calloc(1, sizeof *T);
         if (T == NULL)
@@ -255,7 +264,7 @@ static int build(sl_sim *s, sl_queue *q)
  * recomputed, children first. */
 static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
 {
-    sl_tour_count[0]++;
+    s->cnt.tour[0]++;
     if (v >= T->L) {
         const int32_t p = v - T->L;
         T->win[v] = p < s->n && s->state[T->uord[p]] == SL_QUEUED ? T->uord[p] : -1;
@@ -281,7 +290,7 @@ static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
             T->win[v] = wa < 0 ? wb : wa;
             T->ocert[v] = TOUR_NEVER;
         } else {
-            sl_tour_count[1]++;
+            s->cnt.tour[1]++;
             if (less_at(s, q, wa, wb, t)) {
                 T->win[v] = wa;
                 T->ocert[v] = sl_kin_cert(s, q, wa, wb, t);
@@ -368,7 +377,7 @@ void sl_tour_started(sl_sim *s, int32_t j)
 int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t, int32_t best)
 {
     const sl_tour *T = q->tour;
-    sl_tour_count[4]++;
+    ((sl_sim *)s)->cnt.tour[4]++;
     for (int32_t l = lo + T->L, r = hi + T->L; l < r; l /= 2, r /= 2) {
         if (l & 1) {
             const int32_t w = T->win[l++];

@@ -334,3 +334,41 @@ def test_drawn_expressions_four_orders_agree(text, works):
     e = "expr:" + text
     for jobs, m in works:
         assert_four_agree(lambda: _schedule(simulate(jobs, m, Policy(e, e, None))))
+
+
+# ------------------------------------------------ no shared mutable state --
+
+def _thread_cases():
+    from schedlab.engine.sim import Mixed
+    rng = np.random.default_rng(11)
+    n = 4000
+    run = rng.integers(1, 3000, n)
+    burst = Jobs(np.zeros(n, np.int64), run, run * rng.integers(1, 4, n), rng.integers(1, 33, n))
+    spread = Jobs(np.sort(rng.integers(0, 200_000, n)), run, run + rng.integers(0, 2000, n), rng.integers(1, 33, n))
+    mixed = Mixed((0.3, -0.2, 0.1, 0.0, 0.4, 0.0))
+    wfp = "expr:-(wait / max(req, 1)) ** 3 * procs"
+    return [(burst, "EASY-WFP-WFP"), (spread, "EASY-SEXP-LEXP"), (burst, Policy(mixed, mixed, None)),
+            (spread, Policy(wfp, wfp, None)), (burst, Policy(wfp, "SPF", None)), (spread, "EASY-WFP-FCFS")]
+
+
+def _counters():
+    return [lib.sl_debug_kinetic_count(i) for i in range(5)] + [lib.sl_debug_tour_count(i) for i in range(5)]
+
+
+def test_threads_equal_serial():
+    """Simulations on several threads at once (the core runs without the
+    GIL) give the schedules of their serial runs, and the debug counters --
+    per simulation, added to the process totals atomically -- add up to the
+    serial runs' counts exactly (a counter shared by the threads loses
+    increments)."""
+    from concurrent.futures import ThreadPoolExecutor
+    cases = _thread_cases()
+    run = lambda c: _schedule(simulate(c[0], 64, c[1]))       # noqa: E731
+    c0 = _counters()
+    serial = [run(c) for c in cases]
+    c1 = _counters()
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(run, cases * 3))
+    c2 = _counters()
+    assert threaded == serial * 3
+    assert [3 * (b - a) for a, b in zip(c0, c1)] == [b - a for a, b in zip(c1, c2)]
