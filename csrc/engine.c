@@ -824,6 +824,24 @@ int sl_sim_set_context(sl_sim *s, void *ctx)
     return SL_OK;
 }
 
+int64_t sl_debug_queue_bytes(const sl_sim *s, int32_t which)
+{
+    if (s == NULL || which < 0 || which > 2)
+        return -1;
+    const sl_queue *qs[3] = {&s->fq, &s->pq, &s->bq};
+    int64_t b = 0;
+    for (int k = 0; k < 3; k++) {
+        const sl_queue *q = qs[k];
+        if (which == 0)
+            b += sl_tour_bytes(s, q);
+        else if (which == 1 && q->kexp != NULL)
+            b += (int64_t)q->kcap * (int64_t)(sizeof *q->kexp + 2 * sizeof *q->kseg);
+        else if (which == 2 && q->tq != NULL)
+            b += 2 * (int64_t)q->tcap * (int64_t)(sizeof *q->tq + (size_t)q->tk * sizeof *q->te);
+    }
+    return b;
+}
+
 int sl_sim_state(const sl_sim *s, sl_state *st)
 {
     if (s == NULL || st == NULL)

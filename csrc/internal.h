@@ -240,6 +240,7 @@ extern _Atomic int32_t sl_kinetic;
 /* tour.c */
 extern _Atomic int32_t sl_tour_mode;
 void sl_tour_flush(sl_sim *s);
+int64_t sl_tour_bytes(const sl_sim *s, const sl_queue *q);
 int sl_tour_wanted(const sl_sim *s, const sl_queue *q);
 int sl_tour_reorder(sl_sim *s, sl_queue *q, int64_t t);
 void sl_tour_refresh(sl_sim *s, sl_queue *q, int64_t t);

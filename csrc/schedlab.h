@@ -426,6 +426,12 @@ int64_t sl_debug_tour_count(int32_t which);
  * 2 certificates computed, 3 full re-sorts, 4 expired pairs checked. */
 int64_t sl_debug_kinetic_count(int32_t which);
 
+/* Benchmarks: bytes the queues of a simulation hold in one structure, which
+ * 0 the tournaments (tour.c), 1 the kinetic lists' certificates and their
+ * min-tree (policies.c), 2 the backfilling walk's block summaries (easy.c);
+ * -1 for another which. */
+int64_t sl_debug_queue_bytes(const sl_sim *sim, int32_t which);
+
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;
  * -1 before submission or without partitions. */

@@ -46,8 +46,21 @@
 _Atomic int32_t sl_tour_mode = 1;
 #define TOUR_ENTER 2048
 #define TOUR_LEAVE 512
+#define TOUR_MAX_JOBS (INT32_C(1) << 30)
 
 static _Atomic int64_t tour_count[5];    /* totals of the simulations' counters */
+
+/* Bytes held by q's tournament (0: none). */
+int64_t sl_tour_bytes(const sl_sim *s, const sl_queue *q)
+{
+    const sl_tour *T = q->tour;
+    if (T == NULL)
+        return 0;
+    const size_t n = (size_t)(s->n > 0 ? s->n : 1), nodes = 2 * (size_t)T->L, G = (size_t)T->G;
+    return (int64_t)(sizeof *T + nodes * (sizeof *T->win + sizeof *T->ocert + sizeof *T->cert) +
+                     n * (sizeof *T->uord + sizeof *T->upos + sizeof *T->uest + sizeof *T->kt) +
+                     G * (sizeof *T->gq + sizeof *T->rfirst) + (G + 1) * sizeof *T->glo);
+}
 
 void sl_tour_flush(sl_sim *s)
 {
@@ -224,22 +237,28 @@ static int build(sl_sim *s, sl_queue *q)
     sl_tour *T = q->tour;
     s->cnt.tour[3]++;
     if (T == NULL) {
+        /* The limit of the kinetic list (policies.c, kin_alloc): below
+         * 2^30 jobs, L <= 2^30 and every node index (< 2L, and L + hi in
+         * sl_tour_range_min) fits an int32_t; sizes are computed in size_t.
+         * Beyond it, no tournament: the caller keeps the queue sorted. */
+        if (s->n >= TOUR_MAX_JOBS)
+            return 0;
         T = calloc(1, sizeof *T);
         if (T == NULL)
             return 0;
         q->tour = T;
         const size_t n = (size_t)(s->n > 0 ? s->n : 1);
-        int32_t L = 1;
-        while (L < s->n)
+        size_t L = 1;
+        while (L < n)
             L *= 2;
-        T->L = L;
+        T->L = (int32_t)L;
         T->uord = malloc(n * sizeof *T->uord);
         T->upos = malloc(n * sizeof *T->upos);
         T->uest = malloc(n * sizeof *T->uest);
         T->kt = malloc(n * sizeof *T->kt);
-        T->win = malloc(2 * (size_t)L * sizeof *T->win);
-        T->ocert = malloc(2 * (size_t)L * sizeof *T->ocert);
-        T->cert = malloc(2 * (size_t)L * sizeof *T->cert);
+        T->win = malloc(2 * L * sizeof *T->win);
+        T->ocert = malloc(2 * L * sizeof *T->ocert);
+        T->cert = malloc(2 * L * sizeof *T->cert);
         if (T->uord == NULL || T->upos == NULL || T->uest == NULL || T->kt == NULL || T->win == NULL || T->ocert == NULL ||
             T->cert == NULL || !universe(s, T)) {
             sl_tour_free(q);
