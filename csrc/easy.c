@@ -323,7 +323,7 @@ static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
                 break;
         }
         if (!try_backfill(s, best, w))
-            break;                  /* never: it can start */
+            SL_ASSERT(!"tour_walk: the first job that can start did not");
     }
 }
 

@@ -824,6 +824,13 @@ int sl_sim_set_context(sl_sim *s, void *ctx)
     return SL_OK;
 }
 
+void sl_assert_fail(const char *what, const char *file, int line)
+{
+    fprintf(stderr, "schedlab core: invariant broken at %s:%d: %s\n", file, line, what);
+    fflush(stderr);
+    abort();
+}
+
 int64_t sl_debug_queue_bytes(const sl_sim *s, int32_t which)
 {
     if (s == NULL || which < 0 || which > 2)

@@ -122,9 +122,13 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
     double st[SL_EXPR_STACK];
     int sp = 0;
     const sl_jobs *J = &s->J;
+    /* The program passed sl_expr_check: every operation finds its operands
+     * and leaves the stack within SL_EXPR_STACK, one value at the end. */
+    SL_CHECK(e->len >= 1 && e->len <= SL_EXPR_MAXLEN);
     for (int32_t i = 0; i < e->len; i++) {
         const double arg = e->arg[i];
         double a, b;
+        SL_CHECK(sp >= arity(e->op[i]) && sp - arity(e->op[i]) + 1 <= SL_EXPR_STACK);
         switch (e->op[i]) {
         case SL_OP_CONST: st[sp++] = arg; break;
         case SL_OP_REQ: st[sp++] = (double)J->req[j]; break;
@@ -170,12 +174,13 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
             case SL_OP_NE: a = a != b; break;
             case SL_OP_AND: a = (a != 0.0 && b != 0.0); break;
             case SL_OP_OR: a = (a != 0.0 || b != 0.0); break;
-            default: a = NAN; break;      /* unreachable: checked */
+            default: SL_ASSERT(!"sl_expr_eval: an operation sl_expr_check refuses");
             }
             st[sp - 1] = a;
             break;
         }
     }
+    SL_CHECK(sp == 1);
     const double k = st[0];
     return isnan(k) ? INFINITY : k;
 }
@@ -330,6 +335,7 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j,
     int8_t tv[SL_EXPR_STACK];         /* time-varying */
     int sp = 0, over = 0;
     const sl_jobs *J = &s->J;
+    SL_ASSERT(kclass == 1 || kclass == 2);      /* a model exists only for these (S1) */
     for (int32_t i = 0; i < e->len; i++) {
         const double arg = e->arg[i];
         const int32_t op = e->op[i];

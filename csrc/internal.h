@@ -14,6 +14,22 @@
 #define SL_VERSION "0.1.0"
 #define SL_ERRLEN 256
 
+/* Invariants that fail loudly (issue 53): a broken one prints what and
+ * where on stderr and aborts the process, rather than cutting a walk short
+ * or reading past a stack.  SL_ASSERT is in every build: it guards branches
+ * that never run, or checks made once per call, at no measurable cost.
+ * SL_CHECK is compiled only into the checked core (SL_CHECKED: the ASan/UBSan
+ * build of make test-asan), for invariants of the hottest loops (one check
+ * per evaluator operation) or ones that cost a second computation (a
+ * certificate's precondition recomputes two keys). */
+__attribute__((noreturn, cold)) void sl_assert_fail(const char *what, const char *file, int line);
+#define SL_ASSERT(c) ((c) ? (void)0 : sl_assert_fail(#c, __FILE__, __LINE__))
+#ifdef SL_CHECKED
+#define SL_CHECK(c) SL_ASSERT(c)
+#else
+#define SL_CHECK(c) ((void)0)
+#endif
+
 /* Every time the simulation can reach is at most SL_TIME_MAX = 2^61 s (about
  * 7.3e10 years; csrc/SEMANTICS.md, "Time bounds"): submit times are in
  * [0, SL_TIME_MAX]; runtimes, requested times, estimates and dividers are at

@@ -596,8 +596,19 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
  * about 12). */
 #define KIN_CHECK_UNITS 8
 #define KIN_CERT_UNITS 12
+#ifdef SL_CHECKED
+/* The certificates' precondition: a goes before b at t, by the keys at t
+ * and the tie rule (the checked core recomputes both keys). */
+static int kin_before_at(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
+{
+    const double ka = dynamic_key(s, q, q->pol.kind, a, t), kb = dynamic_key(s, q, q->pol.kind, b, t);
+    return ka < kb || (ka == kb && tie_before(s, a, b));
+}
+#endif
+
 static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
+    SL_CHECK(kin_before_at(s, q, a, b, t));
     ((sl_sim *)s)->cnt.kin[2]++;
     ((sl_queue *)q)->kwork += KIN_CERT_UNITS;
     if (kin_same(s, q, a, b))
@@ -624,6 +635,7 @@ static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b
         }
         cand = lo + (cand - lo) / 2;
     }
+    SL_ASSERT(lo >= t);         /* G holds at lo: the interval [t, lo] of S5 */
     return lo >= KIN_TMAX - 1 ? KIN_NEVER : lo + 1;
 }
 
