@@ -333,7 +333,8 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j,
     double v[SL_EXPR_STACK], dv[SL_EXPR_STACK], m[SL_EXPR_STACK], dm[SL_EXPR_STACK];
     double un[SL_EXPR_STACK];         /* u_r of S2: 1, or w^d_r in class 2 */
     int8_t tv[SL_EXPR_STACK];         /* time-varying */
-    int sp = 0, over = 0;
+    int sp = 0;
+    double msum = 0.0;                /* the time-varying magnitudes' sum: the ceiling of S5 */
     const sl_jobs *J = &s->J;
     SL_ASSERT(kclass == 1 || kclass == 2);      /* a model exists only for these (S1) */
     for (int32_t i = 0; i < e->len; i++) {
@@ -385,7 +386,7 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j,
                 v[sp - 1] = powi(a, k);
                 m[sp - 1] = mr;
                 un[sp - 1] = ur;
-                over |= !(mr <= KIN_CEILING);
+                msum += mr;
                 if (dV != NULL) {
                     dv[sp - 1] = (double)k * powi(a, k - 1) * dv[sp - 1];
                     dm[sp - 1] = (double)k * powi(ma, k - 1) * dm[sp - 1];
@@ -445,8 +446,9 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j,
                 mr = fabs(r);               /* static: a constant */
             } else {
                 /* u_r: the degrees of a product add; a sum's terms and a
-                 * quotient's dividend have the result's degree */
-                const double ua = ta ? un[sp - 1] : 1.0, ub = tb ? un[sp] : 1.0;
+                 * quotient's dividend have the result's degree (a static
+                 * value's u is 1) */
+                const double ua = un[sp - 1], ub = un[sp];
                 switch (op) {
                 case SL_OP_ADD: case SL_OP_SUB:
                     ur = ta ? ua : ub;
@@ -461,7 +463,7 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j,
                     mr = ma / mb + KIN_FLOOR * ur;
                     break;
                 }
-                over |= !(mr <= KIN_CEILING);
+                msum += mr;
                 if (dV != NULL) {
                     switch (op) {
                     case SL_OP_ADD: dr = da + db; dmr = dma + dmb; break;
@@ -481,7 +483,7 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j,
         }
     }
     *V = v[0];
-    *A = over ? INFINITY : m[0];
+    *A = msum <= KIN_CEILING ? m[0] : INFINITY;     /* each below it (NaN: not) */
     if (dV != NULL) {
         *dV = dv[0];
         *dA = dm[0];
