@@ -247,6 +247,32 @@ def test_sexp_twin_above_2_53():
         assert built == twin, name
 
 
+@pytest.mark.parametrize("name", list(BUILTIN_EXPRESSIONS))
+def test_every_twin_at_huge_times(name):
+    """Every built-in and its expression twin on jobs whose submits, waits
+    and requests reach 2^60 s (the accepted range is 2^61 s): the same
+    schedule, under the default mode and the re-sort."""
+    rng = np.random.default_rng(61)
+    n = 60
+    # a blocker of 2^59 + 3 s; short jobs with small requests submitted just
+    # after it (their waits pass 2^53 s, where sums round), and long ones
+    # submitted at 2^54 s and later
+    submit = np.concatenate([[0], np.sort(rng.integers(0, 20, n // 2)),
+                             2 ** 54 + np.sort(rng.integers(0, 2 ** 40, n // 2 - 1))])
+    run = np.concatenate([[2 ** 59 + 3], rng.integers(1, 5, n // 2), rng.integers(1, 2 ** 52, n // 2 - 1)])
+    req = run + rng.integers(0, 3, n)
+    jobs = Jobs(submit, run, req, np.ones(n, np.int64))      # one at a time: the order is the schedule
+    e = "expr:" + BUILTIN_EXPRESSIONS[name]
+    for kinetic in (1, 0):
+        old = lib.sl_debug_kinetic(kinetic)
+        try:
+            built = _schedule(simulate(jobs, 1, f"EASY-{name}-{name}"))
+            twin = _schedule(simulate(jobs, 1, Policy(e, e, None)))
+        finally:
+            lib.sl_debug_kinetic(old)
+        assert built == twin, (name, kinetic)
+
+
 # ------------------------------------------------ property: the four orders agree --
 #
 # Expressions drawn from the grammar, shaped mostly so that they have a
