@@ -321,15 +321,18 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
  * claims too much.  Why none does:
  *
  * Every key is a double computed from a real function of t: the expansion
- * factor x = (t - r + p')/p' (linear), a mixed sum with x as one feature
+ * factor x = (t - r + p')/p' (linear; expansion_of: two conversions, a sum
+ * and a quotient, each rounded), a mixed sum with x as one feature
  * (linear), WFP's W = ((t - r)/p')^3 q (its cube root is linear).  Let V be
  * the real value of a key (SEXP x, LEXP -x, mixed the exact sum, WFP -W) and
  * A a bound of the magnitude it is computed from (x; the sum of the terms'
  * absolute values plus 2^-1000 for subnormal products; W).  Each key is
- * within 12 u A of V (u = 2^-53: at most 3 roundings per term and 6
- * additions; WFP 12 roundings relative).  The test G(t) computes
+ * within 16 u A of V (u = 2^-53: x 4 roundings; a mixed term at most 3
+ * plus, when x / s underflows, 2^-1075 s / x <= 2^-51 of the term (s <
+ * 2^1024, x >= 1), and 6 additions; WFP 12 roundings relative).
+ * (Expressions: the same argument, step by step, in expr.c, S1-S5.)  The test G(t) computes
  * V_b - V_a - eps (A_a + A_b) > 0 in doubles with eps = 2^-40; its own
- * rounding is below 16 u (A_a + A_b), so G(t) implies the real condition
+ * rounding is below 16 u (A_a + A_b), so (32 u < 2^-41) G(t) implies the real condition
  * C(t): V_b - V_a > (eps / 2)(A_a + A_b), which implies key_a < key_b
  * strictly (a before b, whatever the tie-break).  C is linear in t (WFP: in
  * the cube roots, for t >= both submit times), so C holds on the interval
