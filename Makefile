@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-browser, make test-oracles,
+# Other targets: make data, make bench, make fuzz, make test-fuzz, make test-asan, make test-cluster, make test-browser, make test-oracles,
 # make lab, make site, make lock, make clean.
 
 PYTHON ?= python3
@@ -48,7 +48,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock readme
+.PHONY: install test fuzz test-fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock readme
 
 install: $(STAMP)
 
@@ -85,8 +85,8 @@ lock:
 test: install
 	$(PY) -m pytest -q -n "$$TEST_WORKERS"
 
-# The fuzz targets of tests/fuzz/ (SWF reader, cleaning, campaign specs, engine API)
-# with a large budget: FUZZ_EXAMPLES examples per target, derandomized (the same
+# The fuzz targets of tests/fuzz/ (SWF reader, expression compiler, cleaning,
+# campaign specs, engine API) with a large budget: FUZZ_EXAMPLES examples per target, derandomized (the same
 # inputs on every run; raise the budget to explore further).  make test runs
 # the same files with a small budget (seconds).  FUZZ_COUNT=file.jsonl counts
 # the outcomes instead of stopping at the first failure (tests/fuzz/fuzz_inputs.py).
@@ -94,20 +94,29 @@ fuzz: install
 	SCHEDLAB_FUZZ_EXAMPLES="$$FUZZ_EXAMPLES" SCHEDLAB_FUZZ_COUNT="$$FUZZ_COUNT" \
 	$(PY) -m pytest -q -p no:cacheprovider -n "$$TEST_WORKERS" tests/fuzz
 
-# The whole test suite against an ASan/UBSan build of the C core.
+# The two fuzz targets of the inputs a user types or hands over -- the
+# expression compiler and the SWF reader -- for the fixed budget FUZZ_EXAMPLES
+# (hypothesis, derandomized: Atheris is not in the lock).
+test-fuzz: install
+	SCHEDLAB_FUZZ_EXAMPLES="$$FUZZ_EXAMPLES" SCHEDLAB_FUZZ_COUNT="$$FUZZ_COUNT" \
+	$(PY) -m pytest -q -p no:cacheprovider -n "$$TEST_WORKERS" tests/fuzz/test_fuzz_expr.py tests/fuzz/test_fuzz_swf.py
+
+# Every test of the core against an ASan/UBSan build of it: the tests of every
+# module that uses the core directly, marked `core` by a collection rule
+# (tests/conftest.py), not a hand list of files.  libstdc++ is preloaded with
+# libasan: with libasan alone, importing matplotlib aborts.
 ASAN_DIR := build/asan
+ASAN_PRELOAD = $$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)
 test-asan: install
 	rm -rf $(ASAN_DIR) && mkdir -p build
 	$(PY) lib/schedlab/engine/_build.py --sanitize $(ASAN_DIR) > build/asan-build.log 2>&1 || (cat build/asan-build.log; exit 1)
-	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
+	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) LD_PRELOAD="$(ASAN_PRELOAD)" ASAN_OPTIONS=detect_leaks=0 \
 	$(PY) -c "import schedlab.engine._core as c; assert '$(ASAN_DIR)' in c.__file__, c.__file__; print('sanitised core:', c.__file__)"
 	SCHEDLAB_CORE_DIR=$(abspath $(ASAN_DIR)) \
-	LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
+	LD_PRELOAD="$(ASAN_PRELOAD)" \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_engine.py tests/test_engine_reference.py tests/test_multiqueue.py tests/test_learned.py \
-		tests/test_hardening_engine.py tests/fuzz/test_fuzz_engine.py tests/test_multi.py tests/test_engine_dispatch.py \
-		tests/test_schedgym_rules.py tests/test_gym_vector.py
+	$(PY) -m pytest -q -p no:cacheprovider -n "$$TEST_WORKERS" -m core tests
 
 # Campaigns on a real Slurm through dask-jobqueue (not part of make test):
 # as root, installs slurm-wlm and munge with apt-get when missing, starts a

@@ -91,7 +91,7 @@ static inline int try_backfill(sl_sim *s, int32_t j, bf_walk *w)
 
 /* ------------------------------------------ block summaries of a queue -- */
 
-int32_t sl_tree_min = 1024;
+_Atomic int32_t sl_tree_min = 1024;
 
 int32_t sl_debug_tree_min(int32_t n)
 {
@@ -303,7 +303,7 @@ static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
     const int64_t t = w->t, slack = w->shadow - w->t;
     int32_t ghi = T->G;         /* runs [0, ghi) have q <= free */
     while (w->free > 0) {
-        sl_tour_count[2]++;
+        s->cnt.tour[2]++;
         sl_tour_refresh(s, q, t);   /* after the jobs started so far */
         while (ghi > 0 && T->gq[ghi - 1] > w->free)
             ghi--;
@@ -323,7 +323,7 @@ static void tour_walk(sl_sim *s, sl_queue *q, bf_walk *w)
                 break;
         }
         if (!try_backfill(s, best, w))
-            break;                  /* never: it can start */
+            SL_ASSERT(!"tour_walk: the first job that can start did not");
     }
 }
 
@@ -379,7 +379,7 @@ static void backfill(sl_sim *s, bf_walk *w)
  * reservation are computed as always (a change of the order, a threshold
  * crossing, a correction or a primary start shows in S' and extra'). */
 
-static int32_t sl_shortcuts = 1;
+static _Atomic int32_t sl_shortcuts = 1;
 
 int32_t sl_debug_shortcuts(int32_t on)
 {

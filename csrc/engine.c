@@ -308,10 +308,8 @@ int64_t sl_engine_next_event(const sl_sim *s)
     return next_event(s);
 }
 
-int sl_sim_run(sl_sim *s, int64_t until)
+static int run_to(sl_sim *s, int64_t until)
 {
-    if (s == NULL)
-        return SL_EINVAL;
     if (s->failed) {
         snprintf(s->err, sizeof s->err, "the simulation stopped at %s error and cannot run further",
                  s->failed == 2 ? "a policy key function" : "an estimator");
@@ -343,6 +341,15 @@ int sl_sim_run(sl_sim *s, int64_t until)
     if (s->mq != NULL && until != INT64_MAX)
         sl_mq_advance(s, until);
     return SL_OK;
+}
+
+int sl_sim_run(sl_sim *s, int64_t until)
+{
+    if (s == NULL)
+        return SL_EINVAL;
+    const int rc = run_to(s, until);
+    sl_counts_flush(s);
+    return rc;
 }
 
 /* ---------------------------------------------------------- validation -- */
@@ -586,6 +593,7 @@ void sl_sim_free(sl_sim *s)
 {
     if (s == NULL)
         return;
+    sl_counts_flush(s);
     free(s->dur); free(s->est); free(s->state); free(s->doomed); free(s->cls); free(s->ncorr);
     free(s->hist1); free(s->hist2); free(s->hcount);
     free(s->fq.idx); free(s->pq.idx); free(s->bq.idx);
@@ -748,7 +756,7 @@ static void copy_queue(sl_queue *dst, const sl_queue *src, int32_t n)
     dst->kseg = NULL;
     dst->kcap = 0;
     dst->kvalid = 0;
-    dst->tour = NULL;           /* the tournament: rebuilt at the next pass */
+    dst->tour = NULL;           /* the tournament: a copy (sl_sim_clone) */
     memcpy(dst->idx, src->idx, (size_t)src->len * sizeof *idx);
     memcpy(dst->key, src->key, (size_t)n * sizeof *key);
 }
@@ -808,6 +816,14 @@ int sl_sim_clone(const sl_sim *src, const sl_out *out, sl_sim **dst)
     copy_queue(&s->fq, &src->fq, n);
     copy_queue(&s->pq, &src->pq, n);
     copy_queue(&s->bq, &src->bq, n);
+    /* A tournament is copied, not rebuilt: a clone taken with a dispatch
+     * decision pending is in the middle of a pass, where the walk reads it
+     * (issue 53: it was left NULL with its mode kept, and read). */
+    if (!sl_tour_clone(&s->fq, &src->fq, n) || !sl_tour_clone(&s->pq, &src->pq, n) ||
+        !sl_tour_clone(&s->bq, &src->bq, n)) {
+        sl_sim_free(s);
+        return SL_ENOMEM;
+    }
     memcpy(s->heap, src->heap, (size_t)src->nheap * sizeof *s->heap);
     s->nheap = src->nheap;
     memcpy(s->run, src->run, (size_t)src->nrun * sizeof *s->run);
@@ -839,6 +855,31 @@ int sl_sim_set_context(sl_sim *s, void *ctx)
         return SL_EINVAL;
     s->C.ctx = ctx;
     return SL_OK;
+}
+
+void sl_assert_fail(const char *what, const char *file, int line)
+{
+    fprintf(stderr, "schedlab core: invariant broken at %s:%d: %s\n", file, line, what);
+    fflush(stderr);
+    abort();
+}
+
+int64_t sl_debug_queue_bytes(const sl_sim *s, int32_t which)
+{
+    if (s == NULL || which < 0 || which > 2)
+        return -1;
+    const sl_queue *qs[3] = {&s->fq, &s->pq, &s->bq};
+    int64_t b = 0;
+    for (int k = 0; k < 3; k++) {
+        const sl_queue *q = qs[k];
+        if (which == 0)
+            b += sl_tour_bytes(s, q);
+        else if (which == 1 && q->kexp != NULL)
+            b += (int64_t)q->kcap * (int64_t)(sizeof *q->kexp + 2 * sizeof *q->kseg);
+        else if (which == 2 && q->tq != NULL)
+            b += 2 * (int64_t)q->tcap * (int64_t)(sizeof *q->tq + (size_t)q->tk * sizeof *q->te);
+    }
+    return b;
 }
 
 int sl_sim_state(const sl_sim *s, sl_state *st)

@@ -124,9 +124,13 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
     double st[SL_EXPR_STACK];
     int sp = 0;
     const sl_jobs *J = &s->J;
+    /* The program passed sl_expr_check: every operation finds its operands
+     * and leaves the stack within SL_EXPR_STACK, one value at the end. */
+    SL_CHECK(e->len >= 1 && e->len <= SL_EXPR_MAXLEN);
     for (int32_t i = 0; i < e->len; i++) {
         const double arg = e->arg[i];
         double a, b;
+        SL_CHECK(sp >= arity(e->op[i]) && sp - arity(e->op[i]) + 1 <= SL_EXPR_STACK);
         switch (e->op[i]) {
         case SL_OP_CONST: st[sp++] = arg; break;
         case SL_OP_REQ: st[sp++] = (double)J->req[j]; break;
@@ -174,12 +178,13 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
             case SL_OP_NE: a = a != b; break;
             case SL_OP_AND: a = (a != 0.0 && b != 0.0); break;
             case SL_OP_OR: a = (a != 0.0 || b != 0.0); break;
-            default: a = NAN; break;      /* unreachable: checked */
+            default: SL_ASSERT(!"sl_expr_eval: an operation sl_expr_check refuses");
             }
             st[sp - 1] = a;
             break;
         }
     }
+    SL_CHECK(sp == 1);
     const double k = st[0];
     return isnan(k) ? INFINITY : k;
 }
@@ -190,22 +195,60 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
  * list or the tournament, policies.c and tour.c) when its real value is,
  * job by job, (1) affine in the time (wait and now enter only through +,
  * -, unary -, a product with a static factor, a quotient by a static
- * divisor, ** 1), or (2) a monomial c w^d in wait (products, quotients by
- * a static divisor, integer powers >= 1, and sums of monomials of one
- * degree).  A static subexpression (one that loads neither wait nor now)
- * is a constant of the job: the doubles it computes.  Every operation on a
- * time-varying value is then one of +, -, x, / by a constant, each
- * rounded once, and the wait is one rounded conversion, so the key
- * computed is within gamma_K A of the real value V, where A is the same
- * program run on magnitudes (constants by their absolute values, - as +)
- * and K <= SL_EXPR_MAXLEN + 1 operations: gamma_K < 2^-42.9.  That is the
- * premise of the kinetic certificates (policies.c), whose margin is
- * 2^-40: their test G(t) implies the real condition C(t), V_b - V_a >
- * 2^-41 (A_a + A_b), which implies key_a < key_b.  C is linear in t in
- * case (1) (V and A are affine); in case (2) it compares c_b' w_b^d with
- * c_a' w_a^d, whose d-th roots are linear in t when the signs agree and
- * which is monotone when they do not: in both cases C holds on the whole
- * interval between two times where it holds. */
+ * divisor, ** 1), or (2) a monomial c w^d in wait, d >= 1 (products,
+ * quotients by a static divisor, integer powers >= 1, and sums of
+ * monomials of one degree).  A static subexpression (one that loads
+ * neither wait nor now) is a constant of the job: the double it computes,
+ * exact by definition.  The certificates rest on five steps, each checked
+ * here or in policies.c (kin_cert):
+ *
+ * S1 (roundings).  Every operation on a time-varying value is +, -, x or /
+ *    by a constant, or x ** k (k - 1 products, left to right); each rounds
+ *    once, and each load of wait or now is one rounded conversion.  Their
+ *    number K (sl_expr_kinetic counts it: a load or + - x / 1, ** k k - 1,
+ *    unary - 0) is at most SL_KIN_ROUNDINGS = 1024, else the expression
+ *    has no kinetic model and is re-sorted at every pass: gamma_K =
+ *    K u / (1 - K u) < 2^-42.99 (u = 2^-53).
+ * S2 (magnitude).  The model runs the program a second time on
+ *    magnitudes: a constant of the job by its absolute value, wait by w,
+ *    now by |t|, - and unary - as +, and to every product and quotient
+ *    (each step of a power) a floor F u_r added, F = 2^-1000, where u_r is
+ *    1 in class (1) and w^d_r in class (2) (d_r: the degree of that value
+ *    as a monomial in w).  Call A(t) that program's real value.
+ * S3 (error).  An operation's rounding error is at most u |result| plus,
+ *    for a product or a quotient only, an underflow error eta <= 2^-1075
+ *    (sums of doubles are exact when their result is subnormal).  By
+ *    induction over the program, |key - V| <= gamma_K A_0 + E, where V is
+ *    the real value, A_0 the magnitude without floors and E the underflow
+ *    errors carried forward; E is carried forward by the same products
+ *    and sums as the floors in A, and each eta is below 2^-70 F u_r when
+ *    w >= 1 (when w = 0 in class (2) every time-varying value is exactly
+ *    +-0 and carries no error), so E <= 2^-69 (A - A_0) and |key - V| <=
+ *    2^-42.9 A.  With no floor (the review of issue 53), a key
+ *    wait / req * 1e-320 was subnormal, A underflowed with it and the
+ *    margin below was 0 while the error was not.
+ * S4 (margin).  The certificates test G(t): key_b - key_a - 2^-40
+ *    (A_a + A_b) > 0 in doubles.  A as computed is within 2^-40 of A
+ *    (relative; 2K + 66 roundings, no underflow past the floors), and G's
+ *    three roundings cost at most 2^-51 (A_a + A_b); so G(t) implies the
+ *    real condition C(t): V_b - V_a > 2^-41 (A_a + A_b), which implies
+ *    key_a < key_b by S3 (2 x 2^-42.9 < 2^-41).
+ * S5 (interval).  C holds on the whole interval between two times where
+ *    it holds: in class (1) V is affine and A convex in t (sums of |affine|
+ *    with positive weights and constant floors), so C is concave; in class
+ *    (2) V = c w^d and A = alpha w^d (the floors scale with w^d_r), so C
+ *    compares (c_b - 2^-41 alpha_b) w_b^d with (c_a + 2^-41 alpha_a) w_a^d,
+ *    whose d-th roots are linear in t when the signs agree and which is
+ *    monotone when they do not.  Overflow: a magnitude of a time-varying
+ *    value above 2^1000 makes A infinite (G false); magnitudes are convex
+ *    (1) or nondecreasing (2) in t, so one within bounds at both ends of
+ *    the interval is within bounds (far from overflow) inside it.
+ *
+ * A certificate is the largest time found with G true, plus one (kin_cert);
+ * G is tested at both ends of the interval it covers. */
+
+#define KIN_FLOOR 0x1p-1000
+#define KIN_CEILING 0x1p1000
 
 /* Kinetic class of e: 0 none, 1 affine, 2 monomial of degree *deg. */
 int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
@@ -215,12 +258,14 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
     int8_t dyn[SL_EXPR_STACK];
     int32_t md[SL_EXPR_STACK];
     int affine = 1, mono = 1, sp = 0;
+    int64_t rounds = 0;               /* K of S1 */
     for (int32_t i = 0; i < e->len; i++) {
         const int32_t op = e->op[i];
         const int a = arity(op);
         if (a == 0) {
             dyn[sp] = op == SL_OP_WAIT || op == SL_OP_NOW;
             md[sp] = op == SL_OP_WAIT ? 1 : op == SL_OP_NOW ? -1 : 0;
+            rounds += dyn[sp];
             sp++;
             continue;
         }
@@ -239,15 +284,18 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
             break;
         case SL_OP_ADD: case SL_OP_SUB:
             md[x] = da && db && ma == mb ? ma : -1;
+            rounds++;
             break;
         case SL_OP_MUL:
             if (da && db)
                 affine = 0;
             md[x] = ma < 0 || mb < 0 ? -1 : ma + mb;
+            rounds++;
             break;
         case SL_OP_DIV:
             if (db)
                 affine = mono = 0;
+            rounds++;
             break;
         case SL_OP_POWI: {
             const int k = (int)e->arg[i];
@@ -256,6 +304,7 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
             if (k > 1)
                 affine = 0;
             md[x] = ma < 0 ? -1 : ma * k;
+            rounds += k > 1 ? k - 1 : 0;
             break;
         }
         default:                      /* no other operation on time */
@@ -264,7 +313,7 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
         }
         if (md[x] > 64)
             md[x] = -1;
-        if (!affine && !mono)
+        if ((!affine && !mono) || rounds > SL_KIN_ROUNDINGS)
             return 0;
     }
     if (affine)
@@ -276,18 +325,22 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
     return 0;
 }
 
-/* The kinetic model of job j's key at t (e of class 1 or 2): *V the key as
- * sl_expr_eval computes it (the same operations; NaN not mapped), *A the
- * magnitude (above), and their slopes in t, *dV and *dA (forward
- * derivatives in doubles: estimates, used only to guess a crossing; not
- * computed when dV is NULL). */
-void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, double *V, double *A, double *dV,
-                   double *dA)
+/* The kinetic model of job j's key at t (e of class kclass, 1 or 2): *V
+ * the key as sl_expr_eval computes it (the same operations; NaN not
+ * mapped), *A the magnitude of S2 (infinite past the ceiling of S5), and
+ * their slopes in t, *dV and *dA (forward derivatives in doubles, floors
+ * left out: estimates, used only to guess a crossing; not computed when dV
+ * is NULL). */
+void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j, int64_t t, double *V, double *A,
+                   double *dV, double *dA)
 {
     double v[SL_EXPR_STACK], dv[SL_EXPR_STACK], m[SL_EXPR_STACK], dm[SL_EXPR_STACK];
+    double un[SL_EXPR_STACK];         /* u_r of S2: 1, or w^d_r in class 2 */
     int8_t tv[SL_EXPR_STACK];         /* time-varying */
     int sp = 0;
+    double msum = 0.0;                /* the time-varying magnitudes' sum: the ceiling of S5 */
     const sl_jobs *J = &s->J;
+    SL_ASSERT(kclass == 1 || kclass == 2);      /* a model exists only for these (S1) */
     for (int32_t i = 0; i < e->len; i++) {
         const double arg = e->arg[i];
         const int32_t op = e->op[i];
@@ -312,6 +365,7 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
             m[sp] = fabs(x);
             dv[sp] = timed ? 1.0 : 0.0;
             dm[sp] = dv[sp];
+            un[sp] = op == SL_OP_WAIT && kclass == 2 ? x : 1.0;
             tv[sp] = (int8_t)timed;
             sp++;
             continue;
@@ -323,13 +377,20 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
             break;
         case SL_OP_POWI: {
             const int k = (int)arg;
-            const double a = v[sp - 1], ma = m[sp - 1];
+            const double a = v[sp - 1], ma = m[sp - 1], ua = un[sp - 1];
             if (!tv[sp - 1]) {
                 v[sp - 1] = powi(a, k);
                 m[sp - 1] = fabs(v[sp - 1]);
-            } else {           /* k >= 1 (class 1 or 2) */
+            } else {           /* k >= 1 (class 1 or 2): k - 1 products, each floored */
+                double mr = ma, ur = ua;
+                for (int r = 1; r < k; r++) {
+                    ur = ur * ua;
+                    mr = mr * ma + KIN_FLOOR * ur;
+                }
                 v[sp - 1] = powi(a, k);
-                m[sp - 1] = powi(ma, k);
+                m[sp - 1] = mr;
+                un[sp - 1] = ur;
+                msum += mr;
                 if (dV != NULL) {
                     dv[sp - 1] = (double)k * powi(a, k - 1) * dv[sp - 1];
                     dm[sp - 1] = (double)k * powi(ma, k - 1) * dm[sp - 1];
@@ -364,11 +425,11 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
                 break;
             }
             sp--;
-            const int timed = tv[sp - 1] || tv[sp];
+            const int ta = tv[sp - 1], tb = tv[sp], timed = ta || tb;
             tv[sp - 1] = (int8_t)timed;
             const double a = v[sp - 1], b = v[sp], da = dv[sp - 1], db = dv[sp];
             const double ma = m[sp - 1], mb = m[sp], dma = dm[sp - 1], dmb = dm[sp];
-            double r = NAN, dr = 0.0, mr, dmr = 0.0;
+            double r = NAN, dr = 0.0, mr, dmr = 0.0, ur = 1.0;
             switch (op) {
             case SL_OP_ADD: r = a + b; break;
             case SL_OP_SUB: r = a - b; break;
@@ -390,12 +451,25 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
             if (!timed) {
                 mr = fabs(r);               /* static: a constant */
             } else {
+                /* u_r: the degrees of a product add; a sum's terms and a
+                 * quotient's dividend have the result's degree (a static
+                 * value's u is 1) */
+                const double ua = un[sp - 1], ub = un[sp];
                 switch (op) {
-                case SL_OP_ADD: mr = ma + mb; break;
-                case SL_OP_SUB: mr = ma + mb; break;
-                case SL_OP_MUL: mr = ma * mb; break;
-                default: mr = ma / mb; break;      /* SL_OP_DIV by a constant */
+                case SL_OP_ADD: case SL_OP_SUB:
+                    ur = ta ? ua : ub;
+                    mr = ma + mb;
+                    break;
+                case SL_OP_MUL:
+                    ur = ua * ub;
+                    mr = ma * mb + KIN_FLOOR * ur;
+                    break;
+                default:                        /* SL_OP_DIV by a constant */
+                    ur = ua;
+                    mr = ma / mb + KIN_FLOOR * ur;
+                    break;
                 }
+                msum += mr;
                 if (dV != NULL) {
                     switch (op) {
                     case SL_OP_ADD: dr = da + db; dmr = dma + dmb; break;
@@ -409,12 +483,13 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, doub
             dv[sp - 1] = dr;
             m[sp - 1] = mr;
             dm[sp - 1] = dmr;
+            un[sp - 1] = ur;
             break;
         }
         }
     }
     *V = v[0];
-    *A = m[0];
+    *A = msum <= KIN_CEILING ? m[0] : INFINITY;     /* each below it (NaN: not) */
     if (dV != NULL) {
         *dV = dv[0];
         *dA = dm[0];

@@ -5,6 +5,7 @@
 #ifndef SCHEDLAB_INTERNAL_H
 #define SCHEDLAB_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +13,22 @@
 
 #define SL_VERSION "0.1.0"
 #define SL_ERRLEN 256
+
+/* Invariants that fail loudly (issue 53): a broken one prints what and
+ * where on stderr and aborts the process, rather than cutting a walk short
+ * or reading past a stack.  SL_ASSERT is in every build: it guards branches
+ * that never run, or checks made once per call, at no measurable cost.
+ * SL_CHECK is compiled only into the checked core (SL_CHECKED: the ASan/UBSan
+ * build of make test-asan), for invariants of the hottest loops (one check
+ * per evaluator operation) or ones that cost a second computation (a
+ * certificate's precondition recomputes two keys). */
+__attribute__((noreturn, cold)) void sl_assert_fail(const char *what, const char *file, int line);
+#define SL_ASSERT(c) ((c) ? (void)0 : sl_assert_fail(#c, __FILE__, __LINE__))
+#ifdef SL_CHECKED
+#define SL_CHECK(c) SL_ASSERT(c)
+#else
+#define SL_CHECK(c) ((void)0)
+#endif
 
 /* Every time the simulation can reach is at most SL_TIME_MAX = 2^61 s (about
  * 7.3e10 years; csrc/SEMANTICS.md, "Time bounds"): submit times are in
@@ -111,9 +128,20 @@ typedef struct sl_tour {
 #define SL_BLOCK 16
 /* Queues shorter than sl_tree_min are walked entry by entry (same result;
  * sl_debug_tree_min changes it, for tests). */
-extern int32_t sl_tree_min;
+extern _Atomic int32_t sl_tree_min;
+
+/* The debug counters of one simulation (sl_debug_kinetic_count,
+ * sl_debug_tour_count): written in hot paths, so kept per simulation (no
+ * two threads write one), and added to the process totals, atomically, at
+ * the end of each sl_sim_run and when the simulation is freed (issue 53:
+ * they were process globals, raced over by simulations on two threads). */
+typedef struct sl_counts {
+    int64_t kin[5], tour[5];
+} sl_counts;
+void sl_counts_flush(sl_sim *s);
 
 struct sl_sim {
+    sl_counts cnt;
     sl_jobs J;
     sl_config C;
     sl_out O;
@@ -187,9 +215,12 @@ int sl_expr_uses(const sl_expr *e, int32_t op);
 int sl_expr_dynamic(const sl_expr *e);
 int sl_expr_same(const sl_expr *a, const sl_expr *b);
 double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t);
+/* The most roundings an expression's key may take and still be kept by
+ * certificates (expr.c, S1). */
+#define SL_KIN_ROUNDINGS 1024
 int sl_expr_kinetic(const sl_expr *e, int32_t *deg);
-void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t, double *V, double *A, double *dV,
-                   double *dA);
+void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j, int64_t t, double *V, double *A,
+                   double *dV, double *dA);
 
 /* policies.c */
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);
@@ -223,11 +254,12 @@ int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b);
 int sl_kin_capable(const sl_sim *s, const sl_queue *q);
 int64_t sl_kin_cert(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
 int sl_tie_before(const sl_sim *s, int32_t a, int32_t b);
-extern int32_t sl_kinetic;
+extern _Atomic int32_t sl_kinetic;
 
 /* tour.c */
-extern int32_t sl_tour_mode;
-extern int64_t sl_tour_count[5];
+extern _Atomic int32_t sl_tour_mode;
+void sl_tour_flush(sl_sim *s);
+int64_t sl_tour_bytes(const sl_sim *s, const sl_queue *q);
 int sl_tour_wanted(const sl_sim *s, const sl_queue *q);
 int sl_tour_reorder(sl_sim *s, sl_queue *q, int64_t t);
 void sl_tour_refresh(sl_sim *s, sl_queue *q, int64_t t);
@@ -237,6 +269,7 @@ void sl_tour_pushed(sl_queue *q, int32_t j);
 int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t, int32_t best);
 int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best);
 void sl_tour_free(sl_queue *q);
+int sl_tour_clone(sl_queue *dst, const sl_queue *src, int32_t n);
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)

@@ -602,7 +602,7 @@ static void plan_pass(mctx *M, const sl_sim *s, int32_t lo, int32_t hi, const mb
 
 /* Groups of at most this many vectors finish vector by vector with the
  * engine's own pass (same result: tests set 0 to plan every pass). */
-int32_t sl_multi_solo = 8;
+_Atomic int32_t sl_multi_solo = 8;
 
 int32_t sl_debug_multi_solo(int32_t k)
 {

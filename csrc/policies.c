@@ -112,6 +112,17 @@ int sl_policy_finite(const sl_policy *p)
 
 /* Key of job j at time t under policy p (lowest first).  The operation order
  * is part of the contract (csrc/SEMANTICS.md). */
+/* The expansion factor (wait + p~') / p~' as doubles, exactly as the
+ * expression "(wait + max(req, 1)) / max(req, 1)" computes it: wait and p~'
+ * converted, then summed (rounded), then divided.  Converting the integer
+ * sum once instead gave other doubles for waits above 2^53 s (issue 53),
+ * where SEXP's expression twin must stay bit-identical.  The one
+ * definition: the keys, the mixed order's feature and the kinetic model. */
+static inline double expansion_of(int64_t wait, int64_t pp)
+{
+    return ((double)wait + (double)pp) / (double)pp;
+}
+
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
 {
     const int64_t r = s->J.submit[j], req = s->J.req[j];
@@ -129,8 +140,8 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     case SL_LAF: return -((double)req * q);
     case SL_SRF: return (double)req / q;
     case SL_LRF: return -((double)req / q);
-    case SL_SEXP: return (double)(wait + pp) / (double)pp;
-    case SL_LEXP: return -((double)(wait + pp) / (double)pp);
+    case SL_SEXP: return expansion_of(wait, pp);
+    case SL_LEXP: return -expansion_of(wait, pp);
     case SL_WFP: {
         const double w = (double)wait / (double)pp;
         return -(w * w * w * q);
@@ -143,7 +154,7 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
         f[SL_F_REQ] = (double)req;
         f[SL_F_SUBMIT] = (double)(r - s->r0);
         f[SL_F_RATIO] = (double)req / q;
-        f[SL_F_EXP] = p->weights[SL_F_EXP] != 0.0 ? (double)(wait + pp) / (double)pp : 0.0;
+        f[SL_F_EXP] = p->weights[SL_F_EXP] != 0.0 ? expansion_of(wait, pp) : 0.0;
         f[SL_F_AREA] = (double)req * q;
         double acc = 0.0;
         for (int i = 0; i < SL_NFEATURES; i++)
@@ -240,7 +251,7 @@ static inline double expansion(const sl_sim *s, int32_t j, int64_t t)
 {
     const int64_t req = s->J.req[j];
     const int64_t pp = req > 1 ? req : 1;
-    return (double)(t - s->J.submit[j] + pp) / (double)pp;
+    return expansion_of(t - s->J.submit[j], pp);
 }
 
 /* The key of a dynamic order, with the policy's kind a constant where
@@ -310,15 +321,18 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
  * claims too much.  Why none does:
  *
  * Every key is a double computed from a real function of t: the expansion
- * factor x = (t - r + p')/p' (linear), a mixed sum with x as one feature
+ * factor x = (t - r + p')/p' (linear; expansion_of: two conversions, a sum
+ * and a quotient, each rounded), a mixed sum with x as one feature
  * (linear), WFP's W = ((t - r)/p')^3 q (its cube root is linear).  Let V be
  * the real value of a key (SEXP x, LEXP -x, mixed the exact sum, WFP -W) and
  * A a bound of the magnitude it is computed from (x; the sum of the terms'
  * absolute values plus 2^-1000 for subnormal products; W).  Each key is
- * within 12 u A of V (u = 2^-53: at most 3 roundings per term and 6
- * additions; WFP 12 roundings relative).  The test G(t) computes
+ * within 16 u A of V (u = 2^-53: x 4 roundings; a mixed term at most 3
+ * plus, when x / s underflows, 2^-1075 s / x <= 2^-51 of the term (s <
+ * 2^1024, x >= 1), and 6 additions; WFP 12 roundings relative).
+ * (Expressions: the same argument, step by step, in expr.c, S1-S5.)  The test G(t) computes
  * V_b - V_a - eps (A_a + A_b) > 0 in doubles with eps = 2^-40; its own
- * rounding is below 16 u (A_a + A_b), so G(t) implies the real condition
+ * rounding is below 16 u (A_a + A_b), so (32 u < 2^-41) G(t) implies the real condition
  * C(t): V_b - V_a > (eps / 2)(A_a + A_b), which implies key_a < key_b
  * strictly (a before b, whatever the tie-break).  C is linear in t (WFP: in
  * the cube roots, for t >= both submit times), so C holds on the interval
@@ -334,8 +348,10 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
  * are sorted and merged in by binary search.  More expired pairs than the
  * queue is long (a burst whose keys were all equal): a full re-sort. */
 
-int32_t sl_kinetic = 1;
-static int64_t kin_count[5];
+/* The debug mode: a setting of the process (atomic: a test may set it
+ * while simulations run on other threads; it never changes a schedule). */
+_Atomic int32_t sl_kinetic = 1;
+static _Atomic int64_t kin_count[5];      /* totals of the simulations' counters */
 
 int32_t sl_debug_kinetic(int32_t mode)
 {
@@ -344,9 +360,19 @@ int32_t sl_debug_kinetic(int32_t mode)
     return old;
 }
 
+void sl_counts_flush(sl_sim *s)
+{
+    for (int i = 0; i < 5; i++) {
+        if (s->cnt.kin[i] != 0)
+            atomic_fetch_add(&kin_count[i], s->cnt.kin[i]);
+        s->cnt.kin[i] = 0;
+    }
+    sl_tour_flush(s);
+}
+
 int64_t sl_debug_kinetic_count(int32_t which)
 {
-    return which >= 0 && which < 5 ? kin_count[which] : -1;
+    return which >= 0 && which < 5 ? atomic_load(&kin_count[which]) : -1;
 }
 
 #define KIN_EPS 0x1p-40
@@ -361,13 +387,13 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
     const int64_t pp = req > 1 ? req : 1;
     switch (q->pol.kind) {
     case SL_SEXP: {
-        const double x = (double)(t - r + pp) / (double)pp;
+        const double x = expansion_of(t - r, pp);
         *V = x;
         *A = x;
         return;
     }
     case SL_LEXP: {
-        const double x = (double)(t - r + pp) / (double)pp;
+        const double x = expansion_of(t - r, pp);
         *V = -x;
         *A = x;
         return;
@@ -380,7 +406,7 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
         return;
     }
     case SL_EXPR: {
-        sl_expr_model(s, q->pol.expr, j, t, V, A, NULL, NULL);
+        sl_expr_model(s, q->pol.expr, q->kexpr, j, t, V, A, NULL, NULL);
         if (isnan(*V))
             *V = INFINITY;      /* as sl_expr_eval */
         return;
@@ -393,7 +419,7 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
         f[SL_F_REQ] = (double)req;
         f[SL_F_SUBMIT] = (double)(r - s->r0);
         f[SL_F_RATIO] = (double)req / qd;
-        f[SL_F_EXP] = (double)(t - r + pp) / (double)pp;
+        f[SL_F_EXP] = expansion_of(t - r, pp);
         f[SL_F_AREA] = (double)req * qd;
         double acc = 0.0, mag = 0x1p-1000;
         for (int i = 0; i < SL_NFEATURES; i++) {
@@ -531,8 +557,8 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
 {
     const sl_jobs *J = &s->J;
     double va, aa, dva, daa, vb, ab, dvb, dab, d0, slope;
-    sl_expr_model(s, q->pol.expr, a, t, &va, &aa, &dva, &daa);
-    sl_expr_model(s, q->pol.expr, b, t, &vb, &ab, &dvb, &dab);
+    sl_expr_model(s, q->pol.expr, q->kexpr, a, t, &va, &aa, &dva, &daa);
+    sl_expr_model(s, q->pol.expr, q->kexpr, b, t, &vb, &ab, &dvb, &dab);
     if (isnan(va))
         va = INFINITY;
     if (isnan(vb))
@@ -573,9 +599,20 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
  * about 12). */
 #define KIN_CHECK_UNITS 8
 #define KIN_CERT_UNITS 12
+#ifdef SL_CHECKED
+/* The certificates' precondition: a goes before b at t, by the keys at t
+ * and the tie rule (the checked core recomputes both keys). */
+static int kin_before_at(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
+{
+    const double ka = dynamic_key(s, q, q->pol.kind, a, t), kb = dynamic_key(s, q, q->pol.kind, b, t);
+    return ka < kb || (ka == kb && tie_before(s, a, b));
+}
+#endif
+
 static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
-    kin_count[2]++;
+    SL_CHECK(kin_before_at(s, q, a, b, t));
+    ((sl_sim *)s)->cnt.kin[2]++;
     ((sl_queue *)q)->kwork += KIN_CERT_UNITS;
     if (kin_same(s, q, a, b))
         return KIN_NEVER;
@@ -601,6 +638,7 @@ static int64_t kin_cert(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b
         }
         cand = lo + (cand - lo) / 2;
     }
+    SL_ASSERT(lo >= t);         /* G holds at lo: the interval [t, lo] of S5 */
     return lo >= KIN_TMAX - 1 ? KIN_NEVER : lo + 1;
 }
 
@@ -737,12 +775,12 @@ static int kin_repair(sl_sim *s, sl_queue *q, int64_t t)
         }
         if (--budget < 0 || ntodo >= s->n)
             return 0;
-        kin_count[4]++;
+        s->cnt.kin[4]++;
         q->kwork += KIN_CHECK_UNITS;
         const int32_t x = a[i], y = a[i + 1];
         const double kx = dynamic_key(s, q, kind, x, t), ky = dynamic_key(s, q, kind, y, t);
         if (!(kx < ky || (kx == ky && tie_before(s, x, y)))) {
-            kin_count[1]++;
+            s->cnt.kin[1]++;
             a[i] = y;
             a[i + 1] = x;
             if (i > q->first && q->kexp[i - 1] > t)
@@ -860,7 +898,7 @@ static void kin_check(sl_sim *s, sl_queue *q, int64_t t)
         const int32_t x = q->idx[i], y = q->idx[i + 1];
         const double kx = dynamic_key(s, q, q->pol.kind, x, t), ky = dynamic_key(s, q, q->pol.kind, y, t);
         if (!(kx < ky || (kx == ky && tie_before(s, x, y))))
-            kin_count[0]++;
+            s->cnt.kin[0]++;
     }
 }
 
@@ -876,7 +914,7 @@ static int kin_reorder(sl_sim *s, sl_queue *q, int64_t t)
         const int64_t work = q->kwork;
         q->kvalid = 0;
         full_sort(s, q, t);
-        kin_count[3]++;
+        s->cnt.kin[3]++;
         q->tvalid = 0;
         q->calm = 0;
         if (!kin_build(s, q, t))

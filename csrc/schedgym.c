@@ -110,13 +110,13 @@ int sl_sg_clone(sl_sim *dst, const sl_sim *src)
     return SL_OK;
 }
 
-static int32_t sl_sg_debug = 0;
+/* Atomic, as every debug setting of the core (issue 53 item 5): a test may
+ * set it while simulations run on other threads. */
+static _Atomic int32_t sl_sg_debug = 0;
 
 int32_t sl_debug_schedgym(int32_t mask)
 {
-    const int32_t old = sl_sg_debug;
-    sl_sg_debug = mask;
-    return old;
+    return atomic_exchange(&sl_sg_debug, mask);
 }
 
 static inline int64_t free_procs(const sl_sim *s)

@@ -524,7 +524,14 @@ int32_t sl_debug_kinetic(int32_t mode);
  * way.  Returns the previous mode. */
 int32_t sl_debug_tour(int32_t mode);
 
-/* Tests and benchmarks: counters of the tournaments since the library was
+/* The debug settings above are settings of the process, kept in atomic
+ * variables: one may be changed while simulations run on other threads
+ * (each reads it at its next use; the schedules do not depend on them).
+ * The counters below are kept per simulation and added to the process
+ * totals at the end of each sl_sim_run and when a simulation is freed, so
+ * simulations on several threads count exactly (issue 53).
+ *
+ * Tests and benchmarks: counters of the tournaments since the library was
  * loaded: 0 nodes refreshed, 1 comparisons made in refreshes, 2 steps of
  * the backfilling walks, 3 builds, 4 range queries. */
 int64_t sl_debug_tour_count(int32_t which);
@@ -542,6 +549,12 @@ int64_t sl_debug_kinetic_count(int32_t which);
  * backfills if it ends by the pick's earliest start (<=, not <); 8 the
  * earliest start is recomputed before every walk.  Returns the previous mask. */
 int32_t sl_debug_schedgym(int32_t mask);
+
+/* Benchmarks: bytes the queues of a simulation hold in one structure, which
+ * 0 the tournaments (tour.c), 1 the kinetic lists' certificates and their
+ * min-tree (policies.c), 2 the backfilling walk's block summaries (easy.c);
+ * -1 for another which. */
+int64_t sl_debug_queue_bytes(const sl_sim *sim, int32_t which);
 
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;

@@ -43,15 +43,37 @@
 
 /* 0: never; 1 (default): queues of at least TOUR_ENTER queued jobs, until
  * fewer than TOUR_LEAVE are; 2: always (tests). */
-int32_t sl_tour_mode = 1;
+_Atomic int32_t sl_tour_mode = 1;
 #define TOUR_ENTER 2048
 #define TOUR_LEAVE 512
+#define TOUR_MAX_JOBS (INT32_C(1) << 30)
 
-int64_t sl_tour_count[5];
+static _Atomic int64_t tour_count[5];    /* totals of the simulations' counters */
+
+/* Bytes held by q's tournament (0: none). */
+int64_t sl_tour_bytes(const sl_sim *s, const sl_queue *q)
+{
+    const sl_tour *T = q->tour;
+    if (T == NULL)
+        return 0;
+    const size_t n = (size_t)(s->n > 0 ? s->n : 1), nodes = 2 * (size_t)T->L, G = (size_t)T->G;
+    return (int64_t)(sizeof *T + nodes * (sizeof *T->win + sizeof *T->ocert + sizeof *T->cert) +
+                     n * (sizeof *T->uord + sizeof *T->upos + sizeof *T->uest + sizeof *T->kt) +
+                     G * (sizeof *T->gq + sizeof *T->rfirst) + (G + 1) * sizeof *T->glo);
+}
+
+void sl_tour_flush(sl_sim *s)
+{
+    for (int i = 0; i < 5; i++) {
+        if (s->cnt.tour[i] != 0)
+            atomic_fetch_add(&tour_count[i], s->cnt.tour[i]);
+        s->cnt.tour[i] = 0;
+    }
+}
 
 int64_t sl_debug_tour_count(int32_t which)
 {
-    return which >= 0 && which < 5 ? sl_tour_count[which] : -1;
+    return which >= 0 && which < 5 ? atomic_load(&tour_count[which]) : -1;
 }
 
 int32_t sl_debug_tour(int32_t mode)
@@ -88,6 +110,48 @@ void sl_tour_free(sl_queue *q)
     free(T->kt);
     free(T);
     q->tour = NULL;
+}
+
+/* A copy of src's tournament for dst (a clone, sl_sim_clone): the clone
+ * owns its own, in the state the source's is in -- also in the middle of a
+ * pass (a dispatch decision pending), where it cannot be rebuilt.  0 if
+ * out of memory (dst then has none). */
+static void *dup_array(const void *p, size_t count, size_t size)
+{
+    void *d = malloc(count > 0 ? count * size : 1);
+    if (d != NULL && count > 0)
+        memcpy(d, p, count * size);
+    return d;
+}
+
+int sl_tour_clone(sl_queue *dst, const sl_queue *src, int32_t n)
+{
+    dst->tour = NULL;
+    const sl_tour *S = src->tour;
+    if (S == NULL)
+        return 1;
+    sl_tour *T = calloc(1, sizeof *T);
+    if (T == NULL)
+        return 0;
+    *T = *S;
+    dst->tour = T;
+    const size_t nj = (size_t)(n > 0 ? n : 1), nodes = 2 * (size_t)S->L, G = (size_t)S->G;
+    T->win = dup_array(S->win, nodes, sizeof *T->win);
+    T->ocert = dup_array(S->ocert, nodes, sizeof *T->ocert);
+    T->cert = dup_array(S->cert, nodes, sizeof *T->cert);
+    T->uord = dup_array(S->uord, nj, sizeof *T->uord);
+    T->upos = dup_array(S->upos, nj, sizeof *T->upos);
+    T->uest = dup_array(S->uest, nj, sizeof *T->uest);
+    T->kt = dup_array(S->kt, nj, sizeof *T->kt);
+    T->gq = dup_array(S->gq, G, sizeof *T->gq);
+    T->glo = dup_array(S->glo, G + 1, sizeof *T->glo);
+    T->rfirst = dup_array(S->rfirst, G, sizeof *T->rfirst);
+    if (T->win == NULL || T->ocert == NULL || T->cert == NULL || T->uord == NULL || T->upos == NULL ||
+        T->uest == NULL || T->kt == NULL || T->gq == NULL || T->glo == NULL || T->rfirst == NULL) {
+        sl_tour_free(dst);
+        return 0;
+    }
+    return 1;
 }
 
 /* Key of job j at t, computed once per time. */
@@ -171,24 +235,30 @@ static int universe(const sl_sim *s, sl_tour *T)
 static int build(sl_sim *s, sl_queue *q)
 {
     sl_tour *T = q->tour;
-    sl_tour_count[3]++;
+    s->cnt.tour[3]++;
     if (T == NULL) {
+        /* The limit of the kinetic list (policies.c, kin_alloc): below
+         * 2^30 jobs, L <= 2^30 and every node index (< 2L, and L + hi in
+         * sl_tour_range_min) fits an int32_t; sizes are computed in size_t.
+         * Beyond it, no tournament: the caller keeps the queue sorted. */
+        if (s->n >= TOUR_MAX_JOBS)
+            return 0;
         T = calloc(1, sizeof *T);
         if (T == NULL)
             return 0;
         q->tour = T;
         const size_t n = (size_t)(s->n > 0 ? s->n : 1);
-        int32_t L = 1;
-        while (L < s->n)
+        size_t L = 1;
+        while (L < n)
             L *= 2;
-        T->L = L;
+        T->L = (int32_t)L;
         T->uord = malloc(n * sizeof *T->uord);
         T->upos = malloc(n * sizeof *T->upos);
         T->uest = malloc(n * sizeof *T->uest);
         T->kt = malloc(n * sizeof *T->kt);
-        T->win = malloc(2 * (size_t)L * sizeof *T->win);
-        T->ocert = malloc(2 * (size_t)L * sizeof *T->ocert);
-        T->cert = malloc(2 * (size_t)L * sizeof *T->cert);
+        T->win = malloc(2 * L * sizeof *T->win);
+        T->ocert = malloc(2 * L * sizeof *T->ocert);
+        T->cert = malloc(2 * L * sizeof *T->cert);
         if (T->uord == NULL || T->upos == NULL || T->uest == NULL || T->kt == NULL || T->win == NULL || T->ocert == NULL ||
             T->cert == NULL || !universe(s, T)) {
             sl_tour_free(q);
@@ -213,7 +283,7 @@ static int build(sl_sim *s, sl_queue *q)
  * recomputed, children first. */
 static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
 {
-    sl_tour_count[0]++;
+    s->cnt.tour[0]++;
     if (v >= T->L) {
         const int32_t p = v - T->L;
         T->win[v] = p < s->n && s->state[T->uord[p]] == SL_QUEUED ? T->uord[p] : -1;
@@ -239,7 +309,7 @@ static void refresh(sl_sim *s, sl_queue *q, sl_tour *T, int32_t v, int64_t t)
             T->win[v] = wa < 0 ? wb : wa;
             T->ocert[v] = TOUR_NEVER;
         } else {
-            sl_tour_count[1]++;
+            s->cnt.tour[1]++;
             if (less_at(s, q, wa, wb, t)) {
                 T->win[v] = wa;
                 T->ocert[v] = sl_kin_cert(s, q, wa, wb, t);
@@ -326,7 +396,7 @@ void sl_tour_started(sl_sim *s, int32_t j)
 int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, int64_t t, int32_t best)
 {
     const sl_tour *T = q->tour;
-    sl_tour_count[4]++;
+    ((sl_sim *)s)->cnt.tour[4]++;
     for (int32_t l = lo + T->L, r = hi + T->L; l < r; l /= 2, r /= 2) {
         if (l & 1) {
             const int32_t w = T->win[l++];

@@ -36,7 +36,7 @@ def mixed_features(t, r, ptilde, q, r0):
     """
     wait = t - r
     pprime = max(ptilde, 1)
-    x = float(wait + pprime) / float(pprime)
+    x = (float(wait) + float(pprime)) / float(pprime)
     return (
         float(q),
         float(ptilde),
@@ -79,9 +79,9 @@ def policy_key(policy, mixed, t, r, ptilde, q, r0, estimate=None):
     if policy == "LRF":
         return -(float(ptilde) / float(q))
     if policy == "SEXP":
-        return float(wait + pprime) / float(pprime)
+        return (float(wait) + float(pprime)) / float(pprime)
     if policy == "LEXP":
-        return -(float(wait + pprime) / float(pprime))
+        return -((float(wait) + float(pprime)) / float(pprime))
     if policy == "WFP":
         w = float(wait) / float(pprime)
         return -(((w * w) * w) * float(q))

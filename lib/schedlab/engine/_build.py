@@ -95,7 +95,8 @@ def make_builder(sanitize: bool = False) -> FFI:
         include_dirs=[str(CSRC)],
         extra_compile_args=cflags,
         extra_link_args=ldflags,
-        define_macros=[("SL_SOURCE_HASH", f'"{source_hash()}"')],
+        # SL_CHECKED: the checked core (csrc/internal.h, SL_CHECK) in the sanitised build
+        define_macros=[("SL_SOURCE_HASH", f'"{source_hash()}"')] + ([("SL_CHECKED", "1")] if sanitize else []),
     )
     return ffi
 
