@@ -256,7 +256,7 @@ typedef struct sl_config {
                                      are equal, in every queue (0: oldest
                                      first, the default); sl_multi_run
                                      needs SL_TIE_OLDEST                    */
-    int32_t rules;                /* enum sl_rules (0: EASY's, the default) */
+    int32_t rules;                /* an enum sl_rules value; 0: EASY's, the default */
 } sl_config;
 
 /* Caller-owned outputs, n elements each; -1 until the job starts/ends. */
