@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import InputError
+from ..files import write_bytes
 
 #: What a title or a paper reference may hold: letters (any script), digits,
 #: spaces and ``.,;:()'&%+/§-`` (it goes into Python, TOML, YAML and Typst text).
@@ -140,8 +141,7 @@ def new_study(name: str, title: str | None = None, paper: str | None = None, *, 
         for path, template in targets.items():
             if template is None:
                 continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(_substitute(template, values), encoding="utf-8")
+            write_bytes(path, _substitute(template, values).encode("utf-8"))
             written.append(path)
         nb = root / "notebooks" / f"{stem}.ipynb"
         _write_notebook(nb, registry.read_entry(pkg), paper)
@@ -182,7 +182,10 @@ def _write_notebook(path: Path, entry, paper: str) -> None:
         c["id"] = f"{entry.name}-{i:02d}"
     nb.cells = cells
     nbformat.validate(nb)
-    nbformat.write(nb, str(path))
+    from ..files import atomic
+
+    with atomic(path, suffix=".ipynb") as tmp:
+        nbformat.write(nb, str(tmp))
 
 
 # ------------------------------------------------------------ the templates --

@@ -971,7 +971,10 @@ def write_cells(entries=STUDIES) -> list[str]:
         text = parameters_cell(entry)
         if cell.source != text.rstrip("\n"):
             cell.source = text.rstrip("\n")
-            nbformat.write(nb, str(nb_path))
+            from ..files import atomic
+
+            with atomic(nb_path, suffix=".ipynb") as tmp:
+                nbformat.write(nb, str(tmp))
             changed.append(entry.stem)
     return changed
 

@@ -1,0 +1,176 @@
+"""Every input bounded (issue 54): output paths that never replace a device,
+names that cannot brick the registry, environments that fail in one line,
+and no input that can take the machine's memory.  Each test reproduces a
+finding of the sweep (it failed before the fix)."""
+from __future__ import annotations
+
+import ast
+import os
+import socket
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from schedlab import files, paths
+from schedlab.errors import InputError
+
+LIB = paths.ROOT / "lib" / "schedlab"
+ROW = "{i} {s} 5 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n"
+
+
+def tiny_trace(tmp_path, n=29):
+    p = tmp_path / "t.swf"
+    p.write_text("; MaxProcs: 4\n" + "".join(ROW.format(i=i, s=10 * i) for i in range(1, n + 1)))
+    return p
+
+
+def run_cli(args, **kw):
+    return subprocess.run([sys.executable, "-m", "schedlab.tools.cli", *args], capture_output=True, text=True, **kw)
+
+
+def one_line_error(proc, *names):
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("schedlab: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr and all(str(n) in lines[0] for n in names), proc.stderr
+    return lines[0]
+
+
+# ----------------------------------------------- 1. writers never replace --
+
+def _device(p):
+    os.mknod(p, 0o666 | stat.S_IFCHR, os.makedev(1, 3))     # the null device's numbers, made in tmp_path
+
+
+def _fifo(p):
+    os.mkfifo(p)
+
+
+def _socket(p):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(p))
+    s.close()
+
+
+def _directory(p):
+    p.mkdir()
+
+
+KINDS = {"device": _device, "fifo": _fifo, "socket": _socket, "directory": _directory}
+IS_KIND = {"device": stat.S_ISCHR, "fifo": stat.S_ISFIFO, "socket": stat.S_ISSOCK, "directory": stat.S_ISDIR}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_atomic_writer_refuses_a_path_that_is_not_a_regular_file(tmp_path, kind):
+    target = tmp_path / "out"
+    KINDS[kind](target)
+    word = {"device": "character device", "fifo": "FIFO"}.get(kind, kind)
+    with pytest.raises(InputError, match=f"{target}: exists and is a {word}, not a regular file"):
+        files.write_bytes(target, b"x")
+    assert IS_KIND[kind](os.lstat(target).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]      # no temporary left
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_simulate_onto_a_device_or_fifo_is_one_line_and_leaves_it(tmp_path, kind):
+    """Finding 1: `schedlab simulate KTH-SP2 -o d` replaced a device (and a FIFO) with a regular file."""
+    target = tmp_path / kind
+    KINDS[kind](target)
+    one_line_error(run_cli(["simulate", str(tiny_trace(tmp_path)), "-o", str(target)]), target, "regular file")
+    assert IS_KIND[kind](os.lstat(target).st_mode)
+
+
+def test_a_symlink_to_a_device_is_refused_and_a_regular_file_still_replaced(tmp_path):
+    dev = tmp_path / "dev"
+    _device(dev)
+    link = tmp_path / "link"
+    link.symlink_to(dev)
+    with pytest.raises(InputError, match="not a regular file"):
+        files.write_bytes(link, b"x")
+    assert stat.S_ISCHR(os.stat(link).st_mode)
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"old")
+    files.write_bytes(plain, b"new")
+    assert plain.read_bytes() == b"new"
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "socket"])
+def test_the_folder_writer_refuses_a_path_that_is_not_a_folder(tmp_path, kind):
+    target = tmp_path / "site"
+    KINDS[kind](target)
+    with pytest.raises(InputError, match="not a folder"):
+        with files.atomic_folder(target) as tmp:
+            (tmp / "index.html").write_text("x")
+    assert IS_KIND[kind](os.lstat(target).st_mode)
+
+
+#: Calls that create or replace a file: each is inside a ``with atomic(...)``
+#: / ``with atomic_folder(...)`` block (its temporary), or in a function listed
+#: here with its reason.
+PATH_WRITES = {"write_text", "write_bytes"}          # Path's methods (one argument: the data)
+SHUTIL_WRITES = {"copyfile", "copy2", "copy", "copytree"}
+WRITES = {"savez", "savez_compressed", "to_netcdf", "savefig"}     # plots.savefig: the library's, atomic
+RENAMES = {"replace", "rename", "move", "renames"}
+WRITES_ELSEWHERE = {
+    ("schedlab.publish.site", "*"): "writes into the temporary folder atomic_folder gave build()",
+    ("schedlab.campaigns.runner", "progress_line"): "appends to $SCHEDLAB_PROGRESS (written through, never replaced)",
+}
+
+
+def _write_calls():
+    """(module, function, line, what) of every file-writing call outside an atomic block."""
+    found = []
+    for f in sorted(LIB.rglob("*.py")):
+        module = ".".join(f.relative_to(LIB.parent).with_suffix("").parts).removesuffix(".__init__")
+        if module == "schedlab.files":
+            continue
+        tree = ast.parse(f.read_text())
+
+        def visit(node, func, atomic):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                func = node.name
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                names = {getattr(i.context_expr.func, "id", getattr(i.context_expr.func, "attr", None))
+                         for i in node.items if isinstance(i.context_expr, ast.Call)}
+                atomic = atomic or bool(names & {"atomic", "atomic_folder"})
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "attr", getattr(node.func, "id", None))
+                mode = next((a.value for a in node.args[1:2] if isinstance(a, ast.Constant)),
+                            next((k.value.value for k in node.keywords if k.arg == "mode"
+                                  and isinstance(k.value, ast.Constant)), "r"))
+                opens = name == "open" and isinstance(mode, str) and set(mode) & set("wax+")
+                owner = getattr(node.func.value, "id", "") if isinstance(node.func, ast.Attribute) else ""
+                method = isinstance(node.func, ast.Attribute) and len(node.args) == 1 and name in PATH_WRITES
+                if name in RENAMES and owner in ("os", "shutil"):
+                    found.append((module, func, node.lineno, f"{owner}.{name}"))
+                elif ((name in WRITES and owner != "plots") or opens or (owner, name) == ("nbformat", "write") or method or (owner == "shutil" and name in SHUTIL_WRITES)) \
+                        and not atomic:
+                    found.append((module, func, node.lineno, name))
+            for child in ast.iter_child_nodes(node):
+                visit(child, func, atomic)
+
+        visit(tree, "", False)
+    return found
+
+
+def test_every_writer_of_the_library_goes_through_the_atomic_writer():
+    """The one check (files.py) covers a new writer only if it goes through it:
+    nothing else renames over a path, and every write lands in an atomic
+    block's temporary (or is listed with its reason)."""
+    stray = [c for c in _write_calls() if (c[0], c[1]) not in WRITES_ELSEWHERE and (c[0], "*") not in WRITES_ELSEWHERE]
+    assert not stray, f"writes outside schedlab.files.atomic/atomic_folder: {stray}"
+
+
+def test_the_writer_check_sees_a_stray_write(tmp_path, monkeypatch):
+    f = LIB / "zz_probe_writer.py"
+    f.write_text("import os\ndef w(p):\n    p.write_text('x')\n    os.replace(p, p)\n"
+                 "def ok(p):\n    with atomic(p) as t:\n        t.write_text('x')\n")
+    try:
+        found = [c for c in _write_calls() if c[0] == "schedlab.zz_probe_writer"]
+    finally:
+        f.unlink()
+    assert found == [("schedlab.zz_probe_writer", "w", 3, "write_text"),
+                     ("schedlab.zz_probe_writer", "w", 4, "os.replace")]
