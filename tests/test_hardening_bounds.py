@@ -174,3 +174,138 @@ def test_the_writer_check_sees_a_stray_write(tmp_path, monkeypatch):
         f.unlink()
     assert found == [("schedlab.zz_probe_writer", "w", 3, "write_text"),
                      ("schedlab.zz_probe_writer", "w", 4, "os.replace")]
+
+
+# --------------------------------------- 3. environments fail in one line --
+
+def _jobs(n=40, users=True):
+    from schedlab.engine.sim import Jobs
+    import numpy as np
+
+    submit = np.arange(n, dtype=np.int64) * 3600 * 5          # five hours apart: about 34 jobs a week
+    kw = {"user": np.arange(n) % 3} if users else {}
+    return Jobs(submit=submit, run=np.full(n, 600), req=np.full(n, 900), procs=np.full(n, 2), **kw)
+
+
+def _dispatch(**kw):
+    from schedlab.gym.dispatch import JobDispatchEnv
+    return JobDispatchEnv(_jobs(), m=4, **kw)
+
+
+def _selection(**kw):
+    from schedlab.gym.selection import PolicySelectionEnv
+    return PolicySelectionEnv(_jobs(), m=4, **{"weeks": 1, **kw})
+
+
+ENVS = {"dispatch": _dispatch, "selection": _selection}
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+def test_step_after_a_failed_reset_is_refused_in_one_line(env):
+    """Finding 3: reset(options={"week": 999}) then step(0) gave AttributeError ('NoneType' ... 'decide')."""
+    e = ENVS[env](window="week")
+    e.reset(seed=0)
+    with pytest.raises(InputError, match="week"):
+        e.reset(options={"week": 999})
+    with pytest.raises(InputError, match="reset"):
+        e.step(0)
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+@pytest.mark.parametrize("options", ["abc", 5, ["week"]])
+def test_options_that_are_not_a_mapping_are_refused(env, options):
+    with pytest.raises(InputError, match="options: expected a dict"):
+        ENVS[env](window="week").reset(options=options)
+
+
+@pytest.mark.parametrize("env, window, options", [
+    ("dispatch", "week", {"start": 0}), ("dispatch", "jobs", {"week": 0}), ("dispatch", "log", {"sample": 1}),
+    ("dispatch", "resampled", {"week": 0}), ("selection", "resampled", {"week": 3}),
+    ("selection", "week", {"sample": 1}), ("selection", "log", {"week": 0})])
+def test_an_option_that_does_not_apply_to_the_window_is_refused(env, window, options):
+    """Finding 3: PolicySelection's {"week": 3} in a resampled window (JobDispatch's {"start": 0} in a week window) was ignored."""
+    kw = {"jobs": 8} if window == "jobs" else {}
+    e = ENVS[env](window=window, **kw)
+    key = next(iter(options))
+    with pytest.raises(InputError, match=f"{key}.*window={window!r}"):
+        e.reset(seed=0, options=options)
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+@pytest.mark.parametrize("action", [True, False, np_bool := "np.bool_"])
+def test_a_boolean_action_is_refused_by_both_environments(env, action):
+    """Finding 6: PolicySelection took True as action 1 where JobDispatch refused it (both refuse now)."""
+    import numpy as np
+
+    action = np.bool_(True) if action == "np.bool_" else action
+    e = ENVS[env](window="log")
+    e.reset(seed=0)
+    with pytest.raises(InputError, match="action"):
+        e.step(action)
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+@pytest.mark.parametrize("action", [1.0, "1", None, [0]])
+def test_a_non_index_action_is_refused_by_both(env, action):
+    e = ENVS[env](window="log")
+    e.reset(seed=0)
+    with pytest.raises(InputError, match="action"):
+        e.step(action)
+
+
+def test_integer_actions_of_every_kind_are_taken():
+    import numpy as np
+
+    for env in ENVS.values():
+        e = env(window="log")
+        e.reset(seed=0)
+        e.step(np.int64(0))
+        e.step(np.array(0))
+
+
+def test_k_is_bounded_by_what_an_episode_can_hold():
+    """Finding 3: K=10**12 tried a 4.55 TiB allocation."""
+    with pytest.raises(InputError, match=r"K: at most 128 .*got 1000000000000"):
+        _dispatch(window="log", K=10**12)
+    assert _dispatch(window="log", K=128).K == 128        # the default stays valid on a small log
+    assert _dispatch(window="log", K=None).K == 40
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+def test_weeks_of_a_resampled_window_are_bounded(env):
+    """Finding 3: window="resampled", weeks=10**6 was killed by the out-of-memory killer."""
+    with pytest.raises(InputError, match=r"weeks: at most 520 .*got 1000000"):
+        ENVS[env](window="resampled", weeks=10**6)
+
+
+def test_an_empty_policy_list_is_refused():
+    """Finding 3: policies=[] gave ValueError: n (counts) have to be positive."""
+    with pytest.raises(InputError, match="policies: .*at least one"):
+        _selection(policies=[])
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+@pytest.mark.parametrize("how", ["deepcopy", "copy", "pickle"])
+def test_copying_or_pickling_an_environment_is_refused_in_one_line(env, how):
+    """Finding 3: copy.deepcopy(env) and pickle gave TypeError: cannot pickle '_cffi_backend.__CDataGCP'."""
+    import copy
+    import pickle
+
+    e = ENVS[env](window="log")
+    e.reset(seed=0)
+    do = {"deepcopy": copy.deepcopy, "copy": copy.copy, "pickle": pickle.dumps}[how]
+    with pytest.raises(InputError, match="cannot be copied or pickled.*same parameters"):
+        do(e)
+
+
+@pytest.mark.parametrize("name", ["schedlab/JobDispatch-v0", "schedlab/PolicySelection-v0"])
+def test_a_made_environment_refuses_pickling_in_one_line_too(name):
+    import pickle
+
+    import gymnasium
+
+    import schedlab.gym  # noqa: F401
+
+    e = gymnasium.make(name, trace=_jobs(), m=4, window="log")
+    with pytest.raises(InputError, match="cannot be copied or pickled"):
+        pickle.dumps(e)

@@ -21,8 +21,29 @@ from .errors import InputError
 from .expr import Expr, is_expr
 from .jobs import POLICIES, Policy, parse_duration
 
-__all__ = ["as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
+__all__ = ["shown", "as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
            "policy_names"]
+
+#: The most characters of a bad value an error quotes.
+SHOWN = 60
+
+
+def shown(value, limit: int = SHOWN) -> str:
+    """``value`` as an error quotes it: its ``repr`` cut to at most ``limit``
+    characters (with its length when it was cut), built without ever
+    forming the whole ``repr`` of a huge value."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = limit
+    r.maxlist = r.maxtuple = r.maxdict = r.maxset = 8
+    r.maxlevel = 3
+    text = r.repr(value)
+    size = len(value) if isinstance(value, (str, bytes)) else None
+    if len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return f"{text} ({size} characters)" if size is not None and size > limit else text
+
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
 #: the caller allows it (``as_list(..., none_is_empty=True)``).

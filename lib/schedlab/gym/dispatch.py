@@ -29,7 +29,8 @@ parameter):
 * ``K``: how many queued jobs the agent sees and may name -- the first K in
   FCFS order (submit time, then id, then input position); 128 by default as
   SchedGym; None: all of them (the observation is then as long as the
-  largest possible queue of an episode).
+  largest possible queue of an episode).  At most 128 or that largest
+  queue, whichever is larger (a larger K could never be filled).
 * ``backfill``: the backfilling order P_B, a queue policy name or an
   ``expr:`` policy expression (default ``"FCFS"``: SchedGym walks its queue
   in submission order when it backfills).  Unlike SchedGym's, this is
@@ -77,7 +78,11 @@ schedule's ``summary`` (:attr:`schedule` holds it).  ``reset`` gives
 ``reset(seed=...)`` draws the window from the episode's generator;
 ``options={"week": k}``, ``{"start": i}`` or ``{"sample": k}`` pick one
 (resample k of a named trace is the selection study's resample k for
-``resample_seed`` and ``weeks``).
+``resample_seed`` and ``weeks``); an option of another window is an error.
+``weeks`` is at most 520 (:data:`schedlab.gym._checks.MAX_WEEKS`).  An
+action is an integer (a bool is refused, as by PolicySelection-v0); an
+environment cannot be copied or pickled (it holds a simulation of the C
+core): make another with the same parameters and seed.
 Episodes are deterministic for a seed; nothing is carried from one episode
 to the next.
 """
@@ -93,6 +98,7 @@ from gymnasium import spaces
 from .. import validators
 from ..engine import metrics, sim
 from ..errors import InputError
+from . import _checks
 from ._weeks import LogWeeks
 from ..workloads import traces as _traces
 from ..workloads import workload
@@ -103,6 +109,8 @@ WINDOWS = ("week", "jobs", "resampled", "log")
 REWARDS = ("bsld", "wait")
 TIMINGS = ("episode", "step")
 INVALID = ("wrap", "error")
+#: The options of ``reset`` and the windows each applies to.
+OPTIONS = {"week": ("week",), "start": ("jobs",), "sample": ("resampled",)}
 #: The columns of the observation's ``"jobs"`` rows, in order (units in the module docstring).
 JOB_FIELDS = ("wait", "req", "procs", "submit", "fits")
 #: The entries of the observation's ``"machine"`` vector.
@@ -117,7 +125,7 @@ def _one_of(value, name: str, allowed: tuple[str, ...]) -> str:
     return value.strip().lower()
 
 
-class JobDispatchEnv(gym.Env):
+class JobDispatchEnv(_checks.NoCopy, gym.Env):
     """Which queued job goes first, decision by decision, under EASY backfilling (see the module docstring)."""
 
     metadata = {"render_modes": []}
@@ -133,7 +141,8 @@ class JobDispatchEnv(gym.Env):
         self.backfill = validators.policy_specs([backfill], "backfill")[0]
         self.policy = sim.Policy(self.backfill, self.backfill, None)     # P_R = P_B: one queue; P_R decides nothing
         self.sequence = validators.integer(jobs, "jobs", 1)
-        self.weeks = validators.integer(weeks, "weeks", 1)
+        self.weeks = _checks.bounded(validators.integer(weeks, "weeks", 1), "weeks", _checks.MAX_WEEKS,
+                                     "ten years of weeks")
         self.resample_seed = validators.integer(resample_seed, "resample_seed", 0)
         if isinstance(trace, sim.Jobs):
             if m is None:
@@ -161,7 +170,8 @@ class JobDispatchEnv(gym.Env):
         if K is None:
             self.K = self._largest_episode()
         else:
-            self.K = validators.integer(K, "K", 1)
+            self.K = _checks.bounded(validators.integer(K, "K", 1), "K", max(128, self._largest_episode()),
+                                     "128 or the most jobs an episode of this window can hold")
         self.action_space = spaces.Discrete(self.K)
         big = np.float64(np.inf)
         self.observation_space = spaces.Dict({
@@ -213,11 +223,7 @@ class JobDispatchEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = set(options) - {"week", "start", "sample"}
-        if unknown:
-            raise InputError(f"reset options: unknown {sorted(unknown)}; expected 'week', 'start' or 'sample'")
-        self.close()
+        options = _checks.begin_reset(self, options, OPTIONS)
         self.jobs, where = self._episode_jobs(options)
         j = self.jobs
         self._origin = int(j.submit[0])
@@ -260,12 +266,7 @@ class JobDispatchEnv(gym.Env):
     def step(self, action):
         if self._done:
             raise InputError("step: the episode is over (or not started): call reset()")
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-        if not ok and isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action, ok = int(action), True
-        if not ok or not 0 <= int(action) < self.K:
-            raise InputError(f"action: expected a visible job's index 0..{self.K - 1}, got {action!r}")
-        a, n = int(action), self._visible.size
+        a, n = _checks.action_index(action, self.K, "a visible job's index"), self._visible.size
         if a >= n:
             if self.invalid_action == "error":
                 raise InputError(f"action: {a} names no job: {n} job(s) visible (info['action_mask'])")
