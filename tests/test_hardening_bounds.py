@@ -309,3 +309,88 @@ def test_a_made_environment_refuses_pickling_in_one_line_too(name):
     e = gymnasium.make(name, trace=_jobs(), m=4, window="log")
     with pytest.raises(InputError, match="cannot be copied or pickled"):
         pickle.dumps(e)
+
+
+# ------------------------------------------------- 4. bounded reading --
+
+def alias_bomb(wide=9, deep=8, size=10_000) -> str:
+    """A flow-style YAML list whose aliases expand ``wide ** deep`` times
+    (43 million items at 9 and 8), padded with a long text to ``size`` bytes."""
+    parts = ["&a0 [" + ", ".join(["xxxxxxxx"] * wide) + "]"]
+    for level in range(1, deep + 1):
+        parts.append(f"&a{level} [" + ", ".join([f"*a{level - 1}"] * wide) + "]")
+    text = "[" + ", ".join(parts) + ", "
+    return text + "y" * max(0, size - len(text) - 1) + "]"
+
+
+def _measured(code: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``code`` in a fresh Python; its result, peak memory (MB) and seconds (user + system)."""
+    wrapper = textwrap.dedent("""
+        import resource, sys, time
+        code = sys.stdin.read()
+        try:
+            exec(compile(code, "probe", "exec"), {"__name__": "__probe__"})
+        finally:
+            u = resource.getrusage(resource.RUSAGE_SELF)
+            print(f"MEASURED {u.ru_maxrss / 1024:.1f} {u.ru_utime + u.ru_stime:.2f}", file=sys.stderr)
+    """)
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"   # a bug fails, not the machine
+    out = subprocess.run([sys.executable, "-c", wrapper], input=limit + code, capture_output=True, text=True,
+                         timeout=timeout)
+    line = [x for x in out.stderr.splitlines() if x.startswith("MEASURED ")][-1].split()
+    return out, float(line[1]), float(line[2])
+
+
+def test_an_alias_bomb_in_set_is_refused_in_one_short_line_within_bounds(tmp_path):
+    """Finding 4: a --set alias bomb (nine wide, eight deep) became a 254 MB error line."""
+    bomb = alias_bomb()
+    assert 9_000 < len(bomb) <= 10_000
+    (tmp_path / "bomb.txt").write_text(bomb)
+    code = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from schedlab.tools import cli
+        rc = cli.main(["study", "run", "policies", "--set", "traces=" + Path({str(tmp_path / 'bomb.txt')!r}).read_text()])
+        print("RC", rc)
+    """)
+    out, mb, seconds = _measured(code)
+    assert "RC 2" in out.stdout, out.stderr[-2000:]
+    lines = [x for x in out.stderr.splitlines() if not x.startswith("MEASURED ")]
+    assert len(lines) == 1 and "aliases" in lines[0] and "--set traces" in lines[0] and len(lines[0]) < 300, lines
+    assert mb < 400 and seconds < 30, (mb, seconds)
+
+
+def test_aliases_are_refused_in_parameter_files_and_list_texts():
+    from schedlab import validators
+
+    for text in ("a: &x [1, 2]\nb: *x\n", "[&x 1, *x]"):
+        with pytest.raises(InputError, match=r"where: line \d+, column \d+: YAML aliases \(\*x\)"):
+            validators.read_yaml(text, "where")
+    with pytest.raises(InputError, match="traces: .*aliases"):
+        validators.as_list("[&x KTH-SP2, *x]", "traces")
+    assert validators.read_yaml("a: [1, 2]\nb: {c: 20h}\n", "w") == {"a": [1, 2], "b": {"c": "20h"}}
+
+
+def test_a_bad_value_is_quoted_by_a_short_prefix():
+    from schedlab import validators
+
+    long = "z" * 10_000
+    for call in (lambda: validators.integer(long, "n"), lambda: validators.choice(long, "c", ["a"]),
+                 lambda: validators.as_names([[long]], "names"), lambda: validators.duration(long, "threshold")):
+        with pytest.raises(InputError) as info:
+            call()
+        assert len(str(info.value)) < 200 and "z" * 65 not in str(info.value), str(info.value)[:300]
+
+
+def test_every_yaml_read_of_the_library_goes_through_read_yaml():
+    """The one bounded reader (validators.read_yaml): a new reader gets the alias refusal by using it."""
+    stray = []
+    for f in sorted(LIB.rglob("*.py")):
+        if f.name == "validators.py" and f.parent == LIB:
+            continue
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Attribute) and getattr(node.value, "id", "") == "yaml" and \
+                    node.attr in ("load", "safe_load", "full_load", "unsafe_load", "load_all", "safe_load_all",
+                                  "compose", "parse"):
+                stray.append(f"{f.relative_to(LIB)}:{node.lineno} yaml.{node.attr}")
+    assert not stray, stray

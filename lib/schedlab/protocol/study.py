@@ -131,7 +131,7 @@ def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, 
         raise InputError(f"{relpath(f)}: missing parameters file of study {entry.name} (profile {profile})")
     text = f.read_text()
     try:
-        values = yaml.safe_load(text) or {}
+        values = _validators.read_yaml(text, relpath(f)) or {}
     except yaml.YAMLError as exc:
         raise InputError(f"{relpath(f)}: not valid YAML: {exc}") from None
     if not isinstance(values, dict):

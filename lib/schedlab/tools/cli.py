@@ -267,17 +267,21 @@ def _settings(items) -> dict:
     [a, b] -> list, 20h -> text), then checked by the study's validators."""
     import yaml
 
+    from ..validators import read_yaml, shown
+
     out = {}
     for item in items or []:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
-            raise SchedlabError(f"--set {item!r}: expected key=value")
-        if key.strip() in out:
-            raise SchedlabError(f"--set {item!r}: {key.strip()} given twice; give each parameter once")
+            raise SchedlabError(f"--set {shown(item)}: expected key=value")
+        key = key.strip()
+        where = f"--set {key if key.isidentifier() and len(key) <= 60 else shown(key)}"
+        if key in out:
+            raise SchedlabError(f"{where}: given twice; give each parameter once")
         try:
-            out[key.strip()] = yaml.safe_load(text) if text.strip() else None
+            out[key] = read_yaml(text, where) if text.strip() else None
         except yaml.YAMLError:
-            out[key.strip()] = text
+            out[key] = text
     return out
 
 
