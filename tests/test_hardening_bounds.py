@@ -394,3 +394,38 @@ def test_every_yaml_read_of_the_library_goes_through_read_yaml():
                                   "compose", "parse"):
                 stray.append(f"{f.relative_to(LIB)}:{node.lineno} yaml.{node.attr}")
     assert not stray, stray
+
+
+def gzip_bomb(path, members=1024):
+    """About 1 MB of gzip that expands to ``members`` MiB of newlines: one
+    member of 1 MiB, repeated (a gzip file may hold several members)."""
+    import gzip
+
+    one = gzip.compress(b"\n" * (1 << 20), compresslevel=9, mtime=0)
+    path.write_bytes(one * members)
+    return path
+
+
+@pytest.mark.parametrize("command", [["simulate"], ["check"], ["traces", "info"]])
+def test_a_gzip_bomb_is_refused_in_one_line_within_bounds(tmp_path, command):
+    """Finding 5: 1 MB of gzip expanding to 1 GiB of newlines was read whole (past 300 s at 2.1 GB)."""
+    bomb = gzip_bomb(tmp_path / "bomb.swf.gz")
+    assert bomb.stat().st_size < 1_100_000
+    code = textwrap.dedent(f"""
+        from schedlab.tools import cli
+        print("RC", cli.main({command + [str(bomb)]!r}))
+    """)
+    out, mb, seconds = _measured(code)
+    assert "RC 2" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
+    lines = [x for x in out.stderr.splitlines() if not x.startswith("MEASURED ")]
+    assert len(lines) == 1 and str(bomb) in lines[0] and "compression bomb" in lines[0], lines
+    assert mb < 400 and seconds < 30, (mb, seconds)
+
+
+def test_every_bundled_log_is_within_the_expansion_cap():
+    from schedlab.workloads import swf
+
+    for f in sorted((paths.ROOT / "data" / "traces").glob("*.gz")):
+        with swf._open_text_stream(f) as fh:
+            while fh.read(1 << 22):
+                pass
