@@ -429,3 +429,87 @@ def test_every_bundled_log_is_within_the_expansion_cap():
         with swf._open_text_stream(f) as fh:
             while fh.read(1 << 22):
                 pass
+
+
+# ------------------------------------- 2. names checked against everything --
+
+@pytest.mark.parametrize("name, reason", [
+    ("your_policy", "slug 'your-policy' .* is study yourpolicy's"),
+    ("class", "Python keyword"), ("import", "Python keyword"), ("match", "Python keyword"),
+    ("os", "standard library"), ("json", "standard library"), ("numpy", "of the lock"), ("yaml", "of the lock"),
+    ("probe_a\n", "whitespace"), ("probe a", "whitespace"), (" probe_a", "whitespace"),
+    ("policies", "already exists")])
+def test_study_new_refuses_a_name_that_collides_before_writing_anything(name, reason):
+    """Finding 2: `study new your_policy` bricked the registry; class, import, os, numpy and a trailing newline were accepted."""
+    from schedlab.protocol import scaffold
+
+    before = sorted(p.name for p in (LIB / "studies").iterdir())
+    with pytest.raises(InputError, match=reason):
+        scaffold.new_study(name)
+    assert sorted(p.name for p in (LIB / "studies").iterdir()) == before
+
+
+def test_study_new_refuses_a_slug_a_notebook_already_has(tmp_path):
+    from schedlab.protocol import scaffold
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "42-orphan-study.ipynb").write_text("{}")
+    with pytest.raises(InputError, match="notebooks/42-orphan-study.ipynb already has the slug 'orphan-study'"):
+        scaffold.check_name("orphan_study", tmp_path)
+
+
+@pytest.fixture
+def lib_copy(tmp_path):
+    """A copy of the library (and the compiled core) to add packages to, run in a subprocess."""
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(paths.ROOT / "lib", root / "lib", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("notebooks", "params", "requirements.lock"):
+        (root / name).symlink_to(paths.ROOT / name)
+    return root
+
+
+def _in_copy(root, code: str):
+    env = {**os.environ, "PYTHONPATH": str(root / "lib"), "SCHEDLAB_ROOT": str(root)}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
+                          cwd=root, timeout=120)
+
+
+def test_a_duplicate_study_package_is_left_out_with_its_fix_and_the_others_still_work(lib_copy):
+    """Finding 2: a second package with the slug your-policy made `study list`, `study new` and `study run` fail."""
+    import shutil
+
+    studies = lib_copy / "lib" / "schedlab" / "studies"
+    shutil.copytree(studies / "yourpolicy", studies / "your_policy")
+    toml = (studies / "your_policy" / "study.toml").read_text()
+    (studies / "your_policy" / "study.toml").write_text(toml.replace("number = 10", "number = 77"))
+    (studies / "broken").mkdir()
+    (studies / "broken" / "study.toml").write_text("number = [")
+    out = _in_copy(lib_copy, """
+        import sys
+        from schedlab.tools import cli
+        from schedlab.studies import registry
+        from schedlab.protocol import scaffold
+        print("RC", cli.main(["study", "list"]))
+        print("POLICIES", registry.get("policies").stem)
+        print("NEXT", scaffold.next_number(), scaffold.check_name("probe_fresh"))
+        try:
+            registry.get("your_policy")
+        except Exception as e:
+            print("REFUSED", type(e).__name__, e)
+    """)
+    assert "RC 0" in out.stdout, out.stdout[-2000:] + out.stderr[-3000:]
+    assert "yourpolicy" in out.stdout and "POLICIES 01-" in out.stdout and "NEXT 78 probe_fresh" in out.stdout
+    warnings = out.stderr.strip().splitlines()
+    assert len(warnings) == 2 and all(w.startswith("schedlab: warning: ") for w in warnings), out.stderr
+    assert any("studies yourpolicy and your_policy have the same slug 'your-policy'" in w
+               and "lib/schedlab/studies/your_policy/" in w for w in warnings)
+    assert any("broken/study.toml" in w and "left out" in w for w in warnings)
+    assert "REFUSED InputError studies yourpolicy and your_policy" in out.stdout
+
+
+def test_the_repository_s_registry_leaves_nothing_out():
+    from schedlab.studies import registry
+
+    assert registry.PROBLEMS == {}

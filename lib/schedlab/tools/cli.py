@@ -252,8 +252,10 @@ def cmd_campaign(args) -> int:
 def _study_list() -> int:
     import importlib
 
-    from ..studies.registry import STUDIES
+    from ..studies.registry import PROBLEMS, STUDIES
 
+    for problem in PROBLEMS.values():       # a package left out never hides the others
+        print(f"schedlab: warning: {problem}", file=sys.stderr)
     print(f"{'name':<15} {'notebook':<38} {'protocol':<9} papers")
     for e in STUDIES:
         mod = importlib.import_module(e.module)
