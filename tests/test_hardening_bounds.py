@@ -513,3 +513,27 @@ def test_the_repository_s_registry_leaves_nothing_out():
     from schedlab.studies import registry
 
     assert registry.PROBLEMS == {}
+
+
+# --------------------------------------------- 5. the remaining tracebacks --
+
+@pytest.mark.parametrize("argv", [["study", "run", "traces"], ["campaign", "campaigns/lelong2017-kth.yaml"],
+                                  ["advise", "LOG"]])
+def test_a_bogus_scheduler_is_one_line(tmp_path, argv):
+    """Finding 6: --scheduler bogus gave ValueError: missing port number in address 'bogus'."""
+    argv = [str(tiny_trace(tmp_path)) if a == "LOG" else str(paths.ROOT / a) if a.startswith("campaigns/") else a
+            for a in argv]
+    line = one_line_error(run_cli([*argv, "--scheduler", "bogus", *(["--out", str(tmp_path / "o")]
+                                                                     if argv[0] == "advise" else [])]),
+                          "--scheduler", "'bogus'")
+    assert "HOST:PORT" in line
+
+
+def test_a_bogus_scheduler_in_the_environment_is_one_line_naming_it(monkeypatch):
+    from schedlab.campaigns import runner
+
+    monkeypatch.setenv(runner.SCHEDULER_ENV, "bogus")
+    with pytest.raises(InputError, match=r"\$SCHEDLAB_SCHEDULER: expected a dask scheduler's address"):
+        runner.Runner()
+    monkeypatch.setenv(runner.SCHEDULER_ENV, "tcp://127.0.0.1:8786")
+    assert runner.Runner().scheduler == "tcp://127.0.0.1:8786"

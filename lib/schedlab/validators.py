@@ -21,7 +21,7 @@ from .errors import InputError
 from .expr import Expr, is_expr
 from .jobs import POLICIES, Policy, parse_duration
 
-__all__ = ["shown", "read_yaml", "as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
+__all__ = ["shown", "read_yaml", "scheduler_address", "as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
            "policy_names"]
 
 #: The most characters of a bad value an error quotes.
@@ -77,6 +77,27 @@ def read_yaml(text: str, where: str):
         raise InputError(f"{where}: {exc}") from None
     except RecursionError:
         raise InputError(f"{where}: nested too deeply") from None
+
+
+_ADDRESS = None
+
+
+def scheduler_address(value, name: str = "--scheduler") -> str:
+    """A dask scheduler's address, ``HOST:PORT`` or ``tcp://`` / ``tls://``
+    before it (a host name, an IPv4 address or an IPv6 one in brackets; a
+    port 1-65535), checked here before dask reads it (dask's parser raises
+    a bare ValueError on ``bogus``)."""
+    import re
+
+    global _ADDRESS
+    if _ADDRESS is None:
+        _ADDRESS = re.compile(r"(?:(?:tcp|tls)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|"
+                              r"\[[0-9A-Fa-f:.]{2,45}\]):([0-9]{1,5})")
+    m = _ADDRESS.fullmatch(value) if isinstance(value, str) else None
+    if m is None or not 1 <= int(m.group(1)) <= 65535:
+        raise InputError(f"{name}: expected a dask scheduler's address HOST:PORT or tcp://HOST:PORT "
+                         f"(e.g. tcp://10.0.0.5:8786), got {shown(value)}")
+    return value
 
 
 #: Words that, as the whole text of a list parameter, mean "no items" when

@@ -530,6 +530,9 @@ def interrupted_line(args) -> str:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "scheduler", None) is not None:    # every --scheduler, checked before any work
+            from .. import validators
+            validators.scheduler_address(args.scheduler)
         return args.func(args)
     except SchedlabError as e:
         print(f"schedlab: error: {e}", file=sys.stderr)
