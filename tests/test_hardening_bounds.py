@@ -537,3 +537,33 @@ def test_a_bogus_scheduler_in_the_environment_is_one_line_naming_it(monkeypatch)
         runner.Runner()
     monkeypatch.setenv(runner.SCHEDULER_ENV, "tcp://127.0.0.1:8786")
     assert runner.Runner().scheduler == "tcp://127.0.0.1:8786"
+
+
+@pytest.mark.parametrize("name", ["class", "import", "lambda", "None", "2x", "__x", "a-b", "a" * 65])
+def test_a_column_name_the_grammar_cannot_read_is_refused_when_made(name):
+    """Finding 6: a per-job column named `class` was accepted by Jobs, then expr:col.class was a syntax error."""
+    from schedlab.jobs import Jobs
+    from schedlab.workloads.columns import parse_column_arg
+
+    with pytest.raises(InputError, match="columns: bad column name"):
+        Jobs(submit=[0], run=[1], req=[1], procs=[1], columns={name: [1.0]})
+    with pytest.raises(InputError, match="--column .*bad column name"):
+        parse_column_arg(f"{name}=f.csv")
+
+
+def test_the_column_names_the_grammar_reads_are_taken():
+    from schedlab.expr import Expr
+    from schedlab.jobs import Jobs
+
+    for name in ("pred", "match", "_x", "Class", "a" * 64):
+        Jobs(submit=[0], run=[1], req=[1], procs=[1], columns={name: [1.0]})
+        assert Expr(f"col.{name}").columns == (name,)
+
+
+@pytest.mark.parametrize("text, column", [("req +", 6), ("+", 2), ("(req", 1), ("req 1", 5), ("req)", 4)])
+def test_a_syntax_error_at_the_end_counts_columns_from_1(text, column):
+    """Finding 6: expr:req + reported column 0 where every other error counts from 1."""
+    from schedlab.expr import Expr
+
+    with pytest.raises(InputError, match=rf", column {column}: syntax error"):
+        Expr(text)

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..expr import column_name_error
 from ..jobs import Jobs
 
 __all__ = ["read_column", "parse_column_arg", "with_columns"]
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _SPLIT = re.compile(r"[,;\t ]+")
 _INT = re.compile(r"^[+-]?[0-9]{1,19}$")
 _FLOAT = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$")
@@ -33,8 +33,9 @@ def parse_column_arg(text: str) -> tuple[str, Path]:
         raise InputError(f"--column {text!r}: expected NAME=FILE, e.g. pred=preds.csv")
     name, _, path = text.partition("=")
     name = name.strip()
-    if not _NAME.match(name) or name.startswith("__") or name == "user":
-        raise InputError(f"--column {text!r}: bad column name {name!r} (letters, digits and _; not 'user')")
+    why = column_name_error(name) or ("'user' is the jobs' users, not a column" if name == "user" else None)
+    if why:
+        raise InputError(f"--column {text[:80]!r}: bad column name {name[:70]!r} ({why})")
     if not path:
         raise InputError(f"--column {text!r}: no file after '='")
     return name, Path(path)
