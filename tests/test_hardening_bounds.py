@@ -567,3 +567,19 @@ def test_a_syntax_error_at_the_end_counts_columns_from_1(text, column):
 
     with pytest.raises(InputError, match=rf", column {column}: syntax error"):
         Expr(text)
+
+
+def test_a_log_too_small_for_a_study_is_refused_with_its_minimum(tmp_path):
+    """Finding 6: make reproduce TRACES=<a 1-job log> gave 02-thresholds FAILED: ZeroDivisionError."""
+    log = tiny_trace(tmp_path, n=1)
+    line = one_line_error(run_cli(["study", "run", "thresholds", "--trace", str(log), "--workers", "1",
+                                   "--no-progress", "--outdir", str(tmp_path / "o")]), "t")
+    assert "1 job(s) after cleaning; study thresholds needs at least 2" in line
+
+
+def test_a_log_in_which_no_job_waits_is_refused_by_the_thresholds_study(tmp_path):
+    log = tmp_path / "idle.swf"        # two jobs a day apart on an idle machine: nothing ever waits
+    log.write_text("; MaxProcs: 4\n" + ROW.format(i=1, s=0) + ROW.format(i=2, s=86400))
+    line = one_line_error(run_cli(["study", "run", "thresholds", "--trace", str(log), "--workers", "1",
+                                   "--no-progress", "--outdir", str(tmp_path / "o")]), "idle")
+    assert "no job waits in the baseline" in line
