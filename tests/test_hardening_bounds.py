@@ -583,3 +583,11 @@ def test_a_log_in_which_no_job_waits_is_refused_by_the_thresholds_study(tmp_path
     line = one_line_error(run_cli(["study", "run", "thresholds", "--trace", str(log), "--workers", "1",
                                    "--no-progress", "--outdir", str(tmp_path / "o")]), "idle")
     assert "no job waits in the baseline" in line
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+@pytest.mark.parametrize("seed", [-1, "x", 1.5, True])
+def test_a_bad_seed_is_an_input_error(env, seed):
+    """The sweep's probe of this branch: reset(seed=-1) raised gymnasium.error.Error, not an InputError."""
+    with pytest.raises(InputError, match="reset seed: expected None or an integer >= 0"):
+        ENVS[env](window="log").reset(seed=seed)

@@ -3,8 +3,8 @@ that a new environment -- or a vector of them -- gets them by calling these:
 
 * :func:`begin_reset`: a reset ends the episode before anything can fail
   (a step after a failed reset is refused, never run on a closed
-  simulation), and its ``options`` are a mapping whose keys apply to the
-  window;
+  simulation), its ``seed`` is None or an integer >= 0, and its
+  ``options`` are a mapping whose keys apply to the window;
 * :func:`action_index`: an action is an integer index (a Python or numpy
   integer, or a 0-d integer array), never a bool -- ``True`` is not "policy
   1" in one environment and an error in the other;
@@ -35,13 +35,21 @@ __all__ = ["MAX_WEEKS", "begin_reset", "action_index", "bounded", "NoCopy"]
 MAX_WEEKS = 520
 
 
-def begin_reset(env, options, applies: Mapping[str, tuple[str, ...]]) -> dict:
-    """Start ``env``'s reset: mark its episode over and close its simulation
-    (so a step after a reset that fails is refused), then the options as a
-    dict -- ``None`` or a mapping whose every key is one of ``applies``
-    (option -> the windows it applies to) and applies to ``env.window``."""
+def begin_reset(env, seed, options, applies: Mapping[str, tuple[str, ...]]) -> dict:
+    """Start ``env``'s reset (in place of ``super().reset(seed=seed)``):
+    mark its episode over and close its simulation (so a step after a reset
+    that fails is refused), seed its generator (``seed`` None or an integer
+    >= 0), then return the options as a dict -- ``None`` or a mapping whose
+    every key is one of ``applies`` (option -> the windows it applies to)
+    and applies to ``env.window``."""
+    import gymnasium
+
     env._done = True
     env.close()
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise InputError(f"reset seed: expected None or an integer >= 0, got {validators.shown(seed)}")
+    gymnasium.Env.reset(env, seed=None if seed is None else int(seed))
     if options is None:
         return {}
     if not isinstance(options, Mapping):

@@ -222,8 +222,7 @@ class JobDispatchEnv(_checks.NoCopy, gym.Env):
         return log, {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = _checks.begin_reset(self, options, OPTIONS)
+        options = _checks.begin_reset(self, seed, options, OPTIONS)
         self.jobs, where = self._episode_jobs(options)
         j = self.jobs
         self._origin = int(j.submit[0])

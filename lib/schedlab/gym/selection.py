@@ -223,8 +223,7 @@ class PolicySelectionEnv(_checks.NoCopy, gym.Env):
         return jobs, period_edges(n, self.length, origin), {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = _checks.begin_reset(self, options, OPTIONS)
+        options = _checks.begin_reset(self, seed, options, OPTIONS)
         self.jobs, self.edges, where = self._episode_jobs(options)
         self.n_periods = len(self.edges) - 1
         self._bounds = period_bounds(self.jobs, self.edges)
