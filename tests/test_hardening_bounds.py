@@ -28,7 +28,9 @@ def tiny_trace(tmp_path, n=29):
 
 
 def run_cli(args, **kw):
-    return subprocess.run([sys.executable, "-m", "schedlab.tools.cli", *args], capture_output=True, text=True, **kw)
+    # a timeout: opening a FIFO for writing waits for a reader (how `-o fifo` hung before the fix)
+    return subprocess.run([sys.executable, "-m", "schedlab.tools.cli", *args], capture_output=True, text=True,
+                          timeout=kw.pop("timeout", 120), **kw)
 
 
 def one_line_error(proc, *names):
@@ -97,8 +99,24 @@ def test_a_symlink_to_a_device_is_refused_and_a_regular_file_still_replaced(tmp_
     assert plain.read_bytes() == b"new"
 
 
+@pytest.fixture
+def alarm():
+    """Fail a test that blocks (opening a FIFO waits for its other end) instead of hanging the suite."""
+    import signal
+
+    def ring(*_):
+        raise TimeoutError("blocked for 20 s")
+
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
 @pytest.mark.parametrize("kind", ["device", "fifo", "socket"])
-def test_the_folder_writer_refuses_a_path_that_is_not_a_folder(tmp_path, kind):
+def test_the_folder_writer_refuses_a_path_that_is_not_a_folder(tmp_path, kind, alarm):
+    """Before: rmtree on the path (a FIFO: blocked, opening it for reading, until a writer came)."""
     target = tmp_path / "site"
     KINDS[kind](target)
     with pytest.raises(InputError, match="not a folder"):
