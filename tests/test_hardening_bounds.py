@@ -332,12 +332,12 @@ def test_a_made_environment_refuses_pickling_in_one_line_too(name):
 # ------------------------------------------------- 4. bounded reading --
 
 def alias_bomb(wide=9, deep=8, size=10_000) -> str:
-    """A flow-style YAML list whose aliases expand ``wide ** deep`` times
-    (43 million items at 9 and 8), padded with a long text to ``size`` bytes."""
+    """A flow-style YAML list whose first item's aliases expand ``wide ** deep``
+    times (43 million items at 9 and 8), padded with a long text to ``size`` bytes."""
     parts = ["&a0 [" + ", ".join(["xxxxxxxx"] * wide) + "]"]
     for level in range(1, deep + 1):
         parts.append(f"&a{level} [" + ", ".join([f"*a{level - 1}"] * wide) + "]")
-    text = "[" + ", ".join(parts) + ", "
+    text = "[[" + ", ".join(parts) + "], "           # the first item holds them all: an error quoting it quotes all
     return text + "y" * max(0, size - len(text) - 1) + "]"
 
 
@@ -368,7 +368,7 @@ def test_an_alias_bomb_in_set_is_refused_in_one_short_line_within_bounds(tmp_pat
         import sys
         from pathlib import Path
         from schedlab.tools import cli
-        rc = cli.main(["study", "run", "policies", "--set", "traces=" + Path({str(tmp_path / 'bomb.txt')!r}).read_text()])
+        rc = cli.main(["study", "run", "thresholds", "--set", "traces=" + Path({str(tmp_path / 'bomb.txt')!r}).read_text()])
         print("RC", rc)
     """)
     out, mb, seconds = _measured(code)
