@@ -83,18 +83,19 @@ _ADDRESS = None
 
 
 def scheduler_address(value, name: str = "--scheduler") -> str:
-    """A dask scheduler's address, ``HOST:PORT`` or ``tcp://`` / ``tls://``
-    before it (a host name, an IPv4 address or an IPv6 one in brackets; a
-    port 1-65535), checked here before dask reads it (dask's parser raises
-    a bare ValueError on ``bogus``)."""
+    """A dask scheduler's address, ``HOST:PORT`` or ``tcp://``, ``tls://``,
+    ``ws://``, ``wss://`` or ``ucx://`` before it (a host name, an IPv4
+    address or an IPv6 one in brackets; a port 1-65535), or an in-process
+    cluster's ``inproc://...``, checked here before dask reads it (dask's
+    parser raises a bare ValueError on ``bogus``)."""
     import re
 
     global _ADDRESS
     if _ADDRESS is None:
-        _ADDRESS = re.compile(r"(?:(?:tcp|tls)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|"
-                              r"\[[0-9A-Fa-f:.]{2,45}\]):([0-9]{1,5})")
+        _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|"
+                              r"\[[0-9A-Fa-f:.]{2,45}\]):([0-9]{1,5})|inproc://[A-Za-z0-9./:-]{1,200}")
     m = _ADDRESS.fullmatch(value) if isinstance(value, str) else None
-    if m is None or not 1 <= int(m.group(1)) <= 65535:
+    if m is None or (m.group(1) is not None and not 1 <= int(m.group(1)) <= 65535):
         raise InputError(f"{name}: expected a dask scheduler's address HOST:PORT or tcp://HOST:PORT "
                          f"(e.g. tcp://10.0.0.5:8786), got {shown(value)}")
     return value
