@@ -290,3 +290,39 @@ def test_schedgyms_rules_come_along_into_the_vector(rules):
     assert not np.array_equal(v.schedule(0).start, easy.start)       # the rules did change the schedule
     with pytest.raises(InputError, match="observation='schedgym'"):
         make_vec(2, observation="schedgym", **kw)
+
+
+@pytest.mark.parametrize("call", ["options_text", "options_int", "seed_negative", "seed_bool_list", "num_envs_huge",
+                                  "copy", "pickle", "bool_actions"])
+def test_the_vector_refuses_bad_calls_in_one_line(call):
+    """issue 54 item 3 for the vector environment: each bad call an InputError naming it."""
+    import copy
+    import pickle
+
+    if call == "num_envs_huge":
+        with pytest.raises(InputError, match="num_envs: at most 4096"):
+            gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=10 ** 9)
+        return
+    venv = gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=2)
+    try:
+        if call == "options_text":
+            with pytest.raises(InputError, match="reset options: expected a dict"):
+                venv.reset(options="abc")
+        elif call == "options_int":
+            with pytest.raises(InputError, match="reset options: expected a dict"):
+                venv.reset(options=5)
+        elif call == "seed_negative":
+            with pytest.raises(InputError, match="reset seed"):
+                venv.reset(seed=-1)
+        elif call == "seed_bool_list":
+            with pytest.raises(InputError, match="reset seed"):
+                venv.reset(seed=[True, False])
+        elif call in ("copy", "pickle"):
+            with pytest.raises(InputError, match="cannot be copied or pickled"):
+                copy.deepcopy(venv) if call == "copy" else pickle.dumps(venv)
+        else:
+            venv.reset(seed=0)
+            with pytest.raises(InputError, match="actions: expected 2 integers"):
+                venv.step(np.array([True, False]))
+    finally:
+        venv.close()

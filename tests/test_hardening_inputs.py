@@ -292,7 +292,7 @@ HOSTILE = [
     ("name: x\ndims: {a: [1]}\nparams: [1, 2]\n", "params"),
     ("name: x\ndims: {a: [1]}\nparams: {a: 2}\n", "both a dimension"),
     ("name: x\ndims: {a: [1]}\nparams: {5: 2}\n", "params"),
-    (ALIAS_BOMB, "params"),
+    (ALIAS_BOMB, "aliases"),
     ("name: x\ndims: {a: [1]}\ncell: 5\n", "cell"),
     ("name: x\ndims: {a: [1]}\ncell: nope\n", "unknown cell"),
     ("name: x\ndims: {a: [1]}\nmetrics: avg_wait\n", "metrics"),

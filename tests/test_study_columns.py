@@ -238,7 +238,7 @@ def test_the_columns_parameter_reads_a_mapping_a_list_or_their_text(tiny):
     assert columns.study_columns([f"pred={f}", f"fn={PRED}"], "columns") == want        # what --column gives
     assert columns.study_columns(f'{{pred: "{f}", fn: "{PRED}"}}', "columns") == want    # papermill -p
     assert columns.study_columns([], "columns") == columns.study_columns("none", "columns") == ()
-    for bad, says in (({"user": str(f)}, "not 'user'"), (["pred"], r"columns\[0\]: expected NAME=FILE"),
+    for bad, says in (({"user": str(f)}, "'user' is the jobs' users"), (["pred"], r"columns\[0\]: expected NAME=FILE"),
                       ([f"pred={f}", f"pred={PRED}"], "given twice"), ({"pred": "a&b.csv"}, "a trace spec cannot carry")):
         with pytest.raises(InputError, match=says):
             columns.study_columns(bad, "columns")

@@ -52,7 +52,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["Expr", "PREFIX", "FEATURES", "FUNCTIONS", "is_expr", "BUILTIN_EXPRESSIONS"]
+__all__ = ["Expr", "PREFIX", "FEATURES", "FUNCTIONS", "is_expr", "column_name_error", "BUILTIN_EXPRESSIONS"]
 
 PREFIX = "expr:"
 MAX_LENGTH = 2000
@@ -94,7 +94,23 @@ _UNARY_FN = {"abs": "ABS", "log": "LOG", "log2": "LOG2", "log10": "LOG10", "log1
              "exp": "EXP"}
 _BINOPS = {ast.Add: "ADD", ast.Sub: "SUB", ast.Mult: "MUL", ast.Div: "DIV", ast.Pow: "POW"}
 _CMPOPS = {ast.Lt: "LT", ast.LtE: "LE", ast.Gt: "GT", ast.GtE: "GE", ast.Eq: "EQ", ast.NotEq: "NE"}
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+def column_name_error(name) -> str | None:
+    """Why ``name`` cannot name a per-job column (None: it can): the
+    grammar's identifier rule, checked where a column is made
+    (``Jobs(columns=...)``, ``--column``) so that ``col.NAME`` always
+    parses -- letters, digits and ``_``, not starting with a digit or
+    ``__``, at most 64 characters, not a Python keyword (``col.class`` is a
+    syntax error)."""
+    import keyword
+
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name.startswith("__"):
+        return "letters, digits and _, not starting with a digit or __, at most 64 characters"
+    if keyword.iskeyword(name):
+        return f"{name!r} is a Python keyword: col.{name} could not be parsed"
+    return None
 
 #: The 13 built-in queue policies written as expressions: each gives the same
 #: schedule as its built-in twin, bit for bit (tests/test_expr.py,
@@ -170,7 +186,7 @@ class _Compiler:
         elif isinstance(node, ast.Attribute):
             if not (isinstance(node.value, ast.Name) and node.value.id == "col" and isinstance(node.ctx, ast.Load)):
                 raise _Refused(node, "attribute access is refused (only col.NAME, a column of yours)")
-            if not _NAME.match(node.attr) or node.attr.startswith("__"):
+            if column_name_error(node.attr):
                 raise _Refused(node, f"bad column name {node.attr!r}")
             self.emit("COL", node.attr)
         elif isinstance(node, ast.UnaryOp):
@@ -311,7 +327,10 @@ class Expr:
         try:
             tree = ast.parse(text, mode="eval")
         except SyntaxError as e:
-            col = e.offset if e.offset is not None else 1
+            # Python puts an error at the end of the text at offset 0 (or on a
+            # line 2): columns count from 1, the end is len + 1
+            col = e.offset if e.offset and e.lineno == 1 else len(text) + 1
+            col = min(col, len(text) + 1)
             raise InputError(f"policy expression {_shown(text)}, column {col}: syntax error "
                              f"({e.msg})") from None
         except (RecursionError, MemoryError, ValueError) as e:

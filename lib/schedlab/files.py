@@ -4,15 +4,43 @@ atomic writers make their temporary files with ``mkstemp``/``mkdtemp``,
 mode 0600/0700), an OSError while writing names its file, and every file is
 written atomically by one writer (:func:`atomic`, :func:`write_bytes`): a
 temporary file beside the target, then ``os.replace``, so an interrupted run
-never leaves half a file."""
+never leaves half a file.  A path that exists and is not a regular file (a
+device, a FIFO, a socket, a folder; :func:`atomic_folder`: anything but a
+folder) is refused in one line (:func:`replaceable`), before and again just
+before the rename: renaming over ``/dev/null`` would replace the system's
+null device with a regular file."""
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["umask", "umask_mode", "naming", "atomic", "atomic_folder", "write_bytes"]
+from .errors import InputError
+
+__all__ = ["umask", "umask_mode", "naming", "replaceable", "atomic", "atomic_folder", "write_bytes"]
+
+#: What a path that is not a regular file is, by the test of its mode.
+_KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO"),
+          (stat.S_ISSOCK, "socket"), (stat.S_ISDIR, "directory"))
+
+
+def replaceable(path, directory: bool = False) -> None:
+    """Raise :class:`InputError` in one line if ``path`` exists (through a
+    symbolic link) and is not a regular file -- with ``directory``, not a
+    folder -- so that no writer renames over a device, a FIFO, a socket or
+    a folder.  A missing path (or a dangling link) is fine."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if stat.S_ISDIR(mode) if directory else stat.S_ISREG(mode):
+        return
+    kind = next((k for test, k in _KINDS if test(mode)), "special file")
+    want = "a folder" if directory else "a regular file"
+    raise InputError(f"{os.fspath(path)}: exists and is a {kind}, not {want}: refusing to replace it "
+                     f"(choose another output path)")
 
 
 def umask() -> int:
@@ -47,6 +75,7 @@ def atomic(path, *, suffix: str = ".tmp", fsync: bool = False):
     mode (and, with ``fsync``, reaches the disk) and replaces ``path``;
     otherwise it is removed.  An OSError names ``path``."""
     path = Path(path)
+    replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     os.close(fd)
@@ -57,6 +86,7 @@ def atomic(path, *, suffix: str = ".tmp", fsync: bool = False):
                 with open(tmp, "rb+") as fh:
                     os.fsync(fh.fileno())
             umask_mode(tmp)
+            replaceable(path)           # again: it may have been made while the file was written
             os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -79,12 +109,14 @@ def atomic_folder(path):
     import shutil
 
     path = Path(path)
+    replaceable(path, directory=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
     try:
         with naming(path):
             yield tmp
             umask_mode(tmp, directory=True)
+            replaceable(path, directory=True)
             if path.exists():
                 shutil.rmtree(path)
             os.replace(tmp, path)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import InputError
-from .expr import Expr, is_expr
+from .expr import Expr, column_name_error, is_expr
 
 __all__ = ["TIME_MAX", "Expr", "KeyFunction", "POLICIES", "QUEUE_ORDERS", "LELONG_POLICIES", "BANDIT_POLICIES", "FEATURES", "ALIASES",
            "Mixed", "PolicyLike", "Policy", "as_policy", "parse_duration", "format_duration", "Jobs",
@@ -441,8 +441,6 @@ class Jobs:
                                  f"{int(bad.sum())} job(s) affected")
 
 
-_COLUMN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-
 
 def _columns(columns, n: int) -> dict:
     """Per-job columns checked: a mapping of names to n finite numbers each
@@ -451,8 +449,9 @@ def _columns(columns, n: int) -> dict:
         raise InputError(f"columns: a dict of name -> per-job values, got {type(columns).__name__}")
     out = {}
     for name, values in columns.items():
-        if not isinstance(name, str) or not _COLUMN_NAME.match(name) or name.startswith("__"):
-            raise InputError(f"columns: bad column name {name!r} (letters, digits and _, at most 64)")
+        why = column_name_error(name)
+        if why:
+            raise InputError(f"columns: bad column name {str(name)[:70]!r} ({why})")
         if name == "user":
             raise InputError("columns: 'user' is the jobs' users (Jobs(user=...)), not a column")
         a = np.asarray(values)

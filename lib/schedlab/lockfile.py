@@ -157,7 +157,9 @@ def main(argv=None) -> int:
               f"{sys.version_info.major}.{sys.version_info.minor})")
         return 0
     if action == "environment":
-        ENVIRONMENT.write_text(environment_yml())
+        from .files import write_bytes
+
+        write_bytes(ENVIRONMENT, environment_yml().encode("utf-8"))
         print(f"wrote {ENVIRONMENT.relative_to(paths.ROOT)}")
         return 0
     print("usage: python -m schedlab.lockfile [check|environment]", file=sys.stderr)

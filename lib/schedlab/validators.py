@@ -21,8 +21,85 @@ from .errors import InputError
 from .expr import Expr, is_expr
 from .jobs import POLICIES, PYTHON_PREFIX, KeyFunction, Policy, parse_duration
 
-__all__ = ["as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
+__all__ = ["shown", "read_yaml", "scheduler_address", "as_list", "as_names", "trace_list", "trace_tuple", "integer", "optional_integer", "number", "choice", "choices", "boolean", "duration", "directory",
            "policy_names"]
+
+#: The most characters of a bad value an error quotes.
+SHOWN = 60
+
+
+def shown(value, limit: int = SHOWN) -> str:
+    """``value`` as an error quotes it: its ``repr`` cut to at most ``limit``
+    characters (with its length when it was cut), built without ever
+    forming the whole ``repr`` of a huge value."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = limit
+    r.maxlist = r.maxtuple = r.maxdict = r.maxset = 8
+    r.maxlevel = 3
+    text = r.repr(value)
+    size = len(value) if isinstance(value, (str, bytes)) else None
+    if len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return f"{text} ({size} characters)" if size is not None and size > limit else text
+
+
+def _no_alias_loader():
+    """YAML's safe loader without aliases: ``*name`` repeats a node without
+    writing it again, so nine-wide aliases eight deep expand a few hundred
+    bytes into 43 million items.  Without them a value is at most as big as
+    its text."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise InputError(f"line {event.start_mark.line + 1}, column {event.start_mark.column + 1}: "
+                                 f"YAML aliases (*{event.anchor[:20]}) are not accepted: write the value "
+                                 f"out")
+            return super().compose_node(parent, index)
+
+    return NoAliases
+
+
+def read_yaml(text: str, where: str):
+    """The value of YAML ``text`` (a parameter file, a ``--set`` value, a
+    list parameter), read safely and bounded: no aliases, no nesting deeper
+    than Python's recursion allows; an error names ``where``.  The one YAML
+    reader of the library (tests/test_hardening_bounds.py)."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_no_alias_loader())       # noqa: S506 -- a SafeLoader subclass
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{where}: nested too deeply") from None
+
+
+_ADDRESS = None
+
+
+def scheduler_address(value, name: str = "--scheduler") -> str:
+    """A dask scheduler's address, ``HOST:PORT`` or ``tcp://``, ``tls://``,
+    ``ws://``, ``wss://`` or ``ucx://`` before it (a host name, an IPv4
+    address or an IPv6 one in brackets; a port 1-65535), or an in-process
+    cluster's ``inproc://...``, checked here before dask reads it (dask's
+    parser raises a bare ValueError on ``bogus``)."""
+    import re
+
+    global _ADDRESS
+    if _ADDRESS is None:
+        _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|"
+                              r"\[[0-9A-Fa-f:.]{2,45}\]):([0-9]{1,5})|inproc://[A-Za-z0-9./:-]{1,200}")
+    m = _ADDRESS.fullmatch(value) if isinstance(value, str) else None
+    if m is None or (m.group(1) is not None and not 1 <= int(m.group(1)) <= 65535):
+        raise InputError(f"{name}: expected a dask scheduler's address HOST:PORT or tcp://HOST:PORT "
+                         f"(e.g. tcp://10.0.0.5:8786), got {shown(value)}")
+    return value
+
 
 #: Words that, as the whole text of a list parameter, mean "no items" when
 #: the caller allows it (``as_list(..., none_is_empty=True)``).
@@ -47,18 +124,18 @@ def as_list(value, name: str, none_is_empty: bool = False) -> list:
         if text.startswith("["):
             import yaml
             try:
-                parsed = yaml.safe_load(text)
+                parsed = read_yaml(text, name)
             except yaml.YAMLError as exc:
-                raise InputError(f"{name}: cannot read {text!r} as a list: {exc}") from None
+                raise InputError(f"{name}: cannot read {shown(text)} as a list: {exc}") from None
             if not isinstance(parsed, list):
-                raise InputError(f"{name}: {text!r} is not a list")
+                raise InputError(f"{name}: {shown(text)} is not a list")
             return parsed
         if "," in text and not Path(text).expanduser().exists():
             return [part.strip() for part in text.split(",") if part.strip()]
         return [text] if text else []
     if isinstance(value, (bool, int, float, np.integer, np.floating)):
         return [value]
-    raise InputError(f"{name}: expected a list, got {type(value).__name__} {value!r}")
+    raise InputError(f"{name}: expected a list, got {type(value).__name__} {shown(value)}")
 
 
 def as_names(value, name: str, none_is_empty: bool = False) -> list[str]:
@@ -68,7 +145,7 @@ def as_names(value, name: str, none_is_empty: bool = False) -> list[str]:
     out = []
     for i, item in enumerate(as_list(value, name, none_is_empty)):
         if isinstance(item, bool) or not isinstance(item, (str, int, float, np.integer, np.floating)):
-            raise InputError(f"{name}[{i}]: expected a name, got {item!r}")
+            raise InputError(f"{name}[{i}]: expected a name, got {shown(item)}")
         out.append(str(item))
     return out
 
@@ -87,7 +164,7 @@ def integer(value, name: str, low: int = 1) -> int:
             if math.isfinite(f) and f.is_integer():
                 v = int(f)
     if v is None or v < low:
-        raise InputError(f"{name}: expected an integer >= {low}, got {value!r}")
+        raise InputError(f"{name}: expected an integer >= {low}, got {shown(value)}")
     return v
 
 
@@ -104,13 +181,13 @@ def number(value, name: str, low: float = -math.inf, high: float = math.inf, *,
     lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
     what = f"a number in {lo}{low}, {high}{hi}"
     if isinstance(value, bool):
-        raise InputError(f"{name}: expected {what}, got {value!r}")
+        raise InputError(f"{name}: expected {what}, got {shown(value)}")
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{name}: expected {what}, got {value!r}") from None
+        raise InputError(f"{name}: expected {what}, got {shown(value)}") from None
     if not math.isfinite(v) or v < low or v > high or (low_open and v == low) or (high_open and v == high):
-        raise InputError(f"{name}: expected {what}, got {value!r}")
+        raise InputError(f"{name}: expected {what}, got {shown(value)}")
     return v
 
 
@@ -120,13 +197,13 @@ def boolean(value, name: str) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no", "1", "0"):
         return value.strip().lower() in ("true", "yes", "1")
-    raise InputError(f"{name}: expected true or false, got {value!r}")
+    raise InputError(f"{name}: expected true or false, got {shown(value)}")
 
 
 def choice(value, name: str, allowed: Sequence[str]) -> str:
     """One of ``allowed`` (surrounding blanks ignored)."""
     if not isinstance(value, str) or value.strip() not in allowed:
-        raise InputError(f"{name}: expected one of {list(allowed)}, got {value!r}")
+        raise InputError(f"{name}: expected one of {list(allowed)}, got {shown(value)}")
     return value.strip()
 
 
@@ -148,7 +225,7 @@ def duration(value, name: str) -> int | None:
     """A duration in seconds (``"40h"``, ``72000``, ``"2.31d"``) or ``None``
     for none (:func:`schedlab.jobs.parse_duration`)."""
     if isinstance(value, bool):
-        raise InputError(f"{name}: expected a duration such as 40h, 200000 or none, got {value!r}")
+        raise InputError(f"{name}: expected a duration such as 40h, 200000 or none, got {shown(value)}")
     try:
         return parse_duration(value)
     except InputError as exc:
@@ -161,7 +238,7 @@ def directory(value, name: str, default: Path) -> Path:
     if value is None or (isinstance(value, str) and not value.strip()):
         return default
     if not isinstance(value, (str, os.PathLike)):
-        raise InputError(f"{name}: expected a directory path or None, got {value!r}")
+        raise InputError(f"{name}: expected a directory path or None, got {shown(value)}")
     path = Path(os.fspath(value)).expanduser().resolve()
     if path.exists() and not path.is_dir():
         raise InputError(f"{name}: {path} exists and is not a directory")
@@ -176,7 +253,7 @@ def _policy_list(value, name: str, expressions: bool) -> list[str]:
     out: list[str] = []
     for i, item in enumerate(as_list(value, name, none_is_empty=True)):
         if not isinstance(item, str):
-            raise InputError(f"{name}[{i}]: expected {want}, got {item!r}")
+            raise InputError(f"{name}[{i}]: expected {want}, got {shown(item)}")
         try:
             canon = Policy(item, item).primary
         except InputError as exc:
@@ -187,9 +264,9 @@ def _policy_list(value, name: str, expressions: bool) -> list[str]:
             canon = item.strip()        # py:module:name, loaded again where it runs
         if not isinstance(canon, str) or not (canon in POLICIES or (expressions and (
                 is_expr(canon) or canon.startswith(PYTHON_PREFIX)))):
-            raise InputError(f"{name}[{i}]: {need} is needed here, got {item!r}")
+            raise InputError(f"{name}[{i}]: {need} is needed here, got {shown(item)}")
         if canon in out:
-            raise InputError(f"{name}: {item!r} is listed twice (as {canon})")
+            raise InputError(f"{name}: {shown(item)} is listed twice (as {canon})")
         out.append(canon)
     return out
 

@@ -216,10 +216,20 @@ def local_cluster(n: int):
                             silence_logs=40)
 
 
+def _address(scheduler: str | None) -> str | None:
+    """The scheduler given, else ``$SCHEDLAB_SCHEDULER``, checked (None: a local cluster)."""
+    from .. import validators
+
+    if scheduler:
+        return validators.scheduler_address(scheduler, "--scheduler")
+    env = os.environ.get(SCHEDULER_ENV)
+    return validators.scheduler_address(env, f"${SCHEDULER_ENV}") if env else None
+
+
 def _client(scheduler: str | None, workers: int | None):
     from dask.distributed import Client
 
-    address = scheduler or os.environ.get(SCHEDULER_ENV)
+    address = _address(scheduler)
     if address:
         return Client(address), None
     n = workers or os.cpu_count() or 1
@@ -323,7 +333,7 @@ class Runner:
     def __init__(self, workers: int | None = None, scheduler: str | None = None, cache_dir=None,
                  log=print):
         self.workers = workers or os.cpu_count() or 1
-        self.scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+        self.scheduler = _address(scheduler)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else paths.RESULTS / "cache"
         self.log = log
         self.cluster = None

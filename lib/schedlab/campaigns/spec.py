@@ -221,7 +221,9 @@ class Campaign:
             raise InputError(f"{path}: {size} bytes, more than a campaign spec may hold ({MAX_SPEC_BYTES})")
         raw = path.read_bytes()
         try:
-            d = yaml.safe_load(raw.decode("utf-8"))
+            from .. import validators
+
+            d = validators.read_yaml(raw.decode("utf-8"), str(path))
         except UnicodeDecodeError as e:
             raise InputError(f"{path}: not UTF-8 text ({e})") from None
         except yaml.YAMLError as e:

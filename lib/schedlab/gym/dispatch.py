@@ -46,7 +46,8 @@ parameter):
 * ``K``: how many queued jobs the agent sees and may name -- the first K in
   FCFS order (submit time, then id, then input position); 128 by default as
   SchedGym; None: all of them (the observation is then as long as the
-  largest possible queue of an episode).
+  largest possible queue of an episode).  At most 128 or that largest
+  queue, whichever is larger (a larger K could never be filled).
 * ``backfill``: the backfilling order P_B, a queue policy name or an
   ``expr:`` policy expression (default ``"FCFS"``: SchedGym walks its queue
   in submission order when it backfills).  Unlike SchedGym's, this is
@@ -112,7 +113,11 @@ s + i); ``reset()`` draws the next window of the stream (a ``resampled``
 one from the environment's ``np_random``); ``options={"week": k}``,
 ``{"start": i}`` or ``{"sample": k}`` pick one
 (resample k of a named trace is the selection study's resample k for
-``resample_seed`` and ``weeks``).
+``resample_seed`` and ``weeks``); an option of another window is an error.
+``weeks`` is at most 520 (:data:`schedlab.gym._checks.MAX_WEEKS`).  An
+action is an integer (a bool is refused, as by PolicySelection-v0); an
+environment cannot be copied or pickled (it holds a simulation of the C
+core): make another with the same parameters and seed.
 Episodes are deterministic for a seed; nothing is carried from one episode
 to the next.
 """
@@ -130,6 +135,7 @@ from .. import validators
 from ..engine import sim
 from ..errors import InputError
 from . import _core, schedgym
+from . import _checks
 from ._weeks import LogWeeks
 from ..workloads import traces as _traces
 from ..workloads import workload
@@ -141,6 +147,8 @@ REWARDS = ("bsld", "wait")
 TIMINGS = ("episode", "step")
 INVALID = ("wrap", "error")
 OBSERVATIONS = ("schedlab", "schedgym")
+#: The options of ``reset`` and the windows each applies to.
+OPTIONS = {"week": ("week",), "start": ("jobs",), "sample": ("resampled",)}
 #: The columns of the observation's ``"jobs"`` rows, in order (units in the module docstring).
 JOB_FIELDS = ("wait", "req", "procs", "submit", "fits")
 #: The entries of the observation's ``"machine"`` vector.
@@ -157,7 +165,7 @@ def _one_of(value, name: str, allowed: tuple[str, ...]) -> str:
     return value.strip().lower()
 
 
-class JobDispatchEnv(gym.Env):
+class JobDispatchEnv(_checks.NoCopy, gym.Env):
     """Which queued job goes first, decision by decision, under EASY backfilling (see the module docstring)."""
 
     metadata = {"render_modes": []}
@@ -179,7 +187,8 @@ class JobDispatchEnv(gym.Env):
             raise InputError(f"backfill: SchedGym's rules backfill in submission order (FCFS), got {backfill!r}")
         self.policy = sim.Policy(self.backfill, self.backfill, None)     # P_R = P_B: one queue; P_R decides nothing
         self.sequence = validators.integer(jobs, "jobs", 1)
-        self.weeks = validators.integer(weeks, "weeks", 1)
+        self.weeks = _checks.bounded(validators.integer(weeks, "weeks", 1), "weeks", _checks.MAX_WEEKS,
+                                     "ten years of weeks")
         self.resample_seed = validators.integer(resample_seed, "resample_seed", 0)
         if isinstance(trace, sim.Jobs):
             if m is None:
@@ -207,7 +216,8 @@ class JobDispatchEnv(gym.Env):
         if K is None:
             self.K = self._largest_episode()
         else:
-            self.K = validators.integer(K, "K", 1)
+            self.K = _checks.bounded(validators.integer(K, "K", 1), "K", max(128, self._largest_episode()),
+                                     "128 or the most jobs an episode of this window can hold")
         self.action_space = spaces.Discrete(self.K)
         big = np.float64(np.inf)
         self._fields = JOB_FIELDS
@@ -282,11 +292,7 @@ class JobDispatchEnv(gym.Env):
 
     # ------------------------------------------------------------- episode --
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = set(options) - {"week", "start", "sample"}
-        if unknown:
-            raise InputError(f"reset options: unknown {sorted(unknown)}; expected 'week', 'start' or 'sample'")
+        options = _checks.begin_reset(self, seed, options, OPTIONS)
         core = self._core
         if seed is not None or not self._seeded:   # the core's stream draws the windows (as the vector env's)
             core.seed(0, seed if seed is not None else int(self.np_random.integers(2 ** 63)))
@@ -368,15 +374,7 @@ class JobDispatchEnv(gym.Env):
     def step(self, action):
         if self._done:
             raise InputError("step: the episode is over (or not started): call reset()")
-        if type(action) is not int:
-            ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-            if not ok and isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                ok = True
-            if not ok:
-                raise InputError(f"action: expected a visible job's index 0..{self.K - 1}, got {action!r}")
-        a = int(action)
-        if not 0 <= a < self.K:
-            raise InputError(f"action: expected a visible job's index 0..{self.K - 1}, got {action!r}")
+        a = _checks.action_index(action, self.K, "a visible job's index")
         core = self._core
         st = self._stats.tolist()           # the counters as Python ints, one call
         n = st[_VISIBLE]

@@ -64,8 +64,13 @@ policy, as the study's).  ``info``: ``period``, ``policy`` (name),
 
 ``reset(seed=...)`` draws the window from the episode's generator (a
 resample index, or a week that has jobs); ``options={"sample": k}`` or
-``{"week": k}`` pick one.  Resample k is the selection study's resample k
-for ``resample_seed`` (default 2017, the study's seed).  Nothing is carried
+``{"week": k}`` pick one (an option of another window is an error).
+Resample k is the selection study's resample k for ``resample_seed``
+(default 2017, the study's seed); ``weeks`` is at most 520
+(:data:`schedlab.gym._checks.MAX_WEEKS`).  An action is an integer (a bool
+is refused, as by JobDispatch-v0); an environment cannot be copied or
+pickled (it holds a simulation of the C core): make another with the same
+parameters and seed.  Nothing is carried
 from one episode to the next.
 """
 from __future__ import annotations
@@ -80,6 +85,7 @@ from gymnasium import spaces
 from .. import validators
 from ..engine import metrics, sim
 from ..errors import InputError
+from . import _checks
 from ._weeks import LogWeeks
 from ..science import online_bandit
 from ..science.online_selection import (PERIODS, POLICIES, WEEK, FinishedTracker, period_bounds, period_costs,
@@ -92,6 +98,8 @@ __all__ = ["PolicySelectionEnv", "STATE_FIELDS", "WINDOWS", "FEEDBACKS", "COSTS"
 WINDOWS = ("resampled", "week", "log")
 FEEDBACKS = ("full", "noisy", "bandit")
 COSTS = ("wait", "bsld")
+#: The options of ``reset`` and the windows each applies to.
+OPTIONS = {"sample": ("resampled",), "week": ("week",)}
 #: The entries of the observation's ``"state"`` vector, in order (units in the module docstring).
 STATE_FIELDS = ("queued", "queued_area", "queued_procs", "queued_wait", "running", "busy", "running_area",
                 "submitted", "finished", "finished_wait", "progress")
@@ -141,7 +149,7 @@ def bsld_period_costs(jobs: sim.Jobs, m: int, edges: np.ndarray, policies, thres
     return exact, noisy
 
 
-class PolicySelectionEnv(gym.Env):
+class PolicySelectionEnv(_checks.NoCopy, gym.Env):
     """Online selection of EASY's queue policy, period by period (see the module docstring)."""
 
     metadata = {"render_modes": []}
@@ -155,8 +163,11 @@ class PolicySelectionEnv(gym.Env):
         self.feedback = _one_of(feedback, "feedback", FEEDBACKS)
         self.cost = _one_of(cost, "cost", COSTS)
         self.policies = validators.policy_specs(policies, "policies")
+        if not self.policies:
+            raise InputError("policies: give at least one (action i runs policies[i])")
         self.threshold = validators.duration(threshold, "threshold")
-        self.weeks = validators.integer(weeks, "weeks", 1)
+        self.weeks = _checks.bounded(validators.integer(weeks, "weeks", 1), "weeks", _checks.MAX_WEEKS,
+                                     "ten years of weeks")
         self.noise = validators.number(noise, "noise", 0.0, 1.0, high_open=True)
         self.resample_seed = validators.integer(resample_seed, "resample_seed", 0)
         self.length = PERIODS[self.period]
@@ -212,12 +223,7 @@ class PolicySelectionEnv(gym.Env):
         return jobs, period_edges(n, self.length, origin), {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = set(options) - {"sample", "week"}
-        if unknown:
-            raise InputError(f"reset options: unknown {sorted(unknown)}; expected 'sample' or 'week'")
-        self.close()
+        options = _checks.begin_reset(self, seed, options, OPTIONS)
         self.jobs, self.edges, where = self._episode_jobs(options)
         self.n_periods = len(self.edges) - 1
         self._bounds = period_bounds(self.jobs, self.edges)
@@ -267,9 +273,7 @@ class PolicySelectionEnv(gym.Env):
     def step(self, action):
         if self._done:
             raise InputError("step: the episode is over (or not started): call reset()")
-        if not self.action_space.contains(action):
-            raise InputError(f"action: expected a policy index 0..{len(self.policies) - 1}, got {action!r}")
-        i, t = int(action), self._t
+        i, t = _checks.action_index(action, len(self.policies), "a policy index"), self._t
         s = self._sim
         s.set_policy(online_bandit.easy(self.policies[i], self.threshold))
         s.run(until=int(self.edges[t + 1]) - 1)

@@ -45,14 +45,15 @@ counted, and warned once per vector) or refused (``"error"``).
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .. import validators
 from ..errors import InputError
-from . import _core
+from . import _checks, _core
 from .dispatch import JobDispatchEnv
 
 __all__ = ["JobDispatchVectorEnv"]
@@ -71,13 +72,19 @@ def _autoreset(mode) -> AutoresetMode:
     raise InputError(f"autoreset_mode: expected one of {', '.join(m.name for m in AutoresetMode)}, got {mode!r}")
 
 
-class JobDispatchVectorEnv(VectorEnv):
+#: The most environments one vector steps (issue 54: no parameter allocates without bound); each holds
+#: its observation rows (K x 5 doubles) and one episode's simulation.
+MAX_ENVS = 4096
+
+
+class JobDispatchVectorEnv(_checks.NoCopy, VectorEnv):
     """N JobDispatch-v0 environments stepped together in the C core (see the module docstring)."""
 
     def __init__(self, num_envs: int = 1, *, autoreset_mode=AutoresetMode.NEXT_STEP, copy: bool = True,
                  max_episode_steps=None, **kwargs: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise InputError(f"num_envs: expected an integer >= 1, got {num_envs!r}")
+            raise InputError(f"num_envs: expected an integer >= 1, got {validators.shown(num_envs)}")
+        _checks.bounded(int(num_envs), "num_envs", MAX_ENVS, "environments stepped in one vector")
         if max_episode_steps is not None:
             raise InputError("max_episode_steps: JobDispatch-v0's episodes end when their jobs have started "
                              "(no truncation)")
@@ -120,8 +127,13 @@ class JobDispatchVectorEnv(VectorEnv):
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
         """Reset every environment (or those of ``options["reset_mask"]``):
         ``seed`` an int s seeds environment i with s + i, a list one seed each."""
-        one = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+        one = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+        if one and seed < 0:
+            raise InputError(f"reset seed: expected None, an integer >= 0 or {self.num_envs} of them, got {seed}")
         super().reset(seed=int(seed) if one else None)        # the vector's own generator takes one int
+        if options is not None and not isinstance(options, Mapping):
+            raise InputError(f"reset options: expected a dict, got {type(options).__name__} "
+                             f"{validators.shown(options)}")
         options = dict(options or {})
         unknown = set(options) - {"reset_mask"}
         if unknown:
@@ -132,10 +144,13 @@ class JobDispatchVectorEnv(VectorEnv):
                 seeds = [int(x) for x in self.np_random.integers(2 ** 63, size=n)]
             elif one:
                 seeds = [int(seed) + i for i in range(n)]
-            elif isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n:
-                seeds = [int(s) for s in seed]
+            elif isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n and all(
+                    isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and x >= 0
+                    for x in seed):
+                seeds = [int(x) for x in seed]
             else:
-                raise InputError(f"seed: expected an int or {n} ints, got {seed!r}")
+                raise InputError(f"reset seed: expected None, an integer >= 0 or {n} of them, got "
+                                 f"{validators.shown(seed)}")
             for i, s in enumerate(seeds):
                 core.seed(i, s)
             self._seeded = True

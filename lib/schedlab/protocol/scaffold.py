@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import InputError
+from ..files import write_bytes
 
 #: What a title or a paper reference may hold: letters (any script), digits,
 #: spaces and ``.,;:()'&%+/§-`` (it goes into Python, TOML, YAML and Typst text).
@@ -65,18 +66,60 @@ class NewStudy:
         ])
 
 
-def check_name(name: str) -> str:
-    """A new study's name: a lower-case identifier no study, module of
+def _module_names() -> set[str]:
+    """The top-level modules a study's package name must not shadow or be
+    confused with: the standard library's, and those of the lock
+    (requirements.lock) and of the installed distributions."""
+    import importlib.metadata
+    import sys
+
+    from .. import lockfile
+
+    names = set(sys.stdlib_module_names)
+    try:
+        names |= {lockfile.canonical(n).replace("-", "_") for n in lockfile.requirements()}
+    except (InputError, OSError):       # no lock (a site's checkout): the installed distributions still count
+        pass
+    names |= {n.lower() for n in importlib.metadata.packages_distributions()}
+    return names
+
+
+def check_name(name: str, root=None) -> str:
+    """A new study's name, checked against everything it becomes before
+    anything is written: a lower-case identifier (no whitespace, not even a
+    trailing newline) that is no Python keyword and no module of the
+    standard library or of the lock, whose package, slug and notebook stem
+    no study (nor a package the registry left out), module of
     ``schedlab.studies`` or notebook already uses."""
+    import keyword
+
     from ..studies import registry
 
-    if not isinstance(name, str) or not registry.NAME.match(name) or name in registry.RESERVED:
-        raise InputError(f"study name {str(name)[:60]!r}: lower-case letters, digits and '_', starting with a "
+    shown = repr(str(name)[:60])
+    if isinstance(name, str) and any(c.isspace() for c in name):
+        raise InputError(f"study name {shown}: carries whitespace (it names a Python package and files)")
+    if not isinstance(name, str) or not registry.NAME.fullmatch(name) or name in registry.RESERVED:
+        raise InputError(f"study name {shown}: lower-case letters, digits and '_', starting with a "
                          f"letter, at most 40 characters (it names a Python package), not "
                          f"{', '.join(registry.RESERVED)}")
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        raise InputError(f"study name {name!r}: a Python keyword (its package could not be imported by name)")
+    if name in _module_names():
+        raise InputError(f"study name {name!r}: the name of a module of Python's standard library or of the "
+                         f"lock (requirements.lock); choose a name that cannot be confused with it")
     taken = registry.HERE / name
     if taken.exists() or (registry.HERE / f"{name}.py").exists():
         raise InputError(f"study name {name!r}: lib/schedlab/studies/{name} already exists")
+    slug = name.replace("_", "-")
+    found = registry.scan()
+    for e in found.entries + found.left_out:
+        if slug == e.slug:
+            raise InputError(f"study name {name!r}: its slug {slug!r} (notebooks/NN-{slug}.ipynb) is study "
+                             f"{e.name}'s; choose another name")
+    root = Path(root) if root is not None else paths.ROOT
+    for folder in ("notebooks", "params/quick", "params/full"):
+        for f in sorted((root / folder).glob(f"[0-9][0-9]-{slug}.*")):
+            raise InputError(f"study name {name!r}: {folder}/{f.name} already has the slug {slug!r} in its stem")
     return name
 
 
@@ -92,8 +135,8 @@ def next_number() -> int:
     from this process's registry)."""
     from ..studies import registry
 
-    found = registry.discover()
-    return max((e.number for e in found), default=-1) + 1
+    found = registry.scan()
+    return max((e.number for e in found.entries + found.left_out), default=-1) + 1
 
 
 def _substitute(template: str, values: dict[str, str]) -> str:
@@ -114,7 +157,7 @@ def new_study(name: str, title: str | None = None, paper: str | None = None, *, 
     (default "none yet").  ``root``: the repository (default the checkout)."""
     from ..studies import registry
 
-    check_name(name)
+    check_name(name, root)
     title = _text(title if title is not None else name.replace("_", " ").capitalize(), "title")
     paper = _text(paper if paper is not None else "none yet", "paper")
     root = Path(root) if root is not None else paths.ROOT
@@ -140,8 +183,7 @@ def new_study(name: str, title: str | None = None, paper: str | None = None, *, 
         for path, template in targets.items():
             if template is None:
                 continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(_substitute(template, values), encoding="utf-8")
+            write_bytes(path, _substitute(template, values).encode("utf-8"))
             written.append(path)
         nb = root / "notebooks" / f"{stem}.ipynb"
         _write_notebook(nb, registry.read_entry(pkg), paper)
@@ -182,7 +224,10 @@ def _write_notebook(path: Path, entry, paper: str) -> None:
         c["id"] = f"{entry.name}-{i:02d}"
     nb.cells = cells
     nbformat.validate(nb)
-    nbformat.write(nb, str(path))
+    from ..files import atomic
+
+    with atomic(path, suffix=".ipynb") as tmp:
+        nbformat.write(nb, str(tmp))
 
 
 # ------------------------------------------------------------ the templates --

@@ -131,7 +131,7 @@ def load_profile(entry: Entry, profile: str) -> tuple[dict[str, Any], dict[str, 
         raise InputError(f"{relpath(f)}: missing parameters file of study {entry.name} (profile {profile})")
     text = f.read_text()
     try:
-        values = yaml.safe_load(text) or {}
+        values = _validators.read_yaml(text, relpath(f)) or {}
     except yaml.YAMLError as exc:
         raise InputError(f"{relpath(f)}: not valid YAML: {exc}") from None
     if not isinstance(values, dict):
@@ -606,16 +606,30 @@ def study_traces(params: Params) -> list:
     return found
 
 
+def study_name(mod) -> str:
+    """A study module's registered name (its module path when it has none)."""
+    from ..studies.registry import name_of
+
+    try:
+        return name_of(mod.__name__)
+    except ValueError:
+        return mod.__name__
+
+
 def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[str, dict]:
     """How each trace of a study is cleaned (the study's ``overrun``
     parameter, else its module's ``CLEANING``, else "kill"; its ``m``
     parameter when it has one): each report is logged -- with its warnings,
     for the notebook's reader and the terminal -- and returned as plain data
-    for the provenance of every result."""
+    for the provenance of every result.  A trace with fewer jobs after
+    cleaning than the study's ``MIN_JOBS`` (declared in its package; default
+    1) is refused here, before any cell runs, with the study's minimum and
+    its reason (``MIN_JOBS_WHY``)."""
     import warnings
 
     from ..workloads import traces as _traces
 
+    least = getattr(mod, "MIN_JOBS", 1)
     overrun = getattr(params, "overrun", None) or getattr(mod, "CLEANING", None) or "kill"
     m = getattr(params, "m", None)
     records = {}
@@ -624,6 +638,10 @@ def cleaning_records(mod, params: Params, log: Callable[[str], None]) -> dict[st
             warnings.simplefilter("ignore")
             report = _traces.cleaned(info, m=m if isinstance(m, int) else None, overrun=overrun).report
         records[info.name] = report.record()
+        if report.jobs_out < least:
+            why = getattr(mod, "MIN_JOBS_WHY", "")
+            raise InputError(f"{info.name}: {report.jobs_out} job(s) after cleaning; study {study_name(mod)} "
+                             f"needs at least {least}" + (f" ({why})" if why else ""))
         choices = ", ".join(f"{k} {v}" for k, v in report.choices.items())
         log(f"cleaning {info.name}: {report.jobs_out} of {report.jobs_in} jobs kept "
             f"({100 * report.removed_share:.1f} % removed, {100 * report.removed_work_share:.1f} % of the "
@@ -1079,7 +1097,10 @@ def write_cells(entries=STUDIES) -> list[str]:
         text = parameters_cell(entry)
         if cell.source != text.rstrip("\n"):
             cell.source = text.rstrip("\n")
-            nbformat.write(nb, str(nb_path))
+            from ..files import atomic
+
+            with atomic(nb_path, suffix=".ipynb") as tmp:
+                nbformat.write(nb, str(tmp))
             changed.append(entry.stem)
     return changed
 

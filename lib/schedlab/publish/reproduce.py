@@ -93,14 +93,14 @@ def notebook_parameters(nb: Path) -> dict[str, int]:
 def notebook_params(stem: str, profile: str) -> dict:
     """The YAML parameters of a notebook for a profile, each checked to be
     a parameter of the notebook (papermill would silently add a misspelt one)."""
-    import yaml
-
     if profile not in PROFILES:
         raise InputError(f"unknown profile {profile!r}; expected one of {PROFILES}")
     f = paths.ROOT / "params" / profile / f"{stem}.yaml"
     if not f.exists():
         raise InputError(f"{f}: missing parameters file for notebook {stem} (profile {profile})")
-    params = yaml.safe_load(f.read_text()) or {}
+    from .. import validators
+
+    params = validators.read_yaml(f.read_text(), str(f)) or {}
     if not isinstance(params, dict):
         raise InputError(f"{f}: expected a mapping of parameter names to values")
     nb = paths.NOTEBOOKS / f"{stem}.ipynb"

@@ -475,7 +475,8 @@ def ship_files(files, profile: str = "full", root: Path | None = None, log=print
         if not f.is_file():
             raise InputError(f"{f}: no such file")
         if f.resolve() != (base / f.name).resolve():
-            shutil.copyfile(f, base / f.name)
+            with atomic(base / f.name) as tmp:
+                shutil.copyfile(f, tmp)
         manifest.setdefault("files", {})[f.name] = _sha256(base / f.name)
         names.append(f.name)
         if log:

@@ -84,7 +84,8 @@ def run(specs, profile: str = "quick", only=None, log=print, out=None, status: d
                                   "trace": (getattr(exc, "traceback", None) if isinstance(exc, NotebookError)
                                             else traceback.format_exc())[-8000:]}
             log(f"  {entry.stem} FAILED: {status[entry.stem]['error']}")
-    (root / "status.json").write_text(json.dumps(status, indent=1))
+    with atomic(root / "status.json") as tmp:
+        tmp.write_text(json.dumps(status, indent=1))
     page = write(root, [e for e, _ in studies], [i.name for i in infos], profile, status)
     failed = [s for s, v in status.items() if not v["ok"]]
     log(f"wrote {page}" + (f"; {len(failed)} failed: {', '.join(failed)}" if failed else ""))

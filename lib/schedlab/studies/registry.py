@@ -6,7 +6,11 @@ README's study table and every test that iterates over the studies
 (tests/test_study_protocol.py fails when any of them drifts).
 
 An entry is data only: importing this module reads the ``study.toml`` files
-and imports no study.
+and imports no study.  A package that is refused (a bad ``study.toml``, a
+number or slug another study has) is left out of :data:`STUDIES` with its
+problem in :data:`PROBLEMS` -- naming the package to fix -- so that one bad
+package never stops ``study list`` or the other studies (issue 54);
+:func:`discover` is the strict form, which raises the first problem.
 """
 from __future__ import annotations
 
@@ -102,12 +106,12 @@ def read_entry(folder: Path) -> Entry:
     for key in KEYS[:-1]:
         if key not in d:
             raise InputError(f"{where}: missing {key!r}")
-    if not NAME.match(name) or name in RESERVED:
+    if not NAME.fullmatch(name) or name in RESERVED:
         raise InputError(f"{where}: the package name {name!r} is not a study name (lower case, digits, _; "
                          f"not {', '.join(RESERVED)})")
     if not (isinstance(d["number"], int) and not isinstance(d["number"], bool) and 0 <= d["number"] <= 99):
         raise InputError(f"{where}: number must be an integer from 0 to 99, got {d['number']!r}")
-    if not (isinstance(d["slug"], str) and SLUG.match(d["slug"])):
+    if not (isinstance(d["slug"], str) and SLUG.fullmatch(d["slug"])):
         raise InputError(f"{where}: slug must be lower-case letters, digits and '-', got {d['slug']!r}")
     for key in ("title", "summary", "papers"):
         if not isinstance(d[key], str) or "\n" in d[key] or "|" in d[key]:
@@ -118,23 +122,61 @@ def read_entry(folder: Path) -> Entry:
     return Entry(name, d["number"], d["slug"], d["title"], d["summary"], d["papers"], tuple(data))
 
 
-def discover(root: Path = HERE) -> tuple[Entry, ...]:
-    """Every study package under ``root`` (a folder with ``study.toml``),
-    by number; two studies with one number or one slug are refused."""
+@dataclass(frozen=True)
+class Scan:
+    """What :func:`scan` found: the studies, the packages left out that
+    declare a valid entry (one whose number or slug another study has), and
+    each left-out package's problem (package name -> one line with its fix)."""
+
+    entries: tuple[Entry, ...]
+    left_out: tuple[Entry, ...]
+    problems: dict
+
+
+def scan(root: Path = HERE) -> Scan:
+    """Every study package under ``root`` (a folder with ``study.toml``), by
+    number; a package whose ``study.toml`` is refused, or whose number or
+    slug a study before it (by number, then name) has, is left out with its
+    problem instead of stopping the others."""
     from ..errors import InputError
 
-    entries = sorted((read_entry(f.parent) for f in Path(root).glob("*/study.toml")), key=lambda e: e.number)
-    for attr in ("number", "slug"):
-        seen: dict = {}
-        for e in entries:
-            other = seen.setdefault(getattr(e, attr), e.name)
-            if other != e.name:
-                raise InputError(f"studies {other} and {e.name} have the same {attr} {getattr(e, attr)!r} "
-                                 f"(lib/schedlab/studies/*/study.toml)")
-    return tuple(entries)
+    entries, problems = [], {}
+    for f in sorted(Path(root).glob("*/study.toml")):
+        try:
+            entries.append(read_entry(f.parent))
+        except InputError as exc:
+            problems[f.parent.name] = f"{exc} (study {f.parent.name} is left out until its study.toml is fixed)"
+    kept, left, seen = [], [], {}
+    for e in sorted(entries, key=lambda e: (e.number, e.name)):
+        clash = next(((a, seen[a, getattr(e, a)]) for a in ("number", "slug") if (a, getattr(e, a)) in seen), None)
+        if clash:
+            attr, other = clash
+            problems[e.name] = (f"studies {other} and {e.name} have the same {attr} {getattr(e, attr)!r}: study "
+                                f"{e.name} is left out; give it another {attr} in "
+                                f"lib/schedlab/studies/{e.name}/study.toml (and its notebook and parameter "
+                                f"files the new name), or rename or remove the package lib/schedlab/studies/"
+                                f"{e.name}/")
+            left.append(e)
+            continue
+        seen.update({(a, getattr(e, a)): e.name for a in ("number", "slug")})
+        kept.append(e)
+    return Scan(tuple(kept), tuple(left), problems)
 
 
-STUDIES: tuple[Entry, ...] = discover()
+def discover(root: Path = HERE) -> tuple[Entry, ...]:
+    """:func:`scan`'s studies, strictly: the first problem is raised."""
+    from ..errors import InputError
+
+    found = scan(root)
+    if found.problems:
+        raise InputError(next(iter(found.problems.values())))
+    return found.entries
+
+
+_SCAN = scan()
+STUDIES: tuple[Entry, ...] = _SCAN.entries
+#: The packages left out of :data:`STUDIES`, each with its problem and fix (``study list`` prints them).
+PROBLEMS: dict = _SCAN.problems
 
 BY_NAME = {e.name: e for e in STUDIES}
 BY_STEM = {e.stem: e for e in STUDIES}
@@ -153,6 +195,8 @@ def get(name_or_stem: str) -> Entry:
     for e in STUDIES:
         if key in (str(e.number), f"{e.number:02d}", e.slug):
             return e
+    if key in PROBLEMS:
+        raise InputError(PROBLEMS[key])
     raise InputError(f"unknown study {name_or_stem!r}; the studies: {', '.join(e.name for e in STUDIES)}")
 
 
@@ -197,6 +241,6 @@ def name_of(module: str) -> str:
     by ``schedlab study new`` is one)."""
     parts = module.split(".")
     if (parts[:2] != ["schedlab", "studies"] or len(parts) < 3
-            or not (parts[2] in BY_NAME or (NAME.match(parts[2]) and (HERE / parts[2] / "study.toml").is_file()))):
+            or not (parts[2] in BY_NAME or (NAME.fullmatch(parts[2]) and (HERE / parts[2] / "study.toml").is_file()))):
         raise ValueError(f"{module} is not a module of a registered study")
     return parts[2]

@@ -263,8 +263,10 @@ def cmd_campaign(args) -> int:
 def _study_list() -> int:
     import importlib
 
-    from ..studies.registry import STUDIES
+    from ..studies.registry import PROBLEMS, STUDIES
 
+    for problem in PROBLEMS.values():       # a package left out never hides the others
+        print(f"schedlab: warning: {problem}", file=sys.stderr)
     print(f"{'name':<15} {'notebook':<38} {'protocol':<9} papers")
     for e in STUDIES:
         mod = importlib.import_module(e.module)
@@ -278,17 +280,21 @@ def _settings(items) -> dict:
     [a, b] -> list, 20h -> text), then checked by the study's validators."""
     import yaml
 
+    from ..validators import read_yaml, shown
+
     out = {}
     for item in items or []:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
-            raise SchedlabError(f"--set {item!r}: expected key=value")
-        if key.strip() in out:
-            raise SchedlabError(f"--set {item!r}: {key.strip()} given twice; give each parameter once")
+            raise SchedlabError(f"--set {shown(item)}: expected key=value")
+        key = key.strip()
+        where = f"--set {key if key.isidentifier() and len(key) <= 60 else shown(key)}"
+        if key in out:
+            raise SchedlabError(f"{where}: given twice; give each parameter once")
         try:
-            out[key.strip()] = yaml.safe_load(text) if text.strip() else None
+            out[key] = read_yaml(text, where) if text.strip() else None
         except yaml.YAMLError:
-            out[key.strip()] = text
+            out[key] = text
     return out
 
 
@@ -558,6 +564,9 @@ def interrupted_line(args) -> str:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "scheduler", None) is not None:    # every --scheduler, checked before any work
+            from .. import validators
+            validators.scheduler_address(args.scheduler)
         return args.func(args)
     except SchedlabError as e:
         print(f"schedlab: error: {e}", file=sys.stderr)

@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..expr import column_name_error
 from ..jobs import Jobs
-from ..validators import NONE_WORDS, as_list
+from ..validators import NONE_WORDS, as_list, read_yaml
 
 __all__ = ["read_column", "parse_column_arg", "with_columns", "source", "parse_source_arg", "compute", "digest",
            "is_function", "check_name", "study_columns"]
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _SPLIT = re.compile(r"[,;\t ]+")
 _INT = re.compile(r"^[+-]?[0-9]{1,19}$")
 _FLOAT = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$")
@@ -41,8 +41,9 @@ def parse_column_arg(text: str) -> tuple[str, Path]:
         raise InputError(f"--column {text!r}: expected NAME=FILE, e.g. pred=preds.csv")
     name, _, path = text.partition("=")
     name = name.strip()
-    if not _NAME.match(name) or name.startswith("__") or name == "user":
-        raise InputError(f"--column {text!r}: bad column name {name!r} (letters, digits and _; not 'user')")
+    why = column_name_error(name) or ("'user' is the jobs' users, not a column" if name == "user" else None)
+    if why:
+        raise InputError(f"--column {text[:80]!r}: bad column name {name[:70]!r} ({why})")
     if not path:
         raise InputError(f"--column {text!r}: no file after '='")
     return name, Path(path)
@@ -113,10 +114,12 @@ def is_function(source: str) -> bool:
 
 
 def check_name(name, where: str = "columns") -> str:
-    """A column's name: letters, digits and ``_``, not ``user`` (the jobs' own field)."""
-    if not isinstance(name, str) or not _NAME.match(name) or name.startswith("__") or name == "user":
-        raise InputError(f"{where}: bad column name {str(name)[:60]!r} (letters, digits and _, at most 64; "
-                         "not 'user')")
+    """A column's name: the expression grammar's identifier rule (:func:`schedlab.expr.column_name_error`),
+    and not ``user`` (the jobs' own field)."""
+    why = (column_name_error(name) if isinstance(name, str) else "a column name is a text") or \
+        ("'user' is the jobs' users, not a column" if name == "user" else None)
+    if why:
+        raise InputError(f"{where}: bad column name {str(name)[:60]!r}: {why}")
     return name
 
 
@@ -221,9 +224,9 @@ def study_columns(value, name: str = "columns") -> tuple[tuple[str, str], ...]:
     if isinstance(value, str) and value.strip().startswith("{"):
         import yaml
         try:
-            value = yaml.safe_load(value)
+            value = read_yaml(value, name)
         except yaml.YAMLError as exc:
-            raise InputError(f"{name}: cannot read {value!r} as a mapping: {exc}") from None
+            raise InputError(f"{name}: cannot read {value[:60]!r} as a mapping: {exc}") from None
     if isinstance(value, dict):
         items = list(value.items())
     else:

@@ -183,21 +183,57 @@ def _compression(head: bytes) -> str | None:
     return None
 
 
+#: A compressed log may expand to at most this many times its size (the
+#: bundled logs expand 4 to 11 times) or :data:`EXPANDED_FLOOR` bytes,
+#: whichever is more; beyond it the reading stops (a compression bomb: 1 MB
+#: of gzip can expand to 1 GiB).
+EXPANDED_RATIO = 64
+EXPANDED_FLOOR = 64 << 20
+
+
+class _Capped(io.RawIOBase):
+    """A decompressing stream that refuses, in one line, to expand past its cap."""
+
+    def __init__(self, inner, path: Path, compressed: int):
+        self._inner, self._path, self._compressed = inner, path, compressed
+        self._cap = max(EXPANDED_RATIO * compressed, EXPANDED_FLOOR)
+        self._seen = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self._inner.readinto(buffer)
+        self._seen += n
+        if self._seen > self._cap:
+            raise InputError(f"{self._path}: expands to more than {self._cap} bytes from {self._compressed} "
+                             f"compressed (at most {EXPANDED_RATIO} times, or {EXPANDED_FLOOR >> 20} MiB): "
+                             f"refused as a likely compression bomb")
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+        super().close()
+
+
 def _read_bytes(path: Path) -> bytes:
-    raw = path.read_bytes()
-    kind = _compression(raw[:6])
-    if kind is None and path.suffix in (".gz", ".bz2", ".xz") and raw:
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    kind = _compression(head)
+    if kind is None and path.suffix in (".gz", ".bz2", ".xz") and head:
         raise InputError(f"{path}: suffix {path.suffix} but not a {path.suffix[1:]} file")
+    if kind is None:
+        return path.read_bytes()
     try:
-        if kind == "gz":
-            return gzip.decompress(raw)
-        if kind == "bz2":
-            return bz2.decompress(raw)
-        if kind == "xz":
-            return lzma.decompress(raw)
+        with _open_text_stream(path) as fh:
+            return b"".join(iter(lambda: fh.read(1 << 20), b""))
+    except InputError:
+        raise
     except _DECOMPRESS_ERRORS as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and exc.errno is not None:
+            raise   # a real I/O error, not a corrupt stream
         raise InputError(f"{path}: cannot decompress ({kind}): {exc}") from exc
-    return raw
 
 
 # What the decompressors raise on a truncated or corrupt stream (bz2 raises a
@@ -206,17 +242,16 @@ _DECOMPRESS_ERRORS = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
 
 
 def _open_text_stream(path: Path):
-    """A binary stream of the decompressed content (for reading headers)."""
+    """A binary stream of the decompressed content, which refuses to expand
+    past :data:`EXPANDED_RATIO` times the compressed size (the one way the
+    library reads a compressed log)."""
     with open(path, "rb") as fh:
         head = fh.read(6)
-    kind = _compression(head)
-    if kind == "gz":
-        return gzip.open(path, "rb")
-    if kind == "bz2":
-        return bz2.open(path, "rb")
-    if kind == "xz":
-        return lzma.open(path, "rb")
-    return open(path, "rb")
+        compressed = os.fstat(fh.fileno()).st_size
+    opener = {"gz": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(_compression(head))
+    if opener is None:
+        return open(path, "rb")
+    return io.BufferedReader(_Capped(opener(path, "rb"), path, compressed), 1 << 16)
 
 
 def _comment_text(line: bytes) -> str:
@@ -255,6 +290,8 @@ def read_swf_header(path: str | os.PathLike) -> tuple[dict[str, str], list[str]]
                 if not s.startswith(b";"):
                     break
                 texts.append(_comment_text(line))
+        except InputError:
+            raise
         except _DECOMPRESS_ERRORS as exc:
             if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and exc.errno is not None:
                 raise   # a real I/O error, not a corrupt stream
@@ -295,6 +332,8 @@ def count_jobs(path: str | os.PathLike) -> int:
                 rows = re.split(rb"[\r\n]", tail + block)
                 tail = rows.pop()
                 n += sum(1 for r in rows if (s := r.strip()) and not s.startswith(b";"))
+    except InputError:
+        raise
     except _DECOMPRESS_ERRORS as exc:
         if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and exc.errno is not None:
             raise   # a real I/O error, not a corrupt stream

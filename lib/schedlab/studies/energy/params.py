@@ -135,8 +135,7 @@ def _sensitivity(sens, name):
     if isinstance(sens, (bool, str)) and not (isinstance(sens, str) and sens.strip().startswith("{")):
         return _bool(sens, name)
     if isinstance(sens, str):
-        import yaml
-        sens = yaml.safe_load(sens)
+        sens = validators.read_yaml(sens, name)
     if not isinstance(sens, dict):
         raise InputError(f"{name}: expected true, false or a mapping parameter -> list of values")
     bad = sorted(set(sens) - set(SENSITIVITY))

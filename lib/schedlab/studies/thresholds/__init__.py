@@ -83,6 +83,7 @@ from .cells import thesis_cell, traintest_campaigns
 from .params import (CRITERIA, DEFAULT_TRACES, FINISH, LELONG, METRICS, PAPER_THRESHOLDS, PUBLISHED, THESIS,
                      THESIS_TABLES, THESIS_THRESHOLDS, THESIS_TRACES, THESIS_WEEKS, Params, parse_thresholds)
 from .params import OUTPUTS, TINY  # noqa: F401  (the driver, schedlab.protocol.study.check_study)
+from .params import MIN_JOBS, MIN_JOBS_WHY  # noqa: F401  (the driver, schedlab.protocol.study.cleaning_records)
 from .run import compute
 from .tables import table_thesis_5_6
 

@@ -267,6 +267,9 @@ def threshold_effect(ds, base, threshold: int, backfill: str, trace: str, seed: 
     ``base`` the baseline (primary=[FCFS], week)."""
     b_avg = base.avg_wait.values.reshape(-1)
     b_max = base.max_wait.values.reshape(-1)
+    if not np.nanmax(b_max, initial=0) > 0:
+        raise InputError(f"{trace}: no job waits in the baseline's {b_max.size} week(s) (EASY-FCFS): Fig. 5's "
+                         f"maximum waits relative to the baseline's are undefined; give a busier or longer log")
     policies = [str(x) for x in ds.primary.values]
     res = {k: {} for k in ("avg", "dec", "gain", "mm", "mmh", "mean")}
     for key, label in (("thr", format_duration(threshold)), ("none", "none")):
