@@ -45,16 +45,9 @@ static int some_fits(sl_sim *s)
 
 /* The first queued job of the primary order (ordered at this pass), or -1:
  * start_in_order's head when no queued job fits. */
-static int32_t first_queued(sl_sim *s, int64_t t)
+static inline int32_t first_queued(sl_sim *s, int64_t t)
 {
-    if (s->pq.tmode)
-        return sl_tour_top(s, &s->pq, t);
-    for (int32_t i = s->pq.first; i < s->pq.len; i++) {
-        const int32_t j = s->pq.idx[i];
-        if (s->state[j] == SL_QUEUED)
-            return j;
-    }
-    return -1;
+    return sl_queue_first(s, &s->pq, t);
 }
 
 int32_t sl_dispatch_pass(sl_sim *s, int64_t t)

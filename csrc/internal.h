@@ -237,6 +237,10 @@ static inline void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
         sl_queue_reorder(s, q, t);
 }
 void sl_queue_compact(sl_sim *s, sl_queue *q);
+/* The first queued job of q, in the order q holds at t (sl_queue_order
+ * first when it may be out of date), or -1: the tournament's top, or the
+ * first queued entry of idx. */
+int32_t sl_queue_first(sl_sim *s, sl_queue *q, int64_t t);
 /* sl_queue_before with the keys of a and b computed at t (a dynamic queue
  * keeps only the keys it needs). */
 int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);

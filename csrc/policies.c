@@ -1104,3 +1104,15 @@ void sl_queue_compact(sl_sim *s, sl_queue *q)
     if (q->kvalid)
         kin_tree(q);
 }
+
+int32_t sl_queue_first(sl_sim *s, sl_queue *q, int64_t t)
+{
+    if (q->tmode)
+        return sl_tour_top(s, q, t);
+    for (int32_t i = q->first; i < q->len; i++) {
+        const int32_t j = q->idx[i];
+        if (s->state[j] == SL_QUEUED)
+            return j;
+    }
+    return -1;
+}

@@ -308,19 +308,11 @@ static void choose(sl_sim *s, int32_t j)
     g->has_shadow = 0;
 }
 
-/* The first queued job in P_R order at now (as dispatch.c's first_queued). */
+/* The first queued job in P_R order at now. */
 static int32_t first_in_order(sl_sim *s)
 {
-    const int64_t t = s->now;
-    sl_queue_order(s, &s->pq, t);
-    if (s->pq.tmode)
-        return sl_tour_top(s, &s->pq, t);
-    for (int32_t i = s->pq.first; i < s->pq.len; i++) {
-        const int32_t j = s->pq.idx[i];
-        if (s->state[j] == SL_QUEUED)
-            return j;
-    }
-    return -1;
+    sl_queue_order(s, &s->pq, s->now);
+    return sl_queue_first(s, &s->pq, s->now);
 }
 
 int sl_sg_run(sl_sim *s, int64_t until)

@@ -136,24 +136,33 @@ PYTHON_PREFIX = "py:"
 _PYTHON_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def import_attribute(module: str, name: str, what: str, kind: str = ""):
+    """``module.name``, the module imported by its (already checked) dotted
+    name: the one way a user's Python object -- a policy, an estimator, a
+    column's function -- is loaded, here and on a dask worker.  Errors are
+    one :class:`InputError` starting with ``what``; ``kind`` names what the
+    attribute should be (``"function "``)."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise InputError(f"{what}: cannot import {module!r} ({exc}); it must be importable where the "
+                         "simulations run (installed, or on the workers' path)") from None
+    if not hasattr(mod, name):
+        raise InputError(f"{what}: module {module!r} has no {kind}{name!r}")
+    return getattr(mod, name)
+
+
 def python_object(spec: str, what: str = "policy"):
     """The object ``py:module:name`` names (the module imported by its
     name; the name checked against the identifier grammar first, never
     evaluated).  Raises :class:`InputError` naming the spec."""
-    import importlib
-
     target = spec[len(PYTHON_PREFIX):].strip() if spec.startswith(PYTHON_PREFIX) else spec
     if not _PYTHON_NAME.match(target):
         raise InputError(f"{what} {spec[:80]!r}: expected py:module:name (a dotted module, then a name)")
     module, _, name = target.partition(":")
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as exc:
-        raise InputError(f"{what} {spec}: cannot import {module!r} ({exc}); it must be importable where the "
-                         "simulations run (installed, or on the workers' path)") from None
-    if not hasattr(mod, name):
-        raise InputError(f"{what} {spec}: module {module!r} has no {name!r}")
-    return getattr(mod, name)
+    return import_attribute(module, name, f"{what} {spec}")
 
 
 def python_key_function(spec: str) -> "KeyFunction":

@@ -290,7 +290,7 @@ def _settings(items) -> dict:
         key = key.strip()
         where = f"--set {key if key.isidentifier() and len(key) <= 60 else shown(key)}"
         if key in out:
-            raise SchedlabError(f"{where}: given twice; give each parameter once")
+            raise SchedlabError(f"{where} given twice; give each parameter once")
         try:
             out[key] = read_yaml(text, where) if text.strip() else None
         except yaml.YAMLError:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..expr import column_name_error
-from ..jobs import Jobs
+from ..jobs import Jobs, import_attribute
 from ..validators import NONE_WORDS, as_list, read_yaml
 
 __all__ = ["read_column", "parse_column_arg", "with_columns", "source", "parse_source_arg", "compute", "digest",
@@ -155,15 +155,8 @@ def parse_source_arg(text: str, option: str = "--column") -> tuple[str, str]:
 
 
 def _function(src: str, name: str):
-    import importlib
-
     module, _, attr = src.partition(":")
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as exc:
-        raise InputError(f"column {name!r}: cannot import {module!r} for {src} ({exc}); the module must be "
-                         "importable where the cells run (installed, or on the workers' path)") from None
-    fn = getattr(mod, attr, None)
+    fn = import_attribute(module, attr, f"column {name!r}: {src}", kind="function ")
     if not callable(fn):
         raise InputError(f"column {name!r}: {src}: module {module!r} has no function {attr!r}")
     return fn
