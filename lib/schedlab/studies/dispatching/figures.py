@@ -1,19 +1,56 @@
 """The figures of the dispatching study (drawing only)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...protocol import plots
 
 
-def figure_waits(datasets: dict, policy: str):
-    """The mean wait of each simulated week, one line per trace."""
+def _smooth(x: np.ndarray, w: int) -> np.ndarray:
+    """The running mean over the last ``w`` epochs (fewer at the start)."""
+    c = np.cumsum(np.insert(np.asarray(x, float), 0, 0.0))
+    i = np.arange(1, len(x) + 1)
+    return (c[i] - c[np.maximum(i - w, 0)]) / np.minimum(i, w)
+
+
+def figure_learning(curves: dict[str, dict], envs: int):
+    """Per log, the learning curve: the agent's mean bounded slowdown on each
+    epoch's training sequences over SJF's and FCFS's on the same sequences
+    (below 1: better than the heuristic), raw and as a running mean."""
     with plots.style():
-        fig = plots.figure(6.5, 3.0)
-        ax = fig.add_subplot(111)
-        for name, ds in datasets.items():
-            ax.plot(ds["week"].values, ds["avg_wait"].values / 3600, marker="o", ms=3,
-                    color=plots.trace_color(name), label=name)
-        ax.set_xlabel("week of the log")
-        ax.set_ylabel("mean wait (h)")
-        ax.set_title(f"{policy}, each week simulated alone")
-        ax.legend(loc="upper right")
+        fig = plots.figure(6.5, 3.2 * len(curves))
+        for k, (trace, c) in enumerate(curves.items()):
+            ax = fig.add_subplot(len(curves), 1, k + 1)
+            epochs = np.arange(1, len(c["agent"]) + 1)
+            w = max(1, len(epochs) // 20)
+            for ref, colour in (("sjf", "tab:blue"), ("fcfs", "0.45")):
+                r = c["agent"] / c[ref]
+                ax.plot(epochs, r, color=colour, alpha=0.25, lw=0.8)
+                ax.plot(epochs, _smooth(r, w), color=colour, lw=1.6,
+                        label=f"agent / {ref.upper()}" + (f" (running mean of {w})" if w > 1 else ""))
+            ax.axhline(1.0, color="k", lw=0.8)
+            ax.set_yscale("log")
+            ax.set_xlabel(f"epoch ({envs} training episodes each)")
+            ax.set_ylabel("mean bsld, ratio")
+            ax.set_title(f"{trace}: training sequences (first half)")
+            ax.legend(loc="upper right")
+    return fig
+
+
+def figure_heldout(rows: list[dict], traces: list[str]):
+    """Per log, each arm's mean bounded slowdown on the held-out sequences with its interval."""
+    with plots.style():
+        fig = plots.figure(6.5, 2.6 * len(traces))
+        for k, t in enumerate(traces):
+            ax = fig.add_subplot(len(traces), 1, k + 1)
+            rs = sorted((r for r in rows if r["trace"] == t), key=lambda r: r["mean_bsld"])
+            y = np.arange(len(rs))
+            colours = ["tab:red" if r["kind"] == "learned" else "0.45" for r in rs]
+            ax.errorbar([r["mean_bsld"] for r in rs], y,
+                        xerr=[[r["mean_bsld"] - r["low"] for r in rs], [r["high"] - r["mean_bsld"] for r in rs]],
+                        fmt="none", ecolor="0.3", capsize=2)
+            ax.scatter([r["mean_bsld"] for r in rs], y, c=colours, zorder=3)
+            ax.set_yticks(y, [r["arm"] for r in rs])
+            ax.set_xlabel("mean bounded slowdown over the held-out sequences (95 % interval)")
+            ax.set_title(f"{t}: held-out sequences (second half)")
     return fig

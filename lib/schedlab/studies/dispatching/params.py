@@ -1,12 +1,11 @@
-"""The parameters of the dispatching study, declared once (default = the quick
-profile's value; params/full/12-dispatching.yaml holds the full profile's values
-that differ)."""
+"""The parameters of the dispatching study, declared once (default = the
+quick profile's value; params/full/12-dispatching.yaml holds the full
+profile's values that differ)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...declared import integer
-from ...jobs import Policy
+from ...declared import integer, number, one_of
 from ...protocol.study import Outputs, param
 from ...protocol.study import Params as StudyParams
 from ...workloads import traces as _traces
@@ -15,37 +14,32 @@ from ..registry import name_of
 STUDY = name_of(__name__)
 
 
-def _policy(value, name: str) -> str:
-    """An EASY policy of two pure queue orders, e.g. EASY-SPF-FCFS."""
-    from ...errors import InputError
-
-    try:
-        p = Policy.parse(str(value))
-    except InputError as exc:
-        raise InputError(f"{name}: {exc}") from None
-    if not isinstance(p.primary, str) or not isinstance(p.backfill, str):
-        raise InputError(f"{name}: a pair of queue policies, e.g. EASY-SPF-FCFS, got {value!r}")
-    return f"EASY-{p.primary}-{p.backfill}"
-
-
 @dataclass(frozen=True)
 class Params(StudyParams):
-    """The dispatching study's parameters."""
+    """The dispatching study's parameters (quick: a short training, 100 held-out sequences)."""
 
-    traces: tuple = param(("KTH-SP2",), check=_traces.trace_tuple,
-                          help="traces: registry names (schedlab traces list) or SWF paths")
-    policy: str = param("EASY-FCFS-FCFS", check=_policy, help="the policy simulated, EASY-<P_R>-<P_B>")
-    weeks: int = param(4, unit="weeks", check=integer(1),
-                       help="the first weeks (with jobs) of each trace, each simulated alone")
+    traces: tuple = param(("SDSC-SP2",), check=_traces.trace_tuple,
+                          help="the logs (RLScheduler's is SDSC-SP2): an agent is trained on each log's first half "
+                               "and evaluated on sequences of its second half")
+    rules: str = param("schedgym", check=one_of("schedgym", "schedgym-nobackfill", "easy"),
+                       help="the scheduling rules: SchedGym's with backfilling (RLScheduler's published setting), "
+                            "without, or EASY's")
+    sequence: int = param(256, unit="jobs", check=integer(2),
+                          help="jobs per sequence, for training and evaluation (SchedGym's JOB_SEQUENCE_SIZE)")
+    sequences: int = param(100, check=integer(1), help="held-out sequences drawn from each log's second half")
+    epochs: int = param(60, check=integer(1), help="training epochs (one Adam step each)")
+    envs: int = param(64, check=integer(2), help="environments of the vector: episodes per epoch")
+    group: int = param(8, check=integer(2),
+                       help="episodes of the same sequence per epoch (the leave-one-out baseline's group)")
+    lr: float = param(0.003, check=number(1e-6, 1.0), help="Adam's step size")
+    seed: int = param(0, check=integer(0),
+                      help="seed of the training sequences, the sampling, the initial weights, the held-out draw "
+                           "and the bootstrap")
 
 
-#: The parameters of a tiny run of the study (seconds, on a generated log):
-#: what schedlab.protocol.study.check_study and the own-trace tests run.
-TINY = {"weeks": 2}
+#: The parameters of a tiny run of the study (seconds, on a generated log).
+TINY = {"sequence": 32, "sequences": 12, "epochs": 2, "envs": 4, "group": 2}
 
-
-#: What the study writes, by name (schedlab.protocol.study.Outputs): the driver refuses an
-#: undeclared output, and the notebook and the paper may name only these.
-OUTPUTS = Outputs(
-    tables=("weeks", "summary"),
-    figures=("waits",))
+#: What the study writes, by name (schedlab.protocol.study.Outputs).
+OUTPUTS = Outputs(tables=("heldout",), figures=("learning", "heldout"),
+                  datasets=("agent-{trace}", "heuristics-{trace}"))

@@ -1,32 +1,102 @@
-"""The dispatching study, :func:`compute`: the campaigns, then the tables,
-figures and numbers handed to the driver (schedlab.protocol.study.run_study),
-which writes them."""
+"""The dispatching study, :func:`compute`: per log, the agent's campaign
+(trained on the first half, run frozen on held-out sequences of the second)
+and the heuristics' campaign on the same sequences, then the table, the
+figures and the numbers handed to the driver."""
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .. import Table
 from ...campaigns.spec import Campaign
+from ...names import campaign_part
 from ...workloads import traces as _traces
 from . import cells
-from .analysis import per_trace
-from .figures import figure_waits
+from .analysis import REFERENCE, arms, rows as arm_rows
+from .figures import figure_heldout, figure_learning
 from .params import STUDY, Params
-from .report import findings, numbers
-from .tables import table_summary, table_weeks
+
+COLUMNS = ["trace", "arm", "mean bsld", "95% CI", f"vs {REFERENCE} %", "95% CI (paired)", "CI excludes 0", "rank",
+           "sequences"]
+
+
+def _fixed(p: Params, info) -> dict:
+    return {"trace": _traces.text(info), "rules": p.rules, "sequence": p.sequence, "sequences": p.sequences,
+            "seed": p.seed}
+
+
+def agent_campaign(p: Params, info) -> Campaign:
+    return Campaign(f"{STUDY}-agent-{campaign_part(info.name)}", cell=f"{cells.__name__}:agent_cell",
+                    dims={"run": [0]},
+                    params={**_fixed(p, info), "epochs": p.epochs, "envs": p.envs, "group": p.group, "lr": p.lr})
+
+
+def heuristics_campaign(p: Params, info) -> Campaign:
+    return Campaign(f"{STUDY}-heuristics-{campaign_part(info.name)}", cell=f"{cells.__name__}:heuristic_cell",
+                    dims={"heuristic": list(cells.HEURISTICS)}, params=_fixed(p, info))
 
 
 def compute(params: Params, ctx) -> dict[str, Any]:
-    """Through ``ctx``: ``tables/{weeks,summary}``, ``figures/waits``."""
-    datasets = {}
-    for info in params.traces:
-        weeks = cells.busy_weeks(_traces.cleaned(info).jobs, params.weeks)
-        campaign = Campaign(f"{STUDY}-{info.name}", {"week": weeks},
-                            {"trace": _traces.text(info), "policy": params.policy},
-                            cell=f"{cells.__name__}:week_cell")
-        datasets[info.name] = ctx.campaign(campaign)
-    summary = per_trace(datasets)
-    tables = {"weeks": ctx.table("weeks", table_weeks(datasets)),
-              "summary": ctx.table("summary", table_summary(summary))}
-    figures = {"waits": ctx.figure("waits", figure_waits(datasets, params.policy))}
-    return {"numbers": numbers(summary, params.policy), "findings": findings(summary, params.policy),
-            "tables": tables, "figures": figures, "datasets": datasets}
+    """Through ``ctx``: ``datasets/agent-<trace>.nc``,
+    ``datasets/heuristics-<trace>.nc``, ``tables/heldout``,
+    ``figures/learning``, ``figures/heldout``; returns ``numbers`` (each
+    arm's mean bounded slowdown, interval, change against SJF and rank per
+    log, and the training's size), ``findings`` and ``rows``."""
+    p = params
+    if p.envs % p.group:
+        from ...errors import InputError
+        raise InputError(f"envs ({p.envs}) must be a multiple of group ({p.group})")
+    rows, curves, training, datasets = [], {}, {}, {}
+    for t in p.traces:
+        agent = ctx.campaign(agent_campaign(p, t)).isel(run=0)
+        heur = ctx.campaign(heuristics_campaign(p, t))
+        ctx.dataset(f"agent-{t.name}", agent)
+        ctx.dataset(f"heuristics-{t.name}", heur)
+        datasets[t.name] = {"agent": agent, "heuristics": heur}
+        rows += arm_rows(arms(agent, heur), t.name, seed=p.seed)
+        curves[t.name] = {"agent": agent.curve_agent.values, "sjf": agent.curve_sjf.values,
+                          "fcfs": agent.curve_fcfs.values}
+        last = max(1, p.epochs // 10)
+        training[t.name] = {"episodes": p.epochs * p.envs, "steps": int(agent.train_steps.values),
+                            "cpu_seconds": float(agent.train_cpu.values),
+                            "last_epochs_vs_sjf": float(np.mean(curves[t.name]["agent"][-last:])
+                                                        / np.mean(curves[t.name]["sjf"][-last:])),
+                            "first_epochs_vs_sjf": float(np.mean(curves[t.name]["agent"][:last])
+                                                         / np.mean(curves[t.name]["sjf"][:last]))}
+    order = list(cells.HEURISTICS) + [cells.AGENT]
+    table = Table(COLUMNS, [[r["trace"], r["arm"], r["mean_bsld"], f"[{r['low']:.2f}, {r['high']:.2f}]",
+                             r["vs_sjf_pct"], f"[{r['vs_sjf_low']:.1f}, {r['vs_sjf_high']:.1f}]",
+                             r["vs_sjf_excludes_0"], r["rank"], r["sequences"]]
+                            for r in sorted(rows, key=lambda r: (r["trace"], order.index(r["arm"])))],
+                  title="RLScheduler's kernel network trained by REINFORCE beside SchedGym's heuristics: mean "
+                        "bounded slowdown on held-out sequences of each log's second half",
+                  digits={"mean bsld": 2, f"vs {REFERENCE} %": 1},
+                  notes=[f"rules: {p.rules}; {p.sequences} sequences of {p.sequence} jobs drawn from each log's "
+                         f"second half (seed {p.seed}); the agent trained for {p.epochs} epochs of {p.envs} "
+                         f"episodes ({p.envs // p.group} sequences of the first half, {p.group} episodes each), "
+                         f"then run frozen, greedily; 95 % percentile-bootstrap intervals over the sequences; "
+                         f"'vs {REFERENCE}': mean over mean on the same sequences, minus 1 (negative: better than "
+                         f"{REFERENCE})."])
+    ctx.table("heldout", table)
+    figures = {"learning": ctx.figure("learning", figure_learning(curves, p.envs)),
+               "heldout": ctx.figure("heldout", figure_heldout(rows, [t.name for t in p.traces]))}
+    numbers = {"study": STUDY, "rules": p.rules, "sequence": p.sequence, "sequences": p.sequences,
+               "arms": {t.name: {r["arm"]: {k: r[k] for k in ("mean_bsld", "low", "high", "vs_sjf_pct",
+                                                              "vs_sjf_low", "vs_sjf_high", "rank")}
+                                 for r in rows if r["trace"] == t.name} for t in p.traces},
+               "training": training}
+    numbers["agent_rank"] = {t.name: numbers["arms"][t.name][cells.AGENT]["rank"] for t in p.traces}
+    findings = {}
+    for t in p.traces:
+        a = numbers["arms"][t.name]
+        best = min(cells.HEURISTICS, key=lambda h: a[h]["mean_bsld"])
+        ag = a[cells.AGENT]
+        verdict = ("better than" if ag["vs_sjf_high"] < 0 else "worse than" if ag["vs_sjf_low"] > 0
+                   else "not distinguishable from")
+        findings[t.name] = (f"the agent: mean bsld {ag['mean_bsld']:.2f} [{ag['low']:.2f}, {ag['high']:.2f}] on "
+                            f"{p.sequences} held-out sequences, rank {ag['rank']} of {len(a)}; {verdict} SJF "
+                            f"({ag['vs_sjf_pct']:+.1f} % [{ag['vs_sjf_low']:+.1f}, {ag['vs_sjf_high']:+.1f}]); the "
+                            f"best heuristic {best} {a[best]['mean_bsld']:.2f}")
+    return {"numbers": numbers, "findings": findings, "tables": {"heldout": table}, "figures": figures,
+            "rows": rows, "datasets": datasets}
