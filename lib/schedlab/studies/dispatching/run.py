@@ -22,19 +22,18 @@ COLUMNS = ["trace", "arm", "mean bsld", "95% CI", f"vs {REFERENCE} %", "95% CI (
 
 
 def _fixed(p: Params, info) -> dict:
-    return {"trace": _traces.text(info), "rules": p.rules, "sequence": p.sequence, "sequences": p.sequences,
-            "seed": p.seed}
+    return {"trace": _traces.text(info), "rules": p.rules, "sequence": p.sequence, "sequences": p.sequences}
 
 
 def agent_campaign(p: Params, info) -> Campaign:
     return Campaign(f"{STUDY}-agent-{campaign_part(info.name)}", cell=f"{cells.__name__}:agent_cell",
-                    dims={"run": [0]},
+                    dims={"seed": [p.seed]},
                     params={**_fixed(p, info), "epochs": p.epochs, "envs": p.envs, "group": p.group, "lr": p.lr})
 
 
 def heuristics_campaign(p: Params, info) -> Campaign:
     return Campaign(f"{STUDY}-heuristics-{campaign_part(info.name)}", cell=f"{cells.__name__}:heuristic_cell",
-                    dims={"heuristic": list(cells.HEURISTICS)}, params=_fixed(p, info))
+                    dims={"heuristic": list(cells.HEURISTICS)}, params={**_fixed(p, info), "seed": p.seed})
 
 
 def compute(params: Params, ctx) -> dict[str, Any]:
@@ -49,7 +48,7 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         raise InputError(f"envs ({p.envs}) must be a multiple of group ({p.group})")
     rows, curves, training, datasets = [], {}, {}, {}
     for t in p.traces:
-        agent = ctx.campaign(agent_campaign(p, t)).isel(run=0)
+        agent = ctx.campaign(agent_campaign(p, t)).isel(seed=0)
         heur = ctx.campaign(heuristics_campaign(p, t))
         ctx.dataset(f"agent-{t.name}", agent)
         ctx.dataset(f"heuristics-{t.name}", heur)
