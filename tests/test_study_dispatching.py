@@ -73,6 +73,7 @@ def test_training_is_the_same_for_a_seed_and_moves_the_weights(log):
     init = cells.KernelPolicy(rng=np.random.default_rng(np.random.SeedSequence(3, spawn_key=(2,))))
     assert not np.array_equal(a.policy.flat(), init.flat())
     assert a.steps > 0 and np.isfinite(a.curve_agent).all() and (a.curve_sjf >= 1.0).all()
+    assert a.check_epochs.size == 0 and a.cpu_seconds > 0
 
 
 @pytest.mark.parametrize("rules", ["schedgym", "easy"])
@@ -96,6 +97,7 @@ def test_the_cells_run_on_the_same_held_out_sequences(log, tmp_path):
     assert np.array_equal(h["heldout_start"][1], a["heldout_start"][1])
     assert a["curve_agent"][0] == ("epoch",) and a["curve_agent"][1].shape == (1,)
     assert a["kernel_weights"][1].size == cells.KernelPolicy().size
+    assert a["check_epoch"][1].tolist() == [0, 1] and a["check_heuristic_bsld"][1].shape == (len(cells.HEURISTICS),)
 
 
 def test_rows_give_means_intervals_changes_against_sjf_and_ranks():
@@ -107,3 +109,17 @@ def test_rows_give_means_intervals_changes_against_sjf_and_ranks():
     assert out[REFERENCE]["vs_sjf_pct"] == 0.0 and not out[REFERENCE]["vs_sjf_excludes_0"]
     assert [out[a]["rank"] for a in ("agent", REFERENCE, "FCFS")] == [1, 2, 3]
     assert out["agent"]["kind"] == "learned" and out["FCFS"]["kind"] == "heuristic"
+
+
+def test_the_checks_run_the_greedy_agent_before_during_and_after(log):
+    jobs, m = log
+    train, _ = cells.halves(len(jobs), 32)
+    valid = cells.validation(len(jobs), 32, 4, 3)
+    assert set(valid) <= set(train)
+    t = cells.train(jobs, m, train, epochs=5, envs=4, group=2, lr=0.01, seed=3, sequence=32, rules="schedgym",
+                    check_starts=valid, check_every=2)
+    assert t.check_epochs.tolist() == [0, 2, 4, 5]
+    assert t.check_bsld[-1] == pytest.approx(np.mean(cells.run_greedy(t.policy, jobs, m, valid, sequence=32,
+                                                                       rules="schedgym")))
+    plain = cells.train(jobs, m, train, epochs=5, envs=4, group=2, lr=0.01, seed=3, sequence=32, rules="schedgym")
+    assert np.array_equal(plain.policy.flat(), t.policy.flat())     # checking does not touch the training

@@ -160,7 +160,8 @@ class Training:
     """What :func:`train` returns: the frozen network and its learning curve
     (per epoch, the mean bounded slowdown of the epoch's episodes, and of
     SchedGym's SJF and FCFS on the same sequences), the environment steps and
-    the seconds of CPU it took."""
+    the seconds of CPU it took; and, every ``check_every`` epochs, the greedy
+    agent's mean on fixed validation sequences (of the training half)."""
 
     policy: KernelPolicy
     curve_agent: np.ndarray
@@ -168,6 +169,10 @@ class Training:
     curve_fcfs: np.ndarray
     steps: int
     cpu_seconds: float
+    #: the epochs after which the greedy agent ran on the validation sequences (0: before training)
+    check_epochs: np.ndarray = None
+    #: its mean bounded slowdown on them at each check
+    check_bsld: np.ndarray = None
 
 
 def heuristic_bsld(jobs, m: int, heuristic: str, rules: str) -> float:
@@ -187,10 +192,14 @@ def _threads_one():
 
 
 def train(log, m: int, starts: np.ndarray, *, epochs: int, envs: int, group: int, lr: float, seed: int,
-          sequence: int, rules: str, K: int = schedgym.MAX_QUEUE_SIZE, log_every=None) -> Training:
+          sequence: int, rules: str, K: int = schedgym.MAX_QUEUE_SIZE, check_starts=(), check_every: int = 0,
+          log_every=None) -> Training:
     """Train a :class:`KernelPolicy` on sequences of ``sequence`` jobs of
     ``log`` starting at ``starts`` (the module docstring's REINFORCE), through
-    ``gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=envs)``."""
+    ``gymnasium.make_vec("schedlab/JobDispatch-v0", num_envs=envs)``; run the
+    greedy agent on the sequences at ``check_starts`` before the first epoch,
+    every ``check_every`` epochs and after the last (the CPU time of these
+    checks is not counted)."""
     import gymnasium
 
     from ...gym import dispatch as _dispatch  # noqa: F401  (registers the environments)
@@ -208,6 +217,17 @@ def train(log, m: int, starts: np.ndarray, *, epochs: int, envs: int, group: int
                               skip_trivial=False)
     curve = np.full((3, epochs), np.nan)
     steps = 0
+    checks: list[tuple[int, float]] = []
+    checking = 0.0
+
+    def check(epoch: int) -> float:
+        c0 = time.process_time()
+        checks.append((epoch, float(np.mean(run_greedy(policy, log, m, check_starts, sequence=sequence,
+                                                       rules=rules, K=K)))))
+        return time.process_time() - c0
+
+    if len(check_starts):
+        checking += check(0)
     n_groups = envs // group
     with _threads_one():
         for e in range(epochs):
@@ -250,11 +270,15 @@ def train(log, m: int, starts: np.ndarray, *, epochs: int, envs: int, group: int
             sjf = [heuristic_bsld(log.subset(slice(int(s), int(s) + sequence)), m, "SJF", rules) for s in starts_e]
             fcfs = [heuristic_bsld(log.subset(slice(int(s), int(s) + sequence)), m, "FCFS", rules) for s in starts_e]
             curve[:, e] = bsld.mean(), np.mean(sjf), np.mean(fcfs)
+            if len(check_starts) and ((check_every and (e + 1) % check_every == 0) or e + 1 == epochs):
+                checking += check(e + 1)
             if log_every and (e + 1) % log_every == 0:
                 print(f"epoch {e + 1}: agent {curve[0, e]:.1f} SJF {curve[1, e]:.1f} FCFS {curve[2, e]:.1f}",
                       flush=True)
     venv.close()
-    return Training(policy, curve[0], curve[1], curve[2], steps, time.process_time() - t0)
+    ce = np.array([c[0] for c in checks], np.int64)
+    cb = np.array([c[1] for c in checks], np.float64)
+    return Training(policy, curve[0], curve[1], curve[2], steps, time.process_time() - t0 - checking, ce, cb)
 
 
 def run_greedy(policy: KernelPolicy, log, m: int, starts, *, sequence: int, rules: str,
@@ -303,6 +327,19 @@ def held_out(n: int, sequence: int, count: int, seed: int) -> np.ndarray:
     return np.sort(rng.choice(test, size=min(count, test.size), replace=False))
 
 
+def validation(n: int, sequence: int, count: int, seed: int) -> np.ndarray:
+    """``count`` distinct starts of training-half sequences on which the
+    greedy agent is checked during training (sorted; the learning curve)."""
+    train_starts, _ = halves(n, sequence)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4,)))
+    return np.sort(rng.choice(train_starts, size=min(count, train_starts.size), replace=False))
+
+
+#: Validation sequences of the learning curve, and how many checks a training makes.
+VALIDATION = 32
+CHECKS = 20
+
+
 # ------------------------------------------------------------------ cells --
 store.declare(__name__, {
     "curve_agent": store.Var("mean bounded slowdown of the agent's training episodes in the epoch", "1",
@@ -311,6 +348,11 @@ store.declare(__name__, {
                            "float64", store.NAN),
     "curve_fcfs": store.Var("mean bounded slowdown of SchedGym's FCFS on the epoch's training sequences", "1",
                             "float64", store.NAN),
+    "check_epoch": store.Var("epochs of training done at a check of the greedy agent", "1", "int64", -1),
+    "check_bsld": store.Var("mean bounded slowdown of the greedy agent on the validation sequences", "1",
+                            "float64", store.NAN),
+    "check_heuristic_bsld": store.Var("mean bounded slowdown of a heuristic on the validation sequences", "1",
+                                      "float64", store.NAN),
     "kernel_weights": store.Var("the trained network's parameters, flattened (KernelPolicy.flat)", "1", "float64",
                          store.NAN),
     "heldout_bsld": store.Var("mean bounded slowdown of a held-out sequence (SchedGym's score)", "1", "float64",
@@ -342,17 +384,22 @@ class AgentInputs(DispatchInputs):
 
 
 @cell("dispatching-agent", AgentInputs)
-@produces("curve_agent", "curve_sjf", "curve_fcfs", "kernel_weights", "heldout_bsld", "heldout_start", "train_steps",
-          "train_cpu")
+@produces("curve_agent", "curve_sjf", "curve_fcfs", "check_epoch", "check_bsld", "check_heuristic_bsld",
+          "kernel_weights", "heldout_bsld", "heldout_start", "train_steps", "train_cpu")
 def agent_cell(p: AgentInputs) -> dict:
     log, m = cleaned(p.trace, p.m, p.overrun)
     train_starts, _ = halves(len(log), p.sequence)
+    valid = validation(len(log), p.sequence, VALIDATION, p.seed)
     t = train(log, m, train_starts, epochs=p.epochs, envs=p.envs, group=p.group, lr=p.lr, seed=p.seed,
-              sequence=p.sequence, rules=p.rules)
+              sequence=p.sequence, rules=p.rules, check_starts=valid, check_every=max(1, p.epochs // CHECKS))
+    reference = [np.mean([heuristic_bsld(log.subset(slice(int(s), int(s) + p.sequence)), m, h, p.rules)
+                          for s in valid]) for h in HEURISTICS]
     starts = held_out(len(log), p.sequence, p.sequences, p.seed)
     scores = run_greedy(t.policy, log, m, starts, sequence=p.sequence, rules=p.rules)
     return {"curve_agent": (("epoch",), t.curve_agent), "curve_sjf": (("epoch",), t.curve_sjf),
-            "curve_fcfs": (("epoch",), t.curve_fcfs), "kernel_weights": (("weight",), t.policy.flat()),
+            "curve_fcfs": (("epoch",), t.curve_fcfs), "check_epoch": (("check",), t.check_epochs),
+            "check_bsld": (("check",), t.check_bsld), "check_heuristic_bsld": (("heuristic",), np.array(reference)),
+            "kernel_weights": (("weight",), t.policy.flat()),
             "heldout_bsld": (("sequence",), scores), "heldout_start": (("sequence",), starts),
             "train_steps": ((), t.steps), "train_cpu": ((), t.cpu_seconds)}
 

@@ -14,13 +14,25 @@ def _smooth(x: np.ndarray, w: int) -> np.ndarray:
 
 
 def figure_learning(curves: dict[str, dict], envs: int):
-    """Per log, the learning curve: the agent's mean bounded slowdown on each
-    epoch's training sequences over SJF's and FCFS's on the same sequences
-    (below 1: better than the heuristic), raw and as a running mean."""
+    """Per log, the learning curve: above, the greedy agent's mean bounded
+    slowdown on fixed validation sequences of the training half after each
+    check, beside each heuristic's on the same sequences; below, the agent's
+    mean on each epoch's training sequences (sampled actions) over SJF's and
+    FCFS's on the same sequences (below 1: better than the heuristic)."""
     with plots.style():
-        fig = plots.figure(6.5, 3.2 * len(curves))
+        fig = plots.figure(6.5, 5.6 * len(curves))
         for k, (trace, c) in enumerate(curves.items()):
-            ax = fig.add_subplot(len(curves), 1, k + 1)
+            ax = fig.add_subplot(2 * len(curves), 1, 2 * k + 1)
+            for i, (h, v) in enumerate(c["reference"].items()):
+                ax.axhline(v, color=f"C{i}", lw=0.9, ls="--", label=h)
+            ax.plot(c["check_epoch"], c["check_bsld"], color="tab:red", marker="o", ms=3, lw=1.6,
+                    label="agent (greedy)")
+            ax.set_yscale("log")
+            ax.set_xlabel(f"epoch ({envs} training episodes each)")
+            ax.set_ylabel("mean bsld")
+            ax.set_title(f"{trace}: validation sequences (first half)")
+            ax.legend(loc="upper right", ncol=3, fontsize="small")
+            ax = fig.add_subplot(2 * len(curves), 1, 2 * k + 2)
             epochs = np.arange(1, len(c["agent"]) + 1)
             w = max(1, len(epochs) // 20)
             for ref, colour in (("sjf", "tab:blue"), ("fcfs", "0.45")):
@@ -32,8 +44,9 @@ def figure_learning(curves: dict[str, dict], envs: int):
             ax.set_yscale("log")
             ax.set_xlabel(f"epoch ({envs} training episodes each)")
             ax.set_ylabel("mean bsld, ratio")
-            ax.set_title(f"{trace}: training sequences (first half)")
-            ax.legend(loc="upper right")
+            ax.set_title(f"{trace}: each epoch's training sequences (sampled actions)")
+            ax.legend(loc="upper right", fontsize="small")
+        fig.tight_layout()
     return fig
 
 

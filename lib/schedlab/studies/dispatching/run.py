@@ -55,14 +55,19 @@ def compute(params: Params, ctx) -> dict[str, Any]:
         datasets[t.name] = {"agent": agent, "heuristics": heur}
         rows += arm_rows(arms(agent, heur), t.name, seed=p.seed)
         curves[t.name] = {"agent": agent.curve_agent.values, "sjf": agent.curve_sjf.values,
-                          "fcfs": agent.curve_fcfs.values}
+                          "fcfs": agent.curve_fcfs.values, "check_epoch": agent.check_epoch.values,
+                          "check_bsld": agent.check_bsld.values,
+                          "reference": dict(zip(cells.HEURISTICS, agent.check_heuristic_bsld.values.tolist()))}
         last = max(1, p.epochs // 10)
         training[t.name] = {"episodes": p.epochs * p.envs, "steps": int(agent.train_steps.values),
                             "cpu_seconds": float(agent.train_cpu.values),
                             "last_epochs_vs_sjf": float(np.mean(curves[t.name]["agent"][-last:])
                                                         / np.mean(curves[t.name]["sjf"][-last:])),
                             "first_epochs_vs_sjf": float(np.mean(curves[t.name]["agent"][:last])
-                                                         / np.mean(curves[t.name]["sjf"][:last]))}
+                                                         / np.mean(curves[t.name]["sjf"][:last])),
+                            "validation": {"agent_before": float(curves[t.name]["check_bsld"][0]),
+                                           "agent_after": float(curves[t.name]["check_bsld"][-1]),
+                                           **curves[t.name]["reference"]}}
     order = list(cells.HEURISTICS) + [cells.AGENT]
     table = Table(COLUMNS, [[r["trace"], r["arm"], r["mean_bsld"], f"[{r['low']:.2f}, {r['high']:.2f}]",
                              r["vs_sjf_pct"], f"[{r['vs_sjf_low']:.1f}, {r['vs_sjf_high']:.1f}]",
