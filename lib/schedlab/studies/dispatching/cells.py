@@ -31,7 +31,8 @@ teaches nothing, so the environment's ``skip_trivial`` is off (it would
 refuse a log made only of such sequences; on SDSC-SP2 they are about 3 %).  The gradient
 of log pi is summed over each episode's decisions as they happen (no
 trajectory is stored), then weighted by the advantage; Adam takes one step
-per epoch.  Seeds fix the sequences, the sampling and the initial weights:
+per epoch, its step size annealed linearly from ``lr`` to a tenth of it over
+the epochs (a long run's late steps then settle rather than wander).  Seeds fix the sequences, the sampling and the initial weights:
 a run is the same for the same seed (numpy's float64 matrix products; the
 BLAS threads are limited to one in :func:`train` so that sums are always
 added in the same order).
@@ -264,6 +265,7 @@ def train(log, m: int, starts: np.ndarray, *, epochs: int, envs: int, group: int
             loo = (b.sum(axis=1, keepdims=True) - b) / (group - 1)
             adv = ((loo - b) / np.maximum(mean, 1e-12)).ravel()
             grad = np.concatenate([np.tensordot(adv, g, axes=(0, 0)).ravel() for g in acc]) / envs
+            opt.lr = lr * (1.0 - 0.9 * e / max(epochs - 1, 1))      # annealed linearly to a tenth
             theta = opt.step(theta, grad)
             policy.load(theta)
             starts_e = windows[::group]
@@ -380,7 +382,7 @@ class AgentInputs(DispatchInputs):
     epochs: int = param(REQUIRED, help="training epochs (one Adam step each)", check=integer(1))
     envs: int = param(REQUIRED, help="environments of the vector (episodes per epoch)", check=integer(2))
     group: int = param(REQUIRED, help="episodes per training sequence (the baseline's group)", check=integer(2))
-    lr: float = param(REQUIRED, help="Adam's step size", check=number(0.0, 1.0))
+    lr: float = param(REQUIRED, help="Adam's first step size (annealed to a tenth)", check=number(0.0, 1.0))
 
 
 @cell("dispatching-agent", AgentInputs)

@@ -31,7 +31,8 @@ class Params(StudyParams):
     envs: int = param(64, check=integer(2), help="environments of the vector: episodes per epoch")
     group: int = param(8, check=integer(2),
                        help="episodes of the same sequence per epoch (the leave-one-out baseline's group)")
-    lr: float = param(0.01, check=number(1e-6, 1.0), help="Adam's step size")
+    lr: float = param(0.01, check=number(1e-6, 1.0),
+                      help="Adam's step size at the first epoch (annealed linearly to a tenth at the last)")
     seed: int = param(0, check=integer(0),
                       help="seed of the training sequences, the sampling, the initial weights, the held-out draw "
                            "and the bootstrap")
