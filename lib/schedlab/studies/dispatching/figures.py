@@ -25,9 +25,8 @@ def figure_learning(curves: dict[str, dict], envs: int):
             ax = fig.add_subplot(2 * len(curves), 1, 2 * k + 1)
             for i, (h, v) in enumerate(c["reference"].items()):
                 ax.axhline(v, color=f"C{i}", lw=0.9, ls="--", label=h)
-            ax.plot(c["check_epoch"], c["check_bsld"], color="tab:red", marker="o", ms=3, lw=1.6,
+            ax.plot(c["check_epoch"], c["check_bsld"], color="k", marker="o", ms=3, lw=1.8,
                     label="agent (greedy)")
-            ax.set_yscale("log")
             ax.set_xlabel(f"epoch ({envs} training episodes each)")
             ax.set_ylabel("mean bsld")
             ax.set_title(f"{trace}: validation sequences (first half)")
@@ -46,7 +45,6 @@ def figure_learning(curves: dict[str, dict], envs: int):
             ax.set_ylabel("mean bsld, ratio")
             ax.set_title(f"{trace}: each epoch's training sequences (sampled actions)")
             ax.legend(loc="upper right", fontsize="small")
-        fig.tight_layout()
     return fig
 
 
