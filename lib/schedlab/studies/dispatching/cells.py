@@ -235,6 +235,8 @@ def train(log, m: int, starts: np.ndarray, *, epochs: int, envs: int, group: int
             seeds = np.repeat(rng.integers(0, 2 ** 62, n_groups), group).tolist()
             obs, info = venv.reset(seed=seeds)
             windows = np.asarray(info["window"]).copy()
+            if (windows.reshape(n_groups, group) != windows[::group, None]).any():    # the baseline needs it
+                raise AssertionError("JobDispatch-v0: environments reset with one seed drew different windows")
             active = np.ones(envs, bool)
             bsld = np.zeros(envs)
             acc = [np.zeros((envs,) + w.shape) for w in policy.weights]
