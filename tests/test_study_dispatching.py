@@ -123,3 +123,13 @@ def test_the_checks_run_the_greedy_agent_before_during_and_after(log):
                                                                        rules="schedgym")))
     plain = cells.train(jobs, m, train, epochs=5, envs=4, group=2, lr=0.01, seed=3, sequence=32, rules="schedgym")
     assert np.array_equal(plain.policy.flat(), t.policy.flat())     # checking does not touch the training
+
+
+def test_a_log_too_short_for_two_sequences_is_left_out_with_the_reason(tmp_path):
+    from schedlab.protocol.study import run_study
+
+    short = tiny_log(tmp_path / "short.swf", n=60)
+    out = run_study("dispatching", overrides={"sequence": 32, "sequences": 3, "epochs": 1, "envs": 4, "group": 2},
+                    traces=[str(short)], outdir=tmp_path / "out", workers=1, cache_dir=tmp_path / "cache", log=None,
+                    progress=False)
+    assert len(out["left_out"]) == 1 and "needs at least 64" in out["left_out"][0]

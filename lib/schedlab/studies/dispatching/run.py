@@ -46,8 +46,19 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     if p.envs % p.group:
         from ...errors import InputError
         raise InputError(f"envs ({p.envs}) must be a multiple of group ({p.group})")
-    rows, curves, training, datasets = [], {}, {}, {}
-    for t in p.traces:
+    rows, curves, training, datasets, left_out = [], {}, {}, {}, []
+    for info in p.traces:
+        n = len(_traces.cleaned(info).jobs)
+        if n // 2 < p.sequence:
+            left_out.append(f"{info.name}: {n} jobs; the agent trains on sequences of the log's first half and is "
+                            f"evaluated on its second, so it needs at least {2 * p.sequence} (two sequences of "
+                            f"{p.sequence}): the trace is left out of this study.")
+            ctx.log(f"note: {left_out[-1]}")
+    usable = [t for t in p.traces if not any(n.startswith(f"{t.name}: ") for n in left_out)]
+    if not usable:
+        return {"numbers": {"study": STUDY, "left_out": left_out}, "findings": {"left_out": " ".join(left_out)},
+                "tables": {}, "figures": {}, "rows": [], "left_out": left_out}
+    for t in usable:
         agent = ctx.campaign(agent_campaign(p, t)).isel(seed=0)
         heur = ctx.campaign(heuristics_campaign(p, t))
         ctx.dataset(f"agent-{t.name}", agent)
@@ -84,15 +95,15 @@ def compute(params: Params, ctx) -> dict[str, Any]:
                          f"{REFERENCE})."])
     ctx.table("heldout", table)
     figures = {"learning": ctx.figure("learning", figure_learning(curves, p.envs)),
-               "heldout": ctx.figure("heldout", figure_heldout(rows, [t.name for t in p.traces]))}
+               "heldout": ctx.figure("heldout", figure_heldout(rows, [t.name for t in usable]))}
     numbers = {"study": STUDY, "rules": p.rules, "sequence": p.sequence, "sequences": p.sequences,
                "arms": {t.name: {r["arm"]: {k: r[k] for k in ("mean_bsld", "low", "high", "vs_sjf_pct",
                                                               "vs_sjf_low", "vs_sjf_high", "rank")}
-                                 for r in rows if r["trace"] == t.name} for t in p.traces},
-               "training": training}
-    numbers["agent_rank"] = {t.name: numbers["arms"][t.name][cells.AGENT]["rank"] for t in p.traces}
-    findings = {}
-    for t in p.traces:
+                                 for r in rows if r["trace"] == t.name} for t in usable},
+               "training": training, "left_out": left_out}
+    numbers["agent_rank"] = {t.name: numbers["arms"][t.name][cells.AGENT]["rank"] for t in usable}
+    findings = {"left_out": " ".join(left_out)} if left_out else {}
+    for t in usable:
         a = numbers["arms"][t.name]
         best = min(cells.HEURISTICS, key=lambda h: a[h]["mean_bsld"])
         ag = a[cells.AGENT]
@@ -103,4 +114,4 @@ def compute(params: Params, ctx) -> dict[str, Any]:
                             f"({ag['vs_sjf_pct']:+.1f} % [{ag['vs_sjf_low']:+.1f}, {ag['vs_sjf_high']:+.1f}]); the "
                             f"best heuristic {best} {a[best]['mean_bsld']:.2f}")
     return {"numbers": numbers, "findings": findings, "tables": {"heldout": table}, "figures": figures,
-            "rows": rows, "datasets": datasets}
+            "rows": rows, "datasets": datasets, "left_out": left_out}
