@@ -133,3 +133,20 @@ def test_a_log_too_short_for_two_sequences_is_left_out_with_the_reason(tmp_path)
                     traces=[str(short)], outdir=tmp_path / "out", workers=1, cache_dir=tmp_path / "cache", log=None,
                     progress=False)
     assert len(out["left_out"]) == 1 and "needs at least 64" in out["left_out"][0]
+
+
+def test_one_agent_per_training_seed_each_beside_the_heuristics(tmp_path):
+    from schedlab.protocol.study import run_study
+
+    path = tiny_log(tmp_path / "busy.swf", n=400, weeks=1, m=16)
+    out = run_study("dispatching", overrides={"sequence": 32, "sequences": 4, "epochs": 2, "envs": 4, "group": 2,
+                                               "train_seeds": [5, 7]},
+                    traces=[str(path)], outdir=tmp_path / "out", workers=1, cache_dir=tmp_path / "cache", log=None,
+                    progress=False)
+    arms = {r["arm"]: r for r in out["rows"]}
+    assert set(arms) == set(cells.HEURISTICS) | {"agent-s5", "agent-s7"}
+    assert arms["agent-s5"]["kind"] == "learned" and arms["F1"]["kind"] == "heuristic"
+    assert sorted(r["rank"] for r in arms.values()) == list(range(1, 8))
+    ds = out["datasets"]["busy"]["agent"]
+    assert list(ds.train_seed.values) == [5, 7]
+    assert not np.array_equal(ds.kernel_weights.sel(train_seed=5), ds.kernel_weights.sel(train_seed=7))

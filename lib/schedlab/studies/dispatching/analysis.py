@@ -11,13 +11,15 @@ from ...stats import bootstrap_ci, total_change
 REFERENCE = "SJF"
 
 
-def arms(agent, heuristics) -> dict[str, np.ndarray]:
+def arms(agents: dict, heuristics) -> dict[str, np.ndarray]:
     """arm -> its held-out scores (one per sequence, in the same order): the
-    heuristics of the heuristics' dataset, then the agent's."""
-    if not np.array_equal(agent.heldout_start.values, heuristics.heldout_start.isel(heuristic=0).values):
-        raise ValueError("the agent and the heuristics were run on different held-out sequences")
+    heuristics of the heuristics' dataset, then each agent's (``agents``:
+    arm name -> its dataset)."""
     out = {str(h): heuristics.heldout_bsld.sel(heuristic=h).values for h in heuristics.heuristic.values}
-    out["agent"] = agent.heldout_bsld.values
+    for name, agent in agents.items():
+        if not np.array_equal(agent.heldout_start.values, heuristics.heldout_start.isel(heuristic=0).values):
+            raise ValueError("the agent and the heuristics were run on different held-out sequences")
+        out[name] = agent.heldout_bsld.values
     return out
 
 
@@ -35,7 +37,7 @@ def rows(scores: dict[str, np.ndarray], trace: str, seed: int = 0) -> list[dict[
             c = (0.0, 0.0, 0.0)
         else:
             c = tuple(100.0 * x for x in total_change(v, scores[REFERENCE], seed=seed))
-        out.append({"trace": trace, "arm": a, "kind": "learned" if a == "agent" else "heuristic",
+        out.append({"trace": trace, "arm": a, "kind": "learned" if a.startswith("agent") else "heuristic",
                     "mean_bsld": float(est), "low": float(lo), "high": float(hi),
                     "vs_sjf_pct": c[0], "vs_sjf_low": c[1], "vs_sjf_high": c[2],
                     "vs_sjf_excludes_0": bool(a != REFERENCE and (c[1] > 0 or c[2] < 0)),

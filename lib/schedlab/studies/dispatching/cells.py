@@ -374,7 +374,7 @@ class DispatchInputs(TraceInputs):
     rules: str = param("schedgym", help="the scheduling rules (JobDispatch-v0's rules)", check=one_of(*RULES))
     sequence: int = param(256, help="jobs per sequence (SchedGym's JOB_SEQUENCE_SIZE)", check=integer(2))
     sequences: int = param(100, help="held-out sequences of the log's second half", check=integer(1))
-    seed: int = param(0, help="seed of the held-out draw, the training and the initial weights", check=integer(0))
+    seed: int = param(0, help="seed of the held-out and validation draws", check=integer(0))
 
 
 @dataclass(frozen=True)
@@ -385,6 +385,8 @@ class AgentInputs(DispatchInputs):
     envs: int = param(REQUIRED, help="environments of the vector (episodes per epoch)", check=integer(2))
     group: int = param(REQUIRED, help="episodes per training sequence (the baseline's group)", check=integer(2))
     lr: float = param(REQUIRED, help="Adam's first step size (annealed to a tenth)", check=number(0.0, 1.0))
+    train_seed: int = param(0, help="seed of the training: its sequences, its sampling, the initial weights",
+                            check=integer(0))
 
 
 @cell("dispatching-agent", AgentInputs)
@@ -394,7 +396,7 @@ def agent_cell(p: AgentInputs) -> dict:
     log, m = cleaned(p.trace, p.m, p.overrun)
     train_starts, _ = halves(len(log), p.sequence)
     valid = validation(len(log), p.sequence, VALIDATION, p.seed)
-    t = train(log, m, train_starts, epochs=p.epochs, envs=p.envs, group=p.group, lr=p.lr, seed=p.seed,
+    t = train(log, m, train_starts, epochs=p.epochs, envs=p.envs, group=p.group, lr=p.lr, seed=p.train_seed,
               sequence=p.sequence, rules=p.rules, check_starts=valid, check_every=max(1, p.epochs // CHECKS))
     reference = [np.mean([heuristic_bsld(log.subset(slice(int(s), int(s) + p.sequence)), m, h, p.rules)
                           for s in valid]) for h in HEURISTICS]

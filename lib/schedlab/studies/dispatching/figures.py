@@ -14,31 +14,36 @@ def _smooth(x: np.ndarray, w: int) -> np.ndarray:
 
 
 def figure_learning(curves: dict[str, dict], envs: int):
-    """Per log, the learning curve: above, the greedy agent's mean bounded
-    slowdown on fixed validation sequences of the training half after each
-    check, beside each heuristic's on the same sequences; below, the agent's
-    mean on each epoch's training sequences (sampled actions) over SJF's and
-    FCFS's on the same sequences (below 1: better than the heuristic)."""
+    """Per log, the learning curve of each agent: above, the greedy agent's
+    mean bounded slowdown on fixed validation sequences of the training half
+    after each check, beside each heuristic's on the same sequences; below,
+    the agent's mean on each epoch's training sequences (sampled actions)
+    over SJF's on the same sequences, as a running mean (below 1: better than
+    SJF)."""
     with plots.style():
         fig = plots.figure(6.5, 5.6 * len(curves))
         for k, (trace, c) in enumerate(curves.items()):
+            agents = c["agents"]
+            shades = np.linspace(0.0, 0.55, len(agents))
             ax = fig.add_subplot(2 * len(curves), 1, 2 * k + 1)
             for i, (h, v) in enumerate(c["reference"].items()):
                 ax.axhline(v, color=f"C{i}", lw=0.9, ls="--", label=h)
-            ax.plot(c["check_epoch"], c["check_bsld"], color="k", marker="o", ms=3, lw=1.8,
-                    label="agent (greedy)")
+            for shade, (name, a) in zip(shades, agents.items()):
+                ax.plot(a["check_epoch"], a["check_bsld"], color=str(shade), marker="o", ms=3, lw=1.6,
+                        label=f"{name} (greedy)")
             ax.set_xlabel(f"epoch ({envs} training episodes each)")
             ax.set_ylabel("mean bsld")
             ax.set_title(f"{trace}: validation sequences (first half)")
             ax.legend(loc="upper right", ncol=3, fontsize="small")
             ax = fig.add_subplot(2 * len(curves), 1, 2 * k + 2)
-            epochs = np.arange(1, len(c["agent"]) + 1)
-            w = max(1, len(epochs) // 20)
-            for ref, colour in (("sjf", "tab:blue"), ("fcfs", "0.45")):
-                r = c["agent"] / c[ref]
-                ax.plot(epochs, r, color=colour, alpha=0.25, lw=0.8)
-                ax.plot(epochs, _smooth(r, w), color=colour, lw=1.6,
-                        label=f"agent / {ref.upper()}" + (f" (running mean of {w})" if w > 1 else ""))
+            for shade, (name, a) in zip(shades, agents.items()):
+                r = a["agent"] / a["sjf"]
+                w = max(1, len(r) // 20)
+                epochs = np.arange(1, len(r) + 1)
+                if len(agents) == 1:
+                    ax.plot(epochs, r, color="tab:blue", alpha=0.25, lw=0.8)
+                ax.plot(epochs, _smooth(r, w), color="tab:blue" if len(agents) == 1 else str(shade), lw=1.6,
+                        label=f"{name} / SJF" + (f" (running mean of {w})" if w > 1 else ""))
             ax.axhline(1.0, color="k", lw=0.8)
             ax.set_yscale("log")
             ax.set_xlabel(f"epoch ({envs} training episodes each)")

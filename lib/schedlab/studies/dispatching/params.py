@@ -14,6 +14,17 @@ from ..registry import name_of
 STUDY = name_of(__name__)
 
 
+def _seeds(value, name: str) -> tuple:
+    """A non-empty list of distinct integers >= 0."""
+    from ...errors import InputError
+    from ...validators import as_list
+
+    out = tuple(integer(0)(v, f"{name}[{i}]") for i, v in enumerate(as_list(value, name)))
+    if not out or len(set(out)) != len(out):
+        raise InputError(f"{name}: expected distinct seeds, got {value!r}")
+    return out
+
+
 @dataclass(frozen=True)
 class Params(StudyParams):
     """The dispatching study's parameters (quick: a short training, 100 held-out sequences)."""
@@ -33,13 +44,13 @@ class Params(StudyParams):
                        help="episodes of the same sequence per epoch (the leave-one-out baseline's group)")
     lr: float = param(0.01, check=number(1e-6, 1.0),
                       help="Adam's step size at the first epoch (annealed linearly to a tenth at the last)")
-    seed: int = param(0, check=integer(0),
-                      help="seed of the training sequences, the sampling, the initial weights, the held-out draw "
-                           "and the bootstrap")
+    train_seeds: tuple = param((0,), check=_seeds,
+                               help="one agent trained per seed (its sequences, its sampling, its initial weights)")
+    seed: int = param(0, check=integer(0), help="seed of the held-out and validation draws and of the bootstrap")
 
 
 #: The parameters of a tiny run of the study (seconds, on a generated log).
-TINY = {"sequence": 32, "sequences": 12, "epochs": 2, "envs": 4, "group": 2}
+TINY = {"sequence": 32, "sequences": 12, "epochs": 2, "envs": 4, "group": 2, "train_seeds": [0, 1]}
 
 #: What the study writes, by name (schedlab.protocol.study.Outputs).
 OUTPUTS = Outputs(tables=("heldout",), figures=("learning", "heldout"),

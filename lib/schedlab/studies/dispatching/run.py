@@ -27,13 +27,22 @@ def _fixed(p: Params, info) -> dict:
 
 def agent_campaign(p: Params, info) -> Campaign:
     return Campaign(f"{STUDY}-agent-{campaign_part(info.name)}", cell=f"{cells.__name__}:agent_cell",
-                    dims={"seed": [p.seed]},
-                    params={**_fixed(p, info), "epochs": p.epochs, "envs": p.envs, "group": p.group, "lr": p.lr})
+                    dims={"train_seed": list(p.train_seeds)},
+                    params={**_fixed(p, info), "seed": p.seed, "epochs": p.epochs, "envs": p.envs, "group": p.group,
+                            "lr": p.lr})
 
 
 def heuristics_campaign(p: Params, info) -> Campaign:
     return Campaign(f"{STUDY}-heuristics-{campaign_part(info.name)}", cell=f"{cells.__name__}:heuristic_cell",
                     dims={"heuristic": list(cells.HEURISTICS)}, params={**_fixed(p, info), "seed": p.seed})
+
+
+def _training(curve: dict, d, last: int) -> dict:
+    """What one agent's training took and did (for numbers.json)."""
+    return {"steps": int(d.train_steps.values), "cpu_seconds": float(d.train_cpu.values),
+            "first_epochs_vs_sjf": float(np.mean(curve["agent"][:last]) / np.mean(curve["sjf"][:last])),
+            "last_epochs_vs_sjf": float(np.mean(curve["agent"][-last:]) / np.mean(curve["sjf"][-last:])),
+            "validation_before": float(curve["check_bsld"][0]), "validation_after": float(curve["check_bsld"][-1])}
 
 
 def compute(params: Params, ctx) -> dict[str, Any]:
@@ -58,28 +67,25 @@ def compute(params: Params, ctx) -> dict[str, Any]:
     if not usable:
         return {"numbers": {"study": STUDY, "left_out": left_out}, "findings": {"left_out": " ".join(left_out)},
                 "tables": {}, "figures": {}, "rows": [], "left_out": left_out}
+    names = {s: cells.AGENT if len(p.train_seeds) == 1 else f"{cells.AGENT}-s{s}" for s in p.train_seeds}
     for t in usable:
-        agent = ctx.campaign(agent_campaign(p, t)).isel(seed=0)
+        agents = ctx.campaign(agent_campaign(p, t))
         heur = ctx.campaign(heuristics_campaign(p, t))
-        ctx.dataset(f"agent-{t.name}", agent)
+        ctx.dataset(f"agent-{t.name}", agents)
         ctx.dataset(f"heuristics-{t.name}", heur)
-        datasets[t.name] = {"agent": agent, "heuristics": heur}
-        rows += arm_rows(arms(agent, heur), t.name, seed=p.seed)
-        curves[t.name] = {"agent": agent.curve_agent.values, "sjf": agent.curve_sjf.values,
-                          "fcfs": agent.curve_fcfs.values, "check_epoch": agent.check_epoch.values,
-                          "check_bsld": agent.check_bsld.values,
-                          "reference": dict(zip(cells.HEURISTICS, agent.check_heuristic_bsld.values.tolist()))}
+        datasets[t.name] = {"agent": agents, "heuristics": heur}
+        by_arm = {names[s]: agents.sel(train_seed=s) for s in p.train_seeds}
+        rows += arm_rows(arms(by_arm, heur), t.name, seed=p.seed)
+        first = by_arm[names[p.train_seeds[0]]]
+        curves[t.name] = {"reference": dict(zip(cells.HEURISTICS, first.check_heuristic_bsld.values.tolist())),
+                          "agents": {a: {"agent": d.curve_agent.values, "sjf": d.curve_sjf.values,
+                                         "fcfs": d.curve_fcfs.values, "check_epoch": d.check_epoch.values,
+                                         "check_bsld": d.check_bsld.values} for a, d in by_arm.items()}}
         last = max(1, p.epochs // 10)
-        training[t.name] = {"episodes": p.epochs * p.envs, "steps": int(agent.train_steps.values),
-                            "cpu_seconds": float(agent.train_cpu.values),
-                            "last_epochs_vs_sjf": float(np.mean(curves[t.name]["agent"][-last:])
-                                                        / np.mean(curves[t.name]["sjf"][-last:])),
-                            "first_epochs_vs_sjf": float(np.mean(curves[t.name]["agent"][:last])
-                                                         / np.mean(curves[t.name]["sjf"][:last])),
-                            "validation": {"agent_before": float(curves[t.name]["check_bsld"][0]),
-                                           "agent_after": float(curves[t.name]["check_bsld"][-1]),
-                                           **curves[t.name]["reference"]}}
-    order = list(cells.HEURISTICS) + [cells.AGENT]
+        training[t.name] = {"episodes": p.epochs * p.envs, **{a: _training(c, d, last) for (a, c), d in
+                                                             zip(curves[t.name]["agents"].items(), by_arm.values())},
+                            "validation_heuristics": curves[t.name]["reference"]}
+    order = list(cells.HEURISTICS) + list(names.values())
     table = Table(COLUMNS, [[r["trace"], r["arm"], r["mean_bsld"], f"[{r['low']:.2f}, {r['high']:.2f}]",
                              r["vs_sjf_pct"], f"[{r['vs_sjf_low']:.1f}, {r['vs_sjf_high']:.1f}]",
                              r["vs_sjf_excludes_0"], r["rank"], r["sequences"]]
@@ -88,7 +94,8 @@ def compute(params: Params, ctx) -> dict[str, Any]:
                         "bounded slowdown on held-out sequences of each log's second half",
                   digits={"mean bsld": 2, f"vs {REFERENCE} %": 1},
                   notes=[f"rules: {p.rules}; {p.sequences} sequences of {p.sequence} jobs drawn from each log's "
-                         f"second half (seed {p.seed}); the agent trained for {p.epochs} epochs of {p.envs} "
+                         f"second half (seed {p.seed}); each agent (training seeds {list(p.train_seeds)}) trained "
+                         f"for {p.epochs} epochs of {p.envs} "
                          f"episodes ({p.envs // p.group} sequences of the first half, {p.group} episodes each), "
                          f"then run frozen, greedily; 95 % percentile-bootstrap intervals over the sequences; "
                          f"'vs {REFERENCE}': mean over mean on the same sequences, minus 1 (negative: better than "
@@ -101,17 +108,21 @@ def compute(params: Params, ctx) -> dict[str, Any]:
                                                               "vs_sjf_low", "vs_sjf_high", "rank")}
                                  for r in rows if r["trace"] == t.name} for t in usable},
                "training": training, "left_out": left_out}
-    numbers["agent_rank"] = {t.name: numbers["arms"][t.name][cells.AGENT]["rank"] for t in usable}
+    numbers["agent_rank"] = {t.name: {a: numbers["arms"][t.name][a]["rank"] for a in names.values()}
+                             for t in usable}
     findings = {"left_out": " ".join(left_out)} if left_out else {}
     for t in usable:
         a = numbers["arms"][t.name]
         best = min(cells.HEURISTICS, key=lambda h: a[h]["mean_bsld"])
-        ag = a[cells.AGENT]
-        verdict = ("better than" if ag["vs_sjf_high"] < 0 else "worse than" if ag["vs_sjf_low"] > 0
-                   else "not distinguishable from")
-        findings[t.name] = (f"the agent: mean bsld {ag['mean_bsld']:.2f} [{ag['low']:.2f}, {ag['high']:.2f}] on "
-                            f"{p.sequences} held-out sequences, rank {ag['rank']} of {len(a)}; {verdict} SJF "
-                            f"({ag['vs_sjf_pct']:+.1f} % [{ag['vs_sjf_low']:+.1f}, {ag['vs_sjf_high']:+.1f}]); the "
-                            f"best heuristic {best} {a[best]['mean_bsld']:.2f}")
+        said = []
+        for name in names.values():
+            ag = a[name]
+            verdict = ("better than" if ag["vs_sjf_high"] < 0 else "worse than" if ag["vs_sjf_low"] > 0
+                       else "not distinguishable from")
+            said.append(f"{name}: mean bsld {ag['mean_bsld']:.2f} [{ag['low']:.2f}, {ag['high']:.2f}], rank "
+                        f"{ag['rank']} of {len(a)}, {verdict} SJF ({ag['vs_sjf_pct']:+.1f} % "
+                        f"[{ag['vs_sjf_low']:+.1f}, {ag['vs_sjf_high']:+.1f}])")
+        findings[t.name] = (f"on {p.sequences} held-out sequences, " + "; ".join(said)
+                            + f"; the best heuristic {best} {a[best]['mean_bsld']:.2f}")
     return {"numbers": numbers, "findings": findings, "tables": {"heldout": table}, "figures": figures,
             "rows": rows, "datasets": datasets, "left_out": left_out}
