@@ -161,8 +161,8 @@ def main(argv=None) -> int:
             out["traces"][trace] = rec
             print(f"{trace}: ratio to EASY(FCFS, 40 h), ocst / engine: " + "  ".join(
                 f"{key} {rec['ratio']['ocst'][key]:.3f} / {rec['ratio']['engine'][key]:.3f}"
-                for key in rec["ratio"]["ocst"]) + f"  (CPU s: ocst {rec["cpu_s"]["ocst"]:.1f}, "
-                f"engine {rec["cpu_s"]["engine"]:.1f})", flush=True)
+                for key in rec["ratio"]["ocst"]) + f"  (CPU s: ocst {rec['cpu_s']['ocst']:.1f}, "
+                f"engine {rec['cpu_s']['engine']:.1f})", flush=True)
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps(out, indent=1) + "\n")
