@@ -84,6 +84,30 @@ def ocst_commands(policies, period: str) -> dict[str, list[str]]:
             "bandit": ["bandit-onpolicy", "--hyperparameter=0.5", *common]}
 
 
+def merge(paths: list[Path], out: Path) -> int:
+    """One file from several runs of this tool on different logs (same build, weeks, seed): each log keeps
+    its own resamples and date."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    keys = ("ocst_commit", "obandit_commit", "weeks", "seed", "threshold", "epsilon", "baseline_command")
+    if any(r[k] != runs[0][k] for r in runs for k in keys):
+        print("ocst_selection: the runs differ in " + ", ".join(k for k in keys if any(r[k] != runs[0][k] for r in runs)),
+              file=sys.stderr)
+        return 2
+    res = {k: runs[0][k] for k in ("ocst_commit", "obandit_commit", "ocaml", *keys[2:])}
+    res["commands"] = {p: c for r in runs for p, c in r["commands"].items()}
+    res["tool"] = "tools/oracles/ocst_selection.py"
+    res["traces"] = {}
+    for r in runs:
+        for t, rec in r["traces"].items():
+            res["traces"][t] = {"resamples": rec.get("resamples", r.get("resamples")), "date": rec.get("date", r["date"]),
+                                **{k: v for k, v in rec.items() if k not in ("resamples", "date")}}
+    res["date"] = max(rec["date"] for rec in res["traces"].values())
+    res["resamples"] = sorted({k for rec in res["traces"].values() for k in rec["resamples"]})
+    out.write_text(json.dumps(res, indent=1) + "\n")
+    print(f"ocst_selection: merged {len(paths)} runs ({', '.join(res['traces'])}) into {out}")
+    return 0
+
+
 def main(argv=None) -> int:
     from schedlab.engine import metrics, sim
     from schedlab.science import online_bandit as ob
@@ -100,7 +124,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2017)
     ap.add_argument("--periods", default="day,week")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--merge", type=Path, nargs="+", help="merge these outputs (of one build) into --json, and stop")
     a = ap.parse_args(argv)
+    if a.merge:
+        return merge(a.merge, a.json)
     ocs = a.ocst / "ocs"
     if not ocs.exists():
         print(f"ocst_selection: {ocs} missing (bash tools/oracles/build_ocst_selection.sh)", file=sys.stderr)
@@ -116,8 +143,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for trace in [t for t in a.traces.split(",") if t]:
-            rec = {"ocst": {"FCFS": []}, "engine": {"FCFS": []}, "cpu_s": {"ocst": 0.0, "engine": 0.0},
-                   "jobs": []}
+            rec = {"resamples": out["resamples"], "ocst": {"FCFS": []}, "engine": {"FCFS": []},
+                   "cpu_s": {"ocst": 0.0, "engine": 0.0}, "jobs": []}
             for p in periods:
                 for s in ("noisy", "bandit"):
                     rec["ocst"][f"{s} {p}"] = []
