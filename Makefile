@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-browser, make test-oracles,
+# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-browser, make test-oracles, make oracle-selection,
 # make lab, make site, make lock, make clean.
 
 PYTHON ?= python3
@@ -48,7 +48,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock readme
+.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-selection oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock readme
 
 install: $(STAMP)
 
@@ -154,6 +154,14 @@ test-oracles: install
 	$(PY) tools/oracles/compare_schedgym.py --traces $$SCHEDGYM_LOGS --sequences "$$SCHEDGYM_SEQUENCES" \
 		--json $(RESULTS)/oracles/schedgym.json && \
 	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_schedgym.py; fi
+
+# online-bandit's claims run by the seeds' own selection code (ocst's release for the paper,
+# 9f6d02f, with obandit 42766b8; git copies from OCST_SRC / OBANDIT_SRC) beside the selection
+# study's strategies on the same resamples: rechecks the readings the study ships
+# (lib/schedlab/studies/selection/oracle.json) on KTH-SP2 (about 15 CPU-s).  Not in CI.
+oracle-selection: install
+	bash tools/oracles/build_ocst_selection.sh
+	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_ocst_selection.py
 
 # Stretch oracle: gaussier2015's pyss (jad-darrous/predictsim, run as it is under
 # Python 2.7) beside the engine on KTH-SP2 EASY-FCFS-FCFS (a few CPU-minutes);
