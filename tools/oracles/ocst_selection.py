@@ -88,7 +88,7 @@ def merge(paths: list[Path], out: Path) -> int:
     """One file from several runs of this tool on different logs (same build, weeks, seed): each log keeps
     its own resamples and date."""
     runs = [json.loads(p.read_text()) for p in paths]
-    keys = ("ocst_commit", "obandit_commit", "weeks", "seed", "threshold", "epsilon", "baseline_command")
+    keys = ("ocst_commit", "obandit_commit", "seed", "threshold", "epsilon", "baseline_command")
     if any(r[k] != runs[0][k] for r in runs for k in keys):
         print("ocst_selection: the runs differ in " + ", ".join(k for k in keys if any(r[k] != runs[0][k] for r in runs)),
               file=sys.stderr)
@@ -99,8 +99,23 @@ def merge(paths: list[Path], out: Path) -> int:
     res["traces"] = {}
     for r in runs:
         for t, rec in r["traces"].items():
-            res["traces"][t] = {"resamples": rec.get("resamples", r.get("resamples")), "date": rec.get("date", r["date"]),
-                                **{k: v for k, v in rec.items() if k not in ("resamples", "date")}}
+            rec = {"resamples": rec.get("resamples", r.get("resamples")), "weeks": rec.get("weeks", r["weeks"]),
+                   "date": rec.get("date", r["date"]),
+                   **{k: v for k, v in rec.items() if k not in ("resamples", "weeks", "date")}}
+            have = res["traces"].get(t)
+            if have is None:
+                res["traces"][t] = rec
+                continue
+            # the same log run again for other strategies: same resamples and baseline, the readings joined
+            if (have["resamples"], have["weeks"]) != (rec["resamples"], rec["weeks"]) or \
+                    have["ocst"]["FCFS"] != rec["ocst"]["FCFS"]:
+                print(f"ocst_selection: {t}: the runs have other resamples or baselines", file=sys.stderr)
+                return 2
+            for who in ("ocst", "engine", "ratio"):
+                have[who].update(rec[who])
+            for who in ("ocst", "engine"):
+                have["cpu_s"][who] += rec["cpu_s"][who]
+            have["date"] = max(have["date"], rec["date"])
     res["date"] = max(rec["date"] for rec in res["traces"].values())
     res["resamples"] = sorted({k for rec in res["traces"].values() for k in rec["resamples"]})
     out.write_text(json.dumps(res, indent=1) + "\n")
@@ -123,6 +138,7 @@ def main(argv=None) -> int:
     ap.add_argument("--weeks", type=int, default=104)
     ap.add_argument("--seed", type=int, default=2017)
     ap.add_argument("--periods", default="day,week")
+    ap.add_argument("--strategies", default="noisy,bandit")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--merge", type=Path, nargs="+", help="merge these outputs (of one build) into --json, and stop")
     a = ap.parse_args(argv)
@@ -134,6 +150,10 @@ def main(argv=None) -> int:
         return 3
     stamp = json.loads((a.ocst / "BUILD.json").read_text())
     periods = [p for p in a.periods.split(",") if p]
+    strategies = [s for s in a.strategies.split(",") if s]
+    if not set(strategies) <= {"noisy", "bandit"}:
+        print(f"ocst_selection: --strategies takes noisy and/or bandit, got {a.strategies!r}", file=sys.stderr)
+        return 2
     out = {"ocst_commit": stamp["commit"], "obandit_commit": stamp["obandit_commit"], "ocaml": stamp["ocaml"],
            "weeks": a.weeks, "seed": a.seed, "threshold": THRESHOLD, "epsilon": 0.5,
            "resamples": list(range(a.first, a.first + a.samples)),
@@ -143,10 +163,10 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for trace in [t for t in a.traces.split(",") if t]:
-            rec = {"resamples": out["resamples"], "ocst": {"FCFS": []}, "engine": {"FCFS": []},
+            rec = {"resamples": out["resamples"], "weeks": a.weeks, "ocst": {"FCFS": []}, "engine": {"FCFS": []},
                    "cpu_s": {"ocst": 0.0, "engine": 0.0}, "jobs": []}
             for p in periods:
-                for s in ("noisy", "bandit"):
+                for s in strategies:
                     rec["ocst"][f"{s} {p}"] = []
                     rec["engine"][f"{s} {p}"] = []
             for k in out["resamples"]:
@@ -165,14 +185,18 @@ def main(argv=None) -> int:
                 rec["cpu_s"]["engine"] += time.process_time() - t0
                 for p in periods:
                     for s, cmd in ocst_commands(POLICIES, p).items():
+                        if s not in strategies:
+                            continue
                         w, c = run_ocs(ocs, swf, cmd, n, k)
                         rec["ocst"][f"{s} {p}"].append(float(w.sum()))
                         rec["cpu_s"]["ocst"] += c
                     t0 = time.process_time()
                     edges = period_edges(a.weeks * WEEK // PERIODS[p], PERIODS[p])
-                    _exact, noisy, _ = period_costs(jobs, m, edges, POLICIES, THRESHOLD, 0.15,
-                                                    _rng(a.seed, k, "noise", p, trace))
-                    for s in ("noisy", "bandit"):
+                    noisy = None
+                    if "noisy" in strategies:
+                        _exact, noisy, _ = period_costs(jobs, m, edges, POLICIES, THRESHOLD, 0.15,
+                                                        _rng(a.seed, k, "noise", p, trace))
+                    for s in strategies:
                         run = run_strategy(s, jobs, m, edges, policies=POLICIES, threshold=THRESHOLD,
                                            costs=noisy if s == "noisy" else None, epsilon=0.5, decay=1.0,
                                            rng=_rng(a.seed, k, s, p, trace) if s == "bandit" else None)

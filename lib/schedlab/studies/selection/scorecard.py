@@ -71,11 +71,11 @@ def oracle_text(o: dict | None, strategy: str, as_factor: bool, published: float
 
     def val(b):
         return f"{1 / b[0]:.2f}" if as_factor else f"{100 * b[0]:.0f} %"
-    runs = ", ".join(f"{t} x {len(rec.get('resamples', o['resamples']))}" for t, rec in o["traces"].items())
+    runs = ", ".join(f"{t} {len(rec['resamples'])} x {rec['weeks']} weeks" for t, rec in o["traces"].items()
+                     if any(k.startswith(strategy) for k in rec["ratio"]["ocst"]))
     head = (f"the seeds' code (ocst {o['ocst_commit'][:7]}, its release for the paper, with obandit "
             f"{o['obandit_commit'][:7]}; {' '.join(o['commands'][oc[2]][strategy][:3 if strategy == 'noisy' else 2])}"
-            f", Θ = 40 h; resamples of {o['weeks']} weeks: {runs}): {val(oc)} (best: {oc[1]}, {oc[2]}); ours on the "
-            f"same resamples "
+            f", Θ = 40 h; resamples: {runs}): {val(oc)} (best: {oc[1]}, {oc[2]}); ours on the same resamples "
             f"{val(en)} (best: {en[1]}, {en[2]})")
     gap = abs(en[0] - oc[0]) / oc[0]
     pub = published if as_factor else published / 100
