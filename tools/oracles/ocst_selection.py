@@ -202,14 +202,19 @@ def main(argv=None) -> int:
                                            rng=_rng(a.seed, k, s, p, trace) if s == "bandit" else None)
                         rec["engine"][f"{s} {p}"].append(float(metrics.wait(run.schedule).sum()))
                     rec["cpu_s"]["engine"] += time.process_time() - t0
+                # the sums so far, written after every resample (a run stopped early keeps what it finished)
+                rec["resamples"] = out["resamples"][:len(rec["jobs"])]
+                rec["ratio"] = {who: {key: float(np.sum(v) / np.sum(rec[who]["FCFS"]))
+                                      for key, v in rec[who].items() if key != "FCFS"}
+                                for who in ("ocst", "engine")}
+                out["traces"][trace] = rec
+                if a.json:
+                    a.json.parent.mkdir(parents=True, exist_ok=True)
+                    a.json.write_text(json.dumps(out, indent=1) + "\n")
                 print(f"{trace} resample {k}: " + "  ".join(
                     f"{key} ocst {rec['ocst'][key][-1] / rec['ocst']['FCFS'][-1]:.3f} engine "
                     f"{rec['engine'][key][-1] / rec['engine']['FCFS'][-1]:.3f}"
                     for key in rec["ocst"] if key != "FCFS"), flush=True)
-            rec["ratio"] = {who: {key: float(np.sum(v) / np.sum(rec[who]["FCFS"]))
-                                  for key, v in rec[who].items() if key != "FCFS"}
-                            for who in ("ocst", "engine")}
-            out["traces"][trace] = rec
             print(f"{trace}: ratio to EASY(FCFS, 40 h), ocst / engine: " + "  ".join(
                 f"{key} {rec['ratio']['ocst'][key]:.3f} / {rec['ratio']['engine'][key]:.3f}"
                 for key in rec["ratio"]["ocst"]) + f"  (CPU s: ocst {rec['cpu_s']['ocst']:.1f}, "
