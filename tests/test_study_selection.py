@@ -422,6 +422,9 @@ def test_the_claim_rows_name_the_seeds_code_value_and_a_measured_cause():
     assert "80 % (best: A, day)" in bandit and "60 % (best: A, day)" in bandit
     assert "ours differs from the seeds' code by 25 %" in bandit and sc.OCST_DEPARTS["bandit"] in bandit
     assert "has no value here" in sc.oracle_text(None, "noisy", True, 2.0)
+    o["not_run"] = {"C": {"noisy": "too costly here"}}
+    assert "no run of the seeds' code on C: too costly here" in sc.oracle_text(o, "noisy", True, 2.0)
+    assert "on C" not in sc.oracle_text(o, "bandit", False, 40.0)
     # the paper's own Table 2 bounds where its claims can come from
     assert "at 40 % of it or less only on UniLu-Gaia" in sc.table2_bound()
 

@@ -84,7 +84,7 @@ def ocst_commands(policies, period: str) -> dict[str, list[str]]:
             "bandit": ["bandit-onpolicy", "--hyperparameter=0.5", *common]}
 
 
-def merge(paths: list[Path], out: Path) -> int:
+def merge(paths: list[Path], out: Path, not_run: list[str] = ()) -> int:
     """One file from several runs of this tool on different logs (same build, weeks, seed): each log keeps
     its own resamples and date."""
     runs = [json.loads(p.read_text()) for p in paths]
@@ -117,6 +117,10 @@ def merge(paths: list[Path], out: Path) -> int:
                 have["cpu_s"][who] += rec["cpu_s"][who]
             have["date"] = max(have["date"], rec["date"])
     res["date"] = max(rec["date"] for rec in res["traces"].values())
+    res["not_run"] = {}
+    for item in not_run:
+        log, strategy, why = item.split(":", 2)
+        res["not_run"].setdefault(log, {})[strategy] = why
     res["resamples"] = sorted({k for rec in res["traces"].values() for k in rec["resamples"]})
     out.write_text(json.dumps(res, indent=1) + "\n")
     print(f"ocst_selection: merged {len(paths)} runs ({', '.join(res['traces'])}) into {out}")
@@ -141,9 +145,11 @@ def main(argv=None) -> int:
     ap.add_argument("--strategies", default="noisy,bandit")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--merge", type=Path, nargs="+", help="merge these outputs (of one build) into --json, and stop")
+    ap.add_argument("--not-run", action="append", default=[], metavar="LOG:STRATEGY:WHY",
+                    help="with --merge: record why a log has no run of a strategy")
     a = ap.parse_args(argv)
     if a.merge:
-        return merge(a.merge, a.json)
+        return merge(a.merge, a.json, a.not_run)
     ocs = a.ocst / "ocs"
     if not ocs.exists():
         print(f"ocst_selection: {ocs} missing (bash tools/oracles/build_ocst_selection.sh)", file=sys.stderr)

@@ -77,6 +77,9 @@ def oracle_text(o: dict | None, strategy: str, as_factor: bool, published: float
             f"{o['obandit_commit'][:7]}; {' '.join(o['commands'][oc[2]][strategy][:3 if strategy == 'noisy' else 2])}"
             f", Θ = 40 h; resamples: {runs}): {val(oc)} (best: {oc[1]}, {oc[2]}); ours on the same resamples "
             f"{val(en)} (best: {en[1]}, {en[2]})")
+    missing = "".join(f"; no run of the seeds' code on {log}: {why[strategy]}"
+                      for log, why in o.get("not_run", {}).items() if strategy in why)
+    head += missing
     gap = abs(en[0] - oc[0]) / oc[0]
     pub = published if as_factor else published / 100
     miss = "miss" if (1 / oc[0] < pub if as_factor else oc[0] > pub) else "reach"
