@@ -416,10 +416,11 @@ def test_the_claim_rows_name_the_seeds_code_value_and_a_measured_cause():
     assert sc.oracle_best(o, "noisy", "ocst") == (0.66, "B", "day")
     assert sc.oracle_best(o, "bandit", "engine") == (0.60, "A", "day")
     noisy = sc.oracle_text(o, "noisy", True, 2.0)
-    assert "1.52 (best: B, day)" in noisy and "ours on the same resamples 1.49" in noisy
+    assert "1.52 (best: B, day); ours on the same resamples 1.49 there (ours' best 1.49: B, day)" in noisy
+    assert "over the 2 log-period pairs, ours minus the seeds' code is -1 to +1 points" in noisy
     assert "ours equals the seeds' code" in noisy and "both miss the paper's 2" in noisy
     bandit = sc.oracle_text(o, "bandit", False, 40.0)
-    assert "80 % (best: A, day)" in bandit and "60 % (best: A, day)" in bandit
+    assert "80 % (best: A, day); ours on the same resamples 60 % there" in bandit and "-20 to +5 points" in bandit
     assert "ours differs from the seeds' code by 25 %" in bandit and sc.OCST_DEPARTS["bandit"] in bandit
     assert "has no value here" in sc.oracle_text(None, "noisy", True, 2.0)
     o["not_run"] = {"C": {"noisy": "too costly here"}}
