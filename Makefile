@@ -1,7 +1,7 @@
 # schedlab -- two commands for a fresh machine:
 #   make reproduce   environment, C core, data checks, every study, the paper
 #   make test        the test suite
-# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-browser, make test-oracles, make oracle-selection,
+# Other targets: make data, make bench, make fuzz, make test-asan, make test-cluster, make test-browser, make test-oracles,
 # make lab, make site, make lock, make clean.
 
 PYTHON ?= python3
@@ -48,7 +48,7 @@ CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock
 
-.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-selection oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock readme
+.PHONY: install test fuzz test-asan test-cluster test-browser site test-oracles oracles oracle-predictsim bench check-schedules reproduce notebooks paper clean lab data lock readme
 
 install: $(STAMP)
 
