@@ -164,6 +164,14 @@ test-oracles: install
 		--json $(RESULTS)/oracles/schedgym.json && \
 	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_schedgym.py; fi
 
+# online-bandit's claims run by the seeds' own selection code (ocst's release for the paper,
+# 9f6d02f, with obandit 42766b8; git copies from OCST_SRC / OBANDIT_SRC) beside the selection
+# study's strategies on the same resamples: rechecks the readings the study ships
+# (lib/schedlab/studies/selection/oracle.json) on KTH-SP2 (about 15 CPU-s).  Not in CI.
+oracle-selection: install
+	bash tools/oracles/build_ocst_selection.sh
+	$(PY) -m pytest -q -p no:cacheprovider tests/oracles/check_ocst_selection.py
+
 # Stretch oracle: gaussier2015's pyss (jad-darrous/predictsim, run as it is under
 # Python 2.7) beside the engine on KTH-SP2 EASY-FCFS-FCFS (a few CPU-minutes);
 # PREDICTSIM_SRC=<a git copy> when offline.  Not in CI.

@@ -292,12 +292,19 @@ def test_notebook_runs_with_tiny_parameters(tiny, tmp_path):
     assert "gaussier2015 Table 7" in shown and "| tinyA |" in shown
 
 
-def test_a_log_whose_span_differs_from_the_papers_says_so():
-    """A whole log simulated over another span than gaussier2015 Table 4's
-    (CEA-Curie: 8.3 months in the bundled log, 3 in the paper) explains its
-    rows' misses by that, measured; a span within a month, or unknown, does not."""
-    from schedlab.studies.prediction.scorecard import span_differs
+def test_a_log_whose_span_differs_from_the_papers_says_so(monkeypatch):
+    """A whole log simulated over another span than gaussier2015 Table 4's explains its rows' misses by
+    that, measured; a span within a month, or unknown, does not.  CEA-Curie (8.3 months in the bundled log,
+    3 in the paper) is the same log by rule "same log": its span is no cause, and its rows say so."""
+    from schedlab.protocol import scorecard as sc
+    from schedlab.studies.prediction import scorecard as ps
 
+    assert ps.span_differs({"trace": "CEA-Curie", "months": 8.34}) == ps.SAME_LOG_NOTE
+    assert "rule 'same log'" in ps.SAME_LOG_NOTE and ps.SAME_LOG_NOTE != "unexplained"
+    # were the rule not to apply, the span would be the stated cause
+    monkeypatch.setitem(sc.SAME_LOG, "gaussier2015", {})
+    monkeypatch.setattr(ps, "SAME_LOG", sc.SAME_LOG)
+    span_differs = ps.span_differs
     why = span_differs({"trace": "CEA-Curie", "months": 8.34})
     assert "8.3 months" in why and "the paper's 3" in why
     assert span_differs({"trace": "CEA-Curie", "months": 3.4}) == ""

@@ -395,3 +395,48 @@ def compile_section(outdir: Path, dest: Path) -> None:
     text = typst.query(str(dest / "paper.typ"), "heading", field="body", root=str(dest))
     assert "Online policy selection" in text
     assert (dest / "p.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def _oracle(ocst: dict, engine: dict) -> dict:
+    return {"ocst_commit": "9f6d02fca8720b19f0aad8e86da3ddfb439acb1f", "obandit_commit": "42766b8" + "0" * 33,
+            "resamples": [0, 1],
+            "commands": {p: {"noisy": ["bandit-onpolicy", "--clairvoyant", "--noisy", "--policies=..."],
+                             "bandit": ["bandit-onpolicy", "--hyperparameter=0.5", "--policies=..."]}
+                         for p in ("day", "week")},
+            "traces": {t: {"resamples": [0, 1], "weeks": 104, "ratio": {"ocst": ocst[t], "engine": engine[t]}}
+                       for t in ocst}}
+
+
+def test_the_claim_rows_name_the_seeds_code_value_and_a_measured_cause():
+    """Each claim row carries the seeds' code's value beside ours on the same resamples, and says whether ours
+    equals it (both miss) or differs (and where the codes differ); without the oracle file, why none."""
+    from schedlab.studies.selection import scorecard as sc
+    o = _oracle({"A": {"noisy day": 0.70, "bandit day": 0.80}, "B": {"noisy day": 0.66, "bandit day": 0.90}},
+                {"A": {"noisy day": 0.69, "bandit day": 0.60}, "B": {"noisy day": 0.67, "bandit day": 0.95}})
+    assert sc.oracle_best(o, "noisy", "ocst") == (0.66, "B", "day")
+    assert sc.oracle_best(o, "bandit", "engine") == (0.60, "A", "day")
+    noisy = sc.oracle_text(o, "noisy", True, 2.0)
+    assert "1.52 (best: B, day); ours on the same resamples 1.49 there (ours' best 1.49: B, day)" in noisy
+    assert "over the 2 log-period pairs, ours minus the seeds' code is -1 to +1 points" in noisy
+    assert "ours equals the seeds' code" in noisy and "both miss the paper's 2" in noisy
+    bandit = sc.oracle_text(o, "bandit", False, 40.0)
+    assert "80 % (best: A, day); ours on the same resamples 60 % there" in bandit and "-20 to +5 points" in bandit
+    assert "ours differs from the seeds' code by 25 %" in bandit and sc.OCST_DEPARTS["bandit"] in bandit
+    assert "has no value here" in sc.oracle_text(None, "noisy", True, 2.0)
+    o["not_run"] = {"C": {"noisy": "too costly here"}}
+    assert "no run of the seeds' code on C: too costly here" in sc.oracle_text(o, "noisy", True, 2.0)
+    assert "on C" not in sc.oracle_text(o, "bandit", False, 40.0)
+    # the paper's own Table 2 bounds where its claims can come from
+    assert "at 40 % of it or less only on UniLu-Gaia" in sc.table2_bound()
+
+
+def test_the_shipped_oracle_file_states_its_provenance():
+    """The stored readings of the seeds' code: which code, which commands, which resamples, when."""
+    from schedlab.studies.selection import scorecard as sc
+    o = sc.oracle()
+    assert o is not None, "lib/schedlab/studies/selection/oracle.json is missing"
+    assert o["ocst_commit"].startswith("9f6d02f") and o["obandit_commit"].startswith("42766b8")
+    assert o["date"] and o["threshold"] == 144000 and o["resamples"]
+    for rec in o["traces"].values():
+        assert rec["weeks"] in (26, 104) and rec["resamples"] and rec["date"]
+        assert set(rec["ratio"]["ocst"]) == set(rec["ratio"]["engine"]) and rec["cpu_s"]["ocst"] > 0

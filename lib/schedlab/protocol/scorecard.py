@@ -89,7 +89,10 @@ RULES = {
                      "log's span, the machine size, logs the paper pools that this run does not simulate) is "
                      "\"different workload\": shown with its verdict by the rule, not counted; the stated "
                      "differences are listed once (schedlab.protocol.scorecard.STATED_WORKLOADS) and applied to "
-                     "every row of every study",
+                     "every row of every study; a stated span is no difference when the paper's job count is the "
+                     "bundled file's (within 1 %), its CPUs those of a partition the file's header names, and no "
+                     "window of the stated span holds that many jobs (rule 'same log': the description is the "
+                     "whole log's, its span misstated)",
 }
 NOTES = {
     NOT_COMPARED: "the run's protocol differs from the paper's; shown, not counted",
@@ -112,15 +115,79 @@ NOTES = {
 }
 
 
+#: What the papers' table of logs states about a log (lelong2017 Table 3 = gaussier2015 Table 4 = online-bandit
+#: Table 1, one table printed three times): its job count, CPUs and span in months.
+@dataclass(frozen=True)
+class StatedLog:
+    jobs: int
+    cpus: int
+    months: float
+    where: str
+
+
+#: A bundled log's own figures, measured on its file (tests/test_scorecard.py recomputes each from the file):
+#: the jobs in the file, the CPUs of each node partition its header names, its span in months of 30.4 days
+#: (first to last submission, cleaned jobs) and the most cleaned jobs submitted within any window of a given
+#: number of months (schedlab.studies.traces.scorecard.most_in_window).
+@dataclass(frozen=True)
+class BundledLog:
+    jobs: int
+    partitions: tuple
+    months: float
+    most_in_months: tuple       # ((months, most jobs in any window of that many months), ...)
+
+
+#: The share by which a stated job count may differ from the file's and still be its count (the papers print
+#: thousands: 312k for 312,826)
+JOB_COUNT_TOLERANCE = 0.01
+
+
+def same_log(stated: StatedLog, bundled: BundledLog) -> str:
+    """The rule "same log" (part of rule "comparability"): a stated span shorter than the bundled log's does not
+    make the workload differ when the statement cannot describe any cut of the log but does describe the whole:
+    the stated job count is the file's (within :data:`JOB_COUNT_TOLERANCE`), the stated CPUs are the CPUs of
+    one of the partitions the file's header names, and no window of the stated span holds the stated job count
+    (so no cut of that span is the log the paper describes: the span is misstated, the log is ours).  Returns
+    the reason, or "" when the rule does not apply (the stated span then stands as a difference)."""
+    if stated.months >= 0.8 * bundled.months:
+        return ""
+    if abs(bundled.jobs - stated.jobs) > JOB_COUNT_TOLERANCE * stated.jobs or stated.cpus not in bundled.partitions:
+        return ""
+    most = dict(bundled.most_in_months).get(stated.months)
+    if most is None or most >= (1 - JOB_COUNT_TOLERANCE) * stated.jobs:
+        return ""
+    return (f"the same log ({stated.where} states {stated.jobs / 1000:.0f}k jobs, {stated.cpus:,} CPUs, "
+            f"{stated.months:g} months; the bundled file has {bundled.jobs:,} jobs on a {stated.cpus:,}-CPU "
+            f"partition over {bundled.months:.1f} months, and no {stated.months:g}-month window of it holds more "
+            f"than {most / 1000:.1f}k jobs: no cut of the stated span matches the stated job count, the "
+            f"description is the whole log's with a misstated span; rule 'same log')")
+
+
+#: The bundled logs the papers' table describes with a span that differs from the file's.
+BUNDLED_LOGS = {
+    # CEA-Curie-2011-2.1-cln.swf.gz: 312,826 jobs (data/traces.toml); header MaxProcs 93,312 = 80,640 thin +
+    # 11,520 fat + 1,152 hybrid cores; cleaned jobs submitted over 8.34 months; at most 165,888 in 3 months
+    "CEA-Curie": BundledLog(312_826, (93_312, 80_640, 11_520, 1_152), 8.34, ((3, 165_888),)),
+}
+_CURIE_STATED = {"lelong2017": "lelong2017 Table 3", "gaussier2015": "gaussier2015 Table 4",
+                 "online-bandit": "online-bandit Table 1"}
+#: The papers' stated descriptions of those logs.
+STATED_LOGS = {paper: {"CEA-Curie": StatedLog(312_000, 80_640, 3, where)} for paper, where in _CURIE_STATED.items()}
+#: Why a paper's log, stated with another span, is nonetheless the bundled one (rule "same log"), per paper and log.
+SAME_LOG = {paper: {log: why for log, st in logs.items() if (why := same_log(st, BUNDLED_LOGS[log]))}
+            for paper, logs in STATED_LOGS.items()}
+
 #: How a paper's workload differs from ours, as the paper itself states it (rule "comparability"): per paper
 #: (the first word of ``Row.paper``), a log named in a row's trace -> the stated difference.  A row whose
-#: trace names such a log, for that paper, is "different workload".
-_CURIE = ("the paper's CEA-Curie log spans 3 months ({where}: 80,640 CPUs, 312k jobs, 3 months); the bundled "
-          "log, which every study simulates whole, spans 8.3 months")
+#: trace names such a log, for that paper, is "different workload".  A stated span is listed only when rule
+#: "same log" (:func:`same_log`) does not apply to it.
+_SPAN = ("the paper's {log} log spans {months:g} months ({where}: {cpus:,} CPUs, {jobs}k jobs, {months:g} months); "
+         "the bundled log, which every study simulates whole, spans {ours:.1f} months")
 STATED_WORKLOADS = {
-    "lelong2017": {"CEA-Curie": _CURIE.format(where="lelong2017 Table 3")},
-    "gaussier2015": {"CEA-Curie": _CURIE.format(where="gaussier2015 Table 4")},
-    "online-bandit": {"CEA-Curie": _CURIE.format(where="online-bandit Table 1")},
+    **{paper: {log: _SPAN.format(log=log, months=st.months, where=st.where, cpus=st.cpus, jobs=st.jobs // 1000,
+                                 ours=BUNDLED_LOGS[log].months)
+               for log, st in logs.items() if log not in SAME_LOG[paper]}
+       for paper, logs in STATED_LOGS.items()},
     "lawson2005": {"CTC-SP2": "the paper simulates CTC-SP2 on 512 nodes (lawson2005 §3); the log's batch partition, "
                               "our m, is 338"},
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol.scorecard import Axis, Computed, Reading, Row, identify
+from ...protocol.scorecard import SAME_LOG, Axis, Computed, Reading, Row, identify
 from .analysis import _v, table6_values
 from .published import PUBLISHED, T6_ROWS
 
@@ -112,11 +112,21 @@ def _learning_readings(ds, trace: str, key: str) -> list[Reading]:
     return out
 
 
+#: A CEA-Curie value's explanation once rule "same log" applies (issue 52): the span is no cause
+SAME_LOG_NOTE = ("unexplained by the workload: gaussier2015 Table 4's 3 months are misstated (rule 'same log': its "
+                 "312k jobs and 80,640 CPUs are the bundled file's, which no 3-month window holds), so the paper "
+                 "simulated this log; no reading of this study changes the log")
+
+
 def span_differs(log: dict | None) -> str:
     """Why a whole log's values can differ from the paper's when its span does
     (gaussier2015 Table 4's months against the first to last submission of the
     log simulated, ``log`` a row of :func:`.tables.table4`'s input): "" when
-    the spans agree within a month or either is unknown."""
+    the spans agree within a month or either is unknown; :data:`SAME_LOG_NOTE`
+    when rule "same log" finds the paper's log to be the bundled one, its span
+    misstated (:func:`schedlab.protocol.scorecard.same_log`)."""
+    if log and log["trace"] in SAME_LOG.get("gaussier2015", {}):
+        return SAME_LOG_NOTE
     pub = PUBLISHED["table4"].get(log["trace"]) if log else None
     months = log.get("months") if log else None
     if not pub or pub[3] is None or months is None or not np.isfinite(months) or abs(months - pub[3]) <= 1:
