@@ -176,3 +176,25 @@ def test_expressions_as_arms_and_bad_input():
         env.step(7)
     with pytest.raises(InputError, match="reset options"):
         env.reset(options={"day": 1})
+
+
+def test_a_seed_draws_one_of_the_selection_study_s_resamples():
+    """issue 50 item 4: reset(seed=0) drew resample 1826701614, none of the
+    study's; now k in 0..resamples-1 (the papers' 100 by default), whose jobs
+    are the study's resample k, and resamples=None keeps the open stream."""
+    env = _env(weeks=1)
+    seen = set()
+    for seed in range(6):
+        _, info = env.reset(seed=seed)
+        k = info["window"]["sample"]
+        assert 0 <= k < 100
+        seen.add(k)
+    assert len(seen) > 1
+    want, _ = resampled(TRACE, None, 1, SEED, k)
+    assert np.array_equal(env.jobs.submit, want.submit) and np.array_equal(env.jobs.procs, want.procs)
+    _, info = _env(weeks=1, resamples=5).reset(seed=1)
+    assert 0 <= info["window"]["sample"] < 5
+    _, info = _env(weeks=1, resamples=None).reset(seed=0)
+    assert info["window"]["sample"] == 1826701614         # the stream of study 11's training episodes
+    with pytest.raises(InputError, match="resamples"):
+        _env(resamples=0)

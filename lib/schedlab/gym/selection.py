@@ -63,7 +63,9 @@ policy, as the study's).  ``info``: ``period``, ``policy`` (name),
 ``window`` (``sample`` or ``week``), ``periods``, ``jobs``, ``m``.
 
 ``reset(seed=...)`` draws the window from the episode's generator (a
-resample index, or a week that has jobs); ``options={"sample": k}`` or
+resample index among the selection study's ``resamples`` -- 0..99 by
+default, its papers' size; ``resamples=None``: any of 2^31 - 1, for a
+training stream -- or a week that has jobs); ``options={"sample": k}`` or
 ``{"week": k}`` pick one (an option of another window is an error).
 Resample k is the selection study's resample k for ``resample_seed``
 (default 2017, the study's seed); ``weeks`` is at most 520
@@ -100,6 +102,9 @@ FEEDBACKS = ("full", "noisy", "bandit")
 COSTS = ("wait", "bsld")
 #: The options of ``reset`` and the windows each applies to.
 OPTIONS = {"sample": ("resampled",), "week": ("week",)}
+#: The resamples a seed draws from, 0..RESAMPLES-1: the selection study's at the papers' size
+#: (online-bandit §6.1.3: 100 two-year traces per log; its quick profile runs the first 5).
+RESAMPLES = 100
 #: The entries of the observation's ``"state"`` vector, in order (units in the module docstring).
 STATE_FIELDS = ("queued", "queued_area", "queued_procs", "queued_wait", "running", "busy", "running_area",
                 "submitted", "finished", "finished_wait", "progress")
@@ -156,7 +161,8 @@ class PolicySelectionEnv(_checks.NoCopy, gym.Env):
 
     def __init__(self, trace: Any = "KTH-SP2", m: int | None = None, *, window: str = "resampled",
                  weeks: int = 4, period: str = "day", policies=POLICIES, threshold: Any = 40 * 3600,
-                 feedback: str = "full", cost: str = "wait", noise: float = 0.15, resample_seed: int = 2017):
+                 feedback: str = "full", cost: str = "wait", noise: float = 0.15, resample_seed: int = 2017,
+                 resamples: int | None = RESAMPLES):
         super().__init__()
         self.window = _one_of(window, "window", WINDOWS)
         self.period = _one_of(period, "period", tuple(PERIODS))
@@ -170,6 +176,7 @@ class PolicySelectionEnv(_checks.NoCopy, gym.Env):
                                      "ten years of weeks")
         self.noise = validators.number(noise, "noise", 0.0, 1.0, high_open=True)
         self.resample_seed = validators.integer(resample_seed, "resample_seed", 0)
+        self.resamples = None if resamples is None else validators.integer(resamples, "resamples", 1)
         self.length = PERIODS[self.period]
         if self.window == "week" and WEEK % self.length:
             raise InputError(f"period: {self.period!r} does not divide a week")
@@ -206,7 +213,10 @@ class PolicySelectionEnv(_checks.NoCopy, gym.Env):
         """The window's jobs, its period edges and what ``info`` says of it."""
         if self.window == "resampled":
             k = options.get("sample")
-            k = int(self.np_random.integers(2 ** 31 - 1)) if k is None else validators.integer(k, "sample", 0)
+            if k is None:      # one of the study's resamples (None: any of 2^31 - 1, a stream for training)
+                k = int(self.np_random.integers(self.resamples if self.resamples is not None else 2 ** 31 - 1))
+            else:
+                k = validators.integer(k, "sample", 0)
             if self.trace_name is not None:
                 jobs, _ = online_bandit.resampled(self.trace_name, self.m, self.weeks, self.resample_seed, k)
             else:

@@ -101,7 +101,7 @@ def trained(trace: str, m: int | None, period: str, threshold, episodes: int, tr
     """The learned selector of a trace, trained on resampled traces of its first half."""
     a, _, m_ = halves(trace, m)
     env = PolicySelectionEnv(a, m_, window="resampled", weeks=train_weeks, period=period, threshold=threshold,
-                             feedback="full", resample_seed=seed + 1)
+                             feedback="full", resample_seed=seed + 1, resamples=None)
     return train(env, episodes, seed)
 
 
