@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from ..expr import column_name_error
 from ..jobs import Jobs, import_attribute
-from ..validators import NONE_WORDS, as_list, read_yaml
+from ..validators import NONE_WORDS, as_list, read_yaml, shown
 
 __all__ = ["read_column", "parse_column_arg", "with_columns", "source", "parse_source_arg", "compute", "digest",
            "is_function", "check_name", "study_columns"]
@@ -40,10 +40,7 @@ def parse_column_arg(text: str) -> tuple[str, Path]:
     if not isinstance(text, str) or "=" not in text:
         raise InputError(f"--column {text!r}: expected NAME=FILE, e.g. pred=preds.csv")
     name, _, path = text.partition("=")
-    name = name.strip()
-    why = column_name_error(name) or ("'user' is the jobs' users, not a column" if name == "user" else None)
-    if why:
-        raise InputError(f"--column {text[:80]!r}: bad column name {name[:70]!r} ({why})")
+    name = check_name(name.strip(), f"--column {shown(text)}")
     if not path:
         raise InputError(f"--column {text!r}: no file after '='")
     return name, Path(path)
@@ -119,7 +116,7 @@ def check_name(name, where: str = "columns") -> str:
     why = (column_name_error(name) if isinstance(name, str) else "a column name is a text") or \
         ("'user' is the jobs' users, not a column" if name == "user" else None)
     if why:
-        raise InputError(f"{where}: bad column name {str(name)[:60]!r}: {why}")
+        raise InputError(f"{where}: bad column name {shown(name)}: {why}")
     return name
 
 
@@ -219,7 +216,7 @@ def study_columns(value, name: str = "columns") -> tuple[tuple[str, str], ...]:
         try:
             value = read_yaml(value, name)
         except yaml.YAMLError as exc:
-            raise InputError(f"{name}: cannot read {value[:60]!r} as a mapping: {exc}") from None
+            raise InputError(f"{name}: cannot read {shown(value)} as a mapping: {exc}") from None
     if isinstance(value, dict):
         items = list(value.items())
     else:
