@@ -50,13 +50,18 @@ static inline int32_t first_queued(sl_sim *s, int64_t t)
     return sl_queue_first(s, &s->pq, t);
 }
 
-int32_t sl_dispatch_pass(sl_sim *s, int64_t t)
+/* EASY's pass at t with step 2 the caller's: a pending decision pauses
+ * the pass, which sl_sim_decide ends. */
+void sl_dispatch_pass(sl_sim *s, int64_t t)
 {
-    if (!some_fits(s))
-        return first_queued(s, t);
+    if (!sl_easy_pass_begin(s, t))
+        return;
+    if (!some_fits(s)) {
+        sl_easy_pass_end(s, t, first_queued(s, t));
+        return;
+    }
     s->dpending = 1;
     s->dt = t;
-    return SL_PAUSED;
 }
 
 int sl_dispatch_check(sl_sim *s, int64_t threshold, int partitioned)
@@ -127,7 +132,7 @@ int sl_sim_decide(sl_sim *s, int32_t j)
     const int64_t t = s->dt;
     int32_t head = j;
     if (s->J.procs[j] <= free_now(s)) {
-        sl_engine_start(s, j, t, 0);
+        sl_machine_start(s, j, t, 0);
         if (some_fits(s))
             return SL_DECIDE;       /* the next decision of this pass */
         head = first_queued(s, t);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "blocks.h"
 
 /* Is job j over the threshold at time t (wait strictly greater than T)? */
 static inline int over(const sl_sim *s, int32_t j, int64_t t)
@@ -84,7 +85,7 @@ static inline int try_backfill(sl_sim *s, int32_t j, bf_walk *w)
     } else {
         return 0;
     }
-    sl_engine_start(s, j, w->t, (uint8_t)(SL_BACKFILLED | (over(s, j, w->t) ? SL_FORCED : 0)));
+    sl_machine_start(s, j, w->t, (uint8_t)(SL_BACKFILLED | (over(s, j, w->t) ? SL_FORCED : 0)));
     w->free -= q;               /* = free_procs(s) */
     return 1;
 }
@@ -100,27 +101,13 @@ int32_t sl_debug_tree_min(int32_t n)
     return old;
 }
 
-/* Processor bucket of q >= 1: q - 1 up to SL_EXACT_Q (one bucket per
- * count: the summaries are exact there), then one per power of two.
- * Non-decreasing in q. */
-#define SL_EXACT_Q 64
-static inline int32_t bucket(int64_t q)
-{
-    if (q <= SL_EXACT_Q)
-        return (int32_t)(q - 1);
-    int32_t k = SL_EXACT_Q;
-    while (k < SL_EXACT_Q + 40 && ((int64_t)SL_EXACT_Q << (k - SL_EXACT_Q + 1)) < q)
-        k++;
-    return k;
-}
-
 static int alloc_tree(const sl_sim *s, sl_queue *q)
 {
     int32_t cap = 1;
     while ((int64_t)cap * SL_BLOCK < s->n)
         cap *= 2;
     q->tcap = cap;
-    q->tk = bucket(s->C.m) + 1;
+    q->tk = sl_block_bucket(s->C.m) + 1;
     q->tq = malloc(2 * (size_t)cap * sizeof *q->tq);
     q->te = malloc(2 * (size_t)cap * (size_t)q->tk * sizeof *q->te);
     if (q->tq == NULL || q->te == NULL) {
@@ -133,66 +120,6 @@ static int alloc_tree(const sl_sim *s, sl_queue *q)
     return 1;
 }
 
-static inline void merge_node(sl_queue *q, int32_t v)
-{
-    const int32_t a = 2 * v, c = 2 * v + 1, K = q->tk;
-    q->tq[v] = q->tq[a] < q->tq[c] ? q->tq[a] : q->tq[c];
-    int64_t *e = q->te + (size_t)v * (size_t)K;
-    const int64_t *ea = q->te + (size_t)a * (size_t)K, *ec = q->te + (size_t)c * (size_t)K;
-    for (int32_t k = 0; k < K; k++)
-        e[k] = ea[k] < ec[k] ? ea[k] : ec[k];
-}
-
-/* Leaf of block b from the jobs queued in positions [from, block end). */
-static void leaf(const sl_sim *s, sl_queue *q, int32_t b, int32_t from)
-{
-    const int32_t K = q->tk, v = q->tn + b;
-    int64_t *e = q->te + (size_t)v * (size_t)K;
-    int32_t mq = INT32_MAX;
-    for (int32_t k = 0; k < K; k++)
-        e[k] = INT64_MAX;
-    const int32_t lo = b * SL_BLOCK > from ? b * SL_BLOCK : from;
-    const int32_t hi = (b + 1) * SL_BLOCK < q->len ? (b + 1) * SL_BLOCK : q->len;
-    for (int32_t i = lo; i < hi; i++) {
-        const int32_t j = q->idx[i];
-        if (s->state[j] != SL_QUEUED)
-            continue;
-        const int32_t pj = s->J.procs[j];
-        if (pj < mq)
-            mq = pj;
-        const int32_t k = bucket(pj);
-        const int64_t ej = sl_est(s, j);
-        if (ej < e[k])
-            e[k] = ej;
-    }
-    for (int32_t k = 1; k < K; k++)
-        if (e[k - 1] < e[k])
-            e[k] = e[k - 1];
-    q->tq[v] = mq;
-}
-
-/* Block b re-summarised, and its ancestors as long as they change. */
-static void summarise(const sl_sim *s, sl_queue *q, int32_t b)
-{
-    leaf(s, q, b, 0);
-    const size_t K = (size_t)q->tk;
-    int64_t old[SL_EXACT_Q + 48];
-    for (int32_t v = (q->tn + b) / 2; v >= 1; v /= 2) {
-        const int32_t oq = q->tq[v];
-        int64_t *e = q->te + (size_t)v * K;
-        memcpy(old, e, K * sizeof *e);
-        merge_node(q, v);
-        if (q->tq[v] == oq && memcmp(old, e, K * sizeof *e) == 0)
-            break;      /* unchanged: so is everything above */
-    }
-}
-
-void sl_queue_summarise(const sl_sim *s, sl_queue *q, int32_t b)
-{
-    if (b < q->tn)
-        summarise(s, q, b);
-}
-
 /* The tree over the blocks in use: O(len + blocks x buckets). */
 static void build(const sl_sim *s, sl_queue *q)
 {
@@ -201,9 +128,9 @@ static void build(const sl_sim *s, sl_queue *q)
         tn *= 2;
     q->tn = tn;
     for (int32_t b = 0; b < tn; b++)
-        leaf(s, q, b, q->first);
+        sl_block_leaf(s, q, b, q->first);
     for (int32_t v = tn - 1; v >= 1; v--)
-        merge_node(q, v);
+        sl_block_merge(q, v);
     q->tvalid = 1;
 }
 
@@ -220,7 +147,7 @@ static int32_t next_block(const sl_queue *q, int32_t b0, int64_t free, int64_t e
 {
     if (b0 >= q->tn)
         return -1;
-    const int32_t kf = bucket(free);
+    const int32_t kf = sl_block_bucket(free);
     int32_t v = q->tn + b0;
     for (;;) {
         if (may_fit(q, v, free, kf, extra, slack)) {
@@ -284,7 +211,7 @@ static void walk(sl_sim *s, sl_queue *q, bf_walk *w)
             if (s->state[j] == SL_QUEUED && j != w->head)
                 try_backfill(s, j, w);
         }
-        summarise(s, q, b);
+        sl_block_summarise(s, q, b);
         i = hi;
     }
 }
@@ -448,7 +375,7 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
                 continue;
             if (s->J.procs[j] > free_procs(s))
                 return j;
-            sl_engine_start(s, j, t, SL_FORCED);
+            sl_machine_start(s, j, t, SL_FORCED);
         }
     }
     if (s->pq.tmode) {
@@ -459,7 +386,7 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
                 return -1;
             if (s->J.procs[j] > free_procs(s))
                 return j;
-            sl_engine_start(s, j, t, 0);
+            sl_machine_start(s, j, t, 0);
         }
     }
     for (int32_t i = s->pq.first; i < s->pq.len; i++) {
@@ -468,7 +395,7 @@ static int32_t start_in_order(sl_sim *s, int64_t t)
             continue;
         if (s->J.procs[j] > free_procs(s))
             return j;
-        sl_engine_start(s, j, t, 0);
+        sl_machine_start(s, j, t, 0);
     }
     return -1;
 }
@@ -586,10 +513,12 @@ static int none_fits(sl_sim *s)
     return free < s->minq;
 }
 
-void sl_easy_pass(sl_sim *s, int64_t t)
+/* The pass at t up to step 2: returns 0 if it ends there (nothing queued,
+ * or nothing fits), 1 with the queues in their order at t. */
+static inline int pass_begin(sl_sim *s, int64_t t)
 {
     if (s->nqueued == 0)
-        return;
+        return 0;
     correct_estimates(s, t);
     /* A pass in which no queued job fits in the free processors starts
      * nothing (its head is its first job, every backfilling try fails on
@@ -597,15 +526,22 @@ void sl_easy_pass(sl_sim *s, int64_t t)
      * re-sort gives the order it would have given from any start). */
     if (sl_shortcuts && none_fits(s)) {
         record(s, free_procs(s), INT64_MAX, INT64_MAX);
-        return;
+        return 0;
     }
     sl_queue_order(s, &s->fq, t);
     sl_queue_order(s, &s->pq, t);
-    /* Dispatch mode: step 2 is the caller's (dispatch.c); a pending
-     * decision pauses the pass, which sl_sim_decide ends. */
-    const int32_t head = s->dispatch ? sl_dispatch_pass(s, t) : start_in_order(s, t);
-    if (head != SL_PAUSED)
-        sl_easy_pass_end(s, t, head);
+    return 1;
+}
+
+int sl_easy_pass_begin(sl_sim *s, int64_t t)
+{
+    return pass_begin(s, t);
+}
+
+void sl_easy_pass(sl_sim *s, int64_t t)
+{
+    if (pass_begin(s, t))
+        sl_easy_pass_end(s, t, start_in_order(s, t));
 }
 
 void sl_easy_pass_end(sl_sim *s, int64_t t, int32_t head)

@@ -1,6 +1,32 @@
 /*
- * internal.h -- private state of the schedlab C core, shared by engine.c,
- * easy.c and policies.c.  Not part of the cffi contract.
+ * internal.h -- private state of the schedlab C core, shared by its units.
+ * Not part of the cffi contract.
+ *
+ * LAYERS (bottom up): the units of csrc/, each using only the units listed
+ * before it, so that no two units call each other, directly or around a
+ * circle (issue 53; tests/test_core_layers.py reads this list and checks
+ * every use of another unit's function or variable against it; a static
+ * inline function or macro of a header counts as part of each unit that
+ * uses it):
+ *
+ *   base.c        error messages, status names, version, sl_assert_fail
+ *   expr.c        policy expressions: checks, evaluation, kinetic models
+ *   policies.c    the orders: keys, ties, kinetic certificates, and the
+ *                 kinetic list and re-sort that keep a queue's idx in order
+ *   tour.c        the kinetic tournament of a long dynamic queue
+ *   queue.c       the queues: push, first, and which structure orders them
+ *   learned.c     the learned estimator
+ *   machine.c     the machine: running jobs, start, completion, submission
+ *   easy.c        EASY's pass (steps 1-5) and its backfilling walks
+ *   schedgym.c    SchedGym's rules (its own events and pass)
+ *   dispatch.c    EASY's pass with step 2 the caller's (sl_sim_decide)
+ *   multiqueue.c  multiple-queue backfilling (partitions)
+ *   engine.c      the simulation handle: event loop (which pass runs),
+ *                 stepping, policy change, cloning, validation
+ *   multi.c       many mixed policies planned in one pass (sl_multi_run)
+ *   venv.c        N dispatch environments stepped at once
+ *
+ * END LAYERS.  The declarations below follow the same order.
  */
 #ifndef SCHEDLAB_INTERNAL_H
 #define SCHEDLAB_INTERNAL_H
@@ -126,9 +152,6 @@ typedef struct sl_tour {
 } sl_tour;
 
 #define SL_BLOCK 16
-/* Queues shorter than sl_tree_min are walked entry by entry (same result;
- * sl_debug_tree_min changes it, for tests). */
-extern _Atomic int32_t sl_tree_min;
 
 /* The debug counters of one simulation (sl_debug_kinetic_count,
  * sl_debug_tour_count): written in hot paths, so kept per simulation (no
@@ -138,7 +161,7 @@ extern _Atomic int32_t sl_tree_min;
 typedef struct sl_counts {
     int64_t kin[5], tour[5];
 } sl_counts;
-void sl_counts_flush(sl_sim *s);
+void sl_counts_flush(sl_sim *s);      /* queue.c */
 
 struct sl_sim {
     sl_counts cnt;
@@ -209,7 +232,13 @@ struct sl_sim {
     struct sl_sg *sg;
 };
 
-/* expr.c: policy expressions */
+/* ------------------------------------------------------------- base.c -- */
+
+/* Formats an error message into err (err may be NULL). */
+void sl_set_err(char *err, size_t errlen, const char *fmt, ...);
+
+/* ------------------------------------------------------------- expr.c -- */
+
 int sl_expr_check(const sl_expr *e, int32_t ncols, char *err, size_t errlen, const char *which);
 int sl_expr_uses(const sl_expr *e, int32_t op);
 int sl_expr_dynamic(const sl_expr *e);
@@ -222,25 +251,43 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg);
 void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j, int64_t t, double *V, double *A,
                    double *dV, double *dA);
 
-/* policies.c */
+/* --------------------------------------------------------- policies.c -- */
+
 int sl_policy_check(const sl_policy *p, char *err, size_t errlen, const char *which);
 int sl_policy_dynamic(const sl_policy *p);
 int sl_policy_same(const sl_policy *a, const sl_policy *b);
 int sl_policy_finite(const sl_policy *p);
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t);
-void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
-void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t);
-/* Bring q into its order at time t: nothing to do for a static order. */
-static inline void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
+
+/* The order of two jobs whose keys differ in neither class nor key:
+ * submit time, id, input order; each reversed under SL_TIE_NEWEST (the
+ * newest first; sl_config.tie). */
+static inline int sl_tie_before(const sl_sim *s, int32_t a, int32_t b)
 {
-    if (q->dynamic || q->dirty)
-        sl_queue_reorder(s, q, t);
+    const int newest = s->C.tie == SL_TIE_NEWEST;
+    if (s->J.submit[a] != s->J.submit[b]) return (s->J.submit[a] < s->J.submit[b]) != newest;
+    if (s->J.id[a] != s->J.id[b]) return (s->J.id[a] < s->J.id[b]) != newest;
+    return (a < b) != newest;
 }
+
+/* Strict order: small jobs first (with classes; not in the FCFS queue,
+ * whose over-threshold prefix ignores classes), then key, then
+ * sl_tie_before. */
+static inline int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
+{
+    const double *key = q->key;
+    if (s->cls != NULL && q != &s->fq && s->cls[a] != s->cls[b]) return s->cls[a] > s->cls[b];
+    if (key[a] != key[b]) return key[a] < key[b];
+    return sl_tie_before(s, a, b);
+}
+
+/* Bring idx into q's order at t by the kinetic list or a re-sort (the
+ * tournament aside: queue.c's sl_queue_reorder chooses). */
+void sl_queue_sort(sl_sim *s, sl_queue *q, int64_t t);
+/* SL_PYKEYS: every queued job keyed by the caller's function, then sorted. */
+void sl_queue_sort_pykeys(sl_sim *s, sl_queue *q, int64_t t);
 void sl_queue_compact(sl_sim *s, sl_queue *q);
-/* The first queued job of q, in the order q holds at t (sl_queue_order
- * first when it may be out of date), or -1: the tournament's top, or the
- * first queued entry of idx. */
-int32_t sl_queue_first(sl_sim *s, sl_queue *q, int64_t t);
+void sl_queue_tidy(sl_sim *s, sl_queue *q);
 /* sl_queue_before with the keys of a and b computed at t (a dynamic queue
  * keeps only the keys it needs). */
 int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
@@ -250,17 +297,14 @@ static inline int sl_queue_kept(const sl_queue *q)
 {
     return !q->dynamic || q->kvalid;
 }
-void sl_queue_tidy(sl_sim *s, sl_queue *q);
-void sl_queue_free(sl_queue *q);
-int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b);
-
-/* policies.c, for tour.c: the kinetic certificates and the order */
+/* For tour.c: the kinetic certificates. */
 int sl_kin_capable(const sl_sim *s, const sl_queue *q);
 int64_t sl_kin_cert(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t);
-int sl_tie_before(const sl_sim *s, int32_t a, int32_t b);
 extern _Atomic int32_t sl_kinetic;
+void sl_kin_flush(sl_sim *s);      /* the kinetic counters added to the totals */
 
-/* tour.c */
+/* ------------------------------------------------------------- tour.c -- */
+
 extern _Atomic int32_t sl_tour_mode;
 void sl_tour_flush(sl_sim *s);
 int64_t sl_tour_bytes(const sl_sim *s, const sl_queue *q);
@@ -274,6 +318,37 @@ int32_t sl_tour_range_min(const sl_sim *s, sl_queue *q, int32_t lo, int32_t hi, 
 int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_t slack, int64_t t, int32_t best);
 void sl_tour_free(sl_queue *q);
 int sl_tour_clone(sl_queue *dst, const sl_queue *src, int32_t n);
+
+/* ------------------------------------------------------------ queue.c -- */
+
+void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
+void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t);
+/* Bring q into its order at time t: nothing to do for a static order. */
+static inline void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
+{
+    if (q->dynamic || q->dirty)
+        sl_queue_reorder(s, q, t);
+}
+/* The first queued job of q, in the order q holds at t (sl_queue_order
+ * first when it may be out of date), or -1: the tournament's top, or the
+ * first queued entry of idx. */
+int32_t sl_queue_first(sl_sim *s, sl_queue *q, int64_t t);
+void sl_queue_free(sl_queue *q);
+
+/* ---------------------------------------------------------- learned.c -- */
+
+/* The learned estimator (SL_EST_LEARNED) and its hooks. */
+struct sl_learn;
+int sl_learn_check(const sl_learned *p, char *err, size_t errlen);
+int sl_learn_new(sl_sim *s);                   /* SL_OK or SL_ENOMEM */
+int sl_learn_clone(sl_sim *dst, const sl_sim *src);
+void sl_learn_free(struct sl_learn *l);
+int64_t sl_learn_predict(sl_sim *s, int32_t j, int64_t t);   /* at submission */
+void sl_learn_observe(sl_sim *s, int32_t j, int64_t t);      /* at completion */
+void sl_learn_started(sl_sim *s, int32_t j);                 /* j started     */
+void sl_learn_stopped(sl_sim *s, int32_t j);                 /* j requeued    */
+
+/* ---------------------------------------------------------- machine.c -- */
 
 /* Divider of job j (< 0: never killed): its own, or the simulation's. */
 static inline int64_t sl_divider(const sl_sim *s, int32_t j)
@@ -293,55 +368,110 @@ static inline int64_t sl_est(const sl_sim *s, int32_t j)
     return s->est[j];
 }
 
-/* easy.c */
-void sl_easy_pass(sl_sim *s, int64_t t);
-void sl_minq_rescan(sl_sim *s);
-/* Block b of q's summaries recomputed (q->tvalid), after a kinetic swap
- * moved a job across a block boundary. */
-void sl_queue_summarise(const sl_sim *s, sl_queue *q, int32_t b);
-
-
-/* engine.c: running jobs sorted by estimated end */
-void sl_run_insert(sl_sim *s, int32_t j);
-void sl_run_remove(sl_sim *s, int32_t j);
-
-/* engine.c */
-/* Formats an error message into err (err may be NULL). */
-void sl_set_err(char *err, size_t errlen, const char *fmt, ...);
-void sl_engine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags);
-/* The completions and submissions at t = sl_engine_next_event(s), without the pass. */
-int sl_engine_events(sl_sim *s, int64_t t);
-int64_t sl_engine_next_event(const sl_sim *s);
-
-/* multiqueue.c: the multiple-queue pass and its hooks in the event loop */
-struct sl_mq;
-void sl_mq_pass(sl_sim *s, int64_t t);
-void sl_mq_advance(sl_sim *s, int64_t t);      /* criteria at boundaries <= t */
-void sl_mq_submitted(sl_sim *s, int32_t j);
-void sl_mq_completed(sl_sim *s, int32_t j);
-int sl_mq_policy_ok(const sl_policy *primary, const sl_policy *backfill, int64_t threshold);
-int sl_mq_clone(sl_sim *dst, const sl_sim *src);
-void sl_mq_free(struct sl_mq *mq);
-
-/* learned.c: the learned estimator (SL_EST_LEARNED) and its hooks */
-struct sl_learn;
-int sl_learn_check(const sl_learned *p, char *err, size_t errlen);
-int sl_learn_new(sl_sim *s);                   /* SL_OK or SL_ENOMEM */
-int sl_learn_clone(sl_sim *dst, const sl_sim *src);
-void sl_learn_free(struct sl_learn *l);
-int64_t sl_learn_predict(sl_sim *s, int32_t j, int64_t t);   /* at submission */
-void sl_learn_observe(sl_sim *s, int32_t j, int64_t t);      /* at completion */
-void sl_learn_started(sl_sim *s, int32_t j);                 /* j started     */
-void sl_learn_stopped(sl_sim *s, int32_t j);                 /* j requeued    */
-
-/* engine.c, for schedgym.c: the heap of running jobs on (end, index), one
- * completion (of a job taken off the heap) and one submission (the next job). */
+/* The heap of running jobs on (end, index), and the running jobs sorted by
+ * estimated end. */
 void sl_heap_push(sl_sim *s, int32_t j);
 int32_t sl_heap_pop(sl_sim *s);
-void sl_engine_complete(sl_sim *s, int32_t j, int64_t t);
-int sl_engine_submit(sl_sim *s, int64_t t);
+void sl_run_insert(sl_sim *s, int32_t j);
+void sl_run_remove(sl_sim *s, int32_t j);
+void sl_machine_start(sl_sim *s, int32_t j, int64_t t, uint8_t flags);
+/* Job j, taken off the heap, completes at t. */
+void sl_machine_complete(sl_sim *s, int32_t j, int64_t t);
+/* The next job (s->next_sub) is submitted at t. */
+int sl_machine_submit(sl_sim *s, int64_t t);
+/* A false small job, taken off the heap, killed at t and queued again. */
+void sl_machine_requeue(sl_sim *s, int32_t j, int64_t t);
 
-/* schedgym.c: SchedGym's rules (sl_config.rules != SL_RULES_EASY) */
+/* The partitions' share of the machine (multiple-queue backfilling): which
+ * partition a job is in and which processors a running job holds, kept up
+ * at each submission and completion (machine.c); the pass and the
+ * reconfigurations are multiqueue.c's. */
+/* A job holding a reservation this pass: a pivot or a held job (A.2). */
+typedef struct sl_mq_res {
+    int32_t job;
+    int32_t part;
+    int32_t age;        /* position in the FCFS queue: lower is older */
+    int32_t active;     /* 0 once started                           */
+    int32_t wide;       /* q > processors of its partition           */
+    int64_t t;          /* reservation (shadow) time                 */
+    int64_t x;          /* processors to spare at t (extra)          */
+    int64_t avail;      /* scratch of the reservation walk           */
+    int32_t state;      /* scratch: 0 open, 1 found, 2 closed        */
+} sl_mq_res;
+
+struct sl_mq {
+    int32_t np;                              /* P                           */
+    int64_t bounds[SL_MAX_PARTITIONS];       /* P-1 boundaries, then top    */
+    int64_t home[SL_MAX_PARTITIONS];         /* processors of each partition */
+    int64_t busy[SL_MAX_PARTITIONS];         /* ... busy (any job's)        */
+    int32_t pin[SL_MAX_PARTITIONS];          /* pinned pivot (A.2) or -1    */
+    int32_t pivot[SL_MAX_PARTITIONS];        /* scratch: pivot of the pass  */
+    int32_t first[SL_MAX_PARTITIONS];        /* scratch: queue scan pointer */
+    int32_t *part;       /* n: partition of each submitted job, -1 before   */
+    int32_t *slot;       /* n: row of a running job in alloc                */
+    int32_t *alloc;      /* m x SL_MAX_PARTITIONS: processors held per home */
+    int32_t *freeslot;   /* m: stack of free rows                           */
+    int32_t nfree;
+    uint8_t *held;       /* n: keeps a reservation without being a pivot    */
+    int32_t *comp;       /* n: completed jobs, in completion order          */
+    int32_t ncomp;
+    int32_t cpos;        /* first completion not yet behind every window    */
+    int64_t *vals;       /* n: scratch for the quantiles                    */
+    sl_mq_res *res;      /* n + SL_MAX_PARTITIONS: holders of a pass        */
+    int32_t nres;
+    int64_t period;      /* recomputation period (<= 0: none)               */
+    int64_t origin;
+    int64_t next;        /* next boundary                                   */
+    int64_t nrecompute;  /* recomputations that changed nothing count too   */
+    int64_t nreconfig;   /* changes of P                                    */
+};
+
+/* Partition of a job with estimate e: the number of boundaries <= e. */
+static inline int32_t sl_mq_assign(const struct sl_mq *mq, int64_t e)
+{
+    int32_t k = 0;
+    while (k < mq->np - 1 && mq->bounds[k] <= e)
+        k++;
+    return k;
+}
+
+static inline int32_t *sl_mq_row(const struct sl_mq *mq, int32_t j)
+{
+    return mq->alloc + (size_t)mq->slot[j] * SL_MAX_PARTITIONS;
+}
+
+static inline void sl_mq_submitted(sl_sim *s, int32_t j)
+{
+    s->mq->part[j] = sl_mq_assign(s->mq, s->est[j]);
+}
+
+/* The processors job j held go back to their partitions. */
+static inline void sl_mq_completed(sl_sim *s, int32_t j)
+{
+    struct sl_mq *mq = s->mq;
+    const int32_t *a = sl_mq_row(mq, j);
+    for (int32_t k = 0; k < mq->np; k++)
+        mq->busy[k] -= a[k];
+    mq->freeslot[mq->nfree++] = mq->slot[j];
+    mq->slot[j] = -1;
+    mq->comp[mq->ncomp++] = j;
+}
+
+/* ------------------------------------------------------------- easy.c -- */
+
+/* Queues shorter than sl_tree_min are walked entry by entry (same result;
+ * sl_debug_tree_min changes it, for tests). */
+extern _Atomic int32_t sl_tree_min;
+void sl_easy_pass(sl_sim *s, int64_t t);
+/* The pass in two parts: up to step 2 (0: the pass ends there; 1: the
+ * queues are in their order at t), and steps 3-5 behind head (-1: none). */
+int sl_easy_pass_begin(sl_sim *s, int64_t t);
+void sl_easy_pass_end(sl_sim *s, int64_t t, int32_t head);
+void sl_minq_rescan(sl_sim *s);
+
+/* --------------------------------------------------------- schedgym.c -- */
+
+/* SchedGym's rules (sl_config.rules != SL_RULES_EASY). */
 struct sl_sg;
 int sl_sg_check(const sl_config *C, const sl_policy *primary, const sl_policy *backfill, int64_t threshold,
                 char *err, size_t errlen);
@@ -351,16 +481,29 @@ void sl_sg_free(struct sl_sg *g);
 int sl_sg_run(sl_sim *s, int64_t until);
 int sl_sg_decide(sl_sim *s, int32_t j);        /* j queued, a decision pending */
 
-/* easy.c: steps 3-5 of the pass at t behind head (-1: none), after step 2. */
-void sl_easy_pass_end(sl_sim *s, int64_t t, int32_t head);
+/* --------------------------------------------------------- dispatch.c -- */
 
-/* dispatch.c: the caller's decisions (dispatch mode) */
-#define SL_PAUSED (-2)
-/* Step 2 in dispatch mode: SL_PAUSED (a decision is pending) or the head. */
-int32_t sl_dispatch_pass(sl_sim *s, int64_t t);
+/* The caller's decisions (dispatch mode): EASY's pass at t with step 2 the
+ * caller's (s->dpending set while a decision is pending). */
+void sl_dispatch_pass(sl_sim *s, int64_t t);
 /* May dispatch mode be on with this threshold and partitioning?  SL_OK, or
  * SL_EINVAL with a message in s->err. */
 int sl_dispatch_check(sl_sim *s, int64_t threshold, int partitioned);
 void sl_dispatch_clone(sl_sim *dst, const sl_sim *src);
+
+/* ------------------------------------------------------- multiqueue.c -- */
+
+/* The multiple-queue pass and its hooks in the event loop. */
+void sl_mq_pass(sl_sim *s, int64_t t);
+void sl_mq_advance(sl_sim *s, int64_t t);      /* criteria at boundaries <= t */
+int sl_mq_policy_ok(const sl_policy *primary, const sl_policy *backfill, int64_t threshold);
+int sl_mq_clone(sl_sim *dst, const sl_sim *src);
+void sl_mq_free(struct sl_mq *mq);
+
+/* ----------------------------------------------------------- engine.c -- */
+
+/* The completions and submissions at t = sl_engine_next_event(s), without the pass. */
+int sl_engine_events(sl_sim *s, int64_t t);
+int64_t sl_engine_next_event(const sl_sim *s);
 
 #endif

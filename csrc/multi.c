@@ -632,7 +632,7 @@ static int same_outcome(const mctx *M, const mleaf *a, const mleaf *b)
 static void apply(sl_sim *s, const mctx *M, const mleaf *L, int64_t t)
 {
     for (int32_t i = 0; i < L->cnt; i++)
-        sl_engine_start(s, M->pool[L->off + i].j, t, M->pool[L->off + i].flags);
+        sl_machine_start(s, M->pool[L->off + i].j, t, M->pool[L->off + i].flags);
     sl_queue_tidy(s, &s->fq);
     sl_queue_tidy(s, &s->pq);
 }

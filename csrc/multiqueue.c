@@ -23,58 +23,9 @@
 
 #include "internal.h"
 
-/* A job holding a reservation this pass: a pivot or a held job (A.2). */
-typedef struct sl_mq_res {
-    int32_t job;
-    int32_t part;
-    int32_t age;        /* position in the FCFS queue: lower is older */
-    int32_t active;     /* 0 once started                           */
-    int32_t wide;       /* q > processors of its partition           */
-    int64_t t;          /* reservation (shadow) time                 */
-    int64_t x;          /* processors to spare at t (extra)          */
-    int64_t avail;      /* scratch of the reservation walk           */
-    int32_t state;      /* scratch: 0 open, 1 found, 2 closed        */
-} sl_mq_res;
-
-struct sl_mq {
-    int32_t np;                              /* P                           */
-    int64_t bounds[SL_MAX_PARTITIONS];       /* P-1 boundaries, then top    */
-    int64_t home[SL_MAX_PARTITIONS];         /* processors of each partition */
-    int64_t busy[SL_MAX_PARTITIONS];         /* ... busy (any job's)        */
-    int32_t pin[SL_MAX_PARTITIONS];          /* pinned pivot (A.2) or -1    */
-    int32_t pivot[SL_MAX_PARTITIONS];        /* scratch: pivot of the pass  */
-    int32_t first[SL_MAX_PARTITIONS];        /* scratch: queue scan pointer */
-    int32_t *part;       /* n: partition of each submitted job, -1 before   */
-    int32_t *slot;       /* n: row of a running job in alloc                */
-    int32_t *alloc;      /* m x SL_MAX_PARTITIONS: processors held per home */
-    int32_t *freeslot;   /* m: stack of free rows                           */
-    int32_t nfree;
-    uint8_t *held;       /* n: keeps a reservation without being a pivot    */
-    int32_t *comp;       /* n: completed jobs, in completion order          */
-    int32_t ncomp;
-    int32_t cpos;        /* first completion not yet behind every window    */
-    int64_t *vals;       /* n: scratch for the quantiles                    */
-    sl_mq_res *res;      /* n + SL_MAX_PARTITIONS: holders of a pass        */
-    int32_t nres;
-    int64_t period;      /* recomputation period (<= 0: none)               */
-    int64_t origin;
-    int64_t next;        /* next boundary                                   */
-    int64_t nrecompute;  /* recomputations that changed nothing count too   */
-    int64_t nreconfig;   /* changes of P                                    */
-};
-
 /* ------------------------------------------------------------ helpers -- */
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
-/* Partition of a job with estimate e: the number of boundaries <= e. */
-static int32_t assign(const struct sl_mq *mq, int64_t e)
-{
-    int32_t k = 0;
-    while (k < mq->np - 1 && mq->bounds[k] <= e)
-        k++;
-    return k;
-}
 
 /* In-place heapsort of v[0..n-1] (no allocation, unlike some qsorts). */
 static void sift(int64_t *v, int32_t i, int32_t n)
@@ -166,30 +117,6 @@ void sl_mq_advance(sl_sim *s, int64_t t)
         mq->nrecompute++;
         mq->next = b > INT64_MAX - mq->period ? INT64_MAX : b + mq->period;
     }
-}
-
-/* ------------------------------------------------------ engine hooks -- */
-
-static inline int32_t *row(const struct sl_mq *mq, int32_t j)
-{
-    return mq->alloc + (size_t)mq->slot[j] * SL_MAX_PARTITIONS;
-}
-
-void sl_mq_submitted(sl_sim *s, int32_t j)
-{
-    s->mq->part[j] = assign(s->mq, s->est[j]);
-}
-
-/* The processors job j held go back to their partitions. */
-void sl_mq_completed(sl_sim *s, int32_t j)
-{
-    struct sl_mq *mq = s->mq;
-    const int32_t *a = row(mq, j);
-    for (int32_t k = 0; k < mq->np; k++)
-        mq->busy[k] -= a[k];
-    mq->freeslot[mq->nfree++] = mq->slot[j];
-    mq->slot[j] = -1;
-    mq->comp[mq->ncomp++] = j;
 }
 
 int sl_mq_policy_ok(const sl_policy *primary, const sl_policy *backfill, int64_t threshold)
@@ -299,7 +226,7 @@ static void reserve_all(sl_sim *s, int64_t t)
         const int32_t j = s->run[k];
         const int64_t e0 = s->O.start[j] + sl_est(s, j);
         const int64_t e = e0 > t ? e0 : t;
-        const int32_t *a = row(mq, j);
+        const int32_t *a = sl_mq_row(mq, j);
         for (int32_t i = 0; i < mq->nres; i++) {
             sl_mq_res *r = &mq->res[i];
             if (!r->active || r->state == 2)
@@ -370,7 +297,7 @@ static int try_start(sl_sim *s, int32_t j, int32_t age, int holder, int64_t t)
      * others, each in index order. */
     const int32_t slot = mq->freeslot[--mq->nfree];
     mq->slot[j] = slot;
-    int32_t *a = row(mq, j);
+    int32_t *a = sl_mq_row(mq, j);
     for (int32_t k = 0; k < mq->np; k++)
         a[k] = 0;
     int64_t need = q;
@@ -391,7 +318,7 @@ static int try_start(sl_sim *s, int32_t j, int32_t age, int holder, int64_t t)
     uint8_t flags = holder ? 0 : SL_BACKFILLED;
     if (use < q)
         flags = (uint8_t)(flags | SL_BORROWED);
-    sl_engine_start(s, j, t, flags);
+    sl_machine_start(s, j, t, flags);
     return 1;
 }
 
@@ -550,7 +477,7 @@ static void place_running(sl_sim *s)
     for (int32_t i = 0; i < s->nrun; i++) {
         const int32_t j = s->run[i];
         const int32_t l = mq->part[j];
-        int32_t *a = row(mq, j);
+        int32_t *a = sl_mq_row(mq, j);
         int64_t need = s->J.procs[j];
         for (int32_t k = 0; k < SL_MAX_PARTITIONS; k++)
             a[k] = 0;
@@ -625,7 +552,7 @@ int sl_sim_set_partitions(sl_sim *s, int32_t np, const int64_t *bounds)
      * completed jobs keep the partition they ran in. */
     for (int32_t j = 0; j < s->n; j++) {
         if (s->state[j] == SL_QUEUED || s->state[j] == SL_RUNNING)
-            mq->part[j] = assign(mq, s->est[j]);
+            mq->part[j] = sl_mq_assign(mq, s->est[j]);
         mq->held[j] = 0;
     }
     place_running(s);
@@ -714,7 +641,7 @@ int sl_sim_partitions(const sl_sim *s, sl_partitions *out)
     }
     for (int32_t i = 0; i < s->nrun; i++) {
         const int32_t j = s->run[i];
-        out->lent[mq->part[j]] += s->J.procs[j] - row(mq, j)[mq->part[j]];
+        out->lent[mq->part[j]] += s->J.procs[j] - sl_mq_row(mq, j)[mq->part[j]];
     }
     for (int32_t i = 0; i < s->fq.len; i++) {
         const int32_t j = s->fq.idx[i];

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks.h"
 #include "internal.h"
 
 static const char *const NAMES[SL_NPOLICIES] = {
@@ -93,7 +94,7 @@ int sl_policy_same(const sl_policy *a, const sl_policy *b)
 }
 
 /* Is every key of p a finite double, whatever the (valid) job and time?
- * Then before() is a strict total order, and every way of sorting a set of
+ * Then sl_queue_before() is a strict total order, and every way of sorting a set of
  * jobs gives the same sequence.  The pure policies' keys are bounded (by
  * 2^186, WFP); a mixed key sums w_i (f_i / s_i) with |f_i| <= 2^93 (the
  * area p~ q <= 2^61 2^31 is the largest feature): finite when the sum of
@@ -166,66 +167,6 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     }
 }
 
-/* The order of two jobs whose keys differ in neither class nor key:
- * submit time, id, input order; each reversed under SL_TIE_NEWEST (the
- * newest first; sl_config.tie). */
-static inline int tie_before(const sl_sim *s, int32_t a, int32_t b)
-{
-    const int newest = s->C.tie == SL_TIE_NEWEST;
-    if (s->J.submit[a] != s->J.submit[b]) return (s->J.submit[a] < s->J.submit[b]) != newest;
-    if (s->J.id[a] != s->J.id[b]) return (s->J.id[a] < s->J.id[b]) != newest;
-    return (a < b) != newest;
-}
-
-/* Strict order: small jobs first (with classes; not in the FCFS queue,
- * whose over-threshold prefix ignores classes), then key, then
- * tie_before. */
-static inline int before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
-{
-    const double *key = q->key;
-    if (s->cls != NULL && q != &s->fq && s->cls[a] != s->cls[b]) return s->cls[a] > s->cls[b];
-    if (key[a] != key[b]) return key[a] < key[b];
-    return tie_before(s, a, b);
-}
-
-int sl_queue_before(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
-{
-    return before(s, q, a, b);
-}
-
-/* Queue job j.  A static order is kept sorted at all times (binary search
- * and memmove: O(log len + moves)); a dynamic or dirty one is appended to
- * and sorted at the next pass. */
-void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t)
-{
-    q->tvalid = 0;
-    q->calm = 0;
-    if (q->dynamic || q->dirty) {
-        q->idx[q->len++] = j;
-        if (q->tmode)
-            sl_tour_pushed(q, j);
-        return;
-    }
-    q->key[j] = q->pol.kind == SL_FCFS ? (double)s->J.submit[j] : sl_policy_key(s, &q->pol, j, t);
-    /* With a strict total order, a job that goes after the last entry goes
-     * at the end (always so in FCFS order, submissions being in order). */
-    if (q->len > q->first && before(s, q, q->idx[q->len - 1], j)) {
-        q->idx[q->len++] = j;
-        return;
-    }
-    int32_t lo = q->first, hi = q->len;
-    while (lo < hi) {
-        const int32_t mid = lo + (hi - lo) / 2;
-        if (before(s, q, q->idx[mid], j))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    memmove(q->idx + lo + 1, q->idx + lo, (size_t)(q->len - lo) * sizeof *q->idx);
-    q->idx[lo] = j;
-    q->len++;
-}
-
 static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)
 {
     int32_t *src = q->idx, *dst = tmp;
@@ -236,7 +177,7 @@ static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)
             int32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             int32_t i = lo, k = mid, o = lo;
             while (i < mid && k < hi)
-                dst[o++] = before(s, q, src[k], src[i]) ? src[k++] : src[i++];
+                dst[o++] = sl_queue_before(s, q, src[k], src[i]) ? src[k++] : src[i++];
             while (i < mid) dst[o++] = src[i++];
             while (k < hi) dst[o++] = src[k++];
         }
@@ -269,7 +210,7 @@ static inline __attribute__((always_inline)) double dynamic_key(const sl_sim *s,
  * does) gets its key and is inserted into the sorted prefix (an insertion
  * sort: between two passes only key crossings and new jobs move).  The
  * prefix's keys are kept by position (s->skey) so that a comparison reads
- * no index.  x goes before y exactly as before() says: by class (cls, a
+ * no index.  x goes before y exactly as sl_queue_before() says: by class (cls, a
  * constant NULL where inlined without classes), then kx < ky if kx != ky
  * (false if either is NaN), else tie_before -- that is, (kx < ky) ||
  * (kx == ky && tie_before).  The comparisons of compacting, keying, then
@@ -293,7 +234,7 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
             const int32_t y = a[k - 1];
             const double ky = sk[k - 1];
             const int goes_before = cls != NULL && cls[x] != cls[y] ? cls[x] > cls[y]
-                                  : kx < ky || (kx == ky && tie_before(s, x, y));
+                                  : kx < ky || (kx == ky && sl_tie_before(s, x, y));
             if (!goes_before)
                 break;
             a[k] = y;
@@ -360,14 +301,13 @@ int32_t sl_debug_kinetic(int32_t mode)
     return old;
 }
 
-void sl_counts_flush(sl_sim *s)
+void sl_kin_flush(sl_sim *s)
 {
     for (int i = 0; i < 5; i++) {
         if (s->cnt.kin[i] != 0)
             atomic_fetch_add(&kin_count[i], s->cnt.kin[i]);
         s->cnt.kin[i] = 0;
     }
-    sl_tour_flush(s);
 }
 
 int64_t sl_debug_kinetic_count(int32_t which)
@@ -605,7 +545,7 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
 static int kin_before_at(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
     const double ka = dynamic_key(s, q, q->pol.kind, a, t), kb = dynamic_key(s, q, q->pol.kind, b, t);
-    return ka < kb || (ka == kb && tie_before(s, a, b));
+    return ka < kb || (ka == kb && sl_tie_before(s, a, b));
 }
 #endif
 
@@ -655,11 +595,6 @@ int sl_kin_capable(const sl_sim *s, const sl_queue *q)
 int64_t sl_kin_cert(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
     return kin_cert(s, q, a, b, t);
-}
-
-int sl_tie_before(const sl_sim *s, int32_t a, int32_t b)
-{
-    return tie_before(s, a, b);
 }
 
 static int kin_alloc(sl_queue *q, int32_t need)
@@ -779,7 +714,7 @@ static int kin_repair(sl_sim *s, sl_queue *q, int64_t t)
         q->kwork += KIN_CHECK_UNITS;
         const int32_t x = a[i], y = a[i + 1];
         const double kx = dynamic_key(s, q, kind, x, t), ky = dynamic_key(s, q, kind, y, t);
-        if (!(kx < ky || (kx == ky && tie_before(s, x, y)))) {
+        if (!(kx < ky || (kx == ky && sl_tie_before(s, x, y)))) {
             s->cnt.kin[1]++;
             a[i] = y;
             a[i + 1] = x;
@@ -827,7 +762,7 @@ static int kin_insert(sl_sim *s, sl_queue *q, int64_t t)
     for (int32_t k = 1; k < np; k++) {        /* insertion sort: usually a few */
         const int32_t j = c[k];
         int32_t i = k;
-        while (i > 0 && before(s, q, j, c[i - 1])) {
+        while (i > 0 && sl_queue_before(s, q, j, c[i - 1])) {
             c[i] = c[i - 1];
             i--;
         }
@@ -848,7 +783,7 @@ static int kin_insert(sl_sim *s, sl_queue *q, int64_t t)
             const int32_t mid = l + (h - l) / 2;
             const int32_t y = a[mid];
             const double ky = dynamic_key(s, q, kind, y, t);
-            if (ky < kj || (ky == kj && tie_before(s, y, j)))
+            if (ky < kj || (ky == kj && sl_tie_before(s, y, j)))
                 l = mid + 1;
             else
                 h = mid;
@@ -897,7 +832,7 @@ static void kin_check(sl_sim *s, sl_queue *q, int64_t t)
     for (int32_t i = q->first; i + 1 < q->len; i++) {
         const int32_t x = q->idx[i], y = q->idx[i + 1];
         const double kx = dynamic_key(s, q, q->pol.kind, x, t), ky = dynamic_key(s, q, q->pol.kind, y, t);
-        if (!(kx < ky || (kx == ky && tie_before(s, x, y))))
+        if (!(kx < ky || (kx == ky && sl_tie_before(s, x, y))))
             s->cnt.kin[0]++;
     }
 }
@@ -940,7 +875,7 @@ static int kin_reorder(sl_sim *s, sl_queue *q, int64_t t)
  * sorted (a merge sort: the function's keys need not follow any law).
  * A failing function stops the run (s->failed; sl_sim_run returns
  * SL_EINVAL) and leaves the order as it was. */
-static void pykeys_sort(sl_sim *s, sl_queue *q, int64_t t)
+void sl_queue_sort_pykeys(sl_sim *s, sl_queue *q, int64_t t)
 {
     q->kvalid = 0;
     q->tvalid = 0;
@@ -995,36 +930,15 @@ int sl_queue_before_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64
         q->key[a] = sl_policy_key(s, &q->pol, a, t);
         q->key[b] = sl_policy_key(s, &q->pol, b, t);
     }
-    return before(s, q, a, b);
+    return sl_queue_before(s, q, a, b);
 }
 
-/* Bring q into its order at time t (sl_queue_order: a static order is
- * always in order): a dynamic one by its kinetic order (above), or with
+/* Bring idx into q's order at t, the tournament aside (queue.c,
+ * sl_queue_reorder): a dynamic order by its kinetic order (above), or with
  * sl_debug_kinetic(0) (or classes) re-keyed and re-sorted, O(len + moves);
  * O(len log len) after a policy change. */
-void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t)
+void sl_queue_sort(sl_sim *s, sl_queue *q, int64_t t)
 {
-    if (q->pol.kind == SL_PYKEYS) {
-        pykeys_sort(s, q, t);
-        return;
-    }
-    if (sl_tour_wanted(s, q)) {
-        if (q->dirty) {
-            q->dirty = 0;
-            if (q->tour != NULL)
-                q->tour->valid = 0;
-        }
-        q->kvalid = 0;
-        if (sl_tour_reorder(s, q, t))
-            return;
-    }
-    if (q->tmode) {
-        /* Leaving the tournament: idx is in no order, sorted below. */
-        q->tmode = 0;
-        q->dirty = 1;
-        if (q->tour != NULL)
-            q->tour->valid = 0;
-    }
     if (q->dynamic && s->cls == NULL && (q->pol.kind != SL_EXPR || q->kexpr != 0) && sl_kinetic != 0 && (sl_kinetic >= 2 || kin_pays(s, q))) {
         if (q->dirty) {
             q->kvalid = 0;
@@ -1062,15 +976,6 @@ void sl_queue_tidy(sl_sim *s, sl_queue *q)
         sl_queue_compact(s, q);
 }
 
-void sl_queue_free(sl_queue *q)
-{
-    free(q->tq);
-    free(q->te);
-    free(q->kexp);
-    free(q->kseg);
-    sl_tour_free(q);
-}
-
 /* Drop the jobs that are no longer queued, keeping the order.  O(len).
  * A kinetic order keeps its certificates: a kept job's pair with the next
  * kept one holds while every pair of the chain between them holds. */
@@ -1103,16 +1008,4 @@ void sl_queue_compact(sl_sim *s, sl_queue *q)
     q->calm = 0;
     if (q->kvalid)
         kin_tree(q);
-}
-
-int32_t sl_queue_first(sl_sim *s, sl_queue *q, int64_t t)
-{
-    if (q->tmode)
-        return sl_tour_top(s, q, t);
-    for (int32_t i = q->first; i < q->len; i++) {
-        const int32_t j = q->idx[i];
-        if (s->state[j] == SL_QUEUED)
-            return j;
-    }
-    return -1;
 }

@@ -137,7 +137,7 @@ static void start(sl_sim *s, int32_t j, uint8_t flags)
     struct sl_sg *g = s->sg;
     g->seq[j] = g->nstarts++;
     g->born[j] = g->nsorts;
-    sl_engine_start(s, j, s->now, flags);
+    sl_machine_start(s, j, s->now, flags);
 }
 
 /* Of two running jobs that end at the same time, does a complete first?
@@ -167,7 +167,7 @@ static void complete_one(sl_sim *s)
         if (i != best)
             sl_heap_push(s, buf[i]);
     set_now(s, e);
-    sl_engine_complete(s, buf[best], e);
+    sl_machine_complete(s, buf[best], e);
 }
 
 /* One event, if there is one at a time <= until: the next submission if it
@@ -182,7 +182,7 @@ static int step(sl_sim *s, int64_t until, int *rc)
         if (ts > until)
             return 0;
         set_now(s, ts);
-        if (sl_engine_submit(s, ts) != SL_OK) {
+        if (sl_machine_submit(s, ts) != SL_OK) {
             *rc = SL_EINVAL;
             return 0;
         }

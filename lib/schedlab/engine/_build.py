@@ -15,7 +15,7 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parents[3]
 CSRC = ROOT / "csrc"
-SOURCES = ["engine.c", "easy.c", "policies.c", "multiqueue.c", "learned.c", "multi.c", "expr.c", "tour.c", "dispatch.c",
+SOURCES = ["base.c", "engine.c", "machine.c", "easy.c", "policies.c", "queue.c", "multiqueue.c", "learned.c", "multi.c", "expr.c", "tour.c", "dispatch.c",
            "schedgym.c", "venv.c"]
 WARNINGS = ["-Wall", "-Wextra", "-Wconversion", "-Wshadow", "-Wno-unused-parameter"]
 
