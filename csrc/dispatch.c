@@ -19,6 +19,11 @@
  * Cost: O(1) per decision but the exact "does a queued job fit" test,
  * which scans the queue once each time the jobs of the least processor
  * count have all started (as easy.c's none_fits).
+ *
+ * The event loop (engine.c) runs sl_dispatch_pass instead of easy.c's pass
+ * in dispatch mode: easy.c's steps before and after step 2, this unit's
+ * step 2 between them (csrc/internal.h, "LAYERS": easy.c below, never
+ * calling back).
  */
 #include <stdio.h>
 

@@ -165,7 +165,7 @@ static void observe(sl_sim *s, int32_t j, int64_t t)
     }
 }
 
-static void queue_job(sl_sim *s, int32_t j, int64_t t)
+static inline void queue_job(sl_sim *s, int32_t j, int64_t t)
 {
     const int64_t q = s->J.procs[j];
     if (s->nqueued == 0 || q < s->minq) {

@@ -117,7 +117,7 @@ static inline int tie_before(const sl_jobs *J, int32_t a, int32_t b)
     return a < b;
 }
 
-/* before() of policies.c under vector v (no classes). */
+/* sl_queue_before (internal.h) under vector v (no classes). */
 static inline int vbefore(const mctx *M, int32_t v, int32_t a, int32_t b)
 {
     const double ka = vkey(M, v, a), kb = vkey(M, v, b);

@@ -1,5 +1,8 @@
 /*
- * policies.c -- priority keys of the queue policies and the ordered queues.
+ * policies.c -- priority keys of the queue policies, and the ways of keeping
+ * a queue's entries in an order (the kinetic list and the re-sorts); the
+ * tournament (tour.c) and the choice between them (queue.c) are above it
+ * (csrc/internal.h, "LAYERS").
  *
  * A queue (sl_queue) holds the indices of queued jobs in one policy's order.
  * Static keys (everything but SEXP/LEXP/WFP and a mixed policy with an

@@ -165,10 +165,18 @@ static inline double key_at(const sl_sim *s, sl_queue *q, int32_t j, int64_t t)
     return k->key;
 }
 
+/* The tie rule out of line: keys are rarely equal here, and inlined into
+ * the refresh it cost the refresh 2% more instructions (callgrind, WFP
+ * burst). */
+static __attribute__((noinline)) int tie_before(const sl_sim *s, int32_t a, int32_t b)
+{
+    return sl_tie_before(s, a, b);
+}
+
 static inline int less_at(const sl_sim *s, sl_queue *q, int32_t a, int32_t b, int64_t t)
 {
     const double ka = key_at(s, q, a, t), kb = key_at(s, q, b, t);
-    return ka < kb || (ka == kb && sl_tie_before(s, a, b));
+    return ka < kb || (ka == kb && tie_before(s, a, b));
 }
 
 /* Leaf p and its ancestors to be refreshed. */
