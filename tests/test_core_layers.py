@@ -14,6 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from test_layers import _unit_cycles as cycles   # Tarjan's strongly connected groups
 
 CSRC = Path(__file__).resolve().parents[1] / "csrc"
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -131,37 +132,6 @@ def declared_order(csrc: Path = CSRC) -> list[str]:
     return re.findall(r"^\s*\*\s+(\w+)\.c\b", block, re.M)
 
 
-def cycles(edges) -> list[list[str]]:
-    """The strongly connected components of more than one unit (Tarjan)."""
-    index, low, on, stack, out = {}, {}, set(), [], []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in edges.get(v, {}):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
-    return out
-
-
 def upward(edges, order) -> list[str]:
     """Every use of a unit not listed before the user: 'a -> b: names'."""
     rank = {u: i for i, u in enumerate(order)}
@@ -178,7 +148,10 @@ def test_every_unit_is_declared_once():
 
 def test_no_unit_calls_into_one_that_calls_it_back():
     edges, _ = unit_graph()
-    assert cycles(edges) == []
+    found = cycles(edges)
+    assert not found, "units that call each other, directly or around a circle:\n" + "\n".join(
+        f"{group}: " + "; ".join(f"{a} -> {b}" for a in group for b in sorted(edges[a]) if b in group)
+        for group in found)
 
 
 def test_units_call_only_the_layers_below_them():
