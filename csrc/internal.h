@@ -47,7 +47,7 @@
  * SL_CHECK is compiled only into the checked core (SL_CHECKED: the ASan/UBSan
  * build of make test-asan), for invariants of the hottest loops (one check
  * per evaluator operation) or ones that cost a second computation (a
- * certificate's precondition recomputes two keys). */
+ * certificate's precondition recomputes two keys).  sl_assert_fail: base.c. */
 __attribute__((noreturn, cold)) void sl_assert_fail(const char *what, const char *file, int line);
 #define SL_ASSERT(c) ((c) ? (void)0 : sl_assert_fail(#c, __FILE__, __LINE__))
 #ifdef SL_CHECKED
