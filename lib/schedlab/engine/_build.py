@@ -60,14 +60,14 @@ def c_code_text(text: str) -> str:
 
 
 def source_hash() -> str:
-    """sha256 (16 hex digits) of every C source and header, up to comments
+    """sha256 (16 hex digits) of every C source, header and table (.def), up to comments
     and layout (:func:`c_code_text`), compiled into the core
     (``sl_source_hash``) so that campaign cache keys change with the C code
     -- and not with a comment."""
     import hashlib
 
     h = hashlib.sha256()
-    for f in sorted(CSRC.glob("*.[ch]")):
+    for f in sorted([*CSRC.glob("*.[ch]"), *CSRC.glob("*.def")]):
         h.update(f.name.encode() + b"\0" + c_code_text(f.read_text(encoding="utf-8")).encode() + b"\0")
     return h.hexdigest()[:16]
 
