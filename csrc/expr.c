@@ -214,58 +214,83 @@ enum { RUN_EVAL, RUN_MODEL, RUN_SLOPES };
     } while (0)
 #define M_NONE_1(name, x) SL_CHECK(!TV(x))
 /* x ** k, k >= 1 on a time-varying value (sl_expr_kinetic): k - 1
- * products, each with its floor */
+ * products, each with its floor; with slopes, k a^(k-1) and k |a|^(k-1)
+ * times the operand's (a^(k-1) as sl_op_powi multiplies it: left to right,
+ * in the same loop) */
 #define M_POWI_1(name, x)                                                                                       \
     do {                                                                                                        \
         if (TV(x)) {                                                                                            \
             const int k = (int)arg;                                                                             \
             const double ma = m[x], ua = u[x];                                                                  \
-            double mr = ma, ur = ua;                                                                            \
-            for (int r = 1; r < k; r++) {                                                                       \
+            double mr = ma, ur = ua, pa = 1.0, pm = 1.0;                                                        \
+            if (k > 1) {                                                                                        \
+                pa = a;                                                                                         \
+                pm = ma;                                                                                        \
                 ur = ur * ua;                                                                                   \
                 mr = mr * ma + KIN_FLOOR * ur;                                                                  \
+                for (int r = 2; r < k; r++) {                                                                   \
+                    pa = pa * a;                                                                                \
+                    pm = pm * ma;                                                                               \
+                    ur = ur * ua;                                                                               \
+                    mr = mr * ma + KIN_FLOOR * ur;                                                              \
+                }                                                                                               \
             }                                                                                                   \
             m[x] = mr;                                                                                          \
             u[x] = ur;                                                                                          \
             msum += mr;                                                                                         \
             if (mode == RUN_SLOPES) {                                                                           \
-                dv[x] = (double)k * sl_op_powi(a, (double)(k - 1)) * dv[x];                                     \
-                dm[x] = (double)k * sl_op_powi(ma, (double)(k - 1)) * dm[x];                                    \
+                dv[x] = (double)k * pa * dv[x];                                                                 \
+                dm[x] = (double)k * pm * dm[x];                                                                 \
             }                                                                                                   \
+            (void)pa;                                                                                           \
+            (void)pm;                                                                                           \
         }                                                                                                       \
     } while (0)
 
 /* binary, a in slot x, b in x + 1, the result r to slot x */
 #define M_NONE_2(name, x) SL_CHECK(!TV(x) && !TV((x) + 1))
-#define M_LINEAR_2(name, x)                                                                                     \
+/* A rule for each way the operands vary (ta, tb: constants, so that each
+ * way is straight-line code); none: a static result, nothing to do. */
+#define BY_OPERANDS(rule, name, x)                                                                              \
     do {                                                                                                        \
-        if ((tv >> (x)) & 3) {                                                                                  \
-            const double mr = MAG(x, a) + MAG((x) + 1, b);                                                      \
-            u[x] = TV(x) ? u[x] : u[(x) + 1];                                                                   \
-            if (mode == RUN_SLOPES) {                                                                           \
-                dv[x] = sl_op_##name(DV(x), DV((x) + 1));                                                       \
-                dm[x] = DM(x) + DM((x) + 1);                                                                    \
-            }                                                                                                   \
-            m[x] = mr;                                                                                          \
-            msum += mr;                                                                                         \
-            TIMED(x);                                                                                           \
+        switch ((tv >> (x)) & 3) {                                                                              \
+        case 1: rule(name, x, 1, 0); break;                                                                     \
+        case 2: rule(name, x, 0, 1); break;                                                                     \
+        case 3: rule(name, x, 1, 1); break;                                                                     \
+        default: break;                                                                                         \
         }                                                                                                       \
     } while (0)
-#define M_PROD_2(name, x)                                                                                       \
+#define MAG_(ti, i, x) ((ti) ? m[i] : fabs(x))
+#define UN_(ti, i) ((ti) ? u[i] : 1.0)
+#define DV_(ti, i) ((ti) ? dv[i] : 0.0)
+#define DM_(ti, i) ((ti) ? dm[i] : 0.0)
+#define M_LINEAR_2(name, x) BY_OPERANDS(LINEAR_RULE, name, x)
+#define LINEAR_RULE(name, x, ta, tb)                                                                            \
     do {                                                                                                        \
-        if ((tv >> (x)) & 3) {                                                                                  \
-            const double ma = MAG(x, a), mb = MAG((x) + 1, b), ur = UN(x) * UN((x) + 1);                        \
-            const double mr = ma * mb + KIN_FLOOR * ur;                                                         \
-            if (mode == RUN_SLOPES) {                                                                           \
-                const double da = DV(x), db = DV((x) + 1), dma = DM(x), dmb = DM((x) + 1);                      \
-                dv[x] = da * b + a * db;                                                                        \
-                dm[x] = dma * mb + ma * dmb;                                                                    \
-            }                                                                                                   \
-            m[x] = mr;                                                                                          \
-            u[x] = ur;                                                                                          \
-            msum += mr;                                                                                         \
-            TIMED(x);                                                                                           \
+        const double mr = MAG_(ta, x, a) + MAG_(tb, (x) + 1, b);                                                \
+        u[x] = (ta) ? u[x] : u[(x) + 1];                                                                        \
+        if (mode == RUN_SLOPES) {                                                                               \
+            dv[x] = sl_op_##name(DV_(ta, x), DV_(tb, (x) + 1));                                                 \
+            dm[x] = DM_(ta, x) + DM_(tb, (x) + 1);                                                              \
         }                                                                                                       \
+        m[x] = mr;                                                                                              \
+        msum += mr;                                                                                             \
+        TIMED(x);                                                                                               \
+    } while (0)
+#define M_PROD_2(name, x) BY_OPERANDS(PROD_RULE, name, x)
+#define PROD_RULE(name, x, ta, tb)                                                                              \
+    do {                                                                                                        \
+        const double ma = MAG_(ta, x, a), mb = MAG_(tb, (x) + 1, b), ur = UN_(ta, x) * UN_(tb, (x) + 1);        \
+        const double mr = ma * mb + KIN_FLOOR * ur;                                                             \
+        if (mode == RUN_SLOPES) {                                                                               \
+            const double da = DV_(ta, x), db = DV_(tb, (x) + 1), dma = DM_(ta, x), dmb = DM_(tb, (x) + 1);      \
+            dv[x] = da * b + a * db;                                                                            \
+            dm[x] = dma * mb + ma * dmb;                                                                        \
+        }                                                                                                       \
+        m[x] = mr;                                                                                              \
+        u[x] = ur;                                                                                              \
+        msum += mr;                                                                                             \
+        TIMED(x);                                                                                               \
     } while (0)
 /* by a static divisor (sl_expr_kinetic): a is time-varying */
 #define M_QUOT_2(name, x)                                                                                       \
@@ -333,7 +358,7 @@ static inline __attribute__((always_inline)) double run(const sl_sim *s, const s
     uint64_t tv = 0;                  /* bit i: slot i is time-varying */
     v[0] = 0.0;                       /* (len >= 1: always set; for the compiler) */
     double msum = 0.0;                /* the time-varying magnitudes' sum: the ceiling of S5 */
-    int sp = 0;
+    ptrdiff_t sp = 0;
     const int32_t len = e->len;
     const int32_t *op = e->op;
     const double *args = e->arg;
@@ -341,8 +366,8 @@ static inline __attribute__((always_inline)) double run(const sl_sim *s, const s
     /* The program passed sl_expr_check: every operation finds its operands
      * and leaves the stack within SL_EXPR_STACK, one value at the end. */
     SL_CHECK(len >= 1 && len <= SL_EXPR_MAXLEN);
-    for (int32_t i = 0; i < len; i++) {
-        const double arg = args[i];
+    for (ptrdiff_t i = 0; i < len; i++) {
+#define arg (args[i])
         SL_CHECK(sp >= arity(op[i]) && sp - arity(op[i]) + 1 <= SL_EXPR_STACK);
         switch (op[i]) {
 #define OP(NAME, name, code, shape, kin, rounds) case SL_OP_##NAME: S_##shape(name, kin); break;
@@ -350,7 +375,7 @@ static inline __attribute__((always_inline)) double run(const sl_sim *s, const s
 #undef OP
         default: SL_ASSERT(!"an expression operation that sl_expr_check refuses");
         }
-        (void)arg;
+#undef arg
     }
     SL_CHECK(sp == 1);
     if (mode != RUN_EVAL) {
@@ -385,12 +410,12 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
  * S1 (roundings).  Every operation on a time-varying value is +, -, x or /
  *    by a constant, or x ** k (k - 1 products, left to right); each rounds
  *    once, and each load of wait or now is one rounded conversion.  Their
- *    number K (sl_expr_kinetic counts it: a load or + - x / 1, ** k k - 1,
- *    unary - 0) is at most SL_KIN_ROUNDINGS = 1024, else the expression
- *    has no kinetic model and is re-sorted at every pass: gamma_K =
- *    K u / (1 - K u) < 2^-42.99 (u = 2^-53).
- * S2 (magnitude).  The model runs the program a second time on
- *    magnitudes: a constant of the job by its absolute value, wait by w,
+ *    number K (sl_expr_kinetic counts it from the table's rounds: a load or
+ *    + - x / 1, ** k k - 1, unary - 0) is at most SL_KIN_ROUNDINGS = 1024,
+ *    else the expression has no kinetic model and is re-sorted at every
+ *    pass: gamma_K = K u / (1 - K u) < 2^-42.99 (u = 2^-53).
+ * S2 (magnitude).  The model runs the program on magnitudes beside the
+ *    values (the same run, run() above): a constant of the job by its absolute value, wait by w,
  *    now by |t|, - and unary - as +, and to every product and quotient
  *    (each step of a power) a floor F u_r added, F = 2^-1000, where u_r is
  *    1 in class (1) and w^d_r in class (2) (d_r: the degree of that value
