@@ -464,7 +464,8 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
     int64_t rounds = 0;               /* K of S1 */
     for (int32_t i = 0; i < e->len; i++) {
         const int32_t op = e->op[i];
-        const int a = arity(op), kin = a >= 0 ? op_kin[op] : KIN_NONE, k = (int)e->arg[i];
+        const int a = arity(op), kin = a >= 0 ? op_kin[op] : KIN_NONE;
+        const int k = kin == KIN_POWI ? (int)e->arg[i] : 0;      /* a power's integer (-16..16) */
         if (a == 0) {
             dyn[sp] = kin == KIN_WAIT || kin == KIN_NOW;
             md[sp] = kin == KIN_WAIT ? 1 : kin == KIN_NOW ? -1 : 0;
