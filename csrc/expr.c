@@ -47,6 +47,14 @@ _Static_assert(SL_EXPR_STACK <= 64, "the kinetic model keeps one bit per stack s
 enum { ARITY_LOAD = 0, ARITY_UNARY = 1, ARITY_UNARG = 1, ARITY_BINARY = 2, ARITY_TERNARY = 3 };
 enum { KIN_STATIC, KIN_WAIT, KIN_NOW, KIN_LINEAR, KIN_PROD, KIN_QUOT, KIN_POWI, KIN_NONE };
 
+/* a load's rule says whether it varies in time; an operation's, how it
+ * treats an operand that does */
+#define OP(NAME, name, code, shape, kin, rounds)                                                               \
+    _Static_assert((ARITY_##shape == 0) == (KIN_##kin <= KIN_NOW),                                             \
+                   "exprops.def: " #NAME ": a load's rule is STATIC, WAIT or NOW, and only a load's");
+#include "exprops.def"
+#undef OP
+
 #define OP(NAME, name, code, shape, kin, rounds) [SL_OP_##NAME] = ARITY_##shape,
 static const int8_t op_arity[SL_NOPS] = {
 #include "exprops.def"
