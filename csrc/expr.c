@@ -545,11 +545,3 @@ void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j,
     else
         *V = run(s, e, j, t, RUN_MODEL, kclass, A, NULL, NULL);
 }
-
-double sl_debug_key(const sl_sim *sim, int32_t which, int32_t j, int64_t t)
-{
-    const sl_policy *p = which == 0 ? &sim->C.primary : which == 1 ? &sim->C.backfill : NULL;
-    if (p == NULL || j < 0 || j >= sim->n || p->kind == SL_PYKEYS)
-        return NAN;
-    return sl_policy_key(sim, p, j, t);
-}

@@ -166,6 +166,16 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     }
 }
 
+/* For tests (the twins' keys, bit for bit): sl_policy_key under the
+ * simulation's primary or backfilling policy. */
+double sl_debug_key(const sl_sim *sim, int32_t which, int32_t j, int64_t t)
+{
+    const sl_policy *p = which == 0 ? &sim->C.primary : which == 1 ? &sim->C.backfill : NULL;
+    if (p == NULL || j < 0 || j >= sim->n || p->kind == SL_PYKEYS)
+        return NAN;
+    return sl_policy_key(sim, p, j, t);
+}
+
 /* The order of two jobs whose keys differ in neither class nor key:
  * submit time, id, input order; each reversed under SL_TIE_NEWEST (the
  * newest first; sl_config.tie). */
