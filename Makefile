@@ -43,7 +43,7 @@ $(error unknown PROFILE '$(value PROFILE)': known profiles are $(PROFILES))
 endif
 export $(USER_VARS)
 
-CORE_SRC := $(wildcard csrc/*.c csrc/*.h) lib/schedlab/engine/_build.py setup.py pyproject.toml
+CORE_SRC := $(wildcard csrc/*.c csrc/*.h csrc/*.def) lib/schedlab/engine/_build.py setup.py pyproject.toml
 # Every dependency, direct and transitive, at an exact version with hashes:
 # uv.lock (make lock) exported for pip; installing needs nothing but python3.
 LOCK     := requirements.lock

@@ -12,29 +12,94 @@
  * (the job goes after every job with a number key; the tie rule orders
  * such jobs among themselves).  So a key is always a double that compares,
  * and the queue's order stays a strict total order.
+ *
+ * Each operation is defined once, in the table exprops.def (its shape,
+ * kinetic rule and roundings) and its value function in exprops.h: the
+ * checker's arity, the evaluator, the kinetic classifier and the kinetic
+ * model below are expanded from them, and the built-in keys of
+ * policies.c are composed of the same value functions.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "exprops.h"
 
-/* How many values an operation pops and pushes (loads: 0 -> 1). */
-static int arity(int32_t op)
+/* ------------------------------------------------------------ the table --
+ * Tied to enum sl_op (schedlab.h, written out there because cffi's cdef
+ * reads no #include): each line's code is its enum constant and its
+ * position in the table, so the codes are 0 .. SL_NOPS - 1 with no gap and
+ * an array indexed by code covers them all. */
+#define OP(NAME, name, code, shape, kin, rounds) SL_OPIDX_##NAME,
+enum {
+#include "exprops.def"
+    SL_OPS_IN_TABLE
+};
+#undef OP
+#define OP(NAME, name, code, shape, kin, rounds)                                                               \
+    _Static_assert(SL_OP_##NAME == (code) && SL_OPIDX_##NAME == (code),                                         \
+                   "exprops.def: " #NAME " is not enum sl_op's code, or not in the code's place");
+#include "exprops.def"
+#undef OP
+_Static_assert((int)SL_OPS_IN_TABLE == (int)SL_NOPS, "exprops.def: one line for each operation of enum sl_op");
+_Static_assert(SL_EXPR_STACK <= 64, "the kinetic model keeps one bit per stack slot in a uint64_t");
+
+enum { ARITY_LOAD = 0, ARITY_UNARY = 1, ARITY_UNARG = 1, ARITY_BINARY = 2, ARITY_TERNARY = 3 };
+enum { KIN_STATIC, KIN_WAIT, KIN_NOW, KIN_LINEAR, KIN_PROD, KIN_QUOT, KIN_POWI, KIN_NONE };
+
+/* a load's rule says whether it varies in time; an operation's, how it
+ * treats an operand that does */
+#define OP(NAME, name, code, shape, kin, rounds)                                                               \
+    _Static_assert((ARITY_##shape == 0) == (KIN_##kin <= KIN_NOW),                                             \
+                   "exprops.def: " #NAME ": a load's rule is STATIC, WAIT or NOW, and only a load's");
+#include "exprops.def"
+#undef OP
+
+#define OP(NAME, name, code, shape, kin, rounds) [SL_OP_##NAME] = ARITY_##shape,
+static const int8_t op_arity[SL_NOPS] = {
+#include "exprops.def"
+};
+#undef OP
+#define OP(NAME, name, code, shape, kin, rounds) [SL_OP_##NAME] = KIN_##kin,
+static const int8_t op_kin[SL_NOPS] = {
+#include "exprops.def"
+};
+#undef OP
+#define OP(NAME, name, code, shape, kin, rounds) [SL_OP_##NAME] = #NAME,
+static const char *const op_name[SL_NOPS] = {
+#include "exprops.def"
+};
+#undef OP
+
+/* Roundings of operation op on a time-varying value (S1 below); k: the
+ * integer of a power. */
+static int64_t op_rounds(int32_t op, int k)
 {
-    if (op >= SL_OP_CONST && op <= SL_OP_EST)
-        return 0;
-    if (op == SL_OP_POWI)
-        return 1;
-    if (op >= SL_OP_ADD && op <= SL_OP_OR)
-        return 2;
-    if (op >= SL_OP_NEG && op <= SL_OP_NOT)
-        return 1;
-    if (op == SL_OP_WHERE)
-        return 3;
-    if (op == SL_OP_LOG2 || op == SL_OP_LOG10)
-        return 1;
-    return -1;
+    int64_t r = 0;
+    switch (op) {
+#define OP(NAME, name, code, shape, kin, rounds) case SL_OP_##NAME: r = (rounds); break;
+#include "exprops.def"
+#undef OP
+    default: break;
+    }
+    (void)k;
+    return r > 0 ? r : 0;
+}
+
+/* How many values an operation pops (loads: 0; each pushes one), -1 for
+ * an unknown code. */
+static inline int arity(int32_t op)
+{
+    return op >= 0 && op < SL_NOPS ? op_arity[op] : -1;
+}
+
+int sl_expr_op_info(int32_t code, const char **name, int32_t *nargs)
+{
+    if (code < 0 || code >= SL_NOPS)
+        return SL_EINVAL;
+    *name = op_name[code];
+    *nargs = op_arity[code];
+    return SL_OK;
 }
 
 int sl_expr_check(const sl_expr *e, int32_t ncols, char *err, size_t errlen, const char *which)
@@ -108,84 +173,232 @@ int sl_expr_same(const sl_expr *a, const sl_expr *b)
     return 1;
 }
 
-static inline double powi(double x, int k)
+/* -------------------------------------------- the evaluator and the model --
+ *
+ * One interpreter, expanded from the table, serves both (so the model's
+ * value is the key by construction): RUN_EVAL computes the value only;
+ * RUN_MODEL also the magnitude A of S2 (below) and RUN_SLOPES the slopes
+ * of the value and of A.  In a model, the slots of time-varying values
+ * (bit i of tv: slot i) carry their magnitude m, their u_r of S2 (u) and
+ * their slopes (dv, dm); a static slot is a constant of the job: its
+ * magnitude is |value|, its u 1, its slopes 0, read where a time-varying
+ * operation needs them.  Each operation's kinetic rule (its kin in the
+ * table) is the macro M_<kin> below; an operation with no rule (NONE) meets
+ * only static operands in a model (sl_expr_kinetic). */
+
+#define KIN_FLOOR 0x1p-1000
+#define KIN_CEILING 0x1p1000
+
+enum { RUN_EVAL, RUN_MODEL, RUN_SLOPES };
+
+#define BIT(i) ((uint64_t)1 << (i))
+#define TV(i) ((tv >> (i)) & 1)
+/* The magnitude, u, slope and magnitude's slope of slot i, static or not. */
+#define MAG(i, x) (TV(i) ? m[i] : fabs(x))
+#define UN(i) (TV(i) ? u[i] : 1.0)
+#define DV(i) (TV(i) ? dv[i] : 0.0)
+#define DM(i) (TV(i) ? dm[i] : 0.0)
+/* the result of a time-varying operation goes to slot x (x + 1 freed) */
+#define TIMED(x) (tv = (tv | BIT(x)) & ~BIT((x) + 1))
+
+/* loads */
+#define M_STATIC_LOAD(x) ((void)0)
+#define M_WAIT_LOAD(x) M_TIME_LOAD(x, kclass == 2 ? x : 1.0)
+#define M_NOW_LOAD(x) M_TIME_LOAD(x, 1.0)
+#define M_TIME_LOAD(x, ux)                                                                                      \
+    do {                                                                                                        \
+        tv |= BIT(sp);                                                                                          \
+        m[sp] = fabs(x);                                                                                        \
+        u[sp] = (ux);                                                                                           \
+        if (mode == RUN_SLOPES)                                                                                 \
+            dv[sp] = dm[sp] = 1.0;                                                                              \
+    } while (0)
+
+/* unary, on slot x: a negation keeps the magnitude; its slope is negated */
+#define M_LINEAR_1(name, x)                                                                                     \
+    do {                                                                                                        \
+        if (mode == RUN_SLOPES && TV(x))                                                                        \
+            dv[x] = sl_op_##name(dv[x]);                                                                        \
+    } while (0)
+#define M_NONE_1(name, x) SL_CHECK(!TV(x))
+/* x ** k, k >= 1 on a time-varying value (sl_expr_kinetic): k - 1
+ * products, each with its floor; with slopes, k a^(k-1) and k |a|^(k-1)
+ * times the operand's (a^(k-1) as sl_op_powi multiplies it: left to right,
+ * in the same loop) */
+#define M_POWI_1(name, x)                                                                                       \
+    do {                                                                                                        \
+        if (TV(x)) {                                                                                            \
+            const int k = (int)arg;                                                                             \
+            const double ma = m[x], ua = u[x];                                                                  \
+            double mr = ma, ur = ua, pa = 1.0, pm = 1.0;                                                        \
+            if (k > 1) {                                                                                        \
+                pa = a;                                                                                         \
+                pm = ma;                                                                                        \
+                ur = ur * ua;                                                                                   \
+                mr = mr * ma + KIN_FLOOR * ur;                                                                  \
+                for (int r = 2; r < k; r++) {                                                                   \
+                    pa = pa * a;                                                                                \
+                    pm = pm * ma;                                                                               \
+                    ur = ur * ua;                                                                               \
+                    mr = mr * ma + KIN_FLOOR * ur;                                                              \
+                }                                                                                               \
+            }                                                                                                   \
+            m[x] = mr;                                                                                          \
+            u[x] = ur;                                                                                          \
+            msum += mr;                                                                                         \
+            if (mode == RUN_SLOPES) {                                                                           \
+                dv[x] = (double)k * pa * dv[x];                                                                 \
+                dm[x] = (double)k * pm * dm[x];                                                                 \
+            }                                                                                                   \
+            (void)pa;                                                                                           \
+            (void)pm;                                                                                           \
+        }                                                                                                       \
+    } while (0)
+
+/* binary, a in slot x, b in x + 1, the result r to slot x */
+#define M_NONE_2(name, x) SL_CHECK(!TV(x) && !TV((x) + 1))
+/* A rule for each way the operands vary (ta, tb: constants, so that each
+ * way is straight-line code); none: a static result, nothing to do. */
+#define BY_OPERANDS(rule, name, x)                                                                              \
+    do {                                                                                                        \
+        switch ((tv >> (x)) & 3) {                                                                              \
+        case 1: rule(name, x, 1, 0); break;                                                                     \
+        case 2: rule(name, x, 0, 1); break;                                                                     \
+        case 3: rule(name, x, 1, 1); break;                                                                     \
+        default: break;                                                                                         \
+        }                                                                                                       \
+    } while (0)
+#define MAG_(ti, i, x) ((ti) ? m[i] : fabs(x))
+#define UN_(ti, i) ((ti) ? u[i] : 1.0)
+#define DV_(ti, i) ((ti) ? dv[i] : 0.0)
+#define DM_(ti, i) ((ti) ? dm[i] : 0.0)
+#define M_LINEAR_2(name, x) BY_OPERANDS(LINEAR_RULE, name, x)
+#define LINEAR_RULE(name, x, ta, tb)                                                                            \
+    do {                                                                                                        \
+        const double mr = MAG_(ta, x, a) + MAG_(tb, (x) + 1, b);                                                \
+        u[x] = (ta) ? u[x] : u[(x) + 1];                                                                        \
+        if (mode == RUN_SLOPES) {                                                                               \
+            dv[x] = sl_op_##name(DV_(ta, x), DV_(tb, (x) + 1));                                                 \
+            dm[x] = DM_(ta, x) + DM_(tb, (x) + 1);                                                              \
+        }                                                                                                       \
+        m[x] = mr;                                                                                              \
+        msum += mr;                                                                                             \
+        TIMED(x);                                                                                               \
+    } while (0)
+#define M_PROD_2(name, x) BY_OPERANDS(PROD_RULE, name, x)
+#define PROD_RULE(name, x, ta, tb)                                                                              \
+    do {                                                                                                        \
+        const double ma = MAG_(ta, x, a), mb = MAG_(tb, (x) + 1, b), ur = UN_(ta, x) * UN_(tb, (x) + 1);        \
+        const double mr = ma * mb + KIN_FLOOR * ur;                                                             \
+        if (mode == RUN_SLOPES) {                                                                               \
+            const double da = DV_(ta, x), db = DV_(tb, (x) + 1), dma = DM_(ta, x), dmb = DM_(tb, (x) + 1);      \
+            dv[x] = da * b + a * db;                                                                            \
+            dm[x] = dma * mb + ma * dmb;                                                                        \
+        }                                                                                                       \
+        m[x] = mr;                                                                                              \
+        u[x] = ur;                                                                                              \
+        msum += mr;                                                                                             \
+        TIMED(x);                                                                                               \
+    } while (0)
+/* by a static divisor (sl_expr_kinetic): a is time-varying */
+#define M_QUOT_2(name, x)                                                                                       \
+    do {                                                                                                        \
+        if (TV(x)) {                                                                                            \
+            SL_CHECK(!TV((x) + 1));                                                                             \
+            const double mb = fabs(b), mr = m[x] / mb + KIN_FLOOR * u[x];                                       \
+            if (mode == RUN_SLOPES) {                                                                           \
+                dv[x] = dv[x] / b;                                                                              \
+                dm[x] = dm[x] / mb;                                                                             \
+            }                                                                                                   \
+            m[x] = mr;                                                                                          \
+            msum += mr;                                                                                         \
+        }                                                                                                       \
+    } while (0)
+
+/* The shapes: how an operation takes its operands and leaves its value. */
+#define S_LOAD(name, kin)                                                                                       \
+    do {                                                                                                        \
+        const double x = sl_op_##name(s, j, t, arg);                                                            \
+        v[sp] = x;                                                                                              \
+        if (mode != RUN_EVAL)                                                                                   \
+            M_##kin##_LOAD(x);                                                                                  \
+        sp++;                                                                                                   \
+    } while (0)
+#define S_UNARY(name, kin)                                                                                      \
+    do {                                                                                                        \
+        const double a = v[sp - 1];                                                                             \
+        v[sp - 1] = sl_op_##name(a);                                                                            \
+        (void)a;                                                                                                \
+        if (mode != RUN_EVAL)                                                                                   \
+            M_##kin##_1(name, sp - 1);                                                                          \
+    } while (0)
+#define S_UNARG(name, kin)                                                                                      \
+    do {                                                                                                        \
+        const double a = v[sp - 1];                                                                             \
+        v[sp - 1] = sl_op_##name(a, arg);                                                                       \
+        if (mode != RUN_EVAL)                                                                                   \
+            M_##kin##_1(name, sp - 1);                                                                          \
+    } while (0)
+#define S_BINARY(name, kin)                                                                                     \
+    do {                                                                                                        \
+        sp--;                                                                                                   \
+        const double a = v[sp - 1], b = v[sp];                                                                  \
+        v[sp - 1] = sl_op_##name(a, b);                                                                         \
+        if (mode != RUN_EVAL)                                                                                   \
+            M_##kin##_2(name, sp - 1);                                                                          \
+    } while (0)
+#define S_TERNARY(name, kin)                                                                                    \
+    do {                                                                                                        \
+        sp -= 2;                                                                                                \
+        v[sp - 1] = sl_op_##name(v[sp - 1], v[sp], v[sp + 1]);                                                  \
+        SL_CHECK(mode == RUN_EVAL || !((tv >> (sp - 1)) & 7));                                                  \
+    } while (0)
+
+/* The program e run for job j at t (mode: what it computes, a constant
+ * where inlined).  Returns the value (NaN kept); a model also sets *A
+ * (infinite past the ceiling of S5) and, with slopes, *dV and *dA. */
+static inline __attribute__((always_inline)) double run(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t,
+                                                        const int mode, int32_t kclass, double *A, double *dV,
+                                                        double *dA)
 {
-    if (k == 0)
-        return 1.0;
-    const int n = k < 0 ? -k : k;
-    double acc = x;
-    for (int i = 1; i < n; i++)
-        acc = acc * x;
-    return k < 0 ? 1.0 / acc : acc;
+    double v[SL_EXPR_STACK];
+    double m[SL_EXPR_STACK], u[SL_EXPR_STACK], dv[SL_EXPR_STACK], dm[SL_EXPR_STACK];
+    uint64_t tv = 0;                  /* bit i: slot i is time-varying */
+    v[0] = 0.0;                       /* (len >= 1: always set; for the compiler) */
+    double msum = 0.0;                /* the time-varying magnitudes' sum: the ceiling of S5 */
+    ptrdiff_t sp = 0;
+    const int32_t len = e->len;
+    const int32_t *op = e->op;
+    const double *args = e->arg;
+    (void)kclass;
+    /* The program passed sl_expr_check: every operation finds its operands
+     * and leaves the stack within SL_EXPR_STACK, one value at the end. */
+    SL_CHECK(len >= 1 && len <= SL_EXPR_MAXLEN);
+    for (ptrdiff_t i = 0; i < len; i++) {
+#define arg (args[i])
+        SL_CHECK(sp >= arity(op[i]) && sp - arity(op[i]) + 1 <= SL_EXPR_STACK);
+        switch (op[i]) {
+#define OP(NAME, name, code, shape, kin, rounds) case SL_OP_##NAME: S_##shape(name, kin); break;
+#include "exprops.def"
+#undef OP
+        default: SL_ASSERT(!"an expression operation that sl_expr_check refuses");
+        }
+#undef arg
+    }
+    SL_CHECK(sp == 1);
+    if (mode != RUN_EVAL) {
+        *A = msum <= KIN_CEILING ? MAG(0, v[0]) : INFINITY;     /* each below it (NaN: not) */
+        if (mode == RUN_SLOPES) {
+            *dV = DV(0);
+            *dA = DM(0);
+        }
+    }
+    return v[0];
 }
 
 double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
 {
-    double st[SL_EXPR_STACK];
-    int sp = 0;
-    const sl_jobs *J = &s->J;
-    /* The program passed sl_expr_check: every operation finds its operands
-     * and leaves the stack within SL_EXPR_STACK, one value at the end. */
-    SL_CHECK(e->len >= 1 && e->len <= SL_EXPR_MAXLEN);
-    for (int32_t i = 0; i < e->len; i++) {
-        const double arg = e->arg[i];
-        double a, b;
-        SL_CHECK(sp >= arity(e->op[i]) && sp - arity(e->op[i]) + 1 <= SL_EXPR_STACK);
-        switch (e->op[i]) {
-        case SL_OP_CONST: st[sp++] = arg; break;
-        case SL_OP_REQ: st[sp++] = (double)J->req[j]; break;
-        case SL_OP_RUN: st[sp++] = (double)J->run[j]; break;
-        case SL_OP_PROCS: st[sp++] = (double)J->procs[j]; break;
-        case SL_OP_SUBMIT: st[sp++] = (double)J->submit[j]; break;
-        case SL_OP_WAIT: st[sp++] = (double)(t - J->submit[j]); break;
-        case SL_OP_AREA: st[sp++] = (double)J->req[j] * (double)J->procs[j]; break;
-        case SL_OP_ID: st[sp++] = (double)J->id[j]; break;
-        case SL_OP_NOW: st[sp++] = (double)t; break;
-        case SL_OP_M: st[sp++] = (double)s->C.m; break;
-        case SL_OP_COL: st[sp++] = J->cols[(int64_t)j * J->ncols + (int64_t)arg]; break;
-        case SL_OP_EST: st[sp++] = (double)s->est[j]; break;
-        case SL_OP_NEG: st[sp - 1] = -st[sp - 1]; break;
-        case SL_OP_ABS: st[sp - 1] = fabs(st[sp - 1]); break;
-        case SL_OP_LOG: st[sp - 1] = log(st[sp - 1]); break;
-        case SL_OP_LOG1P: st[sp - 1] = log1p(st[sp - 1]); break;
-        case SL_OP_LOG2: st[sp - 1] = log2(st[sp - 1]); break;
-        case SL_OP_LOG10: st[sp - 1] = log10(st[sp - 1]); break;
-        case SL_OP_SQRT: st[sp - 1] = sqrt(st[sp - 1]); break;
-        case SL_OP_EXP: st[sp - 1] = exp(st[sp - 1]); break;
-        case SL_OP_NOT: st[sp - 1] = st[sp - 1] == 0.0 ? 1.0 : 0.0; break;
-        case SL_OP_POWI: st[sp - 1] = powi(st[sp - 1], (int)arg); break;
-        case SL_OP_WHERE: {
-            const double el = st[--sp], th = st[--sp];
-            st[sp - 1] = st[sp - 1] != 0.0 ? th : el;
-            break;
-        }
-        default:
-            b = st[--sp];
-            a = st[sp - 1];
-            switch (e->op[i]) {
-            case SL_OP_ADD: a = a + b; break;
-            case SL_OP_SUB: a = a - b; break;
-            case SL_OP_MUL: a = a * b; break;
-            case SL_OP_DIV: a = a / b; break;
-            case SL_OP_POW: a = pow(a, b); break;
-            case SL_OP_MIN: a = isnan(a) || isnan(b) ? NAN : (a < b ? a : b); break;
-            case SL_OP_MAX: a = isnan(a) || isnan(b) ? NAN : (a > b ? a : b); break;
-            case SL_OP_LT: a = a < b; break;
-            case SL_OP_LE: a = a <= b; break;
-            case SL_OP_GT: a = a > b; break;
-            case SL_OP_GE: a = a >= b; break;
-            case SL_OP_EQ: a = a == b; break;
-            case SL_OP_NE: a = a != b; break;
-            case SL_OP_AND: a = (a != 0.0 && b != 0.0); break;
-            case SL_OP_OR: a = (a != 0.0 || b != 0.0); break;
-            default: SL_ASSERT(!"sl_expr_eval: an operation sl_expr_check refuses");
-            }
-            st[sp - 1] = a;
-            break;
-        }
-    }
-    SL_CHECK(sp == 1);
-    const double k = st[0];
+    const double k = run(s, e, j, t, RUN_EVAL, 0, NULL, NULL, NULL);
     return isnan(k) ? INFINITY : k;
 }
 
@@ -205,12 +418,12 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
  * S1 (roundings).  Every operation on a time-varying value is +, -, x or /
  *    by a constant, or x ** k (k - 1 products, left to right); each rounds
  *    once, and each load of wait or now is one rounded conversion.  Their
- *    number K (sl_expr_kinetic counts it: a load or + - x / 1, ** k k - 1,
- *    unary - 0) is at most SL_KIN_ROUNDINGS = 1024, else the expression
- *    has no kinetic model and is re-sorted at every pass: gamma_K =
- *    K u / (1 - K u) < 2^-42.99 (u = 2^-53).
- * S2 (magnitude).  The model runs the program a second time on
- *    magnitudes: a constant of the job by its absolute value, wait by w,
+ *    number K (sl_expr_kinetic counts it from the table's rounds: a load or
+ *    + - x / 1, ** k k - 1, unary - 0) is at most SL_KIN_ROUNDINGS = 1024,
+ *    else the expression has no kinetic model and is re-sorted at every
+ *    pass: gamma_K = K u / (1 - K u) < 2^-42.99 (u = 2^-53).
+ * S2 (magnitude).  The model runs the program on magnitudes beside the
+ *    values (the same run, run() above): a constant of the job by its absolute value, wait by w,
  *    now by |t|, - and unary - as +, and to every product and quotient
  *    (each step of a power) a floor F u_r added, F = 2^-1000, where u_r is
  *    1 in class (1) and w^d_r in class (2) (d_r: the degree of that value
@@ -247,10 +460,8 @@ double sl_expr_eval(const sl_sim *s, const sl_expr *e, int32_t j, int64_t t)
  * A certificate is the largest time found with G true, plus one (kin_cert);
  * G is tested at both ends of the interval it covers. */
 
-#define KIN_FLOOR 0x1p-1000
-#define KIN_CEILING 0x1p1000
-
-/* Kinetic class of e: 0 none, 1 affine, 2 monomial of degree *deg. */
+/* Kinetic class of e: 0 none, 1 affine, 2 monomial of degree *deg (each
+ * operation by its kinetic rule in exprops.def). */
 int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
 {
     /* per stack slot: time-varying or not, and its degree as a monomial
@@ -261,11 +472,12 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
     int64_t rounds = 0;               /* K of S1 */
     for (int32_t i = 0; i < e->len; i++) {
         const int32_t op = e->op[i];
-        const int a = arity(op);
+        const int a = arity(op), kin = a >= 0 ? op_kin[op] : KIN_NONE;
+        const int k = kin == KIN_POWI ? (int)e->arg[i] : 0;      /* a power's integer (-16..16) */
         if (a == 0) {
-            dyn[sp] = op == SL_OP_WAIT || op == SL_OP_NOW;
-            md[sp] = op == SL_OP_WAIT ? 1 : op == SL_OP_NOW ? -1 : 0;
-            rounds += dyn[sp];
+            dyn[sp] = kin == KIN_WAIT || kin == KIN_NOW;
+            md[sp] = kin == KIN_WAIT ? 1 : kin == KIN_NOW ? -1 : 0;
+            rounds += op_rounds(op, k);
             sp++;
             continue;
         }
@@ -279,35 +491,29 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
         }
         const int32_t ma = md[x], mb = a >= 2 ? md[x + 1] : 0;
         dyn[x] = 1;
-        switch (op) {
-        case SL_OP_NEG:
+        rounds += op_rounds(op, k);
+        switch (kin) {
+        case KIN_LINEAR:              /* a monomial if both terms are, of one degree */
+            if (a == 2)
+                md[x] = da && db && ma == mb ? ma : -1;
             break;
-        case SL_OP_ADD: case SL_OP_SUB:
-            md[x] = da && db && ma == mb ? ma : -1;
-            rounds++;
-            break;
-        case SL_OP_MUL:
+        case KIN_PROD:
             if (da && db)
                 affine = 0;
             md[x] = ma < 0 || mb < 0 ? -1 : ma + mb;
-            rounds++;
             break;
-        case SL_OP_DIV:
+        case KIN_QUOT:
             if (db)
                 affine = mono = 0;
-            rounds++;
             break;
-        case SL_OP_POWI: {
-            const int k = (int)e->arg[i];
+        case KIN_POWI:
             if (k < 1)
                 affine = mono = 0;
             if (k > 1)
                 affine = 0;
             md[x] = ma < 0 ? -1 : ma * k;
-            rounds += k > 1 ? k - 1 : 0;
             break;
-        }
-        default:                      /* no other operation on time */
+        default:                      /* KIN_NONE: no rule on time */
             affine = mono = 0;
             break;
         }
@@ -326,172 +532,16 @@ int sl_expr_kinetic(const sl_expr *e, int32_t *deg)
 }
 
 /* The kinetic model of job j's key at t (e of class kclass, 1 or 2): *V
- * the key as sl_expr_eval computes it (the same operations; NaN not
- * mapped), *A the magnitude of S2 (infinite past the ceiling of S5), and
- * their slopes in t, *dV and *dA (forward derivatives in doubles, floors
- * left out: estimates, used only to guess a crossing; not computed when dV
- * is NULL). */
+ * the key as sl_expr_eval computes it (the same run; NaN not mapped), *A
+ * the magnitude of S2 (infinite past the ceiling of S5), and their slopes
+ * in t, *dV and *dA (forward derivatives in doubles, floors left out:
+ * estimates, used only to guess a crossing; not computed when dV is NULL). */
 void sl_expr_model(const sl_sim *s, const sl_expr *e, int32_t kclass, int32_t j, int64_t t, double *V, double *A,
                    double *dV, double *dA)
 {
-    double v[SL_EXPR_STACK], dv[SL_EXPR_STACK], m[SL_EXPR_STACK], dm[SL_EXPR_STACK];
-    double un[SL_EXPR_STACK];         /* u_r of S2: 1, or w^d_r in class 2 */
-    int8_t tv[SL_EXPR_STACK];         /* time-varying */
-    int sp = 0;
-    double msum = 0.0;                /* the time-varying magnitudes' sum: the ceiling of S5 */
-    const sl_jobs *J = &s->J;
     SL_ASSERT(kclass == 1 || kclass == 2);      /* a model exists only for these (S1) */
-    for (int32_t i = 0; i < e->len; i++) {
-        const double arg = e->arg[i];
-        const int32_t op = e->op[i];
-        if (arity(op) == 0) {
-            double x;
-            switch (op) {
-            case SL_OP_CONST: x = arg; break;
-            case SL_OP_REQ: x = (double)J->req[j]; break;
-            case SL_OP_RUN: x = (double)J->run[j]; break;
-            case SL_OP_PROCS: x = (double)J->procs[j]; break;
-            case SL_OP_SUBMIT: x = (double)J->submit[j]; break;
-            case SL_OP_WAIT: x = (double)(t - J->submit[j]); break;
-            case SL_OP_AREA: x = (double)J->req[j] * (double)J->procs[j]; break;
-            case SL_OP_ID: x = (double)J->id[j]; break;
-            case SL_OP_NOW: x = (double)t; break;
-            case SL_OP_M: x = (double)s->C.m; break;
-            case SL_OP_COL: x = J->cols[(int64_t)j * J->ncols + (int64_t)arg]; break;
-            default: x = (double)s->est[j]; break;      /* SL_OP_EST */
-            }
-            const int timed = op == SL_OP_WAIT || op == SL_OP_NOW;
-            v[sp] = x;
-            m[sp] = fabs(x);
-            dv[sp] = timed ? 1.0 : 0.0;
-            dm[sp] = dv[sp];
-            un[sp] = op == SL_OP_WAIT && kclass == 2 ? x : 1.0;
-            tv[sp] = (int8_t)timed;
-            sp++;
-            continue;
-        }
-        switch (op) {
-        case SL_OP_NEG:
-            v[sp - 1] = -v[sp - 1];
-            dv[sp - 1] = -dv[sp - 1];
-            break;
-        case SL_OP_POWI: {
-            const int k = (int)arg;
-            const double a = v[sp - 1], ma = m[sp - 1], ua = un[sp - 1];
-            if (!tv[sp - 1]) {
-                v[sp - 1] = powi(a, k);
-                m[sp - 1] = fabs(v[sp - 1]);
-            } else {           /* k >= 1 (class 1 or 2): k - 1 products, each floored */
-                double mr = ma, ur = ua;
-                for (int r = 1; r < k; r++) {
-                    ur = ur * ua;
-                    mr = mr * ma + KIN_FLOOR * ur;
-                }
-                v[sp - 1] = powi(a, k);
-                m[sp - 1] = mr;
-                un[sp - 1] = ur;
-                msum += mr;
-                if (dV != NULL) {
-                    dv[sp - 1] = (double)k * powi(a, k - 1) * dv[sp - 1];
-                    dm[sp - 1] = (double)k * powi(ma, k - 1) * dm[sp - 1];
-                }
-            }
-            break;
-        }
-        default: {
-            const int arity3 = op == SL_OP_WHERE;
-            if (arity3) {      /* static only (class 1 or 2) */
-                const double el = v[--sp], th = v[--sp];
-                v[sp - 1] = v[sp - 1] != 0.0 ? th : el;
-                m[sp - 1] = fabs(v[sp - 1]);
-                break;
-            }
-            const int unary = arity(op) == 1;
-            if (unary) {       /* static only */
-                double a = v[sp - 1];
-                switch (op) {
-                case SL_OP_ABS: a = fabs(a); break;
-                case SL_OP_LOG: a = log(a); break;
-                case SL_OP_LOG1P: a = log1p(a); break;
-                case SL_OP_LOG2: a = log2(a); break;
-                case SL_OP_LOG10: a = log10(a); break;
-                case SL_OP_SQRT: a = sqrt(a); break;
-                case SL_OP_EXP: a = exp(a); break;
-                case SL_OP_NOT: a = a == 0.0 ? 1.0 : 0.0; break;
-                default: break;
-                }
-                v[sp - 1] = a;
-                m[sp - 1] = fabs(a);
-                break;
-            }
-            sp--;
-            const int ta = tv[sp - 1], tb = tv[sp], timed = ta || tb;
-            tv[sp - 1] = (int8_t)timed;
-            const double a = v[sp - 1], b = v[sp], da = dv[sp - 1], db = dv[sp];
-            const double ma = m[sp - 1], mb = m[sp], dma = dm[sp - 1], dmb = dm[sp];
-            double r = NAN, dr = 0.0, mr, dmr = 0.0, ur = 1.0;
-            switch (op) {
-            case SL_OP_ADD: r = a + b; break;
-            case SL_OP_SUB: r = a - b; break;
-            case SL_OP_MUL: r = a * b; break;
-            case SL_OP_DIV: r = a / b; break;
-            case SL_OP_POW: r = pow(a, b); break;
-            case SL_OP_MIN: r = isnan(a) || isnan(b) ? NAN : (a < b ? a : b); break;
-            case SL_OP_MAX: r = isnan(a) || isnan(b) ? NAN : (a > b ? a : b); break;
-            case SL_OP_LT: r = a < b; break;
-            case SL_OP_LE: r = a <= b; break;
-            case SL_OP_GT: r = a > b; break;
-            case SL_OP_GE: r = a >= b; break;
-            case SL_OP_EQ: r = a == b; break;
-            case SL_OP_NE: r = a != b; break;
-            case SL_OP_AND: r = (a != 0.0 && b != 0.0); break;
-            case SL_OP_OR: r = (a != 0.0 || b != 0.0); break;
-            default: break;
-            }
-            if (!timed) {
-                mr = fabs(r);               /* static: a constant */
-            } else {
-                /* u_r: the degrees of a product add; a sum's terms and a
-                 * quotient's dividend have the result's degree (a static
-                 * value's u is 1) */
-                const double ua = un[sp - 1], ub = un[sp];
-                switch (op) {
-                case SL_OP_ADD: case SL_OP_SUB:
-                    ur = ta ? ua : ub;
-                    mr = ma + mb;
-                    break;
-                case SL_OP_MUL:
-                    ur = ua * ub;
-                    mr = ma * mb + KIN_FLOOR * ur;
-                    break;
-                default:                        /* SL_OP_DIV by a constant */
-                    ur = ua;
-                    mr = ma / mb + KIN_FLOOR * ur;
-                    break;
-                }
-                msum += mr;
-                if (dV != NULL) {
-                    switch (op) {
-                    case SL_OP_ADD: dr = da + db; dmr = dma + dmb; break;
-                    case SL_OP_SUB: dr = da - db; dmr = dma + dmb; break;
-                    case SL_OP_MUL: dr = da * b + a * db; dmr = dma * mb + ma * dmb; break;
-                    default: dr = da / b; dmr = dma / mb; break;
-                    }
-                }
-            }
-            v[sp - 1] = r;
-            dv[sp - 1] = dr;
-            m[sp - 1] = mr;
-            dm[sp - 1] = dmr;
-            un[sp - 1] = ur;
-            break;
-        }
-        }
-    }
-    *V = v[0];
-    *A = msum <= KIN_CEILING ? m[0] : INFINITY;     /* each below it (NaN: not) */
-    if (dV != NULL) {
-        *dV = dv[0];
-        *dA = dm[0];
-    }
+    if (dV != NULL)
+        *V = run(s, e, j, t, RUN_SLOPES, kclass, A, dV, dA);
+    else
+        *V = run(s, e, j, t, RUN_MODEL, kclass, A, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "blocks.h"
+#include "exprops.h"
 #include "internal.h"
 
 static const char *const NAMES[SL_NPOLICIES] = {
@@ -114,19 +115,21 @@ int sl_policy_finite(const sl_policy *p)
     return bound < 1e300;
 }
 
-/* Key of job j at time t under policy p (lowest first).  The operation order
- * is part of the contract (csrc/SEMANTICS.md). */
-/* The expansion factor (wait + p~') / p~' as doubles, exactly as the
- * expression "(wait + max(req, 1)) / max(req, 1)" computes it: wait and p~'
- * converted, then summed (rounded), then divided.  Converting the integer
- * sum once instead gave other doubles for waits above 2^53 s (issue 53),
- * where SEXP's expression twin must stay bit-identical.  The one
+/* The expansion factor (wait + p~') / p~' from the integer wait and p~':
+ * exactly the operations of SEXP's expression twin "(wait + max(req, 1)) /
+ * max(req, 1)" (exprops.h, sl_key_expansion): wait and p~' converted, then
+ * summed (rounded), then divided.  Converting the integer sum once instead
+ * gave other doubles for waits above 2^53 s (issue 53).  The one
  * definition: the keys, the mixed order's feature and the kinetic model. */
 static inline double expansion_of(int64_t wait, int64_t pp)
 {
-    return ((double)wait + (double)pp) / (double)pp;
+    return sl_key_expansion((double)wait, (double)pp);
 }
 
+/* Key of job j at time t under policy p (lowest first).  The operation order
+ * is part of the contract (csrc/SEMANTICS.md): each built-in is the
+ * operations of its expression twin (schedlab.expr.BUILTIN_EXPRESSIONS),
+ * composed of the same value functions (exprops.h). */
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
 {
     const int64_t r = s->J.submit[j], req = s->J.req[j];
@@ -134,23 +137,20 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     const int64_t pp = req > 1 ? req : 1;
     const int64_t wait = t - r;
     switch (p->kind) {
-    case SL_FCFS: return (double)r;
-    case SL_LCFS: return -(double)r;
-    case SL_SPF: return (double)req;
-    case SL_LPF: return -(double)req;
-    case SL_SQF: return q;
-    case SL_LQF: return -q;
-    case SL_SAF: return (double)req * q;
-    case SL_LAF: return -((double)req * q);
-    case SL_SRF: return (double)req / q;
-    case SL_LRF: return -((double)req / q);
-    case SL_SEXP: return expansion_of(wait, pp);
-    case SL_LEXP: return -expansion_of(wait, pp);
-    case SL_WFP: {
-        const double w = (double)wait / (double)pp;
-        return -(w * w * w * q);
-    }
-    case SL_SJBF: return (double)s->est[j];
+    case SL_FCFS: return sl_op_submit(s, j, t, 0.0);
+    case SL_LCFS: return sl_op_neg(sl_op_submit(s, j, t, 0.0));
+    case SL_SPF: return sl_op_req(s, j, t, 0.0);
+    case SL_LPF: return sl_op_neg(sl_op_req(s, j, t, 0.0));
+    case SL_SQF: return sl_op_procs(s, j, t, 0.0);
+    case SL_LQF: return sl_op_neg(sl_op_procs(s, j, t, 0.0));
+    case SL_SAF: return sl_op_area(s, j, t, 0.0);
+    case SL_LAF: return sl_op_neg(sl_op_area(s, j, t, 0.0));
+    case SL_SRF: return sl_op_div(sl_op_req(s, j, t, 0.0), sl_op_procs(s, j, t, 0.0));
+    case SL_LRF: return sl_op_neg(sl_op_div(sl_op_req(s, j, t, 0.0), sl_op_procs(s, j, t, 0.0)));
+    case SL_SEXP: return sl_key_expansion(sl_op_wait(s, j, t, 0.0), sl_key_pp(s, j));
+    case SL_LEXP: return sl_op_neg(sl_key_expansion(sl_op_wait(s, j, t, 0.0), sl_key_pp(s, j)));
+    case SL_WFP: return sl_key_wfp(s, j, t);
+    case SL_SJBF: return sl_op_est(s, j, t, 0.0);
     case SL_EXPR: return sl_expr_eval(s, p->expr, j, t);
     case SL_MIXED: {
         double f[SL_NFEATURES];
@@ -168,6 +168,16 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     default:
         return 0.0; /* unreachable: kinds are checked on entry */
     }
+}
+
+/* For tests (the twins' keys, bit for bit): sl_policy_key under the
+ * simulation's primary or backfilling policy. */
+double sl_debug_key(const sl_sim *sim, int32_t which, int32_t j, int64_t t)
+{
+    const sl_policy *p = which == 0 ? &sim->C.primary : which == 1 ? &sim->C.backfill : NULL;
+    if (p == NULL || j < 0 || j >= sim->n || p->kind == SL_PYKEYS)
+        return NAN;
+    return sl_policy_key(sim, p, j, t);
 }
 
 static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)

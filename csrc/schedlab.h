@@ -45,7 +45,9 @@ enum sl_policy_kind {
  * job computed by a postfix program of these operations on a stack of
  * doubles.  Loads push one value; unary operations replace the top; binary
  * ones pop b then a and push a op b; SL_OP_WHERE pops else, then, cond and
- * pushes cond != 0 ? then : else. */
+ * pushes cond != 0 ? then : else.  Each operation is defined once, in the
+ * table csrc/exprops.def (expr.c asserts that its codes are these); the
+ * codes are written out here because cffi's cdef reads no #include. */
 enum sl_op {
     SL_OP_CONST = 0,    /* arg                                         */
     SL_OP_REQ = 1,      /* requested time p~ (s)                       */
@@ -76,6 +78,12 @@ enum sl_op {
 };
 
 enum { SL_EXPR_MAXLEN = 1024, SL_EXPR_STACK = 64 };
+
+/* The table of operations (csrc/exprops.def), for the bindings: the name
+ * (its SL_OP_ suffix, e.g. "ADD") and the arity (values popped; each
+ * operation pushes one) of operation code; SL_EINVAL for a code outside
+ * 0 .. SL_NOPS - 1.  schedlab.expr's OPS is checked against it. */
+int sl_expr_op_info(int32_t code, const char **name, int32_t *arity);
 
 /* A compiled policy expression; the caller keeps it (and its arrays) alive
  * and unchanged while any handle using it exists. */
@@ -555,6 +563,12 @@ int32_t sl_debug_schedgym(int32_t mask);
  * min-tree (policies.c), 2 the backfilling walk's block summaries (easy.c);
  * -1 for another which. */
 int64_t sl_debug_queue_bytes(const sl_sim *sim, int32_t which);
+
+/* Tests: the key of job j at time t under the simulation's primary (which
+ * 0) or backfilling (1) policy, as its queue computes it (the built-ins and
+ * their expression twins must agree to the bit, csrc/SEMANTICS.md); NaN
+ * for another which, a job out of range or a key function (SL_PYKEYS). */
+double sl_debug_key(const sl_sim *sim, int32_t which, int32_t j, int64_t t);
 
 /* Partition of every job (n = number of jobs): the one it was assigned to
  * at submission or at the last reconfiguration while queued or running;

@@ -156,6 +156,25 @@ def test_the_c_core_refuses_a_bad_program_itself():
     assert "unknown code 99" in ffi.string(err).decode()
 
 
+def test_the_operations_table_is_the_core_s_and_a_differing_one_is_refused():
+    """schedlab.expr writes the table of operations as data (it parses
+    without the core); the engine checks it against the core's one table
+    (csrc/exprops.def, through sl_expr_op_info) when it is imported."""
+    from schedlab.engine._core import ffi, lib
+    from schedlab.expr import OP_TABLE, OPS
+    assert sim._core_op_table() == OP_TABLE and len(OP_TABLE) == lib.SL_NOPS
+    assert all(getattr(lib, f"SL_OP_{name}") == code for name, code in OPS.items())
+    changed = list(OP_TABLE)
+    changed[lib.SL_OP_POWI] = ("POWI", 2)
+    with pytest.raises(ImportError, match=f"code {lib.SL_OP_POWI}"):
+        sim._check_op_table(changed)
+    with pytest.raises(ImportError):
+        sim._check_op_table(OP_TABLE[:-1])
+    name, arity = ffi.new("const char **"), ffi.new("int32_t *")
+    assert lib.sl_expr_op_info(-1, name, arity) == lib.SL_EINVAL
+    assert lib.sl_expr_op_info(lib.SL_NOPS, name, arity) == lib.SL_EINVAL
+
+
 # -------------------------------------------------------------- semantics --
 
 def _order(keys_expr, jobs_kw, m=1):

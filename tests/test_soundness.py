@@ -9,7 +9,9 @@ review found by hand, each a test that failed on the core before its fix.
    runs go in a child process, so that a crash fails the test instead of
    killing pytest.
 3. SEXP and its expression twin give the same doubles over the whole
-   accepted time range (2^61 s), not only below 2^53 s.
+   accepted time range (2^61 s), not only below 2^53 s; so does every
+   built-in and its twin, key by key (both are composed of the value
+   functions of csrc/exprops.h).
 """
 from __future__ import annotations
 
@@ -271,6 +273,54 @@ def test_every_twin_at_huge_times(name):
         finally:
             lib.sl_debug_kinetic(old)
         assert built == twin, (name, kinetic)
+
+
+# The keys themselves, not only the schedules: a job's key under a built-in
+# and under its expression twin, bit for bit, at waits, requests and
+# processor counts across the whole accepted range (times up to 2^61 s),
+# read from the core (sl_debug_key).  Both are composed of the same value
+# functions (csrc/exprops.h), so changing either twin's operations fails here.
+_EDGES = [0, 1, 2, 3, 7, 1000, 2 ** 31 - 1, 2 ** 52 + 1, 2 ** 53 - 3, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1,
+          2 ** 53 + 3, 2 ** 54 + 3, 2 ** 55 - 5, 2 ** 60 + 7, 2 ** 61 - 1, 2 ** 61]
+
+
+def _twin_key_jobs():
+    """(submit, request, processors) at the range's edge values (and seeded
+    draws in between), each within the accepted range (submit + request <=
+    2^61; the engine also bounds a simulation's jobs together, so each goes
+    in a simulation of its own)."""
+    rng = np.random.default_rng(53)
+    submits = [0, 1, 2 ** 53 + 1, 2 ** 54 + 3, 2 ** 60] + [int(x) for x in rng.integers(0, 2 ** 60, 3)]
+    reqs = [0, 1, 2, 3, 1000, 2 ** 53 - 1, 2 ** 53 + 1, 2 ** 54 + 3, 2 ** 60 + 7] + \
+        [int(x) for x in rng.integers(1, 2 ** 59, 3)]
+    procs = [1, 2, 3, 7, 1000, 2 ** 20 + 1, 2 ** 31 - 1]
+    rows = []
+    for r in submits:
+        for p in reqs:
+            if r + p <= 2 ** 61:
+                rows.append((r, p, procs[len(rows) % len(procs)]))
+    return rows
+
+
+def _bits(x: float) -> int:
+    return int(np.float64(x).view(np.int64))
+
+
+def _keys(sim, r: int) -> list[int]:
+    """The bits of job 0's key, under both policies, at every wait of _EDGES."""
+    return [_bits(lib.sl_debug_key(sim._handle, which, 0, r + w)) for w in _EDGES if r + w <= 2 ** 61
+            for which in (0, 1)]
+
+
+@pytest.mark.parametrize("name", list(BUILTIN_EXPRESSIONS))
+def test_every_twin_gives_the_same_key_bits_across_the_accepted_range(name):
+    e = "expr:" + BUILTIN_EXPRESSIONS[name]
+    rows = _twin_key_jobs()
+    assert len(rows) > 60
+    for r, p, q in rows:
+        jobs = Jobs(np.array([r]), np.array([max(p, 1)]), np.array([p]), np.array([q]))
+        with Simulation(jobs, q, f"EASY-{name}-{name}") as built, Simulation(jobs, q, Policy(e, e, None)) as twin:
+            assert _keys(built, r) == _keys(twin, r), (name, r, p, q)
 
 
 # ------------------------------------------------ property: the four orders agree --

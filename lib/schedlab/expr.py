@@ -61,15 +61,23 @@ MAX_OPS = 1024          # SL_EXPR_MAXLEN
 MAX_STACK = 64          # SL_EXPR_STACK
 MAX_CONSTANT = 1e300
 
-#: The operation codes of ``enum sl_op`` (csrc/schedlab.h); the engine
-#: checks them against the compiled core's (schedlab.engine.sim).
-OPS = {
-    "CONST": 0, "REQ": 1, "RUN": 2, "PROCS": 3, "SUBMIT": 4, "WAIT": 5, "AREA": 6, "ID": 7, "NOW": 8,
-    "M": 9, "COL": 10, "EST": 11, "ADD": 12, "SUB": 13, "MUL": 14, "DIV": 15, "POW": 16, "POWI": 17,
-    "MIN": 18, "MAX": 19, "LT": 20, "LE": 21, "GT": 22, "GE": 23, "EQ": 24, "NE": 25, "AND": 26, "OR": 27,
-    "NEG": 28, "ABS": 29, "LOG": 30, "LOG1P": 31, "SQRT": 32, "EXP": 33, "NOT": 34, "WHERE": 35,
-    "LOG2": 36, "LOG10": 37,
-}
+#: The operations of ``enum sl_op``, in code order (code = position), each
+#: with its arity (values popped; every operation pushes one).  The one
+#: table is the core's, ``csrc/exprops.def``; this module stays pure Python
+#: (no core needed to parse), so the table is written here as data and the
+#: engine checks it against the compiled core's at import
+#: (``sl_expr_op_info``, schedlab.engine.sim).
+OP_TABLE = (
+    ("CONST", 0), ("REQ", 0), ("RUN", 0), ("PROCS", 0), ("SUBMIT", 0), ("WAIT", 0), ("AREA", 0), ("ID", 0),
+    ("NOW", 0), ("M", 0), ("COL", 0), ("EST", 0),
+    ("ADD", 2), ("SUB", 2), ("MUL", 2), ("DIV", 2), ("POW", 2), ("POWI", 1), ("MIN", 2), ("MAX", 2),
+    ("LT", 2), ("LE", 2), ("GT", 2), ("GE", 2), ("EQ", 2), ("NE", 2), ("AND", 2), ("OR", 2),
+    ("NEG", 1), ("ABS", 1), ("LOG", 1), ("LOG1P", 1), ("SQRT", 1), ("EXP", 1), ("NOT", 1), ("WHERE", 3),
+    ("LOG2", 1), ("LOG10", 1),
+)
+#: The operation codes of ``enum sl_op``: name -> code.
+OPS = {name: code for code, (name, _) in enumerate(OP_TABLE)}
+_ARITY = {name: arity for name, arity in OP_TABLE}
 
 #: Names an expression may read, and what each is.
 FEATURES = {
@@ -379,11 +387,6 @@ class Expr:
         return PREFIX + self.text
 
 
-_ARITY = {op: (0 if OPS[op] <= 11 else 1 if op == "POWI" else 2 if OPS[op] <= 27 else 1 if OPS[op] <= 34
-               else 3 if op == "WHERE" else 1)
-          for op in OPS}
-
-
 def _check_depth(node):
     """Refuse nesting deeper than MAX_DEPTH before compiling (iteratively)."""
     stack = [(node, 0)]
@@ -397,7 +400,10 @@ def _check_depth(node):
 # ------------------------------------------------- the Python reference --
 # An evaluator of the postfix program written apart from csrc/expr.c, on
 # Python floats and libm (the math module), with IEEE results where Python
-# raises: the engine's keys are tested against it (tests/test_expr.py).
+# raises: the engine's keys are tested against it (tests/test_expr.py), and
+# schedlab check replays with it.  It is deliberately a second
+# implementation of the table's operations (csrc/exprops.def, exprops.h):
+# a test oracle written apart, not generated from the table.
 
 def _div(a: float, b: float) -> float:
     if b == 0.0:

@@ -60,14 +60,14 @@ def c_code_text(text: str) -> str:
 
 
 def source_hash() -> str:
-    """sha256 (16 hex digits) of every C source and header, up to comments
+    """sha256 (16 hex digits) of every C source, header and table (.def), up to comments
     and layout (:func:`c_code_text`), compiled into the core
     (``sl_source_hash``) so that campaign cache keys change with the C code
     -- and not with a comment."""
     import hashlib
 
     h = hashlib.sha256()
-    for f in sorted(CSRC.glob("*.[ch]")):
+    for f in sorted([*CSRC.glob("*.[ch]"), *CSRC.glob("*.def")]):
         h.update(f.name.encode() + b"\0" + c_code_text(f.read_text(encoding="utf-8")).encode() + b"\0")
     return h.hexdigest()[:16]
 
@@ -88,6 +88,14 @@ def make_builder(sanitize: bool = False) -> FFI:
         san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g", "-O1"]
         cflags += san
         ldflags += san
+    else:
+        # The core as one optimisation unit: its functions are not exported
+        # (cffi's module init is), so calls between csrc files are bound
+        # directly and may be inlined (callgrind, bench_queue bursts of
+        # 20,000 jobs: 0.7-2 % fewer instructions).  The link repeats the
+        # floating-point flags, under which the link-time optimiser compiles.
+        cflags += ["-flto=auto", "-fvisibility=hidden"]
+        ldflags += ["-flto=auto", "-fvisibility=hidden", "-O3", "-ffp-contract=off", "-fno-math-errno"]
     ffi.set_source(
         "schedlab.engine._core",
         '#include <stdint.h>\n#include <stddef.h>\n#include "schedlab.h"\n',

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import InputError, SchedlabError, SimulationError
 # the job table, durations and policy names, re-exported: schedlab.engine.sim.Jobs, .Policy ... keep working
+from ..expr import OP_TABLE as _EXPR_OP_TABLE
 from ..expr import OPS as _EXPR_OPS
 from ..expr import Expr  # noqa: F401 - re-exported: schedlab.engine.sim.Expr
 from ..jobs import (ALIASES, BANDIT_POLICIES, FEATURES, LELONG_POLICIES, POLICIES, QUEUE_ORDERS, TIME_MAX, Jobs, KeyFunction, Mixed, Policy, PolicyLike, _int_array, as_policy, default_scales, format_duration, parse_duration, PYTHON_PREFIX, python_key_function, python_object)
@@ -64,8 +65,30 @@ SOURCE_HASH = ffi.string(lib.sl_source_hash()).decode()
 # The bound on every time of a simulation (csrc/SEMANTICS.md, "Time bounds").
 assert lib.sl_time_max() == TIME_MAX, "schedlab.jobs.TIME_MAX differs from the C core's sl_time_max()"
 _I64 = np.iinfo(np.int64)
+
+
+def _core_op_table() -> tuple:
+    """The compiled core's table of expression operations (csrc/exprops.def):
+    (name, arity) per code, 0 .. SL_NOPS - 1."""
+    name, arity = ffi.new("const char **"), ffi.new("int32_t *")
+    rows = []
+    while lib.sl_expr_op_info(len(rows), name, arity) == lib.SL_OK:
+        rows.append((ffi.string(name[0]).decode(), int(arity[0])))
+    return tuple(rows)
+
+
+def _check_op_table(table) -> None:
+    """schedlab.expr is pure Python and writes the operations' table as data
+    (``OP_TABLE``): it must be the core's, row for row."""
+    core = _core_op_table()
+    if tuple(table) != core or len(core) != lib.SL_NOPS:
+        diff = next((i for i, (a, b) in enumerate(zip(tuple(table), core)) if a != b), min(len(table), len(core)))
+        raise ImportError(f"schedlab.expr.OP_TABLE differs from the C core's table (csrc/exprops.def) at "
+                          f"code {diff}: rebuild the core (make install) or mend the table")
+
+
+_check_op_table(_EXPR_OP_TABLE)
 assert all(getattr(lib, f"SL_OP_{k}") == v for k, v in _EXPR_OPS.items()), "schedlab.expr.OPS differs from enum sl_op"
-assert lib.SL_NOPS == len(_EXPR_OPS)
 
 
 #: Jobs completed by :meth:`Simulation.run` in this process (every simulation,
