@@ -2,9 +2,13 @@
 (issue 19, item 5), for callgrind: repeatable whatever the machine's load.
 
   python bench/callgrind_core.py prep DIR       # inputs, once (slow: loads the traces)
-  valgrind --tool=callgrind --toggle-collect=sl_sim_run \\
+  valgrind --tool=callgrind '--toggle-collect=*sl_sim_run' \\
       python bench/callgrind_core.py mixed DIR  # or: mixedfcfs DIR, curie DIR [SAF,SEXP]
   callgrind_annotate callgrind.out.<pid> | head
+
+(The core is one LTO unit with hidden symbols: sl_sim_run is inlined into
+cffi's wrapper _cffi_f_sl_sim_run, so the toggle names the wrapper by its
+suffix; the wrapper's own instructions are a few hundred per call.)
 
 * mixed: 4 weeks of SDSC-BLUE (the mixed-policies study's units) under 41
   static mixed policies of 3 weights (every 40th point of l1_lattice(3, 20)),

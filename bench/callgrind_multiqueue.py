@@ -3,9 +3,13 @@ callgrind and for timing, under any build of the C core (issue 33, item 5:
 the study's full run took 229.4 s at f63f4f9 and 267.0 s at 18ccb19).
 
   python bench/callgrind_multiqueue.py prep DIR [TRACE]     # the workload, once
-  valgrind --tool=callgrind --toggle-collect=sl_sim_run \\
+  valgrind --tool=callgrind '--toggle-collect=*sl_sim_run' \\
       python bench/callgrind_multiqueue.py online DIR [TRACE] [key=value ...]
   callgrind_annotate callgrind.out.<pid> | head
+
+(The core is one LTO unit with hidden symbols: sl_sim_run is inlined into
+cffi's wrapper _cffi_f_sl_sim_run, so the toggle names the wrapper by its
+suffix; the wrapper's own instructions are a few hundred per call.)
 
 ``online`` runs the study's own cell function, ``multiqueue.cells.online_cell``
 (the campaign's ``multiqueue-online-<TRACE>`` cell: its baseline EASY-FCFS-FCFS

@@ -526,20 +526,22 @@ static int64_t kin_expr_crossing(const sl_sim *s, const sl_queue *q, int32_t a, 
         const double wa = (double)(t - J->submit[a]), wb = (double)(t - J->submit[b]);
         if (!(wa > 0.0) || !(wb > 0.0))
             return KIN_TMAX;
-        const double k = (double)q->kdeg, wda = pow(wa, k), wdb = pow(wb, k);
-        const double alpha = va / wda + KIN_EPS * aa / wda, beta = vb / wdb - KIN_EPS * ab / wdb;
-        if (alpha > 0.0 && beta > 0.0) {
-            /* beta^(1/d) w_b > alpha^(1/d) w_a */
-            const double rb = pow(beta, 1.0 / k), ra = pow(alpha, 1.0 / k);
-            d0 = rb * wb - ra * wa;
-            slope = rb - ra;
-        } else if (alpha < 0.0 && beta < 0.0) {
-            /* |alpha|^(1/d) w_a > |beta|^(1/d) w_b */
-            const double ra = pow(-alpha, 1.0 / k), rb = pow(-beta, 1.0 / k);
-            d0 = ra * wa - rb * wb;
-            slope = ra - rb;
-        } else {
+        /* C's sides c_a w_a^d and c_b w_b^d (c_a = va + eps aa, c_b = vb -
+         * eps ab, over w^d): their d-th roots cross where w_b = rho w_a,
+         * rho = (c_a / c_b)^(1/d) (w_b / w_a) at t -- one root and no power
+         * (the crossing of the two roots, scaled by 1 / c_b^(1/d): kin_when
+         * reads only d0 / slope).  An estimate: kin_cert tests G at the
+         * ends of what it certifies. */
+        const double ca = va + KIN_EPS * aa, cb = vb - KIN_EPS * ab;
+        if (!((ca > 0.0 && cb > 0.0) || (ca < 0.0 && cb < 0.0)))
             return KIN_TMAX;    /* monotone in t, or no estimate */
+        const double rho = pow(ca / cb, 1.0 / (double)q->kdeg) * (wb / wa);
+        if (ca > 0.0) {         /* c_b^(1/d) w_b > c_a^(1/d) w_a */
+            d0 = wb - rho * wa;
+            slope = 1.0 - rho;
+        } else {                /* |c_a|^(1/d) w_a > |c_b|^(1/d) w_b */
+            d0 = rho * wa - wb;
+            slope = rho - 1.0;
         }
     }
     return kin_when(t, d0, slope);
