@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "queue.h"
 
 static inline int64_t free_now(const sl_sim *s)
 {

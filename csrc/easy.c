@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "queue.h"
 #include "blocks.h"
 
 /* Is job j over the threshold at time t (wait strictly greater than T)? */

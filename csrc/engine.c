@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "queue.h"
 
 const char *sl_sim_error(const sl_sim *sim) { return sim ? sim->err : "no simulation"; }
 

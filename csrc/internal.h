@@ -161,7 +161,6 @@ typedef struct sl_tour {
 typedef struct sl_counts {
     int64_t kin[5], tour[5];
 } sl_counts;
-void sl_counts_flush(sl_sim *s);      /* queue.c */
 
 struct sl_sim {
     sl_counts cnt;
@@ -319,21 +318,7 @@ int32_t sl_tour_fit(const sl_sim *s, sl_queue *q, int32_t g0, int32_t g1, int64_
 void sl_tour_free(sl_queue *q);
 int sl_tour_clone(sl_queue *dst, const sl_queue *src, int32_t n);
 
-/* ------------------------------------------------------------ queue.c -- */
-
-void sl_queue_push(sl_sim *s, sl_queue *q, int32_t j, int64_t t);
-void sl_queue_reorder(sl_sim *s, sl_queue *q, int64_t t);
-/* Bring q into its order at time t: nothing to do for a static order. */
-static inline void sl_queue_order(sl_sim *s, sl_queue *q, int64_t t)
-{
-    if (q->dynamic || q->dirty)
-        sl_queue_reorder(s, q, t);
-}
-/* The first queued job of q, in the order q holds at t (sl_queue_order
- * first when it may be out of date), or -1: the tournament's top, or the
- * first queued entry of idx. */
-int32_t sl_queue_first(sl_sim *s, sl_queue *q, int64_t t);
-void sl_queue_free(sl_queue *q);
+/* queue.c's declarations: queue.h (included by the units above it). */
 
 /* ---------------------------------------------------------- learned.c -- */
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "queue.h"
 
 /* ---------------------------------------------------------------- heap -- */
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "queue.h"
 
 /* Queue job j.  A static order is kept sorted at all times (binary search
  * and memmove: O(log len + moves)); a dynamic or dirty one is appended to

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "queue.h"
 
 struct sl_sg {
     int32_t backfill;       /* SL_RULES_SCHEDGYM: backfilling behind the pick */
