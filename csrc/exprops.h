@@ -99,4 +99,19 @@ static inline double sl_key_wfp(const sl_sim *s, int32_t j, int64_t t)
                                sl_op_procs(s, j, t, 0.0)));
 }
 
+/* The mixed order's features of job j (SL_MIXED; csrc/SEMANTICS.md): the
+ * one definition that its keys, its kinetic model and sl_multi_run read.
+ * exp is the expansion factor, or 0 where its weight is 0 (r0: the first
+ * submission, the origin of the submit feature). */
+static inline void sl_mixed_features(const sl_jobs *J, int64_t r0, int32_t j, double exp, double f[SL_NFEATURES])
+{
+    const double q = (double)J->procs[j], req = (double)J->req[j];
+    f[SL_F_PROCS] = q;
+    f[SL_F_REQ] = req;
+    f[SL_F_SUBMIT] = (double)(J->submit[j] - r0);
+    f[SL_F_RATIO] = sl_op_div(req, q);
+    f[SL_F_EXP] = exp;
+    f[SL_F_AREA] = sl_op_mul(req, q);
+}
+
 #endif

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exprops.h"
 #include "internal.h"
 
 typedef struct mstart {
@@ -767,15 +768,8 @@ int sl_multi_run(const sl_jobs *jobs, const sl_config *cfg, const double *weight
     const double *sc = cfg->primary.scales;
     const int64_t r0 = n > 0 ? jobs->submit[0] : 0;
     for (int32_t j = 0; j < n; j++) {
-        const int64_t r = jobs->submit[j], req = jobs->req[j];
-        const double q = (double)jobs->procs[j];
         double f[SL_NFEATURES];
-        f[SL_F_PROCS] = q;
-        f[SL_F_REQ] = (double)req;
-        f[SL_F_SUBMIT] = (double)(r - r0);
-        f[SL_F_RATIO] = (double)req / q;
-        f[SL_F_EXP] = 0.0;
-        f[SL_F_AREA] = (double)req * q;
+        sl_mixed_features(jobs, r0, j, 0.0, f);      /* no expansion weight here */
         for (int i = 0; i < SL_NFEATURES; i++)
             M.G[(size_t)j * SL_NFEATURES + (size_t)i] = f[i] / sc[i];
     }

@@ -133,7 +133,6 @@ static inline double expansion_of(int64_t wait, int64_t pp)
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
 {
     const int64_t r = s->J.submit[j], req = s->J.req[j];
-    const double q = (double)s->J.procs[j];
     const int64_t pp = req > 1 ? req : 1;
     const int64_t wait = t - r;
     switch (p->kind) {
@@ -154,12 +153,7 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     case SL_EXPR: return sl_expr_eval(s, p->expr, j, t);
     case SL_MIXED: {
         double f[SL_NFEATURES];
-        f[SL_F_PROCS] = q;
-        f[SL_F_REQ] = (double)req;
-        f[SL_F_SUBMIT] = (double)(r - s->r0);
-        f[SL_F_RATIO] = (double)req / q;
-        f[SL_F_EXP] = p->weights[SL_F_EXP] != 0.0 ? expansion_of(wait, pp) : 0.0;
-        f[SL_F_AREA] = (double)req * q;
+        sl_mixed_features(&s->J, s->r0, j, p->weights[SL_F_EXP] != 0.0 ? expansion_of(wait, pp) : 0.0, f);
         double acc = 0.0;
         for (int i = 0; i < SL_NFEATURES; i++)
             acc = acc + p->weights[i] * (f[i] / p->scales[i]);
@@ -351,13 +345,10 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
         *A = x;
         return;
     }
-    case SL_WFP: {
-        const double w = (double)(t - r) / (double)pp;
-        const double W = w * w * w * (double)s->J.procs[j];
-        *V = -W;
-        *A = W;
+    case SL_WFP:
+        *V = sl_key_wfp(s, j, t);
+        *A = -*V;       /* |key|: the key is minus a product of nonnegative factors */
         return;
-    }
     case SL_EXPR: {
         sl_expr_model(s, q->pol.expr, q->kexpr, j, t, V, A, NULL, NULL);
         if (isnan(*V))
@@ -366,14 +357,8 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
     }
     default: {     /* SL_MIXED, the terms as sl_policy_key computes them */
         const sl_policy *p = &q->pol;
-        const double qd = (double)s->J.procs[j];
         double f[SL_NFEATURES];
-        f[SL_F_PROCS] = qd;
-        f[SL_F_REQ] = (double)req;
-        f[SL_F_SUBMIT] = (double)(r - s->r0);
-        f[SL_F_RATIO] = (double)req / qd;
-        f[SL_F_EXP] = expansion_of(t - r, pp);
-        f[SL_F_AREA] = (double)req * qd;
+        sl_mixed_features(&s->J, s->r0, j, expansion_of(t - r, pp), f);
         double acc = 0.0, mag = 0x1p-1000;
         for (int i = 0; i < SL_NFEATURES; i++) {
             const double term = p->weights[i] * (f[i] / p->scales[i]);
