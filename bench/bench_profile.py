@@ -20,8 +20,18 @@ written to ``results/bench/profile-<profile>.json``.
 does, one at a time), so that the same cold run leaves the executed notebooks
 for shipping.
 
+``--resume`` continues an interrupted run (a session that ended, a killed
+machine): it reads the figures file the run was writing (``--out``), keeps the
+studies it finished, keeps the cache, and runs the others.  It refuses a file
+from another commit, profile or mode: the point of one run is one commit.  A
+study that was interrupted midway takes the cells it had computed from the
+cache (its "cached" column says how many, and its CPU-s covers only the second
+pass); delete its cache folders first for a cold figure.  The file records each
+pass (when it ended, its seconds, its studies); the run stays "cold" when its
+first pass was.
+
 Usage: python bench/bench_profile.py [--profile full] [--studies a,b] [--cache DIR]
-       [--keep-cache | --cold-each] [--workers N | --notebooks] [--out FILE]
+       [--keep-cache | --cold-each | --resume] [--workers N | --notebooks] [--out FILE]
 """
 from __future__ import annotations
 
@@ -89,6 +99,21 @@ def target_verdict(profile: str, total: float, ran: int, studies: int, ok: bool,
     return head + f"{'met' if total < TARGET_S else 'NOT MET'} ({total / 60:.1f} min)"
 
 
+def resumable(previous: dict, *, commit: str, profile: str, notebooks: bool) -> tuple[list[dict], list[dict]]:
+    """The finished studies (rc 0) and the passes of an interrupted run's figures, if the run
+    is this one (same commit, profile and mode); a clear error otherwise."""
+    for key, want in (("commit", commit), ("profile", profile), ("notebooks", notebooks)):
+        if previous.get(key) != want:
+            raise SystemExit(f"bench_profile --resume: the figures file is from {key} {previous.get(key)!r}, "
+                             f"this run is {want!r}; one run is one commit, profile and mode")
+    if previous.get("complete"):
+        raise SystemExit("bench_profile --resume: that run is complete; nothing to resume")
+    done = [r for r in previous.get("studies", []) if r.get("rc") == 0]
+    passes = previous.get("passes") or [{"ended": previous.get("created"), "total_s": previous.get("total_s", 0.0),
+                                         "studies": [r["study"] for r in previous.get("studies", [])]}]
+    return done, passes
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="full", choices=["quick", "full"])
@@ -99,6 +124,9 @@ def main() -> int:
                     help="do not empty the cache first (then the figures are not from a cold cache)")
     ap.add_argument("--cold-each", action="store_true",
                     help="empty the cache before every study (no study takes another's cells)")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the interrupted run whose figures are in --out: keep its finished studies and "
+                         "the cache, run the others (same commit, profile and mode only)")
     ap.add_argument("--out", default=None,
                     help="where to write the figures (default results/bench/profile-<profile>.json)")
     ap.add_argument("--workers", type=int, default=None, help="default: all cores")
@@ -108,29 +136,48 @@ def main() -> int:
     args = ap.parse_args()
     entries = [get(s.strip()) for s in args.studies.split(",")] if args.studies else list(STUDIES)
     cache = Path(args.cache)
-    if cache.resolve() == (paths.RESULTS / "cache").resolve() and not args.keep_cache:
+    if cache.resolve() == (paths.RESULTS / "cache").resolve() and not (args.keep_cache or args.resume):
         raise SystemExit("bench_profile: --cache results/cache would empty the user's cache; give another folder")
     if args.workers and args.notebooks:
         raise SystemExit("bench_profile: --workers is for study runs; a notebook takes its profile's workers")
     if args.keep_cache and args.cold_each:
         raise SystemExit("bench_profile: --keep-cache and --cold-each contradict each other")
+    out = Path(args.out) if args.out else paths.RESULTS / "bench" / f"profile-{args.profile}.json"
+    rows, passes, cold = [], [], not args.keep_cache
+    if args.resume:
+        if args.cold_each:
+            raise SystemExit("bench_profile: --resume keeps the cache; --cold-each contradicts it")
+        if not out.exists():
+            raise SystemExit(f"bench_profile --resume: {out}: no figures file to resume (give the run's --out)")
+        previous = json.loads(out.read_text())
+        rows, passes = resumable(previous, commit=paths.git_commit(), profile=args.profile,
+                                 notebooks=bool(args.notebooks))
+        cold, args.keep_cache = bool(previous.get("cold")), True
+        finished = {r["study"] for r in rows}
+        entries = [e for e in entries if e.name not in finished]
+        print(f"resuming {paths.relative(out)}: {len(finished)} studies finished in {len(passes)} pass(es) "
+              f"({', '.join(sorted(finished)) or 'none'}), {len(entries)} to run", flush=True)
     how = ("kept" if args.keep_cache else "emptied before every study" if args.cold_each
            else "emptied before the first study: cold")
     print(f"profile {args.profile}, {len(entries)} studies, {os.cpu_count()} cores, cache {cache} ({how})",
           flush=True)
     print(f"{'study':<16} {'wall (s)':>9} {'cells':>7} {'cached':>7} {'jobs simulated':>15} {'jobs/s':>10} "
           f"{'peak RSS':>9}", flush=True)
-    out = Path(args.out) if args.out else paths.RESULTS / "bench" / f"profile-{args.profile}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
+    earlier = sum(p["total_s"] for p in passes)
+    here = len(rows)
     t0 = time.perf_counter()
 
     def write(total: float, done: bool) -> None:
         # after every study, so that an interrupted profile keeps the figures of the studies it finished
-        out.write_text(json.dumps({"created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                   "commit": paths.git_commit(), "cores": os.cpu_count(), "profile": args.profile,
-                                   "cold": not args.keep_cache, "cold_each": bool(args.cold_each),
-                                   "notebooks": bool(args.notebooks), "complete": done, "total_s": round(total, 1), "studies": rows}, indent=1))
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        record = {"created": now, "commit": paths.git_commit(), "cores": os.cpu_count(), "profile": args.profile,
+                  "cold": cold, "cold_each": bool(args.cold_each), "notebooks": bool(args.notebooks),
+                  "complete": done, "total_s": round(earlier + total, 1), "studies": rows}
+        if passes:
+            record["passes"] = passes + [{"ended": now, "total_s": round(total, 1),
+                                          "studies": [r["study"] for r in rows[here:]]}]
+        out.write_text(json.dumps(record, indent=1))
 
     for i, entry in enumerate(entries):
         if not args.keep_cache and (i == 0 or args.cold_each) and cache.exists():
@@ -145,10 +192,10 @@ def main() -> int:
               f"{r['jobs_per_s'] or 0:>10,} {r['max_rss_mb']:>6.0f} MB", flush=True)
     total = time.perf_counter() - t0
     jobs = sum(r.get("jobs", 0) for r in rows)
-    print(f"{'total':<16} {total:>9.1f} {sum(r.get('cells', 0) for r in rows):>7} "
-          f"{sum(r.get('cached', 0) for r in rows):>7} {jobs:>15,} {round(jobs / total) if total else 0:>10,}")
-    print(target_verdict(args.profile, total, len(rows), len(STUDIES), all(r["rc"] == 0 for r in rows),
-                         cold=not args.keep_cache))
+    whole = earlier + total
+    print(f"{'total':<16} {whole:>9.1f} {sum(r.get('cells', 0) for r in rows):>7} "
+          f"{sum(r.get('cached', 0) for r in rows):>7} {jobs:>15,} {round(jobs / whole) if whole else 0:>10,}")
+    print(target_verdict(args.profile, whole, len(rows), len(STUDIES), all(r["rc"] == 0 for r in rows), cold=cold))
     write(total, True)
     print(f"wrote {paths.relative(out)}")
     return 0 if all(r["rc"] == 0 for r in rows) else 1
