@@ -22,8 +22,9 @@ TIMINGS = {"wall_s", "classify_s", "schedule_s", "figures_s", "fixed_cell_s", "l
            "changepoints_s", "sensitivity_s", "strategies_cell_s", "synthetic_s", "total_s", "python_s",
            "requested_s", "c_s", "overall_speedup", "projected_full_profile_cpu_s",
            "projected_full_profile_wall_s", "max_seconds", "median_seconds", "seconds", "timing", "timings",
-           "slowdown", "characterise_s",
-           "cpu_seconds"}  # study 12's training: measured CPU time of this machine and load  # prediction's slowdown: ratios of measured wall times
+           "characterise_s",
+           "slowdown",      # prediction's: ratios of measured wall times
+           "cpu_seconds"}   # study 12's training: measured CPU time of this machine and load
 NOT_SCIENCE = re.compile(r"^(created|git_commit|commit|dirty|git|schedlab_version|schedlab|core_version|"
                          r"prediction_version|outdir|cache_dir|path|paths|files|_notebook|lock_sha256|locked|"
                          r"python|environment_is_lock|provenance)$")
