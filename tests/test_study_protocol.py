@@ -85,6 +85,31 @@ def test_registry_matches_the_readme():
         assert (f"| `{e.stem}` |" in table) == registry.shipped(e), e.stem
     with pytest.raises(InputError, match="markers are missing"):
         registry.readme_with_table(readme.replace(registry.README_END, ""))
+    with pytest.raises(InputError, match="full run's account's markers are missing"):
+        registry.readme_with_table(readme.replace(registry.RUN_BEGIN, ""))
+
+
+def test_the_readme_account_of_the_full_run_is_its_figures_file():
+    """Commit, date, minutes and CPU-s come from the shipped bench-profile-full.json (none typed),
+    and an unfinished or warm run says so."""
+    shipped = json.loads((paths.ROOT / "shipped" / "full" / "bench-profile-full.json").read_text())
+    text = registry.readme_run()
+    assert f"`{shipped['commit'][:7]}`" in text and shipped["created"][:10] in text
+    assert f"{shipped['total_s'] / 60:.0f} min of wall time" in text
+    assert f"{sum(r['cpu_s'] for r in shipped['studies']):,.0f} CPU-s" in text
+    assert [line.split("`")[1] for line in text.splitlines() if line.startswith("| `")] == \
+        [r["stem"] for r in shipped["studies"]]
+    rows = [{"stem": "00-traces", "wall_s": 60.0, "cpu_s": 50.0, "cells": 1, "cached": 0},
+            {"stem": "01-policy-comparison", "wall_s": 600.0, "cpu_s": 1100.4, "cells": 7837, "cached": 12}]
+    fake = {"commit": "7c9970d0", "created": "2026-11-29T13:00:00+00:00", "cores": 2, "cold": True,
+            "complete": True, "total_s": 660.0, "studies": rows, "passes": [{}, {}]}
+    text = registry.readme_run(fake)
+    assert text.startswith("The shipped run: one cold run of the whole full profile from a fresh clone at `7c9970d`, "
+                           "2026-11-29, 2 cores, in 2 passes on one clone and cache")
+    assert ": 11 min of wall time, 1,150 CPU-s" in text
+    assert "| `01-policy-comparison` | 10.0 | 1,100 | 7,837 | 12 |" in text
+    assert "one run on a kept cache (not cold)" in registry.readme_run({**fake, "cold": False})
+    assert "an unfinished run" in registry.readme_run({**fake, "complete": False})
 
 
 def test_registry_lookup():

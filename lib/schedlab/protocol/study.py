@@ -1119,7 +1119,7 @@ def main(argv=None) -> int:
         from ..studies.registry import readme_table
         print(readme_table(), end="")
         return 0
-    if argv[:1] == ["readme"]:         # make readme: the README's study table, between its markers
+    if argv[:1] == ["readme"]:         # make readme: the README's study table and the full run's account
         from ..files import atomic
         from ..studies.registry import readme_with_table
         readme = paths.ROOT / "README.md"
@@ -1128,7 +1128,7 @@ def main(argv=None) -> int:
         if new != text:
             with atomic(readme) as tmp:
                 Path(tmp).write_text(new)
-            print("rewrote the study table of README.md")
+            print("rewrote the study table and the full run's account of README.md")
         return 0
     print("usage: python -m schedlab.protocol.study cells | readme | readme-table", file=sys.stderr)
     return 2

@@ -221,16 +221,55 @@ def readme_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def readme_with_table(text: str) -> str:
-    """``text`` (the README) with the table between :data:`README_BEGIN` and :data:`README_END` regenerated."""
+#: The README's account of the shipped full run lies between these two lines, generated from the run's
+#: own figures file (``shipped/full/bench-profile-full.json``, bench/bench_profile.py's), never typed.
+RUN_BEGIN = ("<!-- full run: generated from shipped/full/bench-profile-full.json by `make readme`; "
+             "ship a run, not this text -->")
+RUN_END = "<!-- full run: end -->"
+
+
+def readme_run(figures: dict | None = None) -> str:
+    """The README's account of the shipped full run: its commit, date, passes, wall
+    time and CPU-s, and per study the wall minutes, CPU-s, cells computed and cells
+    taken from the cache (the run's own ``bench-profile-full.json``)."""
+    import json
+
+    from .. import paths
+
+    if figures is None:
+        figures = json.loads((paths.ROOT / "shipped" / "full" / "bench-profile-full.json").read_text())
+    rows = figures["studies"]
+    cpu = sum(r.get("cpu_s", 0.0) for r in rows)
+    passes = len(figures.get("passes") or [None])
+    how = ((("one cold run" if figures.get("cold") else "one run on a kept cache (not cold)") + " of the whole full profile")
+           if figures.get("complete") else "part of the full profile (an unfinished run)")
+    head = (f"The shipped run: {how} from a fresh clone at `{figures['commit'][:7]}`, "
+            f"{figures['created'][:10]}, {figures['cores']} cores"
+            + (f", in {passes} passes on one clone and cache (`passes` in the file)" if passes > 1 else "")
+            + f": {figures['total_s'] / 60:.0f} min of wall time, {cpu:,.0f} CPU-s (the studies' processes and "
+              "their workers).")
+    lines = [head, "", "| study | wall (min) | CPU-s | cells computed | cells from the cache |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| `{r['stem']}` | {r['wall_s'] / 60:.1f} | {r.get('cpu_s', 0.0):,.0f} | {r.get('cells', 0):,} | "
+              f"{r.get('cached', 0):,} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _between(text: str, begin: str, end: str, body: str, what: str) -> str:
     from ..errors import InputError
 
-    if text.count(README_BEGIN) != 1 or text.count(README_END) != 1 or text.index(README_BEGIN) > text.index(README_END):
-        raise InputError(f"README.md: the study table's markers are missing or out of order ({README_BEGIN!r} "
-                         f"... {README_END!r})")
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    return f"{head}{README_BEGIN}\n{readme_table()}{README_END}{tail}"
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise InputError(f"README.md: the {what}'s markers are missing or out of order ({begin!r} ... {end!r})")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body}{end}{tail}"
+
+
+def readme_with_table(text: str) -> str:
+    """``text`` (the README) with the study table between :data:`README_BEGIN` and
+    :data:`README_END` and the full run's account between :data:`RUN_BEGIN` and
+    :data:`RUN_END` regenerated."""
+    text = _between(text, README_BEGIN, README_END, readme_table(), "study table")
+    return _between(text, RUN_BEGIN, RUN_END, readme_run(), "full run's account")
 
 
 def name_of(module: str) -> str:
