@@ -86,10 +86,15 @@ static inline double sl_key_pp(const sl_sim *s, int32_t j)
     return sl_op_max(sl_op_req(s, j, 0, 0.0), 1.0);
 }
 
-/* SEXP: (wait + max(req, 1)) / max(req, 1), from wait and p~' loaded */
-static inline double sl_key_expansion(double wait, double pp)
+/* SEXP: (wait + max(req, 1)) / max(req, 1), job j's expansion factor at t:
+ * wait and p~' loaded as doubles, then summed (rounded), then divided
+ * (converting the integer sum once gave other doubles for waits above
+ * 2^53 s, issue 53).  The one definition: SEXP's and LEXP's keys, the
+ * mixed order's feature and the kinetic model. */
+static inline double sl_key_expansion(const sl_sim *s, int32_t j, int64_t t)
 {
-    return sl_op_div(sl_op_add(wait, pp), pp);
+    const double pp = sl_key_pp(s, j);
+    return sl_op_div(sl_op_add(sl_op_wait(s, j, t, 0.0), pp), pp);
 }
 
 /* WFP: -((wait / max(req, 1)) ** 3 * procs) */

@@ -115,26 +115,12 @@ int sl_policy_finite(const sl_policy *p)
     return bound < 1e300;
 }
 
-/* The expansion factor (wait + p~') / p~' from the integer wait and p~':
- * exactly the operations of SEXP's expression twin "(wait + max(req, 1)) /
- * max(req, 1)" (exprops.h, sl_key_expansion): wait and p~' converted, then
- * summed (rounded), then divided.  Converting the integer sum once instead
- * gave other doubles for waits above 2^53 s (issue 53).  The one
- * definition: the keys, the mixed order's feature and the kinetic model. */
-static inline double expansion_of(int64_t wait, int64_t pp)
-{
-    return sl_key_expansion((double)wait, (double)pp);
-}
-
 /* Key of job j at time t under policy p (lowest first).  The operation order
  * is part of the contract (csrc/SEMANTICS.md): each built-in is the
  * operations of its expression twin (schedlab.expr.BUILTIN_EXPRESSIONS),
  * composed of the same value functions (exprops.h). */
 double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
 {
-    const int64_t r = s->J.submit[j], req = s->J.req[j];
-    const int64_t pp = req > 1 ? req : 1;
-    const int64_t wait = t - r;
     switch (p->kind) {
     case SL_FCFS: return sl_op_submit(s, j, t, 0.0);
     case SL_LCFS: return sl_op_neg(sl_op_submit(s, j, t, 0.0));
@@ -146,14 +132,14 @@ double sl_policy_key(const sl_sim *s, const sl_policy *p, int32_t j, int64_t t)
     case SL_LAF: return sl_op_neg(sl_op_area(s, j, t, 0.0));
     case SL_SRF: return sl_op_div(sl_op_req(s, j, t, 0.0), sl_op_procs(s, j, t, 0.0));
     case SL_LRF: return sl_op_neg(sl_op_div(sl_op_req(s, j, t, 0.0), sl_op_procs(s, j, t, 0.0)));
-    case SL_SEXP: return sl_key_expansion(sl_op_wait(s, j, t, 0.0), sl_key_pp(s, j));
-    case SL_LEXP: return sl_op_neg(sl_key_expansion(sl_op_wait(s, j, t, 0.0), sl_key_pp(s, j)));
+    case SL_SEXP: return sl_key_expansion(s, j, t);
+    case SL_LEXP: return sl_op_neg(sl_key_expansion(s, j, t));
     case SL_WFP: return sl_key_wfp(s, j, t);
     case SL_SJBF: return sl_op_est(s, j, t, 0.0);
     case SL_EXPR: return sl_expr_eval(s, p->expr, j, t);
     case SL_MIXED: {
         double f[SL_NFEATURES];
-        sl_mixed_features(&s->J, s->r0, j, p->weights[SL_F_EXP] != 0.0 ? expansion_of(wait, pp) : 0.0, f);
+        sl_mixed_features(&s->J, s->r0, j, p->weights[SL_F_EXP] != 0.0 ? sl_key_expansion(s, j, t) : 0.0, f);
         double acc = 0.0;
         for (int i = 0; i < SL_NFEATURES; i++)
             acc = acc + p->weights[i] * (f[i] / p->scales[i]);
@@ -194,21 +180,14 @@ static void merge_sort(const sl_sim *s, sl_queue *q, int32_t *tmp)
         memcpy(q->idx, src, (size_t)n * sizeof *src);
 }
 
-/* Expansion factor x = (wait + p~') / p~' of job j at t (SEXP, LEXP). */
-static inline double expansion(const sl_sim *s, int32_t j, int64_t t)
-{
-    const int64_t req = s->J.req[j];
-    const int64_t pp = req > 1 ? req : 1;
-    return expansion_of(t - s->J.submit[j], pp);
-}
-
 /* The key of a dynamic order, with the policy's kind a constant where
  * this is inlined (SEXP and LEXP without the switch; the same doubles as
  * sl_policy_key). */
 static inline __attribute__((always_inline)) double dynamic_key(const sl_sim *s, const sl_queue *q, int32_t kind,
                                                                 int32_t j, int64_t t)
 {
-    return kind == SL_SEXP ? expansion(s, j, t) : kind == SL_LEXP ? -expansion(s, j, t) : sl_policy_key(s, &q->pol, j, t);
+    return kind == SL_SEXP ? sl_key_expansion(s, j, t) : kind == SL_LEXP ? sl_op_neg(sl_key_expansion(s, j, t))
+                                                                     : sl_policy_key(s, &q->pol, j, t);
 }
 
 
@@ -269,7 +248,7 @@ static inline __attribute__((always_inline)) void rekey_sort(sl_sim *s, sl_queue
  * claims too much.  Why none does:
  *
  * Every key is a double computed from a real function of t: the expansion
- * factor x = (t - r + p')/p' (linear; expansion_of: two conversions, a sum
+ * factor x = (t - r + p')/p' (linear; sl_key_expansion: two conversions, a sum
  * and a quotient, each rounded), a mixed sum with x as one feature
  * (linear), WFP's W = ((t - r)/p')^3 q (its cube root is linear).  Let V be
  * the real value of a key (SEXP x, LEXP -x, mixed the exact sum, WFP -W) and
@@ -330,17 +309,15 @@ int64_t sl_debug_kinetic_count(int32_t which)
  * computed) and magnitude *A (see above). */
 static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int64_t t, double *V, double *A)
 {
-    const int64_t r = s->J.submit[j], req = s->J.req[j];
-    const int64_t pp = req > 1 ? req : 1;
     switch (q->pol.kind) {
     case SL_SEXP: {
-        const double x = expansion_of(t - r, pp);
+        const double x = sl_key_expansion(s, j, t);
         *V = x;
         *A = x;
         return;
     }
     case SL_LEXP: {
-        const double x = expansion_of(t - r, pp);
+        const double x = sl_key_expansion(s, j, t);
         *V = -x;
         *A = x;
         return;
@@ -358,7 +335,7 @@ static inline void kin_model(const sl_sim *s, const sl_queue *q, int32_t j, int6
     default: {     /* SL_MIXED, the terms as sl_policy_key computes them */
         const sl_policy *p = &q->pol;
         double f[SL_NFEATURES];
-        sl_mixed_features(&s->J, s->r0, j, expansion_of(t - r, pp), f);
+        sl_mixed_features(&s->J, s->r0, j, sl_key_expansion(s, j, t), f);
         double acc = 0.0, mag = 0x1p-1000;
         for (int i = 0; i < SL_NFEATURES; i++) {
             const double term = p->weights[i] * (f[i] / p->scales[i]);
