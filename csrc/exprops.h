@@ -14,6 +14,7 @@
 #define SL_EXPROPS_H
 
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -33,6 +34,31 @@ SL_LOAD(m) { (void)j; (void)t; (void)arg; return (double)s->C.m; }
 SL_LOAD(col) { (void)t; return s->J.cols[(int64_t)j * s->J.ncols + (int64_t)arg]; }
 SL_LOAD(est) { (void)t; (void)arg; return (double)s->est[j]; }
 #undef SL_LOAD
+
+/* Whether a load gives jobs a and b the same value at every time (the
+ * kinetic list's ties, policies.c kin_same): one per load, so that a load
+ * added to exprops.def without one does not compile (an unlisted load once
+ * counted as "the same", which would certify a tie that is not). */
+#define SL_SAME(name) static inline int sl_same_##name(const sl_sim *s, int32_t a, int32_t b, double arg)
+
+SL_SAME(const) { (void)s; (void)a; (void)b; (void)arg; return 1; }
+SL_SAME(req) { (void)arg; return s->J.req[a] == s->J.req[b]; }
+SL_SAME(run) { (void)arg; return s->J.run[a] == s->J.run[b]; }
+SL_SAME(procs) { (void)arg; return s->J.procs[a] == s->J.procs[b]; }
+SL_SAME(submit) { (void)arg; return s->J.submit[a] == s->J.submit[b]; }
+SL_SAME(wait) { (void)arg; return s->J.submit[a] == s->J.submit[b]; }
+SL_SAME(area) { (void)arg; return s->J.req[a] == s->J.req[b] && s->J.procs[a] == s->J.procs[b]; }
+SL_SAME(id) { (void)arg; return s->J.id[a] == s->J.id[b]; }
+SL_SAME(now) { (void)s; (void)a; (void)b; (void)arg; return 1; }
+SL_SAME(m) { (void)s; (void)a; (void)b; (void)arg; return 1; }
+/* the same bits (NaN included: a NaN key sorts as +inf either way) */
+SL_SAME(col)
+{
+    const double x = sl_op_col(s, a, 0, arg), y = sl_op_col(s, b, 0, arg);
+    return memcmp(&x, &y, sizeof x) == 0;
+}
+SL_SAME(est) { (void)arg; return s->est[a] == s->est[b]; }
+#undef SL_SAME
 
 static inline double sl_op_add(double a, double b) { return a + b; }
 static inline double sl_op_sub(double a, double b) { return a - b; }

@@ -384,26 +384,27 @@ static int kin_same(const sl_sim *s, const sl_queue *q, int32_t a, int32_t b)
         return p1 == p2 && q1 == q2;
     }
     case SL_EXPR: {
-        /* every value the program loads is the same for both jobs */
+        /* every value the program loads is the same for both jobs (one
+         * sl_same_<load> per load of exprops.def; other operations read none) */
         const sl_expr *e = q->pol.expr;
+#define SAME_LOAD(name) if (!sl_same_##name(s, a, b, e->arg[i])) return 0;
+#define SAME_UNARY(name)
+#define SAME_UNARG(name)
+#define SAME_BINARY(name)
+#define SAME_TERNARY(name)
+#define OP(NAME, name, code, shape, kin, rounds) case SL_OP_##NAME: SAME_##shape(name) break;
         for (int32_t i = 0; i < e->len; i++) {
             switch (e->op[i]) {
-            case SL_OP_REQ: if (J->req[a] != J->req[b]) return 0; break;
-            case SL_OP_RUN: if (J->run[a] != J->run[b]) return 0; break;
-            case SL_OP_PROCS: if (J->procs[a] != J->procs[b]) return 0; break;
-            case SL_OP_SUBMIT: case SL_OP_WAIT: if (J->submit[a] != J->submit[b]) return 0; break;
-            case SL_OP_AREA: if (J->req[a] != J->req[b] || J->procs[a] != J->procs[b]) return 0; break;
-            case SL_OP_ID: if (J->id[a] != J->id[b]) return 0; break;
-            case SL_OP_EST: if (s->est[a] != s->est[b]) return 0; break;
-            case SL_OP_COL: {
-                const int64_t c = (int64_t)e->arg[i];
-                const double x = J->cols[(int64_t)a * J->ncols + c], y = J->cols[(int64_t)b * J->ncols + c];
-                if (memcmp(&x, &y, sizeof x) != 0) return 0;
-                break;
-            }
+#include "exprops.def"
             default: break;
             }
         }
+#undef OP
+#undef SAME_LOAD
+#undef SAME_UNARY
+#undef SAME_UNARG
+#undef SAME_BINARY
+#undef SAME_TERNARY
         return 1;
     }
     default: {
