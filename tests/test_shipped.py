@@ -437,3 +437,31 @@ def test_the_shipped_scorecards_are_a_fixed_point_of_the_rescore(tmp_path):
                      "candidates": {n: (c["fit good"], c["held-out good"]) for n, c in s["candidates"].items()}}
                     for s in summaries]
         assert counted(after["readings"]) == counted(before["readings"]), folder.name
+
+
+def test_a_run_the_notebook_makes_inside_the_study_is_matched_and_shipped(tmp_path):
+    """Study 10's notebook runs the same driver on the user's model into ``your-model/`` and shows
+    its table, titled as the study's own: the table matches that run's CSV (not the study's), both
+    runs' products are shipped, and a stale nested table is still caught (the 7c9970d full run's
+    ship was refused: the nested table was compared with the study's CSV)."""
+    import nbformat
+    results = tmp_path / "results" / "full"
+    d = write_study(results, "10-your-policy", [row("Table 1", 9.0)])
+    sub = write_study(d, "your-model", [row("Table 1", 7.5)])
+    nbp = results / "notebooks" / "10-your-policy.ipynb"
+    nb = nbformat.read(str(nbp), as_version=4)
+    nested = nbformat.read(str(d / "notebooks" / "your-model.ipynb"), as_version=4)
+    nb.cells.append(nested.cells[1])            # the nested run's table, shown by the study's notebook
+    nbformat.write(nb, str(nbp))
+    matched, problems = shipped.match_tables(nb, d / "tables")
+    assert problems == [] and sorted(matched.values()) == ["scorecard", "your-model/scorecard"]
+    root = tmp_path / "shipped"
+    shipped.ship(["10-your-policy"], "full", results=results, root=root, log=None)
+    files = set(shipped.read_manifest("full", root)["studies"]["10-your-policy"]["files"])
+    assert {"tables/scorecard.csv", "your-model/tables/scorecard.csv", "your-model/numbers.json"} <= files
+    assert not any(f.startswith(("datasets/", "notebooks/", "your-model/datasets/")) for f in files)
+    assert shipped.verify("full", root) == []
+    text = (sub / "tables" / "scorecard.csv").read_text()
+    (sub / "tables" / "scorecard.csv").write_text(text.replace("7.5", "7.7"))
+    with pytest.raises(InputError, match=r"your-model/tables/scorecard\.csv"):
+        shipped.ship(["10-your-policy"], "full", results=results, root=root, log=None)

@@ -49,6 +49,9 @@ SHIPPED = paths.ROOT / "shipped"
 MANIFEST = "MANIFEST.json"
 #: what a shipped study holds (relative globs); datasets and notebooks stay out
 PRODUCTS = ("numbers.json", "findings.json", "parameters.json", "tables/*.csv", "figures/*.png")
+#: a run the notebook makes inside the study's folder (study 10's ``your-model/``: the same driver on
+#: the user's model) is shipped with its products too, since the notebook shows its tables
+NESTED = tuple(f"*/{pattern}" for pattern in PRODUCTS)
 
 
 def folder(profile: str = "full", root: Path | None = None) -> Path:
@@ -65,7 +68,7 @@ def _sha256(path: Path) -> str:
 
 def _files(study_dir: Path) -> list[Path]:
     out = []
-    for pattern in PRODUCTS:
+    for pattern in PRODUCTS + NESTED:
         out.extend(sorted(study_dir.glob(pattern)))
     return out
 
@@ -230,16 +233,20 @@ def _table_disagreement(t: dict, header: list[str], rows: list[list[str]]) -> st
 
 def match_tables(nb, tables_dir: Path) -> tuple[dict, list[str]]:
     """Match every table an executed notebook shows with the study's
-    ``tables/*.csv``: a shown table whose columns are those of a CSV must
-    equal one such CSV (values as shown: floats to the decimals shown).
-    Returns ``({(cell, output, k): csv name}, problems)``; a table whose
-    columns no CSV has (the parameters) is neither."""
+    ``tables/*.csv`` (and those of a run the notebook made inside the
+    study's folder, ``<run>/tables/*.csv``, named ``<run>/<name>``): a shown
+    table whose columns are those of a CSV must equal one such CSV (values
+    as shown: floats to the decimals shown).  Returns ``({(cell, output, k):
+    csv name}, problems)``; a table whose columns no CSV has (the
+    parameters) is neither."""
     csvs = {}
-    for f in sorted(Path(tables_dir).glob("*.csv")):
+    tables_dir = Path(tables_dir)
+    nested = sorted(tables_dir.parent.glob("*/tables/*.csv")) if tables_dir.name == "tables" else []
+    for f in sorted(tables_dir.glob("*.csv")) + [f for f in nested if f.parent != tables_dir]:
         with open(f, newline="") as fh:
             rows = list(csv.reader(fh))
         if rows:
-            csvs[f.stem] = (rows[0], rows[1:])
+            csvs[f.stem if f.parent == tables_dir else f"{f.parent.parent.name}/{f.stem}"] = (rows[0], rows[1:])
     matched, problems, seen = {}, [], {}
     for ci, oi, t in notebook_tables(nb):
         k = seen[(ci, oi)] = seen.get((ci, oi), -1) + 1
@@ -253,7 +260,8 @@ def match_tables(nb, tables_dir: Path) -> tuple[dict, list[str]]:
         else:
             label = f"table {t['title']!r}" if t["title"] else "a table"
             problems.append(f"cell {ci + 1}: {label} differs from " + "; ".join(
-                f"tables/{name}.csv ({w})" for name, w in why.items()))
+                (f"{name.split('/')[0]}/tables/{name.split('/')[1]}.csv ({w})" if "/" in name else f"tables/{name}.csv ({w})")
+                for name, w in why.items()))
     return matched, problems
 
 
