@@ -110,6 +110,9 @@ def test_the_readme_account_of_the_full_run_is_its_figures_file():
     assert "| `01-policy-comparison` | 10.0 | 1,100 | 7,837 | 12 |" in text
     assert "one run on a kept cache (not cold)" in registry.readme_run({**fake, "cold": False})
     assert "an unfinished run" in registry.readme_run({**fake, "complete": False})
+    assert "How it was run" not in text
+    assert "\nHow it was run: two passes; the first shared the machine.\n" in \
+        registry.readme_run({**fake, "note": "two passes; the first shared the machine."})
 
 
 def test_registry_lookup():

@@ -248,7 +248,10 @@ def readme_run(figures: dict | None = None) -> str:
             + (f", in {passes} passes on one clone and cache (`passes` in the file)" if passes > 1 else "")
             + f": {figures['total_s'] / 60:.0f} min of wall time, {cpu:,.0f} CPU-s (the studies' processes and "
               "their workers).")
-    lines = [head, "", "| study | wall (min) | CPU-s | cells computed | cells from the cache |", "|---|---:|---:|---:|---:|"]
+    lines = [head, ""]
+    if figures.get("note"):         # how the run was made (its passes, what shared the machine), from the file
+        lines += [f"How it was run: {figures['note']}", ""]
+    lines += ["| study | wall (min) | CPU-s | cells computed | cells from the cache |", "|---|---:|---:|---:|---:|"]
     lines += [f"| `{r['stem']}` | {r['wall_s'] / 60:.1f} | {r.get('cpu_s', 0.0):,.0f} | {r.get('cells', 0):,} | "
               f"{r.get('cached', 0):,} |" for r in rows]
     return "\n".join(lines) + "\n"
