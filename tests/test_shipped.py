@@ -352,6 +352,10 @@ def test_a_trial_ship_of_a_quick_run_goes_into_the_folder_given(tmp_path, monkey
     assert "1 executed notebooks" in capsys.readouterr().out
     assert (tmp_path / "trial" / "quick" / "notebooks" / "00-traces.ipynb").exists()
     assert shipped._sha256(shipped.SHIPPED / "full" / "MANIFEST.json") == before     # shipped/ untouched
+    # the stems may follow the options (this run's "ship --profile full 10-your-policy" was refused)
+    write_study(tmp_path / "results" / "quick", "02-thresholds", [row("Table 3", 9.0)], profile="quick")
+    assert reproduce.main(["ship", "--profile", "quick", "--into", str(tmp_path / "trial2"), "02-thresholds"]) == 0
+    assert [p.name for p in (tmp_path / "trial2" / "quick" / "notebooks").iterdir()] == ["02-thresholds.ipynb"]
 
 
 def test_the_repository_s_shipped_notebooks_show_their_study_s_tables():

@@ -285,7 +285,7 @@ def main(argv=None) -> int:
     ap.add_argument("--into", default=None, metavar="DIR",
                     help="for 'ship' and 'verify-shipped': DIR/<profile>/ instead of shipped/full/ (e.g. a trial "
                          "ship of a quick run: ship --profile quick --into /tmp/trial)")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)     # stems before or after the options (ship --profile full 10-your-policy)
     if args.cache is not None and args.action != "notebook":
         raise SystemExit(f"reproduce {args.action}: --cache is for notebook only")
     t0 = time.time()
