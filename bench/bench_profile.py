@@ -24,9 +24,10 @@ for shipping.
 machine): it reads the figures file the run was writing (``--out``), keeps the
 studies it finished, keeps the cache, and runs the others.  It refuses a file
 from another commit, profile or mode: the point of one run is one commit.  A
-study that was interrupted midway takes the cells it had computed from the
-cache (its "cached" column says how many, and its CPU-s covers only the second
-pass); delete its cache folders first for a cold figure.  The file records each
+study that was interrupted midway would take the cells it had computed from
+the cache, so ``--resume`` removes every cache file written after the figures
+file's last write (the studies run one at a time: those are the interrupted
+study's cells), and its figures stay cold.  The file records each
 pass (when it ended, its seconds, its studies); the run stays "cold" when its
 first pass was.
 
@@ -114,6 +115,20 @@ def resumable(previous: dict, *, commit: str, profile: str, notebooks: bool) -> 
     return done, passes
 
 
+def drop_interrupted(cache: Path, since: str) -> int:
+    """Remove the cache files written after ``since`` (the figures file's last write, ISO time):
+    the cells of the study that was interrupted, so that it runs cold again.  Returns how many."""
+    if not cache.is_dir():
+        return 0
+    t = datetime.fromisoformat(since).timestamp()
+    gone = 0
+    for f in cache.rglob("*"):
+        if f.is_file() and f.stat().st_mtime > t:
+            f.unlink()
+            gone += 1
+    return gone
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="full", choices=["quick", "full"])
@@ -155,6 +170,9 @@ def main() -> int:
         cold, args.keep_cache = bool(previous.get("cold")), True
         finished = {r["study"] for r in rows}
         entries = [e for e in entries if e.name not in finished]
+        gone = drop_interrupted(cache, previous["created"])
+        if gone:
+            print(f"removed {gone} cache files the interrupted study had written (it runs cold again)", flush=True)
         print(f"resuming {paths.relative(out)}: {len(finished)} studies finished in {len(passes)} pass(es) "
               f"({', '.join(sorted(finished)) or 'none'}), {len(entries)} to run", flush=True)
     how = ("kept" if args.keep_cache else "emptied before every study" if args.cold_each

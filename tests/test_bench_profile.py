@@ -60,3 +60,20 @@ def test_resume_with_every_study_finished_writes_one_complete_run_of_two_passes(
     assert len(got["passes"]) == 2 and got["passes"][1]["studies"] == []
     assert got["total_s"] >= 900.0
     assert "resuming" in capsys.readouterr().out
+
+
+def test_resume_removes_the_interrupted_study_s_cells_only(tmp_path):
+    import os
+    cache = tmp_path / "cache"
+    (cache / "mixed-grid-KTH-SP2" / "ab").mkdir(parents=True)
+    (cache / "classification-classify-KTH-SP2" / "cd").mkdir(parents=True)
+    old = cache / "mixed-grid-KTH-SP2" / "ab" / "ab1.npz"
+    new = cache / "classification-classify-KTH-SP2" / "cd" / "cd1.npz"
+    old.write_bytes(b"0")
+    new.write_bytes(b"1")
+    os.utime(old, (1_764_400_000, 1_764_400_000))         # before the figures file's last write
+    os.utime(new, (1_764_400_600, 1_764_400_600))         # after it: the interrupted study's
+    since = "2025-11-29T07:08:20+00:00"                    # 1_764_400_100
+    assert bench_profile.drop_interrupted(cache, since) == 1
+    assert old.exists() and not new.exists()
+    assert bench_profile.drop_interrupted(tmp_path / "none", since) == 0
