@@ -37,8 +37,8 @@ SL_LOAD(est) { (void)t; (void)arg; return (double)s->est[j]; }
 
 /* Whether a load gives jobs a and b the same value at every time (the
  * kinetic list's ties, policies.c kin_same): one per load, so that a load
- * added to exprops.def without one does not compile (an unlisted load once
- * counted as "the same", which would certify a tie that is not). */
+ * added to exprops.def without one does not compile (a switch's default
+ * would count it as "the same" and certify a tie that is not). */
 #define SL_SAME(name) static inline int sl_same_##name(const sl_sim *s, int32_t a, int32_t b, double arg)
 
 SL_SAME(const) { (void)s; (void)a; (void)b; (void)arg; return 1; }

@@ -239,29 +239,31 @@ def match_tables(nb, tables_dir: Path) -> tuple[dict, list[str]]:
     as shown: floats to the decimals shown).  Returns ``({(cell, output, k):
     csv name}, problems)``; a table whose columns no CSV has (the
     parameters) is neither."""
-    csvs = {}
+    csvs = {}            # name -> (header, rows, the file as a message names it)
     tables_dir = Path(tables_dir)
-    nested = sorted(tables_dir.parent.glob("*/tables/*.csv")) if tables_dir.name == "tables" else []
-    for f in sorted(tables_dir.glob("*.csv")) + [f for f in nested if f.parent != tables_dir]:
+    files = sorted(tables_dir.glob("*.csv"))
+    if tables_dir.name == "tables":
+        files += sorted(tables_dir.parent.glob("*/tables/*.csv"))
+    for f in files:
         with open(f, newline="") as fh:
             rows = list(csv.reader(fh))
         if rows:
-            csvs[f.stem if f.parent == tables_dir else f"{f.parent.parent.name}/{f.stem}"] = (rows[0], rows[1:])
+            run = "" if f.parent == tables_dir else f"{f.parent.parent.name}/"
+            csvs[f"{run}{f.stem}"] = (rows[0], rows[1:], f"{run}tables/{f.name}")
     matched, problems, seen = {}, [], {}
     for ci, oi, t in notebook_tables(nb):
         k = seen[(ci, oi)] = seen.get((ci, oi), -1) + 1
         same = {name: hr for name, hr in csvs.items() if hr[0] == t["columns"]}
         if not same:
             continue
-        why = {name: _table_disagreement(t, *hr) for name, hr in same.items()}
+        why = {name: _table_disagreement(t, header, rows) for name, (header, rows, _) in same.items()}
         ok = [name for name, w in why.items() if w is None]
         if ok:
             matched[(ci, oi, k)] = ok[0]
         else:
             label = f"table {t['title']!r}" if t["title"] else "a table"
             problems.append(f"cell {ci + 1}: {label} differs from " + "; ".join(
-                (f"{name.split('/')[0]}/tables/{name.split('/')[1]}.csv ({w})" if "/" in name else f"tables/{name}.csv ({w})")
-                for name, w in why.items()))
+                f"{csvs[name][2]} ({w})" for name, w in why.items()))
     return matched, problems
 
 
